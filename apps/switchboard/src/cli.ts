@@ -1,0 +1,88 @@
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { ConfigError, defaultConfigPath, loadConfigWithWarnings, type GatewayConfig } from '@switchboard/config';
+import { SWITCHBOARD_VERSION } from './version.js';
+
+const USAGE = `Usage:
+  switchboard start [--config FILE] [--port N] [--host ADDR] [--data-dir DIR]
+      Run the gateway daemon (Streamable HTTP at /mcp, HTTP+SSE at /sse).
+  switchboard stdio [--config FILE]
+      Serve the same merged endpoint on stdin/stdout.
+  switchboard --version | --help
+
+Without --config the embedded default (config/default.yaml) is used.`;
+
+/** Exit codes: 0 ok, 1 runtime failure, 2 bad usage or bad config. */
+export async function main(argv: string[]): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        config: { type: 'string', short: 'c' },
+        port: { type: 'string', short: 'p' },
+        host: { type: 'string' },
+        'data-dir': { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+        version: { type: 'boolean', short: 'v' },
+      },
+    });
+  } catch (err) {
+    process.stderr.write(`${(err as Error).message}\n\n${USAGE}\n`);
+    return 2;
+  }
+  const { values, positionals } = parsed;
+  if (values.version) return print(SWITCHBOARD_VERSION);
+  const command = positionals[0];
+  if (values.help || !command) return print(USAGE, command ? 0 : values.help ? 0 : 2);
+  if (command !== 'start' && command !== 'stdio') {
+    process.stderr.write(`Unknown command '${command}'.\n\n${USAGE}\n`);
+    return 2;
+  }
+
+  let config: GatewayConfig;
+  try {
+    const loaded = loadConfigWithWarnings(values.config ?? defaultConfigPath());
+    config = applyOverrides(loaded.config, values);
+    for (const w of loaded.warnings) process.stderr.write(`warning: ${w.file}: ${w.path}: ${w.reason}\n`);
+  } catch (err) {
+    if (err instanceof ConfigError || err instanceof UsageError) {
+      process.stderr.write(`${err.message}\n`);
+      return 2;
+    }
+    throw err;
+  }
+
+  if (command === 'stdio') {
+    const { runStdio } = await import('./stdio-mode.js');
+    await runStdio(config);
+    return 0;
+  }
+  const { runDaemon } = await import('./daemon.js');
+  try {
+    await runDaemon(config);
+  } catch (err) {
+    process.stderr.write(`switchboard: ${(err as Error).message}\n`);
+    return 1;
+  }
+  return -1; // keeps running; the signal handlers exit
+}
+
+class UsageError extends Error {}
+
+function applyOverrides(config: GatewayConfig, values: { port?: string; host?: string; 'data-dir'?: string }): GatewayConfig {
+  const listen = { ...config.listen };
+  if (values.port !== undefined) {
+    const port = Number(values.port);
+    if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be 0..65535, got '${values.port}'`);
+    listen.port = port;
+  }
+  if (values.host !== undefined) listen.host = values.host;
+  return { ...config, listen, dataDir: values['data-dir'] ? resolve(values['data-dir']) : config.dataDir };
+}
+
+function print(text: string, code = 0): number {
+  (code === 0 ? process.stdout : process.stderr).write(`${text}\n`);
+  return code;
+}

@@ -1,0 +1,82 @@
+import 'reflect-metadata';
+import { mkdirSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { NestFactory } from '@nestjs/core';
+import { ConfigWatcher, type GatewayConfig } from '@switchboard/config';
+import { LegacySseService, StreamableHttpService, isLoopbackHost, type DownstreamDeps } from '@switchboard/downstream';
+import { PinoNestLogger, createLogger } from '@switchboard/observability';
+import { AppModule } from './app.module.js';
+import { GatewayRuntime } from './gateway-runtime.js';
+
+const MAX_BODY_BYTES = 16 * 1024 * 1024;
+
+/**
+ * `switchboard start`: the HTTP daemon. Prints one line to stdout when it listens (tools and
+ * tests read the URL from it); everything else goes to the log on stderr.
+ */
+export async function runDaemon(config: GatewayConfig): Promise<void> {
+  const logger = createLogger(config.log.level);
+  if (!isLoopbackHost(config.listen.host)) {
+    // Until authentication exists, a gateway reachable from the network would let anyone
+    // call every upstream tool. Refuse rather than start unsafe.
+    throw new Error(
+      `refusing to listen on ${config.listen.host}: without authentication Switchboard listens only on loopback addresses`,
+    );
+  }
+  mkdirSync(config.dataDir, { recursive: true });
+
+  const runtime = new GatewayRuntime(config, logger);
+  const deps: DownstreamDeps = {
+    dispatcher: runtime.dispatcher,
+    sessions: runtime.sessions,
+    config: () => runtime.config,
+    logger,
+    maxBodyBytes: MAX_BODY_BYTES,
+  };
+  const streamable = new StreamableHttpService(deps);
+  const legacy = new LegacySseService(deps);
+  const app = await NestFactory.create(AppModule.register({ runtime, streamable, legacy }), {
+    bodyParser: false,
+    logger: new PinoNestLogger(logger),
+  });
+  (app.getHttpAdapter().getInstance() as { disable(s: string): void }).disable('x-powered-by');
+
+  await runtime.start();
+  await app.listen(config.listen.port, config.listen.host);
+  const address = app.getHttpServer().address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const url = `http://${host}:${address.port}`;
+  logger.info({ url, config: config.source }, 'listening');
+  process.stdout.write(`Switchboard listening on ${url}/mcp\n`);
+
+  const watcher = new ConfigWatcher(config.source, (outcome) => {
+    if ('error' in outcome) {
+      logger.error({ problems: outcome.error.problems }, 'config change refused; the previous config stays in force');
+      return;
+    }
+    for (const w of outcome.warnings) logger.warn(w, 'config warning');
+    // Command-line overrides (--port, --host, --data-dir) outlive a reload.
+    const next = { ...outcome.config, listen: runtime.config.listen, dataDir: runtime.config.dataDir };
+    void runtime.reload(next).catch((err) => logger.error({ err }, 'config reload failed'));
+  });
+  watcher.start();
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down: draining in-flight calls');
+    watcher.stop();
+    await runtime.drainAndStop(runtime.config.timeouts.shutdownMs);
+    streamable.closeAll();
+    legacy.closeAll();
+    const server = app.getHttpServer() as import('node:http').Server;
+    server.closeAllConnections?.();
+    await app.close();
+    logger.info('stopped');
+    logger.flush?.();
+    process.exit(0);
+  };
+  process.once('SIGTERM', () => void stop('SIGTERM'));
+  process.once('SIGINT', () => void stop('SIGINT'));
+}

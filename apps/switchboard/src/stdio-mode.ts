@@ -1,0 +1,35 @@
+import { StdioFront } from '@switchboard/downstream';
+import type { GatewayConfig } from '@switchboard/config';
+import { createLogger } from '@switchboard/observability';
+import { GatewayRuntime } from './gateway-runtime.js';
+
+/**
+ * `switchboard stdio`: the same merged endpoint on stdin/stdout for hosts that launch MCP
+ * servers as subprocesses. Ends when the host closes stdin or sends SIGTERM.
+ */
+export async function runStdio(config: GatewayConfig): Promise<void> {
+  const logger = createLogger(config.log.level);
+  const runtime = new GatewayRuntime(config, logger);
+  await runtime.start();
+  const front = new StdioFront(
+    {
+      dispatcher: runtime.dispatcher,
+      sessions: runtime.sessions,
+      config: () => runtime.config,
+      logger,
+      maxBodyBytes: Infinity,
+    },
+    process.stdin,
+    process.stdout,
+  );
+  const stop = async () => {
+    front.close();
+    await runtime.drainAndStop(runtime.config.timeouts.shutdownMs);
+    logger.flush?.();
+    process.exit(0);
+  };
+  process.once('SIGTERM', () => void stop());
+  process.once('SIGINT', () => void stop());
+  await front.run();
+  await stop();
+}

@@ -1,0 +1,180 @@
+import type { NamespaceMode } from '@switchboard/core';
+import { describe, expect, it } from 'vitest';
+import { buildCatalog } from './build-catalog.js';
+import type { Item, UpstreamSnapshot } from './catalog.types.js';
+
+const opts = { separator: '__', maxLength: 64 };
+
+function snap(server: string, parts: Partial<UpstreamSnapshot> = {}): UpstreamSnapshot {
+  return { server, prefix: server, namespace: 'prefix', tools: [], prompts: [], resources: [], resourceTemplates: [], ...parts };
+}
+
+/** A tool the way real servers describe one, with every optional field filled in. */
+function tool(name: string, extra: Item = {}): Item {
+  return {
+    name,
+    title: `The ${name} tool`,
+    description: `Does ${name}.`,
+    inputSchema: {
+      type: 'object',
+      properties: { owner: { type: 'string' }, repo: { type: 'string' }, labels: { type: 'array', items: { type: 'string' } } },
+      required: ['owner', 'repo'],
+    },
+    outputSchema: { type: 'object', properties: { url: { type: 'string', format: 'uri' } } },
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+    icons: [{ src: 'https://example.com/icon.svg', mimeType: 'image/svg+xml', sizes: ['any'] }],
+    _meta: { 'io.example/version': 3 },
+    ...extra,
+  };
+}
+
+const prompt = (name: string): Item => ({ name, title: name, description: `Prompt ${name}`, arguments: [{ name: 'topic', required: true }] });
+const names = (items: readonly Item[]) => items.map((i) => i.name);
+const withMode = (mode: NamespaceMode) => [
+  snap('github', { namespace: mode, tools: [tool('search'), tool('create_issue')] }),
+  snap('gitlab', { namespace: mode, tools: [tool('search'), tool('merge')] }),
+];
+
+describe('buildCatalog: tool and prompt names', () => {
+  it('prefix mode names every tool <prefix>__<name> and routes back to the original', () => {
+    const catalog = buildCatalog(withMode('prefix'), opts);
+    expect(names(catalog.items('tools'))).toEqual(['github__create_issue', 'github__search', 'gitlab__merge', 'gitlab__search']);
+    expect(catalog.resolveTool('gitlab__search')).toEqual({ server: 'gitlab', name: 'search' });
+  });
+
+  it('auto mode prefixes only the colliding names', () => {
+    const catalog = buildCatalog(withMode('auto'), opts);
+    expect(names(catalog.items('tools'))).toEqual(['create_issue', 'github__search', 'gitlab__search', 'merge']);
+    expect(catalog.resolveTool('merge')).toEqual({ server: 'gitlab', name: 'merge' });
+    expect(catalog.resolveTool('search')).toBeUndefined();
+  });
+
+  it('none mode lets the first server in config order keep a contested name', () => {
+    const catalog = buildCatalog(withMode('none'), opts);
+    expect(names(catalog.items('tools'))).toEqual(['create_issue', 'gitlab__search', 'merge', 'search']);
+    expect(catalog.resolveTool('search')).toEqual({ server: 'github', name: 'search' });
+    expect(catalog.resolveTool('gitlab__search')).toEqual({ server: 'gitlab', name: 'search' });
+  });
+
+  it('uses the alias as prefix and names prompts by the same rule', () => {
+    const catalog = buildCatalog([snap('github-enterprise', { prefix: 'ghe', prompts: [prompt('triage')] })], opts);
+    expect(names(catalog.items('prompts'))).toEqual(['ghe__triage']);
+    expect(catalog.resolvePrompt('ghe__triage')).toEqual({ server: 'github-enterprise', name: 'triage' });
+    expect(catalog.resolveTool('ghe__triage')).toBeUndefined();
+  });
+
+  it('keeps public names within 64 characters and still routes them', () => {
+    const long = 'generate_a_very_detailed_quarterly_report_for_every_department_and_region';
+    const catalog = buildCatalog([snap('analytics', { tools: [tool(long)] })], opts);
+    const [publicName] = names(catalog.items('tools')) as string[];
+    expect(publicName).toHaveLength(64);
+    expect(publicName.startsWith('analytics__generate_')).toBe(true);
+    expect(catalog.resolveTool(publicName)).toEqual({ server: 'analytics', name: long });
+  });
+
+  it('changes nothing but the name: every other field is passed through untouched', () => {
+    const original = tool('create_issue', { futureField: { nested: [1, 2] } });
+    const snapshot = snap('github', { tools: [original] });
+    const before = structuredClone(snapshot);
+    const [published] = buildCatalog([snapshot], opts).items('tools');
+    const { name, ...rest } = published;
+    const { name: originalName, ...originalRest } = original;
+    expect(name).toBe('github__create_issue');
+    expect(originalName).toBe('create_issue');
+    expect(rest).toStrictEqual(originalRest);
+    expect(Object.keys(published)).toEqual(Object.keys(original));
+    expect(snapshot).toStrictEqual(before);
+  });
+
+  it('serves only the first of two same-named items from one upstream and warns', () => {
+    const first = tool('search', { description: 'first' });
+    const catalog = buildCatalog(
+      [snap('docs', { namespace: 'none', tools: [first, tool('search', { description: 'second' }), { description: 'nameless' }] })],
+      opts,
+    );
+    expect(catalog.items('tools')).toEqual([first]);
+    expect(catalog.warnings).toEqual([
+      'upstream "docs" lists tool "search" more than once; only the first is served',
+      'upstream "docs" lists a tool without a name; it is not served',
+    ]);
+  });
+
+  it('a duplicate within one upstream is not a collision between servers in auto mode', () => {
+    const catalog = buildCatalog([snap('a', { namespace: 'auto', tools: [tool('echo'), tool('echo')] })], opts);
+    expect(names(catalog.items('tools'))).toEqual(['echo']);
+  });
+
+  it('returns undefined for unknown names', () => {
+    const catalog = buildCatalog(withMode('prefix'), opts);
+    expect(catalog.resolveTool('nope')).toBeUndefined();
+    expect(catalog.resolveTool('search')).toBeUndefined();
+    expect(catalog.resolvePrompt('github__search')).toBeUndefined();
+    expect(catalog.resolveTemplate('file:///{path}')).toBeUndefined();
+  });
+});
+
+describe('buildCatalog: order and bookkeeping', () => {
+  it('sorts each list by code unit, independent of the order upstreams list items in', () => {
+    const items = [tool('b'), tool('B'), tool('a'), tool('_z'), tool('é')];
+    const one = buildCatalog([snap('s', { namespace: 'none', tools: items }), snap('t', { namespace: 'none', tools: [tool('a')] })], opts);
+    const two = buildCatalog(
+      [snap('s', { namespace: 'none', tools: [...items].reverse() }), snap('t', { namespace: 'none', tools: [tool('a')] })],
+      opts,
+    );
+    expect(names(one.items('tools'))).toEqual(['B', '_z', 'a', 'b', 't__a', 'é']);
+    expect(one.items('tools')).toEqual(two.items('tools'));
+    expect(one.fingerprints).toEqual(two.fingerprints);
+  });
+
+  it('names do not depend on item order even when one server meets itself', () => {
+    // "x" collides with t's "x" and becomes "s__x", which s also offers as a bare name.
+    const forward = buildCatalog([snap('s', { namespace: 'auto', tools: [tool('x'), tool('s__x')] }), snap('t', { namespace: 'auto', tools: [tool('x')] })], opts);
+    const backward = buildCatalog([snap('s', { namespace: 'auto', tools: [tool('s__x'), tool('x')] }), snap('t', { namespace: 'auto', tools: [tool('x')] })], opts);
+    expect(names(forward.items('tools'))).toEqual(names(backward.items('tools')));
+    expect(new Set(names(forward.items('tools'))).size).toBe(3);
+  });
+
+  it('counts items per server and lists who offers what, in config order', () => {
+    const catalog = buildCatalog(
+      [
+        snap('fs', { tools: [tool('read'), tool('write')], resources: [{ uri: 'file:///a' }], resourceTemplates: [{ uriTemplate: 'file:///{+p}' }] }),
+        snap('github', { tools: [tool('search')], prompts: [prompt('review')] }),
+        snap('idle'),
+      ],
+      opts,
+    );
+    expect(catalog.counts()).toEqual([
+      { server: 'fs', tools: 2, prompts: 0, resources: 1, resourceTemplates: 1 },
+      { server: 'github', tools: 1, prompts: 1, resources: 0, resourceTemplates: 0 },
+      { server: 'idle', tools: 0, prompts: 0, resources: 0, resourceTemplates: 0 },
+    ]);
+    expect(catalog.serversWith('tools')).toEqual(['fs', 'github']);
+    expect(catalog.serversWith('prompts')).toEqual(['github']);
+    expect(catalog.serversWith('resourceTemplates')).toEqual(['fs']);
+    expect(catalog.servers).toEqual(['fs', 'github', 'idle']);
+  });
+
+  it('ignores a second snapshot for the same server and warns', () => {
+    const catalog = buildCatalog([snap('a', { tools: [tool('x')] }), snap('a', { tools: [tool('y')] })], opts);
+    expect(names(catalog.items('tools'))).toEqual(['a__x']);
+    expect(catalog.warnings).toHaveLength(1);
+  });
+
+  it('public items are frozen copies', () => {
+    const catalog = buildCatalog([snap('a', { tools: [tool('x')] })], opts);
+    expect(() => {
+      (catalog.items('tools')[0] as Item).name = 'hijack';
+    }).toThrow(TypeError);
+  });
+
+  it('builds a catalog of 10 servers x 100 tools with unique, routable names', () => {
+    const snapshots = Array.from({ length: 10 }, (_, s) =>
+      snap(`server-${s}`, { namespace: s % 2 ? 'auto' : 'none', tools: Array.from({ length: 100 }, (_, t) => tool(`tool_${t}`)) }),
+    );
+    const catalog = buildCatalog(snapshots, opts);
+    const all = names(catalog.items('tools')) as string[];
+    expect(all).toHaveLength(1000);
+    expect(new Set(all).size).toBe(1000);
+    for (const name of all) expect(catalog.resolveTool(name)?.name).toMatch(/^tool_\d+$/);
+  });
+});

@@ -1,0 +1,82 @@
+import { describe, expect, it, vi } from 'vitest';
+import { CatalogStore } from './catalog-store.js';
+import type { Item, UpstreamSnapshot } from './catalog.types.js';
+
+function snap(server: string, parts: Partial<UpstreamSnapshot> = {}): UpstreamSnapshot {
+  return { server, prefix: server, namespace: 'none', tools: [], prompts: [], resources: [], resourceTemplates: [], ...parts };
+}
+
+const tool = (name: string, description = `Tool ${name}`): Item => ({ name, description, inputSchema: { type: 'object' } });
+
+describe('CatalogStore', () => {
+  it('starts empty', () => {
+    const store = new CatalogStore();
+    expect(store.current.items('tools')).toEqual([]);
+    expect(store.current.servers).toEqual([]);
+  });
+
+  it('notifies on real changes only, with the diff and the new catalog', () => {
+    const store = new CatalogStore();
+    const listener = vi.fn();
+    store.onChange(listener);
+
+    store.setSnapshot(snap('a', { tools: [tool('echo')] }));
+    expect(listener).toHaveBeenCalledTimes(1);
+    expect(listener).toHaveBeenLastCalledWith({ tools: true, prompts: false, resources: false }, store.current);
+
+    store.setSnapshot(snap('a', { tools: [tool('echo')] }));
+    store.setOrder(['a']);
+    store.setNaming({ separator: '__', maxLength: 64 });
+    store.removeServer('not-there');
+    expect(listener).toHaveBeenCalledTimes(1);
+
+    store.setSnapshot(snap('a', { tools: [tool('echo', 'changed')], resources: [{ uri: 'mem://1', name: 'one' }] }));
+    expect(listener).toHaveBeenLastCalledWith({ tools: true, prompts: false, resources: true }, store.current);
+
+    store.removeServer('a');
+    expect(listener).toHaveBeenCalledTimes(3);
+    expect(store.current.items('tools')).toEqual([]);
+  });
+
+  it('builds in config order, whatever order snapshots arrive in', () => {
+    const store = new CatalogStore();
+    store.setSnapshot(snap('second', { tools: [tool('echo')] }));
+    store.setSnapshot(snap('first', { tools: [tool('echo')] }));
+    store.setOrder(['first', 'second']);
+    expect(store.current.resolveTool('echo')).toEqual({ server: 'first', name: 'echo' });
+    store.setOrder(['second', 'first']);
+    expect(store.current.resolveTool('echo')).toEqual({ server: 'second', name: 'echo' });
+  });
+
+  it('keeps servers missing from the order, after the ordered ones', () => {
+    const store = new CatalogStore();
+    store.setOrder(['b']);
+    store.setSnapshot(snap('a', { tools: [tool('echo')] }));
+    store.setSnapshot(snap('b', { tools: [tool('echo')] }));
+    expect(store.current.servers).toEqual(['b', 'a']);
+  });
+
+  it('applies naming options', () => {
+    const store = new CatalogStore();
+    store.setSnapshot(snap('a', { namespace: 'prefix', tools: [tool('echo')] }));
+    store.setNaming({ separator: '.', maxLength: 64 });
+    expect(store.current.resolveTool('a.echo')).toEqual({ server: 'a', name: 'echo' });
+  });
+
+  it('stops notifying after unsubscribe, and one failing listener does not starve the others', () => {
+    const store = new CatalogStore();
+    const failing = vi.fn(() => {
+      throw new Error('listener bug');
+    });
+    const healthy = vi.fn();
+    const unsubscribe = store.onChange(failing);
+    store.onChange(healthy);
+    expect(() => store.setSnapshot(snap('a', { tools: [tool('x')] }))).toThrow('listener bug');
+    expect(healthy).toHaveBeenCalledTimes(1);
+    expect(store.current.resolveTool('x')).toEqual({ server: 'a', name: 'x' });
+    unsubscribe();
+    store.setSnapshot(snap('a', { tools: [tool('y')] }));
+    expect(failing).toHaveBeenCalledTimes(1);
+    expect(healthy).toHaveBeenCalledTimes(2);
+  });
+});

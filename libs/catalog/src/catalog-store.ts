@@ -1,0 +1,92 @@
+import { DEFAULT_NAMING, type NamingOptions } from '@switchboard/core';
+import { buildCatalog } from './build-catalog.js';
+import { diff, type Catalog } from './catalog.js';
+import type { CatalogDiff, UpstreamSnapshot } from './catalog.types.js';
+
+const UNRANKED = Number.MAX_SAFE_INTEGER;
+
+export type CatalogListener = (diff: CatalogDiff, catalog: Catalog) => void;
+
+/**
+ * The one mutable holder of the current catalog. Mutations (an upstream connects, drops,
+ * changes a list, config reloads) are rare and reads are hot, so every mutation rebuilds
+ * eagerly and readers only ever dereference `current`.
+ */
+export class CatalogStore {
+  private readonly snapshots = new Map<string, UpstreamSnapshot>();
+  private readonly listeners = new Set<CatalogListener>();
+  private order: readonly string[] = [];
+  private catalog: Catalog;
+
+  constructor(private naming: NamingOptions = DEFAULT_NAMING) {
+    this.catalog = buildCatalog([], naming);
+  }
+
+  get current(): Catalog {
+    return this.catalog;
+  }
+
+  /** Adds or replaces what one upstream offers. */
+  setSnapshot(snapshot: UpstreamSnapshot): void {
+    this.snapshots.set(snapshot.server, snapshot);
+    this.rebuild();
+  }
+
+  /** The upstream is gone or unavailable: its items leave the catalog. */
+  removeServer(server: string): void {
+    if (this.snapshots.delete(server)) this.rebuild();
+  }
+
+  /**
+   * Config order, which decides who keeps a contested name or URI. Servers with a snapshot
+   * but missing here come last, in the order they were first set, rather than vanishing
+   * between a config reload and the removal of their connection.
+   */
+  setOrder(servers: readonly string[]): void {
+    this.order = [...servers];
+    this.rebuild();
+  }
+
+  setNaming(naming: NamingOptions): void {
+    this.naming = { ...naming };
+    this.rebuild();
+  }
+
+  /** Called after a rebuild that changed a host-visible list; returns the unsubscribe. */
+  onChange(listener: CatalogListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private rebuild(): void {
+    const next = buildCatalog(this.ordered(), this.naming);
+    const changes = diff(this.catalog, next);
+    // Always swap: routes can move (a tool now served by another upstream under the same
+    // public definition) even when nothing a host sees has changed.
+    this.catalog = next;
+    if (changes.tools || changes.prompts || changes.resources) this.notify(changes, next);
+  }
+
+  private ordered(): UpstreamSnapshot[] {
+    const rank = new Map(this.order.map((server, i) => [server, i]));
+    const all = [...this.snapshots.values()];
+    // Array.prototype.sort is stable, so unranked servers keep their insertion order.
+    return all.sort((a, b) => (rank.get(a.server) ?? UNRANKED) - (rank.get(b.server) ?? UNRANKED));
+  }
+
+  private notify(changes: CatalogDiff, catalog: Catalog): void {
+    let firstError: unknown;
+    let failed = false;
+    // A copy, so a listener may unsubscribe itself; one failing listener must not starve
+    // the others (catalog sync for every session hangs off this).
+    for (const listener of [...this.listeners]) {
+      try {
+        listener(changes, catalog);
+      } catch (err) {
+        if (!failed) firstError = err;
+        failed = true;
+      }
+    }
+    if (failed) throw firstError;
+  }
+}

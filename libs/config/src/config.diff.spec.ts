@@ -1,0 +1,78 @@
+import { describe, expect, it } from 'vitest';
+import { deepEqual, diffServers } from './config.diff.js';
+import type { RemoteServerConfig, ServerConfig, StdioServerConfig } from './config.types.js';
+
+const timeouts = { connectMs: 1, requestMs: 2, maxRequestMs: 3 };
+const stdio = (name: string, extra: Partial<StdioServerConfig> = {}): StdioServerConfig => ({
+  name,
+  transport: 'stdio',
+  command: 'node',
+  args: ['a.js'],
+  env: { A: '1' },
+  timeouts,
+  enabled: true,
+  ...extra,
+});
+const remote = (name: string, extra: Partial<RemoteServerConfig> = {}): RemoteServerConfig => ({
+  name,
+  transport: 'http',
+  url: 'https://h/mcp',
+  headers: {},
+  timeouts,
+  enabled: true,
+  ...extra,
+});
+
+describe('diffServers', () => {
+  it('finds added, removed and changed servers by name', () => {
+    const prev: ServerConfig[] = [stdio('keep'), stdio('gone'), remote('edit')];
+    const next: ServerConfig[] = [remote('new'), remote('edit', { url: 'https://h/v2' }), stdio('keep')];
+    expect(diffServers(prev, next)).toEqual({
+      added: [next[0]],
+      removed: [prev[1]],
+      changed: [next[1]],
+    });
+  });
+
+  it('sees changes deep inside a server', () => {
+    const changes: Array<Partial<StdioServerConfig>> = [
+      { args: ['b.js'] },
+      { args: ['a.js', 'x'] },
+      { env: { A: '2' } },
+      { env: { A: '1', B: '1' } },
+      { timeouts: { ...timeouts, requestMs: 5 } },
+      { enabled: false },
+      { alias: 'k' },
+      { cwd: '/tmp' },
+    ];
+    for (const change of changes) {
+      expect(diffServers([stdio('s')], [stdio('s', change)]).changed).toHaveLength(1);
+    }
+  });
+
+  it('sees a change of transport under the same name', () => {
+    expect(diffServers([stdio('s')], [remote('s')]).changed).toEqual([remote('s')]);
+  });
+
+  it('reports nothing for equal copies, whatever the key order', () => {
+    const reordered = Object.fromEntries(Object.entries(stdio('s', { env: { A: '1', B: '2' } })).reverse()) as ServerConfig;
+    const none = { added: [], removed: [], changed: [] };
+    expect(diffServers([stdio('s', { env: { B: '2', A: '1' } })], [reordered])).toEqual(none);
+    expect(diffServers([stdio('a'), remote('b')], [remote('b'), stdio('a')])).toEqual(none);
+  });
+});
+
+describe('deepEqual', () => {
+  it('treats a key set to undefined as absent', () => {
+    expect(deepEqual({ a: 1, b: undefined }, { a: 1 })).toBe(true);
+    expect(deepEqual({ a: 1 }, { a: 1, b: undefined })).toBe(true);
+    expect(deepEqual({ a: 1, b: undefined }, { a: 1, c: 2 })).toBe(false);
+  });
+
+  it('distinguishes arrays from objects and compares order in arrays only', () => {
+    expect(deepEqual([1, 2], { 0: 1, 1: 2 })).toBe(false);
+    expect(deepEqual([1, 2], [2, 1])).toBe(false);
+    expect(deepEqual({ x: 1, y: 2 }, { y: 2, x: 1 })).toBe(true);
+    expect(deepEqual(null, {})).toBe(false);
+  });
+});

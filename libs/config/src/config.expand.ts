@@ -1,0 +1,89 @@
+import { formatPath } from './config.errors.js';
+
+/** Where in a server entry variables are expanded; nowhere else, so a `$` elsewhere is just a `$`. */
+const EXPANDED_FIELDS = ['command', 'args', 'env', 'cwd', 'url', 'headers'] as const;
+const SERVER_MAPS = ['mcpServers', 'servers'] as const;
+
+/** `$${` (a literal `${`), `${...}`, or a `${` that is never closed. */
+const REFERENCE = /\$\$\{|\$\{([^{}]*)\}|\$\{/g;
+const VARIABLE = /^(?:env:)?([A-Za-z_][A-Za-z0-9_]*)$/;
+
+export interface ExpansionIssue {
+  path: string;
+  reason: string;
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/**
+ * Replaces `${NAME}` and `${env:NAME}` in the server fields that may carry secrets or
+ * machine-specific paths. Works on the raw parsed file, before validation, so a URL is
+ * checked as it will be used. Returns a copy; values of the wrong type are left for the
+ * schema to report.
+ */
+export function expandVariables(raw: unknown, env: Env): { value: unknown; issues: ExpansionIssue[] } {
+  const issues: ExpansionIssue[] = [];
+  if (!isRecord(raw)) return { value: raw, issues };
+  const value: Record<string, unknown> = { ...raw };
+
+  for (const mapKey of SERVER_MAPS) {
+    const servers = raw[mapKey];
+    if (!isRecord(servers)) continue;
+    const report = (path: PropertyKey[], reason: string) => issues.push({ path: formatPath(path), reason });
+    // fromEntries, not assignment: a server named __proto__ must stay a key for the rules to refuse.
+    const out = Object.fromEntries(
+      Object.entries(servers).map(([name, server]) => [name, expandServer(server, env, [mapKey, name], report)]),
+    );
+    value[mapKey] = out;
+  }
+  return { value, issues };
+}
+
+type Report = (path: PropertyKey[], reason: string) => void;
+
+function expandServer(server: unknown, vars: Env, at: PropertyKey[], report: Report): unknown {
+  if (!isRecord(server)) return server;
+  const copy: Record<string, unknown> = { ...server };
+  for (const field of EXPANDED_FIELDS) {
+    if (field in server) copy[field] = expandDeep(server[field], vars, [...at, field], report);
+  }
+  return copy;
+}
+
+function expandDeep(value: unknown, vars: Env, path: PropertyKey[], report: Report): unknown {
+  if (typeof value === 'string') return expandString(value, vars, (reason) => report(path, reason));
+  if (Array.isArray(value)) return value.map((item, i) => expandDeep(item, vars, [...path, i], report));
+  if (isRecord(value)) {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, expandDeep(v, vars, [...path, k], report)]));
+  }
+  return value;
+}
+
+/**
+ * Expands one string. Unknown or malformed references are reported and left as written,
+ * so the caller can still show the value without inventing one.
+ */
+function expandString(input: string, vars: Env, report: (reason: string) => void): string {
+  return input.replace(REFERENCE, (match, body: string | undefined) => {
+    if (match === '$${') return '${';
+    if (body === undefined) {
+      report('has a "${" with no closing "}"; write "$${" for a literal "${"');
+      return match;
+    }
+    const name = VARIABLE.exec(body)?.[1];
+    if (name === undefined) {
+      report(`"${match}" is not a variable reference; use \${NAME} or \${env:NAME}, or "$\${" for a literal "\${"`);
+      return match;
+    }
+    const found = vars[name];
+    if (found === undefined) {
+      report(`environment variable ${name} is not set`);
+      return match;
+    }
+    return found;
+  });
+}
+
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

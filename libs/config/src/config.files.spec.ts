@@ -1,0 +1,68 @@
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { defaultConfigPath, loadConfigWithWarnings } from './config.loader.js';
+import { configJsonSchema } from './config.schema.js';
+
+// The shipped files under config/, next to default.yaml.
+const configDir = dirname(defaultConfigPath());
+const repoRoot = dirname(configDir);
+
+describe('config/default.yaml', () => {
+  it('is found relative to the module, and loads without warnings', () => {
+    expect(defaultConfigPath()).toBe(join(repoRoot, 'config', 'default.yaml'));
+    const { config, warnings } = loadConfigWithWarnings(defaultConfigPath(), {});
+    expect(warnings).toEqual([]);
+    expect(config.source).toBe(defaultConfigPath());
+    expect(config.listen).toEqual({ host: '127.0.0.1', port: 8780 });
+    expect(config.dataDir).toBe(join(repoRoot, 'data'));
+    expect(config.namespace).toBe('prefix');
+    expect(config.servers).toEqual([
+      expect.objectContaining({
+        name: 'demo',
+        transport: 'stdio',
+        command: 'node',
+        args: ['apps/demo-upstream/dist/main.js'],
+        cwd: repoRoot,
+        enabled: true,
+      }),
+    ]);
+  });
+});
+
+describe('config/example.yaml', () => {
+  const env = { HOME: '/home/someone', GITHUB_TOKEN: 'ghp_x', SEARCH_PORT: '9000', SEARCH_API_KEY: 'k' };
+
+  it('loads without problems or warnings', () => {
+    const { config, warnings } = loadConfigWithWarnings(join(configDir, 'example.yaml'), env);
+    expect(warnings).toEqual([]);
+    expect(config.servers.map((s) => [s.name, s.transport, s.enabled])).toEqual([
+      ['files', 'stdio', true],
+      ['github', 'http', true],
+      ['legacy-search', 'sse', true],
+      ['scratch', 'stdio', false],
+    ]);
+    expect(config.servers[1]).toMatchObject({ headers: { Authorization: 'Bearer ghp_x' }, namespace: 'auto' });
+  });
+
+  it('names every key the schema knows', () => {
+    const text = readFileSync(join(configDir, 'example.yaml'), 'utf8');
+    const schema = configJsonSchema() as JsonSchema;
+    const server = schema.$defs!['SwitchboardServer']!;
+    const keys = [...Object.keys(schema.properties!), ...Object.keys(server.properties!)];
+    // `$schema` appears as the yaml-language-server comment, `servers` as the synonym a comment names.
+    for (const key of keys) expect(text).toMatch(new RegExp(`(?<![A-Za-z])${key.replace('$', '\\$')}[:=]`));
+  });
+});
+
+interface JsonSchema {
+  properties?: Record<string, unknown>;
+  $defs?: Record<string, { properties?: Record<string, unknown> }>;
+}
+
+describe('config/switchboard.schema.json', () => {
+  it('is what configJsonSchema() generates (regenerate it when the schema changes)', () => {
+    const committed: unknown = JSON.parse(readFileSync(join(configDir, 'switchboard.schema.json'), 'utf8'));
+    expect(committed).toEqual(configJsonSchema());
+  });
+});

@@ -1,0 +1,221 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ConfigError, ConfigErrorCode } from './config.errors.js';
+import { loadConfig, loadConfigWithWarnings } from './config.loader.js';
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'sb-config-'));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+const write = (name: string, text: string) => {
+  const file = join(dir, name);
+  writeFileSync(file, text);
+  return file;
+};
+
+function loadError(file: string, env: NodeJS.ProcessEnv = {}): ConfigError {
+  try {
+    loadConfig(file, env);
+  } catch (err) {
+    expect(err).toBeInstanceOf(ConfigError);
+    return err as ConfigError;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('loadConfig: formats', () => {
+  it('loads YAML and fills every default', () => {
+    const file = write('gw.yaml', 'mcpServers:\n  demo:\n    command: node\n');
+    expect(loadConfig(file, {})).toEqual({
+      source: file,
+      listen: { host: '127.0.0.1', port: 8780 },
+      dataDir: join(dir, 'data'),
+      namespace: 'prefix',
+      separator: '__',
+      pageSize: 100,
+      timeouts: { connectMs: 10_000, requestMs: 60_000, maxRequestMs: 600_000, shutdownMs: 10_000 },
+      security: { allowedHosts: [], allowedOrigins: [] },
+      log: { level: 'info' },
+      servers: [
+        {
+          name: 'demo',
+          transport: 'stdio',
+          command: 'node',
+          args: [],
+          env: {},
+          timeouts: { connectMs: 10_000, requestMs: 60_000, maxRequestMs: 600_000 },
+          enabled: true,
+        },
+      ],
+    });
+  });
+
+  it('loads JSON, and YAML-parses other extensions (YAML reads JSON too)', () => {
+    const json = JSON.stringify({ listen: { port: 0 }, mcpServers: { r: { url: 'https://example.com/mcp' } } });
+    for (const name of ['gw.json', 'gw.conf']) {
+      const config = loadConfig(write(name, json), {});
+      expect(config.listen).toEqual({ host: '127.0.0.1', port: 0 });
+      expect(config.servers[0]).toMatchObject({ name: 'r', transport: 'http', url: 'https://example.com/mcp', headers: {} });
+    }
+  });
+
+  it('accepts a JSON file saved with a byte-order mark', () => {
+    const file = write('bom.json', '\uFEFF{"pageSize": 5}');
+    expect(loadConfig(file, {}).pageSize).toBe(5);
+  });
+
+  it('loads a Claude Desktop file, with its extra keys as warnings', () => {
+    const file = write(
+      'claude_desktop_config.json',
+      JSON.stringify({
+        globalShortcut: 'Ctrl+Space',
+        mcpServers: {
+          fs: { command: 'npx', args: ['-y', 'server-fs'], env: { A: '1' }, autoApprove: [], alwaysAllow: ['read'] },
+          web: { url: 'https://example.com/sse', transportType: 'sse', timeout: 30 },
+        },
+      }),
+    );
+    const { config, warnings } = loadConfigWithWarnings(file, {});
+    expect(config.servers.map((s) => [s.name, s.transport])).toEqual([
+      ['fs', 'stdio'],
+      ['web', 'http'],
+    ]);
+    expect(warnings).toEqual([
+      { file, path: 'mcpServers.fs.autoApprove', reason: 'unknown key, ignored' },
+      { file, path: 'mcpServers.fs.alwaysAllow', reason: 'unknown key, ignored' },
+      { file, path: 'mcpServers.web.transportType', reason: 'unknown key, ignored' },
+      { file, path: 'mcpServers.web.timeout', reason: 'unknown key, ignored' },
+      { file, path: 'globalShortcut', reason: 'unknown key, ignored' },
+    ]);
+  });
+
+  it('loads a VS Code mcp.json (`servers`, explicit types)', () => {
+    const file = write(
+      'mcp.json',
+      JSON.stringify({
+        servers: {
+          local: { type: 'stdio', command: 'node', args: ['s.js'] },
+          remote: { type: 'streamable-http', url: 'http://localhost:3000/mcp' },
+          old: { type: 'sse', url: 'http://localhost:3001/sse', headers: { 'X-Key': 'k' } },
+        },
+      }),
+    );
+    const servers = loadConfig(file, {}).servers;
+    expect(servers.map((s) => [s.name, s.transport])).toEqual([
+      ['local', 'stdio'],
+      ['remote', 'http'],
+      ['old', 'sse'],
+    ]);
+    expect(servers[2]).toMatchObject({ headers: { 'X-Key': 'k' } });
+  });
+
+  it('keeps servers in file order, disabled ones included', () => {
+    const file = write(
+      'gw.yaml',
+      'mcpServers:\n  zeta: { command: a }\n  alpha: { command: b, disabled: true }\n  mid: { url: "http://h/mcp", disabled: false }\n',
+    );
+    expect(loadConfig(file, {}).servers.map((s) => [s.name, s.enabled])).toEqual([
+      ['zeta', true],
+      ['alpha', false],
+      ['mid', true],
+    ]);
+  });
+
+  it('resolves dataDir and cwd against the config file directory, and keeps absolute ones', () => {
+    const file = write('gw.yaml', 'dataDir: ../state\nmcpServers:\n  a: { command: x, cwd: tools }\n  b: { command: x, cwd: /opt/b }\n');
+    const config = loadConfig(file, {});
+    expect(config.dataDir).toBe(join(dir, '..', 'state'));
+    expect(config.servers.map((s) => (s.transport === 'stdio' ? s.cwd : ''))).toEqual([join(dir, 'tools'), '/opt/b']);
+  });
+
+  it('merges per-server timeouts over the top-level ones', () => {
+    const file = write(
+      'gw.yaml',
+      'timeouts: { connectMs: 1000, requestMs: 2000, maxRequestMs: 3000 }\nmcpServers:\n  a: { command: x, timeouts: { requestMs: 2500 } }\n',
+    );
+    const config = loadConfig(file, {});
+    expect(config.timeouts).toEqual({ connectMs: 1000, requestMs: 2000, maxRequestMs: 3000, shutdownMs: 10_000 });
+    expect(config.servers[0]!.timeouts).toEqual({ connectMs: 1000, requestMs: 2500, maxRequestMs: 3000 });
+  });
+
+  it('keeps alias and namespace overrides', () => {
+    const file = write('gw.yaml', 'mcpServers:\n  github-enterprise: { url: "https://ghe/mcp", alias: ghe, namespace: none }\n');
+    expect(loadConfig(file, {}).servers[0]).toMatchObject({ alias: 'ghe', namespace: 'none' });
+  });
+
+  it('accepts a config with no servers at all', () => {
+    expect(loadConfig(write('gw.yaml', 'listen: { port: 9000 }\n'), {}).servers).toEqual([]);
+  });
+});
+
+describe('loadConfig: unreadable files and syntax errors', () => {
+  it('reports a missing file', () => {
+    const err = loadError(join(dir, 'nope.yaml'));
+    expect(err.code).toBe(ConfigErrorCode.Unreadable);
+    expect(err.problems).toEqual([{ file: join(dir, 'nope.yaml'), path: '', reason: 'cannot read: file not found' }]);
+  });
+
+  it('reports a directory given as the file', () => {
+    expect(loadError(dir).problems[0]!.reason).toBe('cannot read: is a directory, not a file');
+  });
+
+  it('gives the line and column of a JSON syntax error', () => {
+    const file = write('bad.json', '{\n  "mcpServers": {\n    "a": { "command": "x", }\n  }\n}\n');
+    const err = loadError(file);
+    expect(err.code).toBe(ConfigErrorCode.Syntax);
+    expect(err.problems).toEqual([
+      { file, path: '', reason: 'JSON syntax error at line 3, column 28: Expected double-quoted property name' },
+    ]);
+  });
+
+  it('keeps a JSON error short when V8 quotes the whole input', () => {
+    const file = write('bad.json', `{"a": [${'1,'.repeat(50)}]}`);
+    expect(loadError(file).problems[0]!.reason).toBe("JSON syntax error at line 1, column 108: Unexpected token ']'");
+  });
+
+  it('gives the line and column of a YAML syntax error', () => {
+    const file = write('bad.yaml', 'listen:\n  host: a\n port: 1\n');
+    expect(loadError(file).problems).toEqual([
+      { file, path: '', reason: 'YAML syntax error at line 3, column 1: All mapping items must start at the same column' },
+    ]);
+  });
+
+  it('refuses duplicate YAML keys', () => {
+    const file = write('dup.yaml', 'mcpServers:\n  a: { command: x }\n  a: { command: y }\n');
+    expect(loadError(file).problems[0]!.reason).toBe('YAML syntax error at line 3, column 3: Map keys must be unique');
+  });
+
+  it('refuses an empty file and a file that is not a mapping', () => {
+    for (const text of ['', '- a\n- b\n', '42']) {
+      const [problem] = loadError(write('x.yaml', text)).problems;
+      expect(problem).toMatchObject({ path: '', reason: expect.stringMatching(/^must be a mapping of settings/) });
+    }
+  });
+});
+
+describe('ConfigError', () => {
+  it('summarises every problem, and the unknown keys that may explain them', () => {
+    const file = write('bad.yaml', 'pageSize: 0\nmcpServers:\n  a:\n    comand: node\n');
+    const err = loadError(file);
+    expect(err.name).toBe('ConfigError');
+    expect(err.message).toBe(
+      [
+        `Invalid config file ${file}:`,
+        '  - pageSize: must be an integer from 1 to 1000',
+        '  - mcpServers.a: needs "command" (a stdio server) or "url" (an http or sse server)',
+        'Warnings:',
+        '  - mcpServers.a.comand: unknown key, ignored',
+      ].join('\n'),
+    );
+  });
+
+  it('resolves a relative file name to the absolute path it reports', () => {
+    const err = loadError('./definitely-not-here.yaml');
+    expect(err.file).toBe(join(process.cwd(), 'definitely-not-here.yaml'));
+    expect(err.problems[0]!.file).toBe(err.file);
+  });
+});

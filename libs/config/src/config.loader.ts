@@ -1,0 +1,104 @@
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { z } from 'zod';
+import { ConfigError, ConfigErrorCode, formatPath } from './config.errors.js';
+import { expandVariables } from './config.expand.js';
+import { normalizeConfig } from './config.normalize.js';
+import { parseConfigText, readConfigBytes } from './config.parse.js';
+import { checkRules } from './config.rules.js';
+import { configInputSchema, type ConfigInput } from './config.schema.js';
+import type { ConfigProblem, GatewayConfig } from './config.types.js';
+
+export interface LoadedConfig {
+  config: GatewayConfig;
+  /** Unknown keys, which other MCP hosts put in these files; worth logging, not refusing. */
+  warnings: ConfigProblem[];
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/** Loads and validates a config file; throws a ConfigError listing every problem. */
+export function loadConfig(file: string, env: Env = process.env): GatewayConfig {
+  return loadConfigWithWarnings(file, env).config;
+}
+
+export function loadConfigWithWarnings(file: string, env: Env = process.env): LoadedConfig {
+  const absolute = resolve(file);
+  return loadConfigBytes(absolute, readConfigBytes(absolute), env);
+}
+
+/** The shipped config (config/default.yaml); the same relative hop from src/ under vitest and from dist/. */
+export function defaultConfigPath(): string {
+  return fileURLToPath(new URL('../../../config/default.yaml', import.meta.url));
+}
+
+/** For callers that already hold the bytes (the watcher compares them with the last load). */
+export function loadConfigBytes(file: string, bytes: Buffer, env: Env): LoadedConfig {
+  const problems: ConfigProblem[] = [];
+  const warnings: ConfigProblem[] = [];
+  const at = (path: string, reason: string): ConfigProblem => ({ file, path, reason });
+
+  const expanded = expandVariables(parseConfigText(file, bytes), env);
+  problems.push(...expanded.issues.map((i) => at(i.path, i.reason)));
+  // A value with a missing variable would also fail its format check; one problem is enough.
+  const alreadyReported = new Set(expanded.issues.map((i) => i.path));
+
+  const parsed = configInputSchema.safeParse(expanded.value, { error: describeIssue });
+  const unknownKeys: UnknownKeys[] = [];
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) {
+      if (issue.code === 'unrecognized_keys') {
+        unknownKeys.push({ at: issue.path, keys: issue.keys });
+        warnings.push(...issue.keys.map((key) => at(formatPath([...issue.path, key]), 'unknown key, ignored')));
+        continue;
+      }
+      const path = formatPath(issue.path);
+      if (!alreadyReported.has(path)) problems.push(at(path, issue.message));
+    }
+  }
+  problems.push(...checkRules(expanded.value).map((p) => at(p.path, p.reason)));
+  if (problems.length > 0) throw new ConfigError(ConfigErrorCode.Invalid, file, problems, warnings);
+
+  const input: ConfigInput = parsed.success
+    ? parsed.data
+    : configInputSchema.parse(withoutKeys(expanded.value, unknownKeys));
+  return { config: normalizeConfig(file, input), warnings };
+}
+
+interface UnknownKeys {
+  at: PropertyKey[];
+  keys: string[];
+}
+
+/** The strict schema refuses unknown keys; dropping them gives the input it accepts. */
+function withoutKeys(value: unknown, unknown: readonly UnknownKeys[]): unknown {
+  const copy = structuredClone(value);
+  for (const { at, keys } of unknown) {
+    let node: unknown = copy;
+    for (const segment of at) node = (node as Record<PropertyKey, unknown>)[segment];
+    for (const key of keys) delete (node as Record<string, unknown>)[key];
+  }
+  return copy;
+}
+
+const TYPE_NAMES: Record<string, string> = {
+  string: 'a string',
+  number: 'a number',
+  int: 'an integer',
+  boolean: 'true or false',
+  object: 'a mapping (an object)',
+  record: 'a mapping (an object)',
+  array: 'a list',
+};
+
+/** Plain-English reasons for the generic issues; schema-specific messages take precedence. */
+const describeIssue: z.core.$ZodErrorMap = (issue) => {
+  switch (issue.code) {
+    case 'invalid_type':
+      return `must be ${TYPE_NAMES[issue.expected] ?? issue.expected}`;
+    case 'invalid_value':
+      return `must be one of: ${issue.values.map(String).join(', ')}`;
+    default:
+      return undefined;
+  }
+};

@@ -1,0 +1,57 @@
+import { dirname, resolve } from 'node:path';
+import { resolveTransport } from './config.rules.js';
+import type { ConfigInput, ServerInput } from './config.schema.js';
+import type { GatewayConfig, ServerConfig, Timeouts } from './config.types.js';
+
+/**
+ * The validated file to the typed config the daemon uses: defaults are already filled by
+ * the schema; here paths become absolute, server timeouts are merged over the top-level
+ * ones and `disabled` becomes `enabled`. Only called on input that passed every rule.
+ */
+export function normalizeConfig(file: string, input: ConfigInput): GatewayConfig {
+  const base = dirname(file);
+  const { shutdownMs, ...requestTimeouts } = input.timeouts;
+  const servers = Object.entries(input.mcpServers ?? input.servers ?? {}).map(([name, server]) =>
+    normalizeServer(name, server, base, requestTimeouts),
+  );
+  return {
+    source: file,
+    listen: { ...input.listen },
+    dataDir: resolve(base, input.dataDir),
+    namespace: input.namespace,
+    separator: input.separator,
+    pageSize: input.pageSize,
+    timeouts: { ...requestTimeouts, shutdownMs },
+    security: { allowedHosts: [...input.security.allowedHosts], allowedOrigins: [...input.security.allowedOrigins] },
+    log: { level: input.log.level },
+    servers,
+  };
+}
+
+function normalizeServer(name: string, s: ServerInput, base: string, top: Timeouts): ServerConfig {
+  // Optional keys are left out rather than set to undefined, so configs compare and print cleanly.
+  const common = {
+    ...(s.alias !== undefined && { alias: s.alias }),
+    ...(s.namespace !== undefined && { namespace: s.namespace }),
+    timeouts: {
+      connectMs: s.timeouts?.connectMs ?? top.connectMs,
+      requestMs: s.timeouts?.requestMs ?? top.requestMs,
+      maxRequestMs: s.timeouts?.maxRequestMs ?? top.maxRequestMs,
+    },
+    enabled: s.disabled !== true,
+  };
+  const transport = resolveTransport(s);
+  if (transport === 'stdio') {
+    return {
+      name,
+      transport,
+      ...common,
+      command: s.command!,
+      args: [...(s.args ?? [])],
+      env: { ...s.env },
+      ...(s.cwd !== undefined && { cwd: resolve(base, s.cwd) }),
+    };
+  }
+  if (transport === undefined) throw new Error(`server ${name} has no transport; the rules should have refused it`);
+  return { name, transport, ...common, url: s.url!, headers: { ...s.headers } };
+}

@@ -1,0 +1,139 @@
+import { formatPath } from './config.errors.js';
+import { isRecord } from './config.expand.js';
+import { DEFAULT_TIMEOUTS, MAX_TIMER_MS, SERVER_NAME_MAX } from './config.schema.js';
+
+export interface RuleProblem {
+  path: string;
+  reason: string;
+}
+
+export type Transport = 'stdio' | 'http' | 'sse';
+
+const STDIO_ONLY = ['command', 'args', 'env', 'cwd'] as const;
+const REMOTE_ONLY = ['url', 'headers'] as const;
+
+/**
+ * `type` wins; without it `command` means stdio and `url` means http, as Claude Desktop,
+ * Cursor and VS Code files are written. Undefined when neither says (or `type` is invalid).
+ */
+export function resolveTransport(server: Record<string, unknown>): Transport | undefined {
+  switch (server['type']) {
+    case 'stdio':
+    case 'http':
+    case 'sse':
+      return server['type'];
+    case 'streamable-http':
+      return 'http';
+    case undefined:
+      if (server['command'] !== undefined) return 'stdio';
+      if (server['url'] !== undefined) return 'http';
+  }
+  return undefined;
+}
+
+/**
+ * The rules that span several keys, which a per-field schema cannot express. They run on
+ * the raw (expanded) file even when the schema found problems, so that every problem is
+ * reported in one go; values of the wrong type are skipped here, the schema reports them.
+ */
+export function checkRules(raw: unknown): RuleProblem[] {
+  const problems: RuleProblem[] = [];
+  if (!isRecord(raw)) return problems;
+  const report = (path: PropertyKey[], reason: string) => problems.push({ path: formatPath(path), reason });
+
+  if (raw['mcpServers'] !== undefined && raw['servers'] !== undefined) {
+    report(['servers'], 'cannot be used together with mcpServers (they are synonyms); keep one');
+  }
+
+  const top = topTimeouts(raw['timeouts']);
+  if (top.maxRequestMs < top.requestMs) {
+    report(['timeouts', 'maxRequestMs'], `must be at least timeouts.requestMs (${top.requestMs})`);
+  }
+
+  for (const mapKey of ['mcpServers', 'servers'] as const) {
+    const servers = raw[mapKey];
+    if (!isRecord(servers)) continue;
+    checkNames(mapKey, servers, report);
+    for (const [name, server] of Object.entries(servers)) {
+      if (!isRecord(server)) continue;
+      checkTransport([mapKey, name], server, report);
+      checkServerTimeouts([mapKey, name], server['timeouts'], top, report);
+    }
+  }
+  return problems;
+}
+
+type Report = (path: PropertyKey[], reason: string) => void;
+
+function checkNames(mapKey: string, servers: Record<string, unknown>, report: Report): void {
+  // Compared case-insensitively: `GitHub` and `github` would give prefixes people confuse.
+  const nameOwner = new Map<string, string>();
+  for (const name of Object.keys(servers)) {
+    if (name.length === 0) report([mapKey, name], 'server name must not be empty');
+    if (name.length > SERVER_NAME_MAX) report([mapKey, name], `server name is longer than ${SERVER_NAME_MAX} characters`);
+    // Validation copies entries by assignment, and this one would set a prototype instead.
+    if (name === '__proto__') report([mapKey, name], 'server name is reserved');
+    const first = nameOwner.get(name.toLowerCase());
+    if (first !== undefined) report([mapKey, name], `differs from server "${first}" only by case`);
+    else nameOwner.set(name.toLowerCase(), name);
+  }
+
+  const aliasOwner = new Map<string, string>();
+  for (const [name, server] of Object.entries(servers)) {
+    const alias = isRecord(server) ? server['alias'] : undefined;
+    if (typeof alias !== 'string') continue;
+    const key = alias.toLowerCase();
+    const named = nameOwner.get(key);
+    if (named !== undefined && named !== name) report([mapKey, name, 'alias'], `is the name of server "${named}"`);
+    const first = aliasOwner.get(key);
+    if (first !== undefined) report([mapKey, name, 'alias'], `is also the alias of server "${first}"`);
+    else aliasOwner.set(key, name);
+  }
+}
+
+function checkTransport(at: PropertyKey[], server: Record<string, unknown>, report: Report): void {
+  const transport = resolveTransport(server);
+  if (transport === undefined) {
+    if (server['type'] === undefined) report(at, 'needs "command" (a stdio server) or "url" (an http or sse server)');
+    return;
+  }
+  const [required, forbidden] = transport === 'stdio' ? (['command', REMOTE_ONLY] as const) : (['url', STDIO_ONLY] as const);
+  const kind = transport === 'stdio' ? 'a stdio server' : `an ${transport} server`;
+  if (server[required] === undefined) report([...at, required], `is required for ${kind}`);
+  for (const key of forbidden) {
+    if (server[key] !== undefined) report([...at, key], `is not allowed on ${kind}`);
+  }
+}
+
+interface RequestLimits {
+  requestMs: number;
+  maxRequestMs: number;
+}
+
+function topTimeouts(raw: unknown): RequestLimits {
+  const t = isRecord(raw) ? raw : {};
+  return {
+    requestMs: millis(t['requestMs']) ?? DEFAULT_TIMEOUTS.requestMs,
+    maxRequestMs: millis(t['maxRequestMs']) ?? DEFAULT_TIMEOUTS.maxRequestMs,
+  };
+}
+
+/** Only a server that overrides one of the two can break the rule on its own; else it inherits a checked pair. */
+function checkServerTimeouts(at: PropertyKey[], raw: unknown, top: RequestLimits, report: Report): void {
+  if (!isRecord(raw)) return;
+  const requestMs = millis(raw['requestMs']);
+  const maxRequestMs = millis(raw['maxRequestMs']);
+  if (requestMs === undefined && maxRequestMs === undefined) return;
+  const merged = { requestMs: requestMs ?? top.requestMs, maxRequestMs: maxRequestMs ?? top.maxRequestMs };
+  if (merged.maxRequestMs >= merged.requestMs) return;
+  if (maxRequestMs !== undefined) {
+    report([...at, 'timeouts', 'maxRequestMs'], `must be at least requestMs (${merged.requestMs})`);
+  } else {
+    report([...at, 'timeouts', 'requestMs'], `must not exceed the top-level timeouts.maxRequestMs (${merged.maxRequestMs})`);
+  }
+}
+
+/** A valid timeout, or undefined when absent or invalid (the schema reports invalid ones). */
+function millis(value: unknown): number | undefined {
+  return Number.isInteger(value) && (value as number) >= 1 && (value as number) <= MAX_TIMER_MS ? (value as number) : undefined;
+}

@@ -1,0 +1,147 @@
+import { z } from 'zod';
+
+/*
+ * The config file as written by people (YAML or JSON). Every key is optional; defaults are
+ * filled in here, the rest of the normalising happens in config.normalize.ts.
+ *
+ *   $schema       editor hint only (path or URL of switchboard.schema.json); ignored
+ *   listen        { host: '127.0.0.1', port: 8780 }; port 0 picks a free one
+ *   dataDir       './data'; relative to the config file's directory
+ *   namespace     prefix | auto | none: how tool and prompt names are prefixed (ADR 001)
+ *   separator     '__'; between prefix and name; 1-4 of [A-Za-z0-9_.-]
+ *   pageSize      100; items per page of the merged lists, 1..1000
+ *   timeouts      { connectMs: 10000, requestMs: 60000, maxRequestMs: 600000, shutdownMs: 10000 }
+ *   security      { allowedHosts: [], allowedOrigins: [] }
+ *   log           { level: info }; trace | debug | info | warn | error | fatal | silent
+ *   mcpServers    name -> server (Claude Desktop / Cursor style)
+ *   servers       the same (VS Code mcp.json style); only one of the two may appear
+ *
+ * A server:
+ *   type          stdio | http | streamable-http (= http) | sse; inferred from command/url if absent
+ *   command       stdio: the program to run                       } ${NAME} and ${env:NAME} are
+ *   args          stdio: its arguments                            } expanded in these six from
+ *   env           stdio: extra environment variables              } the environment; $${ is a
+ *   cwd           stdio: working directory, relative to the file  } literal ${
+ *   url           http/sse: the endpoint, http(s) only            }
+ *   headers       http/sse: sent with every request               }
+ *   alias         replaces the server name as the tool prefix, [A-Za-z0-9_-]{1,24}
+ *   namespace     overrides the top-level namespace for this server
+ *   timeouts      per-server connectMs / requestMs / maxRequestMs, merged over the top-level ones
+ *   disabled      true keeps the entry without starting it
+ *
+ * Objects are strict so that unknown keys surface as issues; the loader turns those into
+ * warnings rather than errors, because Claude Desktop and other hosts add keys of their own.
+ */
+
+/** setTimeout treats anything above 2^31-1 ms as 1 ms, so a "very long" timeout would fire at once. */
+export const MAX_TIMER_MS = 2_147_483_647;
+
+const LOG_LEVEL_NAMES = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
+const NAMESPACE_MODES = ['prefix', 'auto', 'none'] as const;
+const SERVER_TYPES = ['stdio', 'http', 'streamable-http', 'sse'] as const;
+
+export const SERVER_NAME_MAX = 64;
+const ALIAS_PATTERN = /^[A-Za-z0-9_-]{1,24}$/;
+const SEPARATOR_PATTERN = /^[A-Za-z0-9_.-]{1,4}$/;
+
+export const DEFAULT_TIMEOUTS = { connectMs: 10_000, requestMs: 60_000, maxRequestMs: 600_000, shutdownMs: 10_000 };
+
+const intIn = (min: number, max: number, reason: string) =>
+  z.int({ error: reason }).min(min, { error: reason }).max(max, { error: reason });
+
+const millis = () => intIn(1, MAX_TIMER_MS, `must be a whole number of milliseconds from 1 to ${MAX_TIMER_MS}`);
+
+/** YAML reads `3000` and `true` as a number and a boolean; say how to get a string. */
+const text = () => z.string({ error: 'must be a string (quote numbers and booleans)' });
+const nonEmpty = () => z.string().min(1, { error: 'must not be empty' });
+
+function isHttpUrl(value: string): boolean {
+  if (!URL.canParse(value)) return false;
+  const { protocol, hostname } = new URL(value);
+  return (protocol === 'http:' || protocol === 'https:') && hostname !== '';
+}
+
+const serverTimeouts = z
+  .strictObject({
+    connectMs: millis().optional(),
+    requestMs: millis().optional(),
+    maxRequestMs: millis().optional(),
+  })
+  .describe('Overrides of the top-level timeouts for this server (milliseconds).');
+
+const serverSchema = z
+  .strictObject({
+    type: z
+      .enum(SERVER_TYPES)
+      .optional()
+      .describe('Transport. Absent: `command` means stdio, `url` means http. streamable-http is a synonym of http.'),
+    command: nonEmpty().optional().describe('stdio: the program to run. ${NAME} and ${env:NAME} are expanded.'),
+    args: z.array(text()).optional().describe('stdio: its arguments (expanded like command).'),
+    env: z.record(z.string(), text()).optional().describe('stdio: extra environment variables (values expanded).'),
+    cwd: nonEmpty().optional().describe("stdio: working directory, relative to the config file's directory."),
+    url: z
+      .string()
+      .refine(isHttpUrl, { error: 'must be an http(s) URL' })
+      .optional()
+      .describe('http/sse: the endpoint URL (expanded).'),
+    headers: z.record(z.string(), text()).optional().describe('http/sse: headers sent with every request (values expanded).'),
+    alias: z
+      .string()
+      .regex(ALIAS_PATTERN, { error: 'must be 1 to 24 of A-Z a-z 0-9 _ -' })
+      .optional()
+      .describe('Prefix used instead of the server name for its tools and prompts.'),
+    namespace: z.enum(NAMESPACE_MODES).optional().describe('Overrides the top-level namespace mode.'),
+    timeouts: serverTimeouts.optional(),
+    disabled: z.boolean().optional().describe('true keeps the entry without starting the server.'),
+  })
+  .meta({ id: 'SwitchboardServer', description: 'One upstream MCP server.' });
+
+const serverMap = () => z.record(z.string(), serverSchema);
+
+export const configInputSchema = z
+  .strictObject(
+    {
+      $schema: z.string().optional().describe('Editor hint: where switchboard.schema.json is. Ignored.'),
+      listen: z
+        .strictObject({
+          host: nonEmpty().default('127.0.0.1').describe('Address to bind; keep loopback unless auth is configured.'),
+          port: intIn(0, 65535, 'must be an integer from 0 to 65535').default(8780).describe('0 picks a free port.'),
+        })
+        .prefault({}),
+      dataDir: nonEmpty().default('./data').describe("SQLite and other state; relative to the config file's directory."),
+      namespace: z.enum(NAMESPACE_MODES).default('prefix').describe('How tool and prompt names are prefixed.'),
+      separator: z
+        .string()
+        .regex(SEPARATOR_PATTERN, { error: 'must be 1 to 4 of A-Z a-z 0-9 _ . -' })
+        .default('__')
+        .describe('Between the server prefix and the tool name.'),
+      pageSize: intIn(1, 1000, 'must be an integer from 1 to 1000').default(100).describe('Items per page of merged lists.'),
+      timeouts: z
+        .strictObject({
+          connectMs: millis().default(DEFAULT_TIMEOUTS.connectMs).describe('Connect and initialize an upstream.'),
+          requestMs: millis().default(DEFAULT_TIMEOUTS.requestMs).describe('Idle time per request; progress resets it.'),
+          maxRequestMs: millis().default(DEFAULT_TIMEOUTS.maxRequestMs).describe('Hard limit per request; at least requestMs.'),
+          shutdownMs: millis().default(DEFAULT_TIMEOUTS.shutdownMs).describe('How long shutdown waits for in-flight calls.'),
+        })
+        .prefault({}),
+      security: z
+        .strictObject({
+          allowedHosts: z.array(nonEmpty()).default([]).describe('Host header values accepted besides loopback names.'),
+          allowedOrigins: z.array(nonEmpty()).default([]).describe('Origin header values accepted from browsers.'),
+        })
+        .prefault({}),
+      log: z.strictObject({ level: z.enum(LOG_LEVEL_NAMES).default('info') }).prefault({}),
+      mcpServers: serverMap().optional().describe('Upstream servers by name (Claude Desktop / Cursor style).'),
+      servers: serverMap().optional().describe('Synonym of mcpServers (VS Code mcp.json style); use only one.'),
+    },
+    { error: 'must be a mapping of settings (the file is empty or holds something else)' },
+  )
+  .meta({ title: 'Switchboard gateway configuration' });
+
+export type ConfigInput = z.output<typeof configInputSchema>;
+export type ServerInput = z.output<typeof serverSchema>;
+
+/** JSON Schema of the input format, for editors; config/switchboard.schema.json is this. */
+export function configJsonSchema(): object {
+  return z.toJSONSchema(configInputSchema, { io: 'input', target: 'draft-2020-12' });
+}

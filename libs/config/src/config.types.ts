@@ -1,0 +1,73 @@
+import type { NamespaceMode } from '@switchboard/core';
+
+/** Timeouts, all in milliseconds. Per-server values override the top-level ones. */
+export interface Timeouts {
+  /** Connecting and the initialize handshake with an upstream. */
+  connectMs: number;
+  /** Idle time allowed per request; every progress notification resets it. */
+  requestMs: number;
+  /** Hard maximum per request, whatever progress arrives. */
+  maxRequestMs: number;
+}
+
+interface ServerCommon {
+  /** The key in `mcpServers`. */
+  name: string;
+  /** Replaces the server name as the prefix of its tools and prompts. */
+  alias?: string;
+  /** Overrides the top-level namespace mode for this server. */
+  namespace?: NamespaceMode;
+  timeouts: Timeouts;
+  /** `disabled: true` keeps the entry in the file without starting it. */
+  enabled: boolean;
+}
+
+export interface StdioServerConfig extends ServerCommon {
+  transport: 'stdio';
+  command: string;
+  args: string[];
+  env: Record<string, string>;
+  /** Resolved against the config file's directory. */
+  cwd?: string;
+}
+
+export interface RemoteServerConfig extends ServerCommon {
+  /** `http`: Streamable HTTP, falling back to HTTP+SSE as the spec describes; `sse`: HTTP+SSE only. */
+  transport: 'http' | 'sse';
+  url: string;
+  headers: Record<string, string>;
+}
+
+export type ServerConfig = StdioServerConfig | RemoteServerConfig;
+
+export interface GatewayConfig {
+  /** Absolute path of the file this came from. */
+  source: string;
+  listen: { host: string; port: number };
+  /** Absolute path of the data directory (SQLite and other state). */
+  dataDir: string;
+  namespace: NamespaceMode;
+  separator: string;
+  /** Items per page of the merged lists. */
+  pageSize: number;
+  timeouts: Timeouts & {
+    /** How long SIGTERM waits for in-flight calls before stopping the upstreams. */
+    shutdownMs: number;
+  };
+  security: {
+    /** Host header values accepted (besides loopback names, which are always accepted on loopback). */
+    allowedHosts: string[];
+    /** Origin header values accepted; requests without Origin are not browser requests and pass. */
+    allowedOrigins: string[];
+  };
+  log: { level: 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal' | 'silent' };
+  /** In config-file order, disabled ones included. */
+  servers: ServerConfig[];
+}
+
+export interface ConfigProblem {
+  file: string;
+  /** Dotted path inside the file, e.g. `mcpServers.github.url`; empty for the whole file. */
+  path: string;
+  reason: string;
+}

@@ -1,0 +1,246 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConfigError, ConfigErrorCode } from './config.errors.js';
+import { loadConfig } from './config.loader.js';
+
+let dir: string;
+let count = 0;
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'sb-config-rules-'));
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** The problems (path and reason) of a file that must be refused. */
+function problemsOf(yaml: string, env: NodeJS.ProcessEnv = {}): Array<{ path: string; reason: string }> {
+  const file = join(dir, `c${++count}.yaml`);
+  writeFileSync(file, yaml);
+  try {
+    loadConfig(file, env);
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    expect(err.code).toBe(ConfigErrorCode.Invalid);
+    for (const p of err.problems) expect(p.file).toBe(file);
+    return err.problems.map(({ path, reason }) => ({ path, reason }));
+  }
+  throw new Error(`expected ${yaml} to be refused`);
+}
+
+const MS = 'must be a whole number of milliseconds from 1 to 2147483647';
+
+describe('top-level settings', () => {
+  it.each([
+    ['listen: { port: 65536 }', 'listen.port', 'must be an integer from 0 to 65535'],
+    ['listen: { port: -1 }', 'listen.port', 'must be an integer from 0 to 65535'],
+    ['listen: { port: "8780" }', 'listen.port', 'must be an integer from 0 to 65535'],
+    ['listen: { host: "" }', 'listen.host', 'must not be empty'],
+    ['listen: { host: 127 }', 'listen.host', 'must be a string'],
+    ['dataDir: ""', 'dataDir', 'must not be empty'],
+    ['namespace: always', 'namespace', 'must be one of: prefix, auto, none'],
+    ['separator: ""', 'separator', 'must be 1 to 4 of A-Z a-z 0-9 _ . -'],
+    ['separator: "::"', 'separator', 'must be 1 to 4 of A-Z a-z 0-9 _ . -'],
+    ['separator: "_____"', 'separator', 'must be 1 to 4 of A-Z a-z 0-9 _ . -'],
+    ['pageSize: 0', 'pageSize', 'must be an integer from 1 to 1000'],
+    ['pageSize: 1001', 'pageSize', 'must be an integer from 1 to 1000'],
+    ['pageSize: 2.5', 'pageSize', 'must be an integer from 1 to 1000'],
+    ['timeouts: { connectMs: 0 }', 'timeouts.connectMs', MS],
+    ['timeouts: { shutdownMs: -5 }', 'timeouts.shutdownMs', MS],
+    ['timeouts: { requestMs: 1.5 }', 'timeouts.requestMs', MS],
+    ['timeouts: { maxRequestMs: 3000000000 }', 'timeouts.maxRequestMs', MS],
+    ['timeouts: { requestMs: 5000, maxRequestMs: 4999 }', 'timeouts.maxRequestMs', 'must be at least timeouts.requestMs (5000)'],
+    ['timeouts: { requestMs: 700000 }', 'timeouts.maxRequestMs', 'must be at least timeouts.requestMs (700000)'],
+    ['security: { allowedOrigins: "https://a" }', 'security.allowedOrigins', 'must be a list'],
+    ['security: { allowedHosts: [""] }', 'security.allowedHosts.0', 'must not be empty'],
+    ['log: { level: verbose }', 'log.level', 'must be one of: trace, debug, info, warn, error, fatal, silent'],
+    ['log: info', 'log', 'must be a mapping (an object)'],
+    ['mcpServers: [a, b]', 'mcpServers', 'must be a mapping (an object)'],
+    ['mcpServers: {}\nservers: {}', 'servers', 'cannot be used together with mcpServers (they are synonyms); keep one'],
+  ])('%s', (yaml, path, reason) => {
+    expect(problemsOf(yaml)).toEqual([{ path, reason }]);
+  });
+});
+
+describe('servers', () => {
+  const one = (server: string) => `mcpServers:\n  s: ${server}\n`;
+
+  it.each([
+    ['{ command: "" }', 'mcpServers.s.command', 'must not be empty'],
+    ['{ command: x, args: [--port, 3000] }', 'mcpServers.s.args.1', 'must be a string (quote numbers and booleans)'],
+    ['{ command: x, args: "--a" }', 'mcpServers.s.args', 'must be a list'],
+    ['{ command: x, env: { DEBUG: true } }', 'mcpServers.s.env.DEBUG', 'must be a string (quote numbers and booleans)'],
+    ['{ url: "http://h/mcp", headers: { X-N: 1 } }', 'mcpServers.s.headers.X-N', 'must be a string (quote numbers and booleans)'],
+    ['{ command: x, cwd: "" }', 'mcpServers.s.cwd', 'must not be empty'],
+    ['{ type: websocket, url: "http://h" }', 'mcpServers.s.type', 'must be one of: stdio, http, streamable-http, sse'],
+    ['{ type: stdio }', 'mcpServers.s.command', 'is required for a stdio server'],
+    ['{ type: http }', 'mcpServers.s.url', 'is required for an http server'],
+    ['{ type: sse }', 'mcpServers.s.url', 'is required for an sse server'],
+    ['{ type: http, url: "http://h/mcp", command: x }', 'mcpServers.s.command', 'is not allowed on an http server'],
+    ['{ command: x, url: "http://h/mcp" }', 'mcpServers.s.url', 'is not allowed on a stdio server'],
+    ['{ command: x, headers: {} }', 'mcpServers.s.headers', 'is not allowed on a stdio server'],
+    ['{ url: "http://h/mcp", env: {} }', 'mcpServers.s.env', 'is not allowed on an http server'],
+    ['{ type: sse, url: "http://h/sse", cwd: . }', 'mcpServers.s.cwd', 'is not allowed on an sse server'],
+    ['{}', 'mcpServers.s', 'needs "command" (a stdio server) or "url" (an http or sse server)'],
+    ['{ disabled: true }', 'mcpServers.s', 'needs "command" (a stdio server) or "url" (an http or sse server)'],
+    ['{ url: "ftp://h/mcp" }', 'mcpServers.s.url', 'must be an http(s) URL'],
+    ['{ url: "file:///tmp/x" }', 'mcpServers.s.url', 'must be an http(s) URL'],
+    ['{ url: "localhost:3000/mcp" }', 'mcpServers.s.url', 'must be an http(s) URL'],
+    ['{ url: "not a url" }', 'mcpServers.s.url', 'must be an http(s) URL'],
+    ['{ command: x, alias: "has space" }', 'mcpServers.s.alias', 'must be 1 to 24 of A-Z a-z 0-9 _ -'],
+    ['{ command: x, alias: "" }', 'mcpServers.s.alias', 'must be 1 to 24 of A-Z a-z 0-9 _ -'],
+    [`{ command: x, alias: ${'a'.repeat(25)} }`, 'mcpServers.s.alias', 'must be 1 to 24 of A-Z a-z 0-9 _ -'],
+    ['{ command: x, namespace: sometimes }', 'mcpServers.s.namespace', 'must be one of: prefix, auto, none'],
+    ['{ command: x, disabled: "yes" }', 'mcpServers.s.disabled', 'must be true or false'],
+    ['{ command: x, timeouts: { connectMs: 0 } }', 'mcpServers.s.timeouts.connectMs', MS],
+    ['{ command: x, timeouts: { requestMs: 10, maxRequestMs: 5 } }', 'mcpServers.s.timeouts.maxRequestMs', 'must be at least requestMs (10)'],
+    ['{ command: x, timeouts: { maxRequestMs: 5 } }', 'mcpServers.s.timeouts.maxRequestMs', 'must be at least requestMs (60000)'],
+    [
+      '{ command: x, timeouts: { requestMs: 600001 } }',
+      'mcpServers.s.timeouts.requestMs',
+      'must not exceed the top-level timeouts.maxRequestMs (600000)',
+    ],
+  ])('%s', (server, path, reason) => {
+    expect(problemsOf(one(server))).toEqual([{ path, reason }]);
+  });
+
+  it('accepts any characters in a server name, and quotes odd ones in paths', () => {
+    const file = join(dir, 'names.yaml');
+    writeFileSync(file, 'mcpServers:\n  "my server.io": { command: x }\n  "ünï": { command: y }\n');
+    expect(loadConfig(file, {}).servers.map((s) => s.name)).toEqual(['my server.io', 'ünï']);
+    expect(problemsOf('mcpServers:\n  "my.server": { url: "ftp://x" }\n')).toEqual([
+      { path: 'mcpServers["my.server"].url', reason: 'must be an http(s) URL' },
+    ]);
+  });
+
+  it('refuses empty and over-long server names', () => {
+    const long = 'n'.repeat(65);
+    expect(problemsOf(`mcpServers:\n  "": { command: x }\n  ${long}: { command: x }\n  ${'n'.repeat(64)}: { command: x }\n`)).toEqual([
+      { path: 'mcpServers[""]', reason: 'server name must not be empty' },
+      { path: `mcpServers.${long}`, reason: 'server name is longer than 64 characters' },
+    ]);
+  });
+
+  it('refuses __proto__ as a name rather than losing the server', () => {
+    expect(problemsOf('mcpServers:\n  __proto__: { command: x }\n')).toEqual([
+      { path: 'mcpServers.__proto__', reason: 'server name is reserved' },
+    ]);
+  });
+
+  it('refuses names that differ only by case', () => {
+    expect(problemsOf('mcpServers:\n  github: { command: x }\n  GitHub: { command: y }\n')).toEqual([
+      { path: 'mcpServers.GitHub', reason: 'differs from server "github" only by case' },
+    ]);
+  });
+
+  it('refuses an alias used twice or equal to another server name', () => {
+    const yaml = [
+      'mcpServers:',
+      '  a: { command: x, alias: short }',
+      '  b: { command: x, alias: Short }',
+      '  c: { command: x, alias: A }',
+      '  d: { command: x, alias: d }',
+    ].join('\n');
+    expect(problemsOf(yaml)).toEqual([
+      { path: 'mcpServers.b.alias', reason: 'is also the alias of server "a"' },
+      { path: 'mcpServers.c.alias', reason: 'is the name of server "a"' },
+    ]);
+  });
+
+  it('applies the same rules to `servers`', () => {
+    expect(problemsOf('servers:\n  s: { type: stdio, url: "http://h" }\n')).toEqual([
+      { path: 'servers.s.command', reason: 'is required for a stdio server' },
+      { path: 'servers.s.url', reason: 'is not allowed on a stdio server' },
+    ]);
+  });
+});
+
+describe('variables', () => {
+  const env = { TOKEN: 't0k', HOST: 'api.example.com', EMPTY: '' };
+
+  it('expands ${NAME} and ${env:NAME} in command, args, env, cwd, url and headers', () => {
+    const file = join(dir, 'vars.yaml');
+    writeFileSync(
+      file,
+      [
+        'mcpServers:',
+        '  local:',
+        '    command: "${HOST}-cli"',
+        '    args: ["--token=${env:TOKEN}", "x${EMPTY}y"]',
+        '    env: { T: "${TOKEN}" }',
+        '    cwd: "/srv/${HOST}"',
+        '  remote:',
+        '    url: "https://${env:HOST}/mcp"',
+        '    headers: { Authorization: "Bearer ${env:TOKEN}", X-Literal: "$${TOKEN} and $$HOME" }',
+      ].join('\n'),
+    );
+    const [local, remote] = loadConfig(file, env).servers;
+    expect(local).toMatchObject({
+      command: 'api.example.com-cli',
+      args: ['--token=t0k', 'xy'],
+      env: { T: 't0k' },
+      cwd: '/srv/api.example.com',
+    });
+    expect(remote).toMatchObject({
+      url: 'https://api.example.com/mcp',
+      headers: { Authorization: 'Bearer t0k', 'X-Literal': '${TOKEN} and $$HOME' },
+    });
+  });
+
+  it('does not expand anywhere else', () => {
+    const file = join(dir, 'literal.yaml');
+    writeFileSync(file, 'dataDir: "/tmp/${HOST}"\n');
+    expect(loadConfig(file, env).dataDir).toBe('/tmp/${HOST}');
+  });
+
+  it('reports each missing variable at its path, once', () => {
+    const yaml = [
+      'mcpServers:',
+      '  r:',
+      '    url: "https://${env:API_HOST}/mcp"',
+      '    headers: { Authorization: "Bearer ${GITHUB_TOKEN}" }',
+      '  l: { command: x, args: [ok, "${A}${B}"], disabled: true }',
+    ].join('\n');
+    expect(problemsOf(yaml, env)).toEqual([
+      { path: 'mcpServers.r.url', reason: 'environment variable API_HOST is not set' },
+      { path: 'mcpServers.r.headers.Authorization', reason: 'environment variable GITHUB_TOKEN is not set' },
+      { path: 'mcpServers.l.args.1', reason: 'environment variable A is not set' },
+      { path: 'mcpServers.l.args.1', reason: 'environment variable B is not set' },
+    ]);
+  });
+
+  it('reports malformed references', () => {
+    expect(problemsOf('mcpServers:\n  l: { command: "${foo-bar}", args: ["${open"] }\n')).toEqual([
+      {
+        path: 'mcpServers.l.command',
+        reason: '"${foo-bar}" is not a variable reference; use ${NAME} or ${env:NAME}, or "$${" for a literal "${"',
+      },
+      { path: 'mcpServers.l.args.0', reason: 'has a "${" with no closing "}"; write "$${" for a literal "${"' },
+    ]);
+  });
+});
+
+describe('all problems at once', () => {
+  it('reports every problem of a file in one error', () => {
+    const yaml = [
+      'listen: { port: 99999 }',
+      'separator: "::"',
+      'timeouts: { requestMs: 0 }',
+      'mcpServers:',
+      '  a: { command: x, url: "http://h" }',
+      '  b: { url: "ftp://h", alias: a }',
+      '  c: { type: http, headers: { A: "${MISSING}" } }',
+      '  C: { command: x }',
+    ].join('\n');
+    expect(problemsOf(yaml)).toEqual([
+      { path: 'mcpServers.c.headers.A', reason: 'environment variable MISSING is not set' },
+      { path: 'listen.port', reason: 'must be an integer from 0 to 65535' },
+      { path: 'separator', reason: 'must be 1 to 4 of A-Z a-z 0-9 _ . -' },
+      { path: 'timeouts.requestMs', reason: MS },
+      { path: 'mcpServers.b.url', reason: 'must be an http(s) URL' },
+      { path: 'mcpServers.C', reason: 'differs from server "c" only by case' },
+      { path: 'mcpServers.b.alias', reason: 'is the name of server "a"' },
+      { path: 'mcpServers.a.url', reason: 'is not allowed on a stdio server' },
+      { path: 'mcpServers.c.url', reason: 'is required for an http server' },
+    ]);
+  });
+});

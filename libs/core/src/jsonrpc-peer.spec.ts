@@ -1,0 +1,147 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { ErrorCode, McpError } from './core.errors.js';
+import type { JsonRpcMessage, JsonRpcRequest } from './jsonrpc.js';
+import { JsonRpcPeer, type PeerHandlers } from './jsonrpc-peer.js';
+
+/** Two peers wired back to back, as a host and a server would be over a transport. */
+function pair(serverHandlers: Partial<PeerHandlers> = {}) {
+  const sentByClient: JsonRpcMessage[] = [];
+  const sentByServer: JsonRpcMessage[] = [];
+  let server!: JsonRpcPeer;
+  const client = new JsonRpcPeer(
+    async (m) => {
+      sentByClient.push(m);
+      queueMicrotask(() => server.handle(m));
+    },
+    { onRequest: async () => ({}), onNotification: () => undefined },
+  );
+  server = new JsonRpcPeer(
+    async (m) => {
+      sentByServer.push(m);
+      queueMicrotask(() => client.handle(m));
+    },
+    { onRequest: async () => ({}), onNotification: () => undefined, ...serverHandlers },
+  );
+  return { client, server, sentByClient, sentByServer };
+}
+
+afterEach(() => vi.useRealTimers());
+
+describe('JsonRpcPeer', () => {
+  it('correlates a response with its request', async () => {
+    const { client } = pair({ onRequest: async (r) => ({ echoed: r.params?.x }) });
+    await expect(client.request('m', { x: 1 })).resolves.toEqual({ echoed: 1 });
+    expect(client.pendingCount).toBe(0);
+  });
+
+  it('turns an error response into McpError with code, message and data', async () => {
+    const { client } = pair({
+      onRequest: async () => {
+        throw new McpError(-32042, 'URL elicitation required', { elicitations: [] });
+      },
+    });
+    const err = await client.request('m', undefined).catch((e) => e);
+    expect(err).toBeInstanceOf(McpError);
+    expect(err).toMatchObject({ code: -32042, message: 'URL elicitation required', data: { elicitations: [] } });
+  });
+
+  it('never leaks an internal error: -32603 with a generic message, detail to the hook', async () => {
+    const seen: unknown[] = [];
+    const { client } = pair({
+      onRequest: async () => {
+        throw new Error('secret stack detail');
+      },
+      onInternalError: (e) => seen.push(e),
+    });
+    const err = await client.request('m', undefined).catch((e) => e);
+    expect(err).toMatchObject({ code: ErrorCode.InternalError, message: 'Internal error' });
+    expect(String(seen[0])).toContain('secret stack detail');
+  });
+
+  it('adds its own progress token and routes progress to the caller', async () => {
+    const progress: unknown[] = [];
+    let server!: JsonRpcPeer;
+    const client = new JsonRpcPeer(async (m) => queueMicrotask(() => server.handle(m)), {
+      onRequest: async () => ({}),
+      onNotification: () => undefined,
+    });
+    server = new JsonRpcPeer(async (m) => queueMicrotask(() => client.handle(m)), {
+      onRequest: async (r: JsonRpcRequest) => {
+        const token = (r.params?._meta as { progressToken: number }).progressToken;
+        await server.notify('notifications/progress', { progressToken: token, progress: 1, total: 2 });
+        return {};
+      },
+      onNotification: () => undefined,
+    });
+    await client.request('slow', { a: 1 }, { onProgress: (p) => progress.push(p) });
+    expect(progress).toEqual([{ progressToken: 1, progress: 1, total: 2 }]);
+  });
+
+  it('times out, rejects with -32001 and cancels on the wire', async () => {
+    vi.useFakeTimers();
+    const sent: JsonRpcMessage[] = [];
+    const peer = new JsonRpcPeer(async (m) => void sent.push(m), { onRequest: async () => ({}), onNotification: () => undefined });
+    const p = peer.request('m', undefined, { timeoutMs: 1000 });
+    const assertion = expect(p).rejects.toMatchObject({ code: ErrorCode.RequestTimeout });
+    await vi.advanceTimersByTimeAsync(1001);
+    await assertion;
+    expect(sent[1]).toMatchObject({ method: 'notifications/cancelled', params: { requestId: 1 } });
+  });
+
+  it('progress resets the idle timeout but not the hard maximum', async () => {
+    vi.useFakeTimers();
+    const peer = new JsonRpcPeer(async () => undefined, { onRequest: async () => ({}), onNotification: () => undefined });
+    let settled = false;
+    const p = peer.request('m', undefined, { timeoutMs: 1000, maxTotalMs: 2500, onProgress: () => undefined });
+    p.catch(() => undefined).finally(() => (settled = true));
+    for (let t = 0; t < 2; t++) {
+      await vi.advanceTimersByTimeAsync(900);
+      peer.handle({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 1, progress: t } });
+    }
+    expect(settled).toBe(false); // 1800 ms in, idle timer kept alive by progress
+    await vi.advanceTimersByTimeAsync(800);
+    await expect(p).rejects.toMatchObject({ code: ErrorCode.RequestTimeout, message: expect.stringContaining('maximum') });
+  });
+
+  it('an aborted signal sends notifications/cancelled and rejects', async () => {
+    const sent: JsonRpcMessage[] = [];
+    const peer = new JsonRpcPeer(async (m) => void sent.push(m), { onRequest: async () => ({}), onNotification: () => undefined });
+    const ac = new AbortController();
+    const p = peer.request('m', undefined, { signal: ac.signal });
+    ac.abort();
+    await expect(p).rejects.toBeInstanceOf(McpError);
+    expect(sent.map((m) => ('method' in m ? m.method : 'response'))).toEqual(['m', 'notifications/cancelled']);
+  });
+
+  it('a cancelled inbound request is aborted and gets no response', async () => {
+    const sent: JsonRpcMessage[] = [];
+    let aborted = false;
+    const peer = new JsonRpcPeer(async (m) => void sent.push(m), {
+      onRequest: (_r, ctx) =>
+        new Promise((resolve) => ctx.signal.addEventListener('abort', () => ((aborted = true), resolve({})))),
+      onNotification: () => undefined,
+    });
+    peer.handle({ jsonrpc: '2.0', id: 'a', method: 'slow' });
+    peer.handle({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'a' } });
+    await new Promise((r) => setTimeout(r, 0));
+    expect(aborted).toBe(true);
+    expect(sent).toEqual([]);
+  });
+
+  it('close rejects everything in flight and refuses new requests', async () => {
+    const peer = new JsonRpcPeer(async () => undefined, { onRequest: async () => ({}), onNotification: () => undefined });
+    const p = peer.request('m', undefined);
+    peer.close(new McpError(ErrorCode.ConnectionClosed, 'gone'));
+    await expect(p).rejects.toMatchObject({ code: ErrorCode.ConnectionClosed });
+    await expect(peer.request('m', undefined)).rejects.toMatchObject({ code: ErrorCode.ConnectionClosed });
+  });
+
+  it('a send failure rejects that request', async () => {
+    const peer = new JsonRpcPeer(async () => Promise.reject(new Error('EPIPE')), {
+      onRequest: async () => ({}),
+      onNotification: () => undefined,
+    });
+    await expect(peer.request('m', undefined)).rejects.toThrow('EPIPE');
+    expect(peer.pendingCount).toBe(0);
+  });
+});

@@ -1,0 +1,233 @@
+import { ErrorCode, McpError, toWireError } from './core.errors.js';
+import type {
+  JsonRpcMessage,
+  JsonRpcNotification,
+  JsonRpcRequest,
+  JsonRpcResponse,
+  RequestId,
+} from './jsonrpc.js';
+
+export interface SendOptions {
+  /** The inbound request this message belongs to (lets HTTP transports pick the stream). */
+  relatedRequestId?: RequestId;
+}
+
+export type SendFn = (message: JsonRpcMessage, options?: SendOptions) => Promise<void>;
+
+export interface PeerRequestOptions {
+  /** Idle timeout: reset by every progress notification for this request. */
+  timeoutMs?: number;
+  /** Hard maximum, whatever progress arrives. */
+  maxTotalMs?: number;
+  /** Called with each `notifications/progress` params for this request (token already ours). */
+  onProgress?: (params: Record<string, unknown>) => void;
+  /** Aborting abandons the request and tells the other side with `notifications/cancelled`. */
+  signal?: AbortSignal;
+  relatedRequestId?: RequestId;
+}
+
+export interface InboundContext {
+  /** Aborted when the other side cancels the request (or the peer closes). */
+  signal: AbortSignal;
+}
+
+export interface PeerHandlers {
+  onRequest(request: JsonRpcRequest, ctx: InboundContext): Promise<Record<string, unknown>>;
+  onNotification(notification: JsonRpcNotification): void;
+  /** Errors that are not `McpError`: the client gets -32603, the log gets the detail. */
+  onInternalError?(error: unknown, request: JsonRpcRequest): void;
+}
+
+interface Pending {
+  resolve(result: Record<string, unknown>): void;
+  reject(error: unknown): void;
+  progressToken?: string | number;
+  onProgress?: (params: Record<string, unknown>) => void;
+  idleMs?: number;
+  deadline?: number;
+  timer?: NodeJS.Timeout;
+  cleanup(): void;
+}
+
+/**
+ * A JSON-RPC endpoint over any message channel: correlates responses, owns request ids,
+ * progress tokens and timeouts, and turns cancellation into `notifications/cancelled` on the
+ * wire. Both sides of the gateway use it, so these rules live in one place.
+ */
+export class JsonRpcPeer {
+  private nextId = 1;
+  private readonly pending = new Map<RequestId, Pending>();
+  private readonly byProgressToken = new Map<string | number, RequestId>();
+  private readonly inbound = new Map<RequestId, AbortController>();
+  private closedWith: McpError | undefined;
+
+  constructor(
+    private readonly send: SendFn,
+    private readonly handlers: PeerHandlers,
+  ) {}
+
+  get isClosed(): boolean {
+    return this.closedWith !== undefined;
+  }
+
+  get pendingCount(): number {
+    return this.pending.size;
+  }
+
+  request(
+    method: string,
+    params: Record<string, unknown> | undefined,
+    options: PeerRequestOptions = {},
+  ): Promise<Record<string, unknown>> {
+    if (this.closedWith) return Promise.reject(this.closedWith);
+    if (options.signal?.aborted) return Promise.reject(cancelledError());
+    const id = this.nextId++;
+    let outParams = params;
+    let progressToken: number | undefined;
+    if (options.onProgress) {
+      progressToken = id;
+      const meta = (params?._meta as Record<string, unknown> | undefined) ?? {};
+      outParams = { ...params, _meta: { ...meta, progressToken } };
+    }
+
+    return new Promise((resolve, reject) => {
+      const onAbort = () => {
+        this.settle(id);
+        void this.send({
+          jsonrpc: '2.0',
+          method: 'notifications/cancelled',
+          params: { requestId: id, reason: 'Cancelled by the client' },
+        }).catch(() => undefined);
+        reject(cancelledError());
+      };
+      const entry: Pending = {
+        resolve,
+        reject,
+        progressToken,
+        onProgress: options.onProgress,
+        idleMs: options.timeoutMs,
+        deadline: options.maxTotalMs ? Date.now() + options.maxTotalMs : undefined,
+        cleanup: () => {
+          if (entry.timer) clearTimeout(entry.timer);
+          options.signal?.removeEventListener('abort', onAbort);
+          if (progressToken !== undefined) this.byProgressToken.delete(progressToken);
+        },
+      };
+      this.pending.set(id, entry);
+      if (progressToken !== undefined) this.byProgressToken.set(progressToken, id);
+      options.signal?.addEventListener('abort', onAbort, { once: true });
+      this.armTimer(id, entry);
+
+      const message: JsonRpcRequest = { jsonrpc: '2.0', id, method, ...(outParams ? { params: outParams } : {}) };
+      this.send(message, { relatedRequestId: options.relatedRequestId }).catch((err) => {
+        if (this.settle(id)) reject(err);
+      });
+    });
+  }
+
+  notify(method: string, params?: Record<string, unknown>, options?: SendOptions): Promise<void> {
+    if (this.closedWith) return Promise.resolve();
+    return this.send({ jsonrpc: '2.0', method, ...(params ? { params } : {}) }, options);
+  }
+
+  /** Feeds one message that arrived from the other side. */
+  handle(message: JsonRpcMessage): void {
+    if (!('method' in message)) return this.handleResponse(message);
+    if ('id' in message) return void this.handleRequest(message as JsonRpcRequest);
+    const n = message as JsonRpcNotification;
+    if (n.method === 'notifications/progress' && this.routeProgress(n)) return;
+    if (n.method === 'notifications/cancelled') {
+      const id = n.params?.requestId as RequestId | undefined;
+      const controller = id === undefined ? undefined : this.inbound.get(id);
+      if (controller) {
+        this.inbound.delete(id!);
+        controller.abort();
+        return;
+      }
+    }
+    this.handlers.onNotification(n);
+  }
+
+  /** Rejects everything in flight with `error` and refuses new requests. */
+  close(error: McpError): void {
+    if (this.closedWith) return;
+    this.closedWith = error;
+    for (const [id, entry] of this.pending) {
+      this.settle(id);
+      entry.reject(error);
+    }
+    for (const controller of this.inbound.values()) controller.abort();
+    this.inbound.clear();
+  }
+
+  private handleResponse(message: JsonRpcResponse): void {
+    if (message.id === null) return;
+    const entry = this.pending.get(message.id);
+    if (!entry || !this.settle(message.id)) return;
+    if ('error' in message) entry.reject(new McpError(message.error.code, message.error.message, message.error.data));
+    else entry.resolve(message.result);
+  }
+
+  private async handleRequest(request: JsonRpcRequest): Promise<void> {
+    const controller = new AbortController();
+    this.inbound.set(request.id, controller);
+    let response: JsonRpcResponse;
+    try {
+      const result = await this.handlers.onRequest(request, { signal: controller.signal });
+      response = { jsonrpc: '2.0', id: request.id, result };
+    } catch (err) {
+      if (!(err instanceof McpError)) this.handlers.onInternalError?.(err, request);
+      response = { jsonrpc: '2.0', id: request.id, error: toWireError(err) };
+    }
+    // A cancelled request gets no response (the spec says the receiver should not send one).
+    if (controller.signal.aborted) return;
+    this.inbound.delete(request.id);
+    await this.send(response, { relatedRequestId: request.id }).catch(() => undefined);
+  }
+
+  private routeProgress(n: JsonRpcNotification): boolean {
+    const token = n.params?.progressToken as string | number | undefined;
+    const id = token === undefined ? undefined : this.byProgressToken.get(token);
+    const entry = id === undefined ? undefined : this.pending.get(id);
+    if (!entry) return false;
+    this.armTimer(id!, entry);
+    entry.onProgress?.(n.params!);
+    return true;
+  }
+
+  private armTimer(id: RequestId, entry: Pending): void {
+    if (entry.timer) clearTimeout(entry.timer);
+    const now = Date.now();
+    const idle = entry.idleMs ?? Infinity;
+    const hard = entry.deadline === undefined ? Infinity : entry.deadline - now;
+    const wait = Math.min(idle, hard);
+    if (wait === Infinity) return;
+    entry.timer = setTimeout(() => this.expire(id, idle <= hard ? idle : undefined), Math.max(0, wait));
+    entry.timer.unref?.();
+  }
+
+  private expire(id: RequestId, idleMs: number | undefined): void {
+    const entry = this.pending.get(id);
+    if (!entry || !this.settle(id)) return;
+    const reason = idleMs !== undefined ? `no response within ${idleMs} ms` : 'the maximum request time was reached';
+    void this.send({
+      jsonrpc: '2.0',
+      method: 'notifications/cancelled',
+      params: { requestId: id, reason: `Request timed out: ${reason}` },
+    }).catch(() => undefined);
+    entry.reject(new McpError(ErrorCode.RequestTimeout, `Request timed out: ${reason}`));
+  }
+
+  /** Removes a pending entry; false when it was already settled. */
+  private settle(id: RequestId): boolean {
+    const entry = this.pending.get(id);
+    if (!entry) return false;
+    this.pending.delete(id);
+    entry.cleanup();
+    return true;
+  }
+}
+
+export function cancelledError(): McpError {
+  return new McpError(ErrorCode.RequestTimeout, 'Request cancelled');
+}

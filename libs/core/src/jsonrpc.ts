@@ -1,0 +1,92 @@
+/** The JSON-RPC 2.0 shapes the gateway handles, kept as plain objects so bytes pass through. */
+export type RequestId = string | number;
+
+export interface JsonRpcRequest {
+  jsonrpc: '2.0';
+  id: RequestId;
+  method: string;
+  params?: Record<string, unknown>;
+}
+
+export interface JsonRpcNotification {
+  jsonrpc: '2.0';
+  method: string;
+  params?: Record<string, unknown>;
+}
+
+export interface JsonRpcResult {
+  jsonrpc: '2.0';
+  id: RequestId;
+  result: Record<string, unknown>;
+}
+
+export interface JsonRpcErrorObject {
+  code: number;
+  message: string;
+  data?: unknown;
+}
+
+export interface JsonRpcErrorResponse {
+  jsonrpc: '2.0';
+  id: RequestId | null;
+  error: JsonRpcErrorObject;
+}
+
+export type JsonRpcResponse = JsonRpcResult | JsonRpcErrorResponse;
+export type JsonRpcMessage = JsonRpcRequest | JsonRpcNotification | JsonRpcResponse;
+
+export type MessageKind = 'request' | 'notification' | 'response' | 'invalid';
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+const isId = (v: unknown): v is RequestId =>
+  typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v));
+
+/**
+ * Classifies one decoded JSON value. Anything that is not a well-formed JSON-RPC 2.0 message
+ * is 'invalid' (answered with -32600). MCP forbids null ids on requests.
+ */
+export function classifyMessage(value: unknown): MessageKind {
+  if (!isObject(value) || value.jsonrpc !== '2.0') return 'invalid';
+  const hasMethod = 'method' in value;
+  if (hasMethod) {
+    if (typeof value.method !== 'string' || value.method.length === 0) return 'invalid';
+    if (value.params !== undefined && !isObject(value.params)) return 'invalid';
+    if (!('id' in value)) return 'notification';
+    return isId(value.id) ? 'request' : 'invalid';
+  }
+  if (!isId(value.id) && value.id !== null) return 'invalid';
+  const hasResult = 'result' in value;
+  const hasError = 'error' in value;
+  if (hasResult === hasError) return 'invalid';
+  if (hasError) {
+    const e = value.error;
+    return isObject(e) && typeof e.code === 'number' && typeof e.message === 'string'
+      ? 'response'
+      : 'invalid';
+  }
+  return isObject(value.result) ? 'response' : 'invalid';
+}
+
+/** The id of a message that may be a request, for answering an invalid one where possible. */
+export function idOf(value: unknown): RequestId | null {
+  return isObject(value) && isId(value.id) ? value.id : null;
+}
+
+export const errorResponse = (id: RequestId | null, error: JsonRpcErrorObject): JsonRpcErrorResponse => ({
+  jsonrpc: '2.0',
+  id,
+  error,
+});
+
+export const resultResponse = (id: RequestId, result: Record<string, unknown>): JsonRpcResult => ({
+  jsonrpc: '2.0',
+  id,
+  result,
+});
+
+export const isResponse = (m: JsonRpcMessage): m is JsonRpcResponse => !('method' in m);
+export const isRequest = (m: JsonRpcMessage): m is JsonRpcRequest => 'method' in m && 'id' in m;
+export const isNotification = (m: JsonRpcMessage): m is JsonRpcNotification =>
+  'method' in m && !('id' in m);

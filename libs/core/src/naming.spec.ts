@@ -1,0 +1,67 @@
+import { describe, expect, it } from 'vitest';
+import { assignPublicNames, type NameRequest } from './naming.js';
+
+const req = (server: string, name: string, mode: NameRequest['mode'] = 'prefix', prefix = server): NameRequest => ({
+  server,
+  prefix,
+  mode,
+  name,
+});
+
+describe('assignPublicNames', () => {
+  it('prefixes with <server>__<name> by default', () => {
+    expect(assignPublicNames([req('github', 'create_issue')])).toEqual(['github__create_issue']);
+  });
+
+  it('uses the alias as the prefix', () => {
+    expect(assignPublicNames([req('github-enterprise', 'x', 'prefix', 'ghe')])).toEqual(['ghe__x']);
+  });
+
+  it('replaces characters hosts reject in the prefix', () => {
+    expect(assignPublicNames([req('my server.io', 'x')])).toEqual(['my_server_io__x']);
+  });
+
+  it('auto prefixes only colliding names, all of them', () => {
+    const out = assignPublicNames([req('a', 'search', 'auto'), req('b', 'search', 'auto'), req('b', 'fetch', 'auto')]);
+    expect(out).toEqual(['a__search', 'b__search', 'fetch']);
+  });
+
+  it('none keeps names; on a collision the first server keeps it and later ones are prefixed', () => {
+    const out = assignPublicNames([req('a', 'echo', 'none'), req('b', 'echo', 'none'), req('b', 'add', 'none')]);
+    expect(out).toEqual(['echo', 'b__echo', 'add']);
+  });
+
+  it('keeps every name within 64 characters with a stable hash suffix', () => {
+    const long = 'x'.repeat(80);
+    const [a] = assignPublicNames([req('server', long)]);
+    const [again] = assignPublicNames([req('server', long)]);
+    expect(a.length).toBe(64);
+    expect(a).toBe(again);
+    expect(a.startsWith('server__xxx')).toBe(true);
+    expect(a).toMatch(/_[0-9a-f]{8}$/);
+  });
+
+  it('a name of exactly 64 characters is kept as it is', () => {
+    const name = 'y'.repeat(64 - 'srv__'.length);
+    expect(assignPublicNames([req('srv', name)])).toEqual([`srv__${name}`]);
+  });
+
+  it('two long names sharing their first 64 characters stay distinct', () => {
+    const base = 'z'.repeat(70);
+    const out = assignPublicNames([req('s', `${base}_one`), req('s', `${base}_two`)]);
+    expect(out[0]).not.toBe(out[1]);
+    expect(out.every((n) => n.length <= 64)).toBe(true);
+  });
+
+  it('never produces a collision when a prefix contains the separator', () => {
+    const out = assignPublicNames([req('a__b', 'c'), req('a', 'b__c')]);
+    expect(new Set(out).size).toBe(2);
+    expect(out[0]).toBe('a__b__c');
+  });
+
+  it('shortens very long server names in the prefix', () => {
+    const [name] = assignPublicNames([req('a-very-long-server-name-that-goes-on-and-on', 'tool')]);
+    expect(name.length).toBeLessThanOrEqual(64);
+    expect(name.endsWith('__tool')).toBe(true);
+  });
+});

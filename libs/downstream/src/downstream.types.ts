@@ -1,0 +1,13 @@
+import type { GatewayConfig } from '@switchboard/config';
+import type { Logger } from '@switchboard/observability';
+import type { GatewayDispatcher, SessionDirectory } from '@switchboard/relay';
+
+/** What every downstream transport needs; the app supplies it. */
+export interface DownstreamDeps {
+  dispatcher: GatewayDispatcher;
+  sessions: SessionDirectory;
+  config: () => GatewayConfig;
+  logger: Logger;
+  /** Largest request body accepted, in bytes. */
+  maxBodyBytes: number;
+}

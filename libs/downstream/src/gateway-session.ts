@@ -1,0 +1,46 @@
+import { JsonRpcPeer, type JsonRpcMessage, type LogLevel, type SendOptions } from '@switchboard/core';
+import type { Logger } from '@switchboard/observability';
+import type { DownstreamSession, GatewayDispatcher } from '@switchboard/relay';
+
+type Item = Record<string, unknown>;
+
+/** Where a session's outbound messages go; each transport supplies its own. */
+export type OutboundChannel = (message: JsonRpcMessage, options?: SendOptions) => Promise<void>;
+
+/**
+ * One host connection. Inbound messages go through a JSON-RPC peer (which owns cancellation
+ * of the host's requests and correlation of ours) into the transport-independent dispatcher.
+ */
+export class GatewaySession implements DownstreamSession {
+  protocolVersion = '';
+  clientInfo?: Item;
+  clientCapabilities: Item = {};
+  initialized = false;
+  logLevel?: LogLevel;
+  readonly peer: JsonRpcPeer;
+  lastActivity = Date.now();
+
+  constructor(
+    readonly id: string,
+    readonly transport: DownstreamSession['transport'],
+    private readonly channel: OutboundChannel,
+    dispatcher: GatewayDispatcher,
+    logger: Logger,
+  ) {
+    this.peer = new JsonRpcPeer(channel, {
+      onRequest: (request, ctx) => dispatcher.handleRequest({ session: this, request, signal: ctx.signal }),
+      onNotification: (n) => dispatcher.handleNotification(this, n),
+      onInternalError: (err, request) =>
+        logger.error({ err, method: request.method, session: id }, 'internal error while handling a request'),
+    });
+  }
+
+  send(message: JsonRpcMessage, options?: SendOptions): Promise<void> {
+    return this.channel(message, options);
+  }
+
+  receive(message: JsonRpcMessage): void {
+    this.lastActivity = Date.now();
+    this.peer.handle(message);
+  }
+}

@@ -1,0 +1,72 @@
+import type { ServerResponse } from 'node:http';
+import { isResponse, type JsonRpcMessage, type JsonRpcResponse, type RequestId } from '@switchboard/core';
+import { SseStream } from './sse-stream.js';
+
+/**
+ * The answer to one POST that carried requests. It starts undecided: if every response is
+ * ready before anything else must be sent, the answer is plain JSON (cheapest for both
+ * sides); the first notification or request for one of these requests (progress, a log line,
+ * later a relayed elicitation) switches it to an SSE stream, which ends after the last
+ * response.
+ */
+export class PostExchange {
+  private readonly waiting: Set<RequestId>;
+  private readonly buffered: JsonRpcResponse[] = [];
+  private sse?: SseStream;
+  private finished = false;
+
+  constructor(
+    private readonly res: ServerResponse,
+    requestIds: RequestId[],
+    private readonly batch: boolean,
+    private readonly headers: Record<string, string>,
+    initialErrors: JsonRpcResponse[],
+  ) {
+    this.waiting = new Set(requestIds);
+    this.buffered.push(...initialErrors);
+  }
+
+  get ids(): Iterable<RequestId> {
+    return this.waiting;
+  }
+
+  get done(): boolean {
+    return this.finished;
+  }
+
+  deliver(message: JsonRpcMessage): void {
+    if (this.finished) return;
+    if (isResponse(message)) {
+      if (message.id !== null) this.waiting.delete(message.id);
+      if (this.sse) this.sse.write('message', JSON.stringify(message));
+      else this.buffered.push(message);
+    } else {
+      this.switchToSse().write('message', JSON.stringify(message));
+    }
+    if (this.waiting.size === 0) this.finish();
+  }
+
+  private switchToSse(): SseStream {
+    if (!this.sse) {
+      this.sse = new SseStream(this.res, this.headers);
+      for (const r of this.buffered.splice(0)) this.sse.write('message', JSON.stringify(r));
+    }
+    return this.sse;
+  }
+
+  private finish(): void {
+    this.finished = true;
+    if (this.sse) {
+      this.sse.end();
+      return;
+    }
+    if (this.res.destroyed) return;
+    const body = JSON.stringify(this.batch ? this.buffered : this.buffered[0]);
+    this.res.writeHead(200, {
+      'Content-Type': 'application/json',
+      'Content-Length': Buffer.byteLength(body),
+      ...this.headers,
+    });
+    this.res.end(body);
+  }
+}

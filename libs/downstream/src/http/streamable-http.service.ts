@@ -1,0 +1,192 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import {
+  ErrorCode,
+  McpError,
+  isRequest,
+  isResponse,
+  isSupportedVersion,
+  newSessionId,
+  type JsonRpcMessage,
+  type RequestId,
+  type SendOptions,
+} from '@switchboard/core';
+import { takeMessages, parseBody } from '../message-intake.js';
+import { GatewaySession } from '../gateway-session.js';
+import type { DownstreamDeps } from '../downstream.types.js';
+import { answerPreflight, applyCors } from './cors.js';
+import { accepts, headerOf, replyError, replyJson } from './http-replies.js';
+import { PostExchange } from './post-exchange.js';
+import { BodyTooLargeError, readBody } from './read-body.js';
+import { refuseReason } from './request-guard.js';
+import { SseStream } from './sse-stream.js';
+
+interface HttpSession {
+  session: GatewaySession;
+  /** Open POST answers, by the id of each request they carry. */
+  exchanges: Map<RequestId, PostExchange>;
+  /** The GET stream, for messages not tied to a request. */
+  standalone?: SseStream;
+}
+
+const ALLOWED = 'GET, POST, DELETE';
+
+/**
+ * The Streamable HTTP transport at /mcp (spec 2025-03-26 and later): POST carries messages,
+ * GET opens the server's stream, DELETE ends the session. Transport rules live here; what
+ * the messages mean is the dispatcher's business.
+ */
+export class StreamableHttpService {
+  private readonly sessions = new Map<string, HttpSession>();
+
+  constructor(private readonly deps: DownstreamDeps) {}
+
+  get sessionCount(): number {
+    return this.sessions.size;
+  }
+
+  async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const refused = refuseReason(req, this.deps.config());
+    if (refused) return replyError(res, 403, ErrorCode.InvalidRequest, `Forbidden: ${refused}`);
+    applyCors(req, res);
+    switch (req.method) {
+      case 'POST':
+        return this.post(req, res);
+      case 'GET':
+        return this.get(req, res);
+      case 'DELETE':
+        return this.delete(req, res);
+      case 'OPTIONS':
+        return answerPreflight(res, ALLOWED);
+      default:
+        return replyError(res, 405, ErrorCode.InvalidRequest, 'Method not allowed', null, { Allow: ALLOWED });
+    }
+  }
+
+  /** Ends every session (shutdown). */
+  closeAll(): void {
+    for (const id of [...this.sessions.keys()]) this.remove(id);
+  }
+
+  private async post(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (!accepts(req.headers.accept, 'application/json') || !accepts(req.headers.accept, 'text/event-stream')) {
+      return replyError(res, 406, ErrorCode.InvalidRequest, 'Not Acceptable: accept both application/json and text/event-stream');
+    }
+    if (!(req.headers['content-type'] ?? '').toLowerCase().includes('application/json')) {
+      return replyError(res, 415, ErrorCode.InvalidRequest, 'Unsupported Media Type: send application/json');
+    }
+    let text: string;
+    try {
+      text = await readBody(req, this.deps.maxBodyBytes);
+    } catch (err) {
+      if (err instanceof BodyTooLargeError) return replyError(res, 413, ErrorCode.InvalidRequest, 'Request body too large');
+      return;
+    }
+    const parsed = parseBody(text);
+    if (!parsed.ok) return replyJson(res, 400, parsed.error);
+
+    const value = parsed.value as { method?: unknown } | unknown[];
+    const initializing = !Array.isArray(value) && (value as { method?: unknown })?.method === 'initialize';
+    const state = initializing ? this.create() : this.existing(req, res);
+    if (!state) return;
+
+    const intake = takeMessages(value, state.session.protocolVersion || undefined);
+    if (!intake.ok) return replyJson(res, 400, intake.error);
+    const requests = intake.messages.filter(isRequest);
+    if (requests.length === 0) {
+      for (const m of intake.messages) state.session.receive(m);
+      if (intake.errors.length === 0) {
+        res.writeHead(202).end();
+        return;
+      }
+      return replyJson(res, 400, intake.batch ? intake.errors : intake.errors[0]);
+    }
+
+    const headers: Record<string, string> = initializing ? { 'Mcp-Session-Id': state.session.id } : {};
+    const exchange = new PostExchange(res, requests.map((r) => r.id), intake.batch, headers, intake.errors);
+    for (const r of requests) state.exchanges.set(r.id, exchange);
+    // A dropped connection is not a cancellation (spec); only the routing of its answers goes.
+    res.once('close', () => {
+      for (const id of exchange.ids) if (state.exchanges.get(id) === exchange) state.exchanges.delete(id);
+    });
+    for (const m of intake.messages) state.session.receive(m);
+  }
+
+  private get(req: IncomingMessage, res: ServerResponse): void {
+    if (!accepts(req.headers.accept, 'text/event-stream')) {
+      return replyError(res, 406, ErrorCode.InvalidRequest, 'Not Acceptable: accept text/event-stream');
+    }
+    const state = this.existing(req, res);
+    if (!state) return;
+    if (state.standalone && !state.standalone.closed) {
+      return replyError(res, 409, ErrorCode.InvalidRequest, 'Conflict: this session already has a GET stream');
+    }
+    const stream = new SseStream(res);
+    state.standalone = stream;
+    stream.onClose(() => {
+      if (state.standalone === stream) state.standalone = undefined;
+    });
+  }
+
+  private delete(req: IncomingMessage, res: ServerResponse): void {
+    const state = this.existing(req, res);
+    if (!state) return;
+    this.remove(state.session.id);
+    res.writeHead(200).end();
+  }
+
+  /** The session named by the request's headers, or an error answer (400/404) and undefined. */
+  private existing(req: IncomingMessage, res: ServerResponse): HttpSession | undefined {
+    const id = headerOf(req.headers['mcp-session-id']);
+    if (!id) {
+      replyError(res, 400, ErrorCode.InvalidRequest, 'Bad Request: Mcp-Session-Id header is required');
+      return undefined;
+    }
+    const state = this.sessions.get(id);
+    if (!state) {
+      replyError(res, 404, ErrorCode.ConnectionClosed, 'Session not found: initialize a new session');
+      return undefined;
+    }
+    const version = headerOf(req.headers['mcp-protocol-version']);
+    if (version !== undefined && !isSupportedVersion(version)) {
+      replyError(res, 400, ErrorCode.InvalidRequest, `Bad Request: unsupported MCP-Protocol-Version '${version}'`);
+      return undefined;
+    }
+    return state;
+  }
+
+  private create(): HttpSession {
+    const id = newSessionId();
+    const exchanges = new Map<RequestId, PostExchange>();
+    const state: HttpSession = { exchanges } as HttpSession;
+    const channel = async (message: JsonRpcMessage, options?: SendOptions) => this.route(state, message, options);
+    state.session = new GatewaySession(id, 'streamable-http', channel, this.deps.dispatcher, this.deps.logger);
+    this.sessions.set(id, state);
+    this.deps.sessions.add(state.session);
+    return state;
+  }
+
+  private route(state: HttpSession, message: JsonRpcMessage, options?: SendOptions): void {
+    const related = options?.relatedRequestId;
+    const exchange = related === undefined ? undefined : state.exchanges.get(related);
+    if (exchange) {
+      if (isResponse(message)) state.exchanges.delete(related!);
+      exchange.deliver(message);
+      // A failed initialize leaves nothing worth keeping.
+      if (isResponse(message) && 'error' in message && !state.session.protocolVersion) this.remove(state.session.id);
+      return;
+    }
+    if (isResponse(message)) return; // its POST went away; the spec has no other place for it
+    if (state.standalone && !state.standalone.closed) state.standalone.write('message', JSON.stringify(message));
+    // Otherwise dropped: the host opened no stream for messages that belong to no request.
+  }
+
+  private remove(id: string): void {
+    const state = this.sessions.get(id);
+    if (!state) return;
+    this.sessions.delete(id);
+    state.standalone?.end();
+    state.exchanges.clear();
+    state.session.peer.close(new McpError(ErrorCode.ConnectionClosed, 'Session ended'));
+    this.deps.sessions.remove(id);
+  }
+}

@@ -1,0 +1,53 @@
+import {
+  ErrorCode,
+  allowsBatches,
+  classifyMessage,
+  errorResponse,
+  idOf,
+  type JsonRpcErrorResponse,
+  type JsonRpcMessage,
+} from '@switchboard/core';
+
+export type Intake =
+  | { ok: true; messages: JsonRpcMessage[]; errors: JsonRpcErrorResponse[]; batch: boolean }
+  | { ok: false; error: JsonRpcErrorResponse };
+
+/** Parses a body; malformed JSON is -32700 with a null id, as JSON-RPC requires. */
+export function parseBody(text: string): { ok: true; value: unknown } | { ok: false; error: JsonRpcErrorResponse } {
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch {
+    return { ok: false, error: errorResponse(null, { code: ErrorCode.ParseError, message: 'Parse error: the body is not valid JSON' }) };
+  }
+}
+
+/**
+ * Splits a decoded body into valid messages and error responses for the invalid ones.
+ * Batches are accepted only where the negotiated revision has them (2025-03-26), and never
+ * for initialize (or before a version is negotiated).
+ */
+export function takeMessages(value: unknown, protocolVersion: string | undefined): Intake {
+  const batch = Array.isArray(value);
+  if (batch) {
+    if (!protocolVersion || !allowsBatches(protocolVersion)) {
+      const why = protocolVersion ? `protocol version ${protocolVersion} does not allow batches` : 'batches are not allowed before initialize';
+      return { ok: false, error: errorResponse(null, { code: ErrorCode.InvalidRequest, message: `Invalid request: ${why}` }) };
+    }
+    if (value.length === 0) {
+      return { ok: false, error: errorResponse(null, { code: ErrorCode.InvalidRequest, message: 'Invalid request: empty batch' }) };
+    }
+  }
+  const items = batch ? (value as unknown[]) : [value];
+  const messages: JsonRpcMessage[] = [];
+  const errors: JsonRpcErrorResponse[] = [];
+  for (const item of items) {
+    if (classifyMessage(item) === 'invalid') {
+      errors.push(errorResponse(idOf(item), { code: ErrorCode.InvalidRequest, message: 'Invalid request: not a JSON-RPC 2.0 message' }));
+    } else if (batch && (item as { method?: unknown }).method === 'initialize') {
+      errors.push(errorResponse(idOf(item), { code: ErrorCode.InvalidRequest, message: 'Invalid request: initialize cannot be batched' }));
+    } else {
+      messages.push(item as JsonRpcMessage);
+    }
+  }
+  return { ok: true, messages, errors, batch };
+}

@@ -1,0 +1,77 @@
+import type { Readable, Writable } from 'node:stream';
+import { ErrorCode, McpError, newSessionId, type JsonRpcMessage } from '@switchboard/core';
+import type { DownstreamDeps } from '../downstream.types.js';
+import { GatewaySession } from '../gateway-session.js';
+import { parseBody, takeMessages } from '../message-intake.js';
+
+/**
+ * `switchboard stdio`: one session on stdin/stdout, newline-delimited JSON, for hosts that
+ * launch MCP servers as subprocesses. Nothing but protocol messages is written to stdout.
+ */
+export class StdioFront {
+  private session?: GatewaySession;
+  private buffer = '';
+
+  constructor(
+    private readonly deps: DownstreamDeps,
+    private readonly input: Readable,
+    private readonly output: Writable,
+  ) {}
+
+  /** Resolves when stdin ends (the host went away). */
+  run(): Promise<void> {
+    const session = new GatewaySession(
+      newSessionId(),
+      'stdio',
+      (message) => this.write(message),
+      this.deps.dispatcher,
+      this.deps.logger,
+    );
+    this.session = session;
+    this.deps.sessions.add(session);
+    this.input.setEncoding('utf8');
+    this.input.on('data', (chunk: string) => this.onData(chunk));
+    return new Promise((resolve) => {
+      this.input.once('end', () => {
+        this.close();
+        resolve();
+      });
+    });
+  }
+
+  close(): void {
+    const session = this.session;
+    if (!session) return;
+    this.session = undefined;
+    session.peer.close(new McpError(ErrorCode.ConnectionClosed, 'Session ended'));
+    this.deps.sessions.remove(session.id);
+  }
+
+  private onData(chunk: string): void {
+    this.buffer += chunk;
+    let nl: number;
+    while ((nl = this.buffer.indexOf('\n')) !== -1) {
+      const line = this.buffer.slice(0, nl).trim();
+      this.buffer = this.buffer.slice(nl + 1);
+      if (line) this.onLine(line);
+    }
+  }
+
+  private onLine(line: string): void {
+    const session = this.session;
+    if (!session) return;
+    const parsed = parseBody(line);
+    if (!parsed.ok) return void this.write(parsed.error);
+    const intake = takeMessages(parsed.value, session.protocolVersion || undefined);
+    if (!intake.ok) return void this.write(intake.error);
+    for (const error of intake.errors) void this.write(error);
+    for (const message of intake.messages) session.receive(message);
+  }
+
+  private write(message: JsonRpcMessage): Promise<void> {
+    return new Promise((resolve) => {
+      if (this.output.writable) this.output.write(`${JSON.stringify(message)}\n`, () => resolve());
+      else resolve();
+    });
+  }
+}

@@ -1,0 +1,136 @@
+import type { CatalogStore, UpstreamSnapshot } from '@switchboard/catalog';
+import type { GatewayConfig } from '@switchboard/config';
+import type { JsonRpcNotification } from '@switchboard/core';
+import type { Logger } from '@switchboard/observability';
+import type { UpstreamConnection, UpstreamRegistry, UpstreamState } from '@switchboard/upstream';
+
+type Kind = 'tools' | 'prompts' | 'resources' | 'resourceTemplates';
+
+const LISTS: Record<Kind, { method: string; key: string; capability: string }> = {
+  tools: { method: 'tools/list', key: 'tools', capability: 'tools' },
+  prompts: { method: 'prompts/list', key: 'prompts', capability: 'prompts' },
+  resources: { method: 'resources/list', key: 'resources', capability: 'resources' },
+  resourceTemplates: { method: 'resources/templates/list', key: 'resourceTemplates', capability: 'resources' },
+};
+
+const CHANGED: Record<string, Kind[]> = {
+  'notifications/tools/list_changed': ['tools'],
+  'notifications/prompts/list_changed': ['prompts'],
+  'notifications/resources/list_changed': ['resources', 'resourceTemplates'],
+};
+
+/**
+ * Keeps the catalog equal to what the available upstreams offer: a full read when an
+ * upstream becomes ready, a re-read of one list on its list_changed notification, and
+ * removal when it goes away (so lists show only what can be called).
+ */
+export class CatalogSync {
+  private readonly snapshots = new Map<string, UpstreamSnapshot>();
+  private readonly warming = new Set<string>();
+  private readonly warmWaiters = new Set<() => void>();
+  private config!: GatewayConfig;
+
+  constructor(
+    private readonly registry: UpstreamRegistry,
+    private readonly store: CatalogStore,
+    private readonly logger: Logger,
+  ) {
+    registry.addListener({
+      stateChanged: (server, state, previous) => this.onState(server, state, previous),
+      notification: (server, n) => this.onNotification(server, n),
+    });
+  }
+
+  /** Call before the registry applies the same config. */
+  configure(config: GatewayConfig): void {
+    this.config = config;
+    this.store.setNaming({ separator: config.separator, maxLength: 64 });
+    const enabled = config.servers.filter((s) => s.enabled);
+    this.store.setOrder(enabled.map((s) => s.name));
+    const names = new Set(enabled.map((s) => s.name));
+    for (const name of names) if (!this.snapshots.has(name)) this.warming.add(name);
+    for (const name of [...this.snapshots.keys()]) {
+      if (!names.has(name)) this.drop(name);
+    }
+    // A namespace or alias change alters public names without any upstream event.
+    for (const [name, snap] of this.snapshots) {
+      const server = enabled.find((s) => s.name === name)!;
+      this.snapshots.set(name, { ...snap, prefix: server.alias ?? name, namespace: server.namespace ?? config.namespace });
+      this.store.setSnapshot(this.snapshots.get(name)!);
+    }
+  }
+
+  /** Resolves once every enabled upstream has been read or has failed its first attempt. */
+  warm(maxMs: number): Promise<void> {
+    if (this.warming.size === 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.warmWaiters.delete(done);
+        resolve();
+      };
+      const timer = setTimeout(done, maxMs);
+      this.warmWaiters.add(done);
+    });
+  }
+
+  private settleWarm(server: string): void {
+    if (!this.warming.delete(server) || this.warming.size > 0) return;
+    for (const w of [...this.warmWaiters]) w();
+  }
+
+  private onState(server: string, state: UpstreamState, previous: UpstreamState): void {
+    if (state === 'ready' && previous !== 'degraded') void this.readAll(server);
+    if (state === 'down' || state === 'stopped') {
+      this.drop(server);
+      if (state === 'down') this.settleWarm(server);
+    }
+  }
+
+  private onNotification(server: string, n: JsonRpcNotification): void {
+    const kinds = CHANGED[n.method];
+    if (kinds) void this.read(server, kinds);
+  }
+
+  private async readAll(server: string): Promise<void> {
+    await this.read(server, ['tools', 'prompts', 'resources', 'resourceTemplates']);
+    this.settleWarm(server);
+  }
+
+  private async read(server: string, kinds: Kind[]): Promise<void> {
+    const connection = this.registry.get(server);
+    const config = this.config?.servers.find((s) => s.name === server);
+    if (!connection || !connection.isAvailable || !config) return;
+    const base = this.snapshots.get(server) ?? {
+      server,
+      prefix: config.alias ?? server,
+      namespace: config.namespace ?? this.config.namespace,
+      tools: [],
+      prompts: [],
+      resources: [],
+      resourceTemplates: [],
+    };
+    const next: UpstreamSnapshot = { ...base };
+    await Promise.all(kinds.map((kind) => this.readList(connection, kind).then((items) => (next[kind] = items))));
+    // The upstream may have gone away while we were reading.
+    if (this.registry.get(server) !== connection || !connection.isAvailable) return;
+    this.snapshots.set(server, next);
+    this.store.setSnapshot(next);
+  }
+
+  private async readList(connection: UpstreamConnection, kind: Kind): Promise<readonly Record<string, unknown>[]> {
+    const { method, key, capability } = LISTS[kind];
+    if (!connection.capabilities[capability]) return [];
+    try {
+      return await connection.listAll(method, key);
+    } catch (err) {
+      this.logger.warn({ upstream: connection.name, method, err: String(err) }, 'could not read upstream list');
+      connection.reportTrouble(`${method} failed`);
+      return this.snapshots.get(connection.name)?.[kind] ?? [];
+    }
+  }
+
+  private drop(server: string): void {
+    if (this.snapshots.delete(server)) this.store.removeServer(server);
+  }
+}

@@ -1,0 +1,47 @@
+import type { InboundContext, JsonRpcRequest, PeerRequestOptions } from '@switchboard/core';
+import type { UpstreamConnection } from '@switchboard/upstream';
+import type { DownstreamSession } from './session.js';
+
+type Item = Record<string, unknown>;
+
+/**
+ * Sends one downstream request to its upstream: the host's progress token is replaced by one
+ * the upstream connection owns (tokens from different hosts may clash) and mapped back on
+ * every progress notification; the host's cancellation becomes notifications/cancelled
+ * upstream; the per-request timeout is reset by progress and capped by a hard maximum.
+ */
+export class Forwarder {
+  forward(
+    session: DownstreamSession,
+    request: JsonRpcRequest,
+    connection: UpstreamConnection,
+    params: Item,
+    ctx: InboundContext,
+  ): Promise<Item> {
+    const meta = params._meta as Item | undefined;
+    const hostToken = meta?.progressToken as string | number | undefined;
+    let upstreamParams = params;
+    if (hostToken !== undefined) {
+      const { progressToken: _dropped, ...restMeta } = meta!;
+      upstreamParams = { ...params, _meta: restMeta };
+      if (Object.keys(restMeta).length === 0) delete upstreamParams._meta;
+    }
+    const timeouts = connection.config.timeouts;
+    const options: PeerRequestOptions = {
+      timeoutMs: timeouts.requestMs,
+      maxTotalMs: timeouts.maxRequestMs,
+      signal: ctx.signal,
+    };
+    if (hostToken !== undefined) {
+      options.onProgress = (progress) => {
+        void session
+          .send(
+            { jsonrpc: '2.0', method: 'notifications/progress', params: { ...progress, progressToken: hostToken } },
+            { relatedRequestId: request.id },
+          )
+          .catch(() => undefined);
+      };
+    }
+    return connection.request(request.method, upstreamParams, options);
+  }
+}

@@ -1,0 +1,78 @@
+import { ErrorCode, McpError, methodNotFound, type JsonRpcNotification } from '@switchboard/core';
+import { complete } from './handlers/completion.js';
+import { initialize, ping } from './handlers/lifecycle.js';
+import { listPrompts, listResources, listResourceTemplates, listTools } from './handlers/lists.js';
+import { setLevel } from './handlers/logging.js';
+import { getPrompt } from './handlers/prompts.js';
+import { readResource, subscribe, unsubscribe } from './handlers/resources.js';
+import { callTool } from './handlers/tools-call.js';
+import type { Item, MethodHandler, RelayServices, RequestContext } from './relay.types.js';
+import type { DownstreamSession } from './session.js';
+
+/** Every method a host may call on the gateway, and who answers it. */
+const METHODS: Record<string, MethodHandler> = {
+  initialize,
+  ping,
+  'tools/list': listTools,
+  'tools/call': callTool,
+  'prompts/list': listPrompts,
+  'prompts/get': getPrompt,
+  'resources/list': listResources,
+  'resources/templates/list': listResourceTemplates,
+  'resources/read': readResource,
+  'resources/subscribe': subscribe,
+  'resources/unsubscribe': unsubscribe,
+  'completion/complete': complete,
+  'logging/setLevel': setLevel,
+};
+
+/**
+ * The MCP server the hosts see, independent of transport: one entry for requests and one for
+ * notifications. Transports (libs/downstream) only move bytes and manage sessions.
+ */
+export class GatewayDispatcher {
+  private draining = false;
+
+  constructor(readonly services: RelayServices) {}
+
+  /** After this, new requests other than ping are refused with -32011 while in-flight ones finish. */
+  startDraining(): void {
+    this.draining = true;
+  }
+
+  async handleRequest(ctx: Omit<RequestContext, 'params'>): Promise<Item> {
+    const { request, session } = ctx;
+    const handler = Object.hasOwn(METHODS, request.method) ? METHODS[request.method] : undefined;
+    if (!handler) throw methodNotFound(request.method);
+    if (request.method !== 'initialize' && request.method !== 'ping' && !session.protocolVersion) {
+      throw new McpError(ErrorCode.InvalidRequest, 'The session is not initialized: send initialize first');
+    }
+    if (this.draining && request.method !== 'ping') {
+      throw new McpError(ErrorCode.ShuttingDown, 'Switchboard is shutting down');
+    }
+    const params = (request.params ?? {}) as Item;
+    try {
+      return await handler({ ...ctx, params }, this.services);
+    } catch (err) {
+      throw sanitize(err);
+    }
+  }
+
+  handleNotification(session: DownstreamSession, notification: JsonRpcNotification): void {
+    if (notification.method === 'notifications/initialized') session.initialized = true;
+    // notifications/cancelled and progress are consumed by the session's JSON-RPC peer; roots
+    // list changes matter once roots are relayed (a later issue). Others are ignored, as the
+    // spec asks of unknown notifications.
+  }
+}
+
+/**
+ * Upstream JSON-RPC errors pass through with their code, message and data (hosts need e.g.
+ * -32042's data), except internal errors, whose data may carry an upstream's stack trace.
+ */
+function sanitize(err: unknown): unknown {
+  if (err instanceof McpError && err.code === ErrorCode.InternalError && err.data !== undefined) {
+    return new McpError(err.code, err.message);
+  }
+  return err;
+}

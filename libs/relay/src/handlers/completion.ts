@@ -1,0 +1,37 @@
+import { invalidParams } from '@switchboard/core';
+import type { Item, MethodHandler, RelayServices } from '../relay.types.js';
+import { optionalObject, requireString } from './params.js';
+import { upstreamOf } from './upstream-of.js';
+
+const EMPTY = { completion: { values: [], hasMore: false } };
+
+/** Maps the public prompt name or resource template URI in `ref` back to its upstream. */
+function resolveRef(services: RelayServices, ref: Item): { server: string; ref: Item } {
+  const catalog = services.catalog.current;
+  if (ref.type === 'ref/prompt') {
+    const name = requireString(ref, 'name');
+    const target = catalog.resolvePrompt(name);
+    if (!target) throw invalidParams(`Unknown prompt: ${name}`);
+    return { server: target.server, ref: { ...ref, name: target.name } };
+  }
+  if (ref.type === 'ref/resource') {
+    const uri = requireString(ref, 'uri');
+    const template = catalog.resolveTemplate(uri);
+    if (template) return { server: template.server, ref: { ...ref, uri: template.uriTemplate } };
+    const resource = catalog.resolveResource(uri);
+    if (resource) return { server: resource.server, ref: { ...ref, uri: resource.uri } };
+    throw invalidParams(`Unknown resource: ${uri}`);
+  }
+  throw invalidParams("Invalid params: 'ref.type' must be 'ref/prompt' or 'ref/resource'");
+}
+
+export const complete: MethodHandler = async (ctx, services) => {
+  const ref = optionalObject(ctx.params, 'ref');
+  if (!ref) throw invalidParams("Invalid params: 'ref' is required");
+  if (!optionalObject(ctx.params, 'argument')) throw invalidParams("Invalid params: 'argument' is required");
+  const target = resolveRef(services, ref);
+  const connection = upstreamOf(services, target.server);
+  // An upstream without completions simply has no suggestions; that is not an error for the host.
+  if (!connection.capabilities.completions) return EMPTY;
+  return services.forwarder.forward(ctx.session, ctx.request, connection, { ...ctx.params, ref: target.ref }, ctx);
+};

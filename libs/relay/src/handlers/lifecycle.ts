@@ -1,0 +1,55 @@
+import { invalidParams, negotiateVersion } from '@switchboard/core';
+import type { UpstreamConnection } from '@switchboard/upstream';
+import type { Item, MethodHandler } from '../relay.types.js';
+import { optionalObject } from './params.js';
+
+/** How long initialize waits for upstreams still on their first connect, so the first lists are full. */
+const WARM_WAIT_MS = 5_000;
+
+export const initialize: MethodHandler = async ({ session, params }, services) => {
+  if (typeof params.protocolVersion !== 'string') throw invalidParams("Invalid params: 'protocolVersion' must be a string");
+  const capabilities = optionalObject(params, 'capabilities') ?? {};
+  const clientInfo = optionalObject(params, 'clientInfo');
+  session.protocolVersion = negotiateVersion(params.protocolVersion);
+  session.clientCapabilities = capabilities;
+  session.clientInfo = clientInfo;
+
+  await services.sync.warm(WARM_WAIT_MS);
+  const upstreams = services.registry.all();
+  const instructions = mergedInstructions(upstreams);
+  return {
+    protocolVersion: session.protocolVersion,
+    capabilities: advertisedCapabilities(upstreams),
+    serverInfo: services.serverInfo,
+    ...(instructions ? { instructions } : {}),
+  };
+};
+
+export const ping: MethodHandler = async () => ({});
+
+/**
+ * The union of what the upstreams offer. Tools and logging are always on: tools are the
+ * gateway's purpose (upstreams may appear later through a config reload), and the gateway
+ * forwards upstream logs. Every list capability has listChanged, since the merged lists change
+ * whenever an upstream comes or goes.
+ */
+export function advertisedCapabilities(upstreams: UpstreamConnection[]): Item {
+  const caps: Item = { tools: { listChanged: true }, logging: {} };
+  for (const u of upstreams) {
+    const c = u.capabilities;
+    if (c.prompts) caps.prompts = { listChanged: true };
+    if (c.resources) {
+      const subscribe = Boolean((c.resources as Item).subscribe) || Boolean((caps.resources as Item | undefined)?.subscribe);
+      caps.resources = { listChanged: true, ...(subscribe ? { subscribe: true } : {}) };
+    }
+    if (c.completions) caps.completions = {};
+  }
+  return caps;
+}
+
+function mergedInstructions(upstreams: UpstreamConnection[]): string | undefined {
+  const parts = upstreams
+    .filter((u) => u.instructions)
+    .map((u) => `## ${u.config.alias ?? u.name}\n${u.instructions}`);
+  return parts.length ? parts.join('\n\n') : undefined;
+}

@@ -1,0 +1,25 @@
+import { invalidParams } from '@switchboard/core';
+import type { Item } from '../relay.types.js';
+
+/** Small readers that answer bad params with -32602 naming the field. */
+export function requireString(params: Item, field: string): string {
+  const value = params[field];
+  if (typeof value !== 'string' || value.length === 0) throw invalidParams(`Invalid params: '${field}' must be a non-empty string`);
+  return value;
+}
+
+export function optionalObject(params: Item, field: string): Item | undefined {
+  const value = params[field];
+  if (value === undefined) return undefined;
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw invalidParams(`Invalid params: '${field}' must be an object`);
+  }
+  return value as Item;
+}
+
+export function optionalCursor(params: Item): string | undefined {
+  const cursor = params.cursor;
+  if (cursor === undefined || cursor === null) return undefined;
+  if (typeof cursor !== 'string') throw invalidParams('Invalid cursor');
+  return cursor;
+}

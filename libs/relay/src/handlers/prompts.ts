@@ -1,0 +1,14 @@
+import { invalidParams } from '@switchboard/core';
+import type { MethodHandler } from '../relay.types.js';
+import { requireString } from './params.js';
+import { publicUrisInMessages } from './uri-mapping.js';
+import { upstreamOf } from './upstream-of.js';
+
+export const getPrompt: MethodHandler = async (ctx, services) => {
+  const publicName = requireString(ctx.params, 'name');
+  const target = services.catalog.current.resolvePrompt(publicName);
+  if (!target) throw invalidParams(`Unknown prompt: ${publicName}`);
+  const connection = upstreamOf(services, target.server);
+  const result = await services.forwarder.forward(ctx.session, ctx.request, connection, { ...ctx.params, name: target.name }, ctx);
+  return publicUrisInMessages(services.catalog.current, target.server, result);
+};

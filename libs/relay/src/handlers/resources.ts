@@ -1,0 +1,37 @@
+import { ErrorCode, McpError } from '@switchboard/core';
+import type { MethodHandler, RelayServices } from '../relay.types.js';
+import { requireString } from './params.js';
+import { publicUrisInContents } from './uri-mapping.js';
+import { upstreamOf } from './upstream-of.js';
+
+function resolve(services: RelayServices, uri: string): { server: string; uri: string } {
+  const target = services.catalog.current.resolveResource(uri);
+  // Legacy-era peers know "resource not found" as -32002 (the 2026 revision uses -32602).
+  if (!target) throw new McpError(ErrorCode.ResourceNotFound, `Resource not found: ${uri}`, { uri });
+  return target;
+}
+
+export const readResource: MethodHandler = async (ctx, services) => {
+  const target = resolve(services, requireString(ctx.params, 'uri'));
+  const connection = upstreamOf(services, target.server);
+  const result = await services.forwarder.forward(ctx.session, ctx.request, connection, { ...ctx.params, uri: target.uri }, ctx);
+  return publicUrisInContents(services.catalog.current, target.server, result);
+};
+
+export const subscribe: MethodHandler = async ({ session, params }, services) => {
+  const uri = requireString(params, 'uri');
+  const target = resolve(services, uri);
+  const connection = upstreamOf(services, target.server);
+  const caps = connection.capabilities.resources as Record<string, unknown> | undefined;
+  if (!caps?.subscribe) {
+    throw new McpError(ErrorCode.MethodNotFound, `Upstream '${target.server}' does not support resource subscriptions`);
+  }
+  await services.subscriptions.subscribe(session, target.server, target.uri, uri);
+  return {};
+};
+
+export const unsubscribe: MethodHandler = async ({ session, params }, services) => {
+  const target = resolve(services, requireString(params, 'uri'));
+  await services.subscriptions.unsubscribe(session, target.server, target.uri);
+  return {};
+};

@@ -1,0 +1,64 @@
+import type { CatalogStore } from '@switchboard/catalog';
+import { isLogLevel, passesLevel, type JsonRpcNotification, type LogLevel } from '@switchboard/core';
+import type { UpstreamRegistry } from '@switchboard/upstream';
+import type { SessionDirectory } from './session.js';
+
+/** Sessions that never sent logging/setLevel get messages at this level and above. */
+export const DEFAULT_SESSION_LOG_LEVEL: LogLevel = 'info';
+
+/**
+ * Notifications from the merged world to every host: list_changed when the merged catalog
+ * changed (whatever the cause: an upstream's own list_changed, one coming or going, a config
+ * reload), and upstream log messages, labelled with their server and filtered per session.
+ */
+export class NotificationFanout {
+  constructor(
+    private readonly sessions: SessionDirectory,
+    registry: UpstreamRegistry,
+    store: CatalogStore,
+  ) {
+    store.onChange((diff) => {
+      if (diff.tools) this.broadcast('notifications/tools/list_changed');
+      if (diff.prompts) this.broadcast('notifications/prompts/list_changed');
+      if (diff.resources) this.broadcast('notifications/resources/list_changed');
+    });
+    registry.addListener({
+      notification: (server, n) => {
+        if (n.method === 'notifications/message') this.log(server, n);
+      },
+      stateChanged: (server, state) => {
+        // A (re)connected upstream starts at its default level; tell it what sessions asked for.
+        const level = upstreamLogLevel(sessions);
+        const connection = registry.get(server);
+        if (state !== 'ready' || !level || !connection?.capabilities.logging) return;
+        void connection.request('logging/setLevel', { level }).catch(() => undefined);
+      },
+    });
+  }
+
+  private broadcast(method: string): void {
+    for (const session of this.sessions.initialized()) {
+      void session.send({ jsonrpc: '2.0', method }).catch(() => undefined);
+    }
+  }
+
+  private log(server: string, n: JsonRpcNotification): void {
+    const level = n.params?.level;
+    if (!isLogLevel(level)) return;
+    const logger = typeof n.params?.logger === 'string' ? `${server}/${n.params.logger}` : server;
+    const params = { ...n.params, logger };
+    for (const session of this.sessions.initialized()) {
+      if (!passesLevel(level, session.logLevel ?? DEFAULT_SESSION_LOG_LEVEL)) continue;
+      void session.send({ jsonrpc: '2.0', method: 'notifications/message', params }).catch(() => undefined);
+    }
+  }
+}
+
+/** The level to ask of upstreams: the most verbose any session wants (they filter further). */
+export function upstreamLogLevel(sessions: SessionDirectory): LogLevel | undefined {
+  let min: LogLevel | undefined;
+  for (const s of sessions.all()) {
+    if (s.logLevel && (!min || passesLevel(min, s.logLevel))) min = s.logLevel;
+  }
+  return min;
+}

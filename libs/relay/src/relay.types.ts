@@ -1,0 +1,32 @@
+import type { CatalogStore } from '@switchboard/catalog';
+import type { GatewayConfig } from '@switchboard/config';
+import type { InboundContext, JsonRpcRequest } from '@switchboard/core';
+import type { Logger } from '@switchboard/observability';
+import type { UpstreamRegistry } from '@switchboard/upstream';
+import type { CatalogSync } from './catalog-sync.js';
+import type { Forwarder } from './forwarder.js';
+import type { DownstreamSession, SessionDirectory } from './session.js';
+import type { SubscriptionManager } from './subscriptions.js';
+
+export type Item = Record<string, unknown>;
+
+/** The collaborators a method handler may use; injected, so handlers stay small and testable. */
+export interface RelayServices {
+  config(): GatewayConfig;
+  catalog: CatalogStore;
+  sync: CatalogSync;
+  registry: UpstreamRegistry;
+  sessions: SessionDirectory;
+  forwarder: Forwarder;
+  subscriptions: SubscriptionManager;
+  logger: Logger;
+  serverInfo: { name: string; version: string; title?: string };
+}
+
+export interface RequestContext extends InboundContext {
+  session: DownstreamSession;
+  request: JsonRpcRequest;
+  params: Item;
+}
+
+export type MethodHandler = (ctx: RequestContext, services: RelayServices) => Promise<Item>;

@@ -1,0 +1,59 @@
+import type { JsonRpcMessage, LogLevel, SendOptions } from '@switchboard/core';
+
+type Item = Record<string, unknown>;
+
+/**
+ * What the relay needs of a downstream session, whatever its transport (Streamable HTTP,
+ * HTTP+SSE, stdio). The transport owns the wire; the relay owns the meaning.
+ */
+export interface DownstreamSession {
+  readonly id: string;
+  readonly transport: 'streamable-http' | 'sse' | 'stdio';
+  protocolVersion: string;
+  clientInfo?: Item;
+  clientCapabilities: Item;
+  /** True once the host sent notifications/initialized. */
+  initialized: boolean;
+  /** Set by logging/setLevel; undefined means the default threshold. */
+  logLevel?: LogLevel;
+  /** Delivers a message to the host; relatedRequestId puts it on that request's stream. */
+  send(message: JsonRpcMessage, options?: SendOptions): Promise<void>;
+}
+
+/** Every live session, so notifications can be fanned out. */
+export class SessionDirectory {
+  private readonly sessions = new Map<string, DownstreamSession>();
+  private readonly closeHooks = new Set<(session: DownstreamSession) => void>();
+
+  add(session: DownstreamSession): void {
+    this.sessions.set(session.id, session);
+  }
+
+  get(id: string): DownstreamSession | undefined {
+    return this.sessions.get(id);
+  }
+
+  remove(id: string): void {
+    const session = this.sessions.get(id);
+    if (!session) return;
+    this.sessions.delete(id);
+    for (const hook of this.closeHooks) hook(session);
+  }
+
+  onClose(hook: (session: DownstreamSession) => void): void {
+    this.closeHooks.add(hook);
+  }
+
+  get size(): number {
+    return this.sessions.size;
+  }
+
+  /** Sessions that finished the handshake (only those may receive notifications). */
+  *initialized(): Iterable<DownstreamSession> {
+    for (const s of this.sessions.values()) if (s.initialized) yield s;
+  }
+
+  all(): IterableIterator<DownstreamSession> {
+    return this.sessions.values();
+  }
+}

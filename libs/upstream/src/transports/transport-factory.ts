@@ -1,0 +1,66 @@
+import { SSEClientTransport, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import type { ServerConfig, RemoteServerConfig } from '@switchboard/config';
+import type { Logger } from '@switchboard/observability';
+import { StdioUpstreamTransport } from './stdio-transport.js';
+import type { UpstreamTransport } from './upstream-transport.js';
+
+export type RemoteFlavour = 'streamable-http' | 'sse';
+
+/** A port so tests (and later, per-principal credentials) can supply transports. */
+export interface TransportFactory {
+  create(config: ServerConfig, flavour: RemoteFlavour | undefined, logger: Logger): UpstreamTransport;
+}
+
+export const UPSTREAM_TRANSPORT_FACTORY = Symbol('UPSTREAM_TRANSPORT_FACTORY');
+
+export class DefaultTransportFactory implements TransportFactory {
+  create(config: ServerConfig, flavour: RemoteFlavour | undefined, logger: Logger): UpstreamTransport {
+    if (config.transport === 'stdio') return new StdioUpstreamTransport(config, logger);
+    return flavour === 'sse' ? sseTransport(config) : streamableTransport(config);
+  }
+}
+
+function streamableTransport(config: RemoteServerConfig): UpstreamTransport {
+  return new StreamableHTTPClientTransport(new URL(config.url), {
+    requestInit: { headers: config.headers },
+    // The GET stream resumes with Last-Event-ID; beyond these retries the connection's own
+    // health check takes over and reconnects the whole session.
+    reconnectionOptions: {
+      initialReconnectionDelay: 500,
+      maxReconnectionDelay: 10_000,
+      reconnectionDelayGrowFactor: 2,
+      maxRetries: 5,
+    },
+  }) as unknown as UpstreamTransport;
+}
+
+function sseTransport(config: RemoteServerConfig): UpstreamTransport {
+  const headers = config.headers;
+  return new SSEClientTransport(new URL(config.url), {
+    requestInit: { headers },
+    // EventSource takes no headers option; give it a fetch that adds them.
+    eventSourceInit: {
+      fetch: (url: string | URL, init?: RequestInit) =>
+        fetch(url, { ...init, headers: { ...(init?.headers as Record<string, string>), ...headers } }),
+    } as EventSourceInit,
+  }) as unknown as UpstreamTransport;
+}
+
+/**
+ * True when a Streamable HTTP initialize failed in the way the spec says means "this is an
+ * old HTTP+SSE server": an HTTP 4xx status on the POST (typically 404 or 405).
+ */
+export function looksLikeLegacySse(err: unknown): boolean {
+  const status = httpStatusOf(err);
+  return status !== undefined && status >= 400 && status < 500 && status !== 401 && status !== 403;
+}
+
+/** The HTTP status an SDK transport error carries, if any. */
+export function httpStatusOf(err: unknown): number | undefined {
+  const e = err as { status?: unknown; data?: { status?: unknown }; code?: unknown } | undefined;
+  if (typeof e?.status === 'number') return e.status;
+  if (typeof e?.data?.status === 'number') return e.data.status;
+  // SSEClientTransport reports HTTP failures as SseError with the status in `code`.
+  if (typeof e?.code === 'number' && e.code >= 100 && e.code < 600) return e.code;
+  return undefined;
+}

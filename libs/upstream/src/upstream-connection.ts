@@ -1,0 +1,347 @@
+import {
+  ErrorCode,
+  JsonRpcPeer,
+  LATEST_LEGACY_VERSION,
+  McpError,
+  isSupportedVersion,
+  methodNotFound,
+  type JsonRpcRequest,
+  type InboundContext,
+  type PeerRequestOptions,
+} from '@switchboard/core';
+import type { ServerConfig } from '@switchboard/config';
+import type { Logger } from '@switchboard/observability';
+import { backoffDelay, withTimeout } from './backoff.js';
+import { httpStatusOf, looksLikeLegacySse, type RemoteFlavour, type TransportFactory } from './transports/transport-factory.js';
+import type { UpstreamTransport } from './transports/upstream-transport.js';
+import type {
+  ClientIdentity,
+  ServerRequestHandler,
+  UpstreamListener,
+  UpstreamState,
+  UpstreamStatus,
+} from './upstream.types.js';
+
+export interface UpstreamDeps {
+  logger: Logger;
+  factory: TransportFactory;
+  client: ClientIdentity;
+  listener: UpstreamListener;
+  serverRequests?: ServerRequestHandler;
+  healthIntervalMs?: number;
+}
+
+type Item = Record<string, unknown>;
+
+const HEALTH_PING_TIMEOUT_MS = 10_000;
+const FAILED_PINGS_BEFORE_RECONNECT = 2;
+const MAX_LIST_PAGES = 1000;
+
+/**
+ * One MCP client connection to one upstream server: connects (with the spec's Streamable
+ * HTTP -> HTTP+SSE fallback), keeps itself healthy, reconnects with backoff, and fails
+ * requests fast while it is not connected, so one dead upstream never blocks the others.
+ */
+export class UpstreamConnection {
+  private stateValue: UpstreamState = 'down';
+  private since = new Date();
+  private peer?: JsonRpcPeer;
+  private transport?: UpstreamTransport;
+  private generation = 0;
+  private attempts = 0;
+  private failedPings = 0;
+  private lastError?: string;
+  private flavour?: RemoteFlavour;
+  private retryTimer?: NodeJS.Timeout;
+  private healthTimer?: NodeJS.Timeout;
+  private stopped = false;
+  private connecting?: Promise<void>;
+  private probing = false;
+  private readonly log: Logger;
+
+  protocolVersion?: string;
+  serverInfo?: Item;
+  capabilities: Item = {};
+  instructions?: string;
+
+  constructor(
+    readonly config: ServerConfig,
+    private readonly deps: UpstreamDeps,
+  ) {
+    this.log = deps.logger.child({ upstream: config.name });
+  }
+
+  get name(): string {
+    return this.config.name;
+  }
+
+  get state(): UpstreamState {
+    return this.stateValue;
+  }
+
+  get isAvailable(): boolean {
+    return this.stateValue === 'ready' || this.stateValue === 'degraded';
+  }
+
+  get inFlight(): number {
+    return this.peer?.pendingCount ?? 0;
+  }
+
+  status(): UpstreamStatus {
+    return {
+      name: this.name,
+      transport: this.config.transport === 'stdio' ? 'stdio' : (this.flavour ?? this.config.transport),
+      state: this.stateValue,
+      since: this.since.toISOString(),
+      protocolVersion: this.protocolVersion,
+      serverInfo: this.serverInfo,
+      lastError: this.lastError,
+      reconnectAttempts: this.attempts,
+      pid: (this.transport as { pid?: number } | undefined)?.pid,
+    };
+  }
+
+  start(): void {
+    this.stopped = false;
+    void this.connect();
+    this.startHealthChecks();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.retryTimer);
+    clearInterval(this.healthTimer);
+    await this.connecting?.catch(() => undefined);
+    this.generation++;
+    this.peer?.close(new McpError(ErrorCode.UpstreamUnavailable, `Upstream '${this.name}' was stopped`));
+    const transport = this.transport;
+    this.peer = undefined;
+    this.transport = undefined;
+    this.setState('stopped');
+    await transport?.close().catch(() => undefined);
+  }
+
+  /** Sends a request; fails fast with -32010 when the upstream is not connected. */
+  async request(method: string, params: Item | undefined, options: PeerRequestOptions = {}): Promise<Item> {
+    const peer = this.requirePeer();
+    try {
+      return await peer.request(method, params, options);
+    } catch (err) {
+      if (err instanceof McpError) throw err;
+      if (httpStatusOf(err) === 404 && this.config.transport !== 'stdio') {
+        // The spec: 404 on a request with a session id means the session is gone; start a
+        // new one. The request was not processed, so sending it once more is safe.
+        this.log.info('upstream session expired; re-initializing');
+        await this.reconnectNow();
+        return this.requirePeer().request(method, params, options);
+      }
+      this.log.warn({ err: String(err) }, 'request to upstream failed');
+      void this.probe();
+      throw new McpError(ErrorCode.ConnectionClosed, `Upstream '${this.name}' could not be reached`);
+    }
+  }
+
+  notify(method: string, params?: Item): Promise<void> {
+    return this.peer?.notify(method, params).catch(() => undefined) ?? Promise.resolve();
+  }
+
+  /** Reads a whole list, following the upstream's cursors (which never leave the gateway). */
+  async listAll(method: string, key: string): Promise<Item[]> {
+    const items: Item[] = [];
+    const seen = new Set<string>();
+    let cursor: string | undefined;
+    for (let page = 0; page < MAX_LIST_PAGES; page++) {
+      const result = await this.request(method, cursor === undefined ? undefined : { cursor }, {
+        timeoutMs: this.config.timeouts.requestMs,
+      });
+      const batch = result[key];
+      if (Array.isArray(batch)) items.push(...(batch as Item[]));
+      const next = result.nextCursor;
+      if (typeof next !== 'string' || seen.has(next)) break;
+      seen.add(next);
+      cursor = next;
+    }
+    return items;
+  }
+
+  /** Marks a connected upstream degraded (e.g. a list refresh failed). */
+  reportTrouble(reason: string): void {
+    this.lastError = reason;
+    if (this.stateValue === 'ready') this.setState('degraded');
+  }
+
+  private requirePeer(): JsonRpcPeer {
+    if (!this.peer || !this.isAvailable) {
+      throw new McpError(ErrorCode.UpstreamUnavailable, `Upstream '${this.name}' is not available (${this.stateValue})`, {
+        server: this.name,
+        state: this.stateValue,
+      });
+    }
+    return this.peer;
+  }
+
+  private connect(): Promise<void> {
+    if (this.connecting) return this.connecting;
+    this.connecting = (async () => {
+      clearTimeout(this.retryTimer);
+      this.setState('connecting');
+      try {
+        await this.connectOnce();
+        this.attempts = 0;
+        this.failedPings = 0;
+        this.lastError = undefined;
+        this.setState('ready');
+      } catch (err) {
+        this.lastError = err instanceof Error ? err.message : String(err);
+        this.log.warn({ err: this.lastError, attempt: this.attempts }, 'upstream connect failed');
+        this.setState('down');
+        this.scheduleRetry();
+      } finally {
+        this.connecting = undefined;
+      }
+    })();
+    return this.connecting;
+  }
+
+  private async connectOnce(): Promise<void> {
+    if (this.config.transport !== 'http') return this.openSession(this.config.transport === 'sse' ? 'sse' : undefined);
+    if (this.flavour) return this.openSession(this.flavour);
+    try {
+      await this.openSession('streamable-http');
+      this.flavour = 'streamable-http';
+    } catch (err) {
+      if (!looksLikeLegacySse(err)) throw err;
+      this.log.info('Streamable HTTP refused with a 4xx; trying the legacy HTTP+SSE transport');
+      await this.openSession('sse');
+      this.flavour = 'sse';
+    }
+  }
+
+  private async openSession(flavour: RemoteFlavour | undefined): Promise<void> {
+    const generation = ++this.generation;
+    const transport = this.deps.factory.create(this.config, flavour, this.log);
+    const peer = new JsonRpcPeer((message, options) => transport.send(message, options), {
+      onRequest: (request, ctx) => this.onServerRequest(request, ctx),
+      onNotification: (n) => this.deps.listener.notification?.(this.name, n),
+      onInternalError: (err, request) => this.log.error({ err, method: request.method }, 'server request handler failed'),
+    });
+    transport.onmessage = (message) => peer.handle(message);
+    transport.onclose = () => this.onTransportClosed(generation);
+    transport.onerror = (err) => this.onTransportError(generation, err);
+    try {
+      const init = await withTimeout(
+        transport.start().then(() =>
+          peer.request('initialize', {
+            protocolVersion: LATEST_LEGACY_VERSION,
+            capabilities: {},
+            clientInfo: this.deps.client,
+          }),
+        ),
+        this.config.timeouts.connectMs,
+        `no answer to initialize within ${this.config.timeouts.connectMs} ms`,
+      );
+      if (!isSupportedVersion(init.protocolVersion)) {
+        throw new Error(`upstream chose protocol version ${String(init.protocolVersion)}, which Switchboard does not speak`);
+      }
+      transport.setProtocolVersion?.(init.protocolVersion);
+      await peer.notify('notifications/initialized');
+      this.protocolVersion = init.protocolVersion;
+      this.serverInfo = init.serverInfo as Item | undefined;
+      this.capabilities = (init.capabilities as Item | undefined) ?? {};
+      this.instructions = typeof init.instructions === 'string' ? init.instructions : undefined;
+    } catch (err) {
+      this.generation++;
+      peer.close(new McpError(ErrorCode.ConnectionClosed, 'connect failed'));
+      await transport.close().catch(() => undefined);
+      throw err;
+    }
+    if (this.stopped) {
+      await transport.close().catch(() => undefined);
+      throw new Error('stopped while connecting');
+    }
+    this.peer = peer;
+    this.transport = transport;
+  }
+
+  private async onServerRequest(request: JsonRpcRequest, ctx: InboundContext): Promise<Item> {
+    if (request.method === 'ping') return {};
+    if (this.deps.serverRequests) return this.deps.serverRequests(this.name, request, ctx);
+    throw methodNotFound(request.method);
+  }
+
+  private onTransportClosed(generation: number): void {
+    if (generation !== this.generation || this.stopped) return;
+    this.connectionLost('the connection closed');
+  }
+
+  private onTransportError(generation: number, err: Error): void {
+    if (generation !== this.generation || this.stopped) return;
+    this.log.debug({ err: err.message }, 'upstream transport error');
+    // HTTP transports report a dead server only as errors; find out whether it is gone.
+    if (this.config.transport !== 'stdio') void this.probe();
+  }
+
+  private connectionLost(reason: string): void {
+    this.generation++;
+    this.lastError = reason;
+    this.log.warn({ reason }, 'upstream connection lost');
+    this.peer?.close(new McpError(ErrorCode.ConnectionClosed, `Upstream '${this.name}' closed the connection`));
+    const transport = this.transport;
+    this.peer = undefined;
+    this.transport = undefined;
+    void transport?.close().catch(() => undefined);
+    this.setState('down');
+    this.scheduleRetry();
+  }
+
+  private async reconnectNow(): Promise<void> {
+    if (this.peer) this.connectionLost('session expired');
+    clearTimeout(this.retryTimer);
+    await this.connect();
+  }
+
+  private scheduleRetry(): void {
+    if (this.stopped) return;
+    clearTimeout(this.retryTimer);
+    const delay = backoffDelay(this.attempts++);
+    this.retryTimer = setTimeout(() => void this.connect(), delay);
+    this.retryTimer.unref();
+  }
+
+  /** One ping with a short timeout; a connection that cannot answer it is treated as lost. */
+  private async probe(): Promise<void> {
+    const peer = this.peer;
+    if (!peer || this.probing) return;
+    this.probing = true;
+    try {
+      await peer.request('ping', undefined, { timeoutMs: HEALTH_PING_TIMEOUT_MS });
+      this.failedPings = 0;
+      if (this.stateValue === 'degraded') this.setState('ready');
+    } catch (err) {
+      if (peer !== this.peer) return;
+      this.failedPings++;
+      // A transport-level failure (refused, reset) is definitive; a slow answer gets another chance.
+      const unreachable = !(err instanceof McpError);
+      if (unreachable || this.failedPings >= FAILED_PINGS_BEFORE_RECONNECT) this.connectionLost('it stopped answering pings');
+      else this.reportTrouble('a health check failed');
+    } finally {
+      this.probing = false;
+    }
+  }
+
+  private startHealthChecks(): void {
+    clearInterval(this.healthTimer);
+    const every = this.deps.healthIntervalMs ?? 30_000;
+    this.healthTimer = setInterval(() => void this.probe(), every);
+    this.healthTimer.unref();
+  }
+
+  private setState(next: UpstreamState): void {
+    const previous = this.stateValue;
+    if (previous === next) return;
+    this.stateValue = next;
+    this.since = new Date();
+    this.log.info({ state: next, previous }, 'upstream state');
+    this.deps.listener.stateChanged?.(this.name, next, previous);
+  }
+}

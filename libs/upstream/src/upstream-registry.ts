@@ -1,0 +1,86 @@
+import { diffServers, type ServerConfig } from '@switchboard/config';
+import type { UpstreamConnection, UpstreamDeps } from './upstream-connection.js';
+import { UpstreamConnection as Connection } from './upstream-connection.js';
+import type { UpstreamListener, UpstreamStatus } from './upstream.types.js';
+
+/**
+ * Every configured upstream, by name. Applies config changes live (add, remove, restart the
+ * changed ones) and fans connection events out to listeners (catalog sync, relay).
+ */
+export class UpstreamRegistry {
+  private readonly connections = new Map<string, UpstreamConnection>();
+  private readonly listeners = new Set<UpstreamListener>();
+  private order: string[] = [];
+  private current: ServerConfig[] = [];
+
+  constructor(private readonly deps: Omit<UpstreamDeps, 'listener'>) {}
+
+  addListener(listener: UpstreamListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Config order of the enabled servers; merged lists are built in this order. */
+  get serverOrder(): readonly string[] {
+    return this.order;
+  }
+
+  get(name: string): UpstreamConnection | undefined {
+    return this.connections.get(name);
+  }
+
+  all(): UpstreamConnection[] {
+    return this.order.map((n) => this.connections.get(n)!).filter(Boolean);
+  }
+
+  statuses(): UpstreamStatus[] {
+    return this.all().map((c) => c.status());
+  }
+
+  /** Total requests in flight to all upstreams (used to drain on shutdown). */
+  inFlight(): number {
+    let n = 0;
+    for (const c of this.connections.values()) n += c.inFlight;
+    return n;
+  }
+
+  /** Starts, stops and restarts connections so that they match `servers`. */
+  async apply(servers: ServerConfig[]): Promise<{ added: string[]; removed: string[]; changed: string[] }> {
+    const enabled = servers.filter((s) => s.enabled);
+    const { added, removed, changed } = diffServers(this.current.filter((s) => s.enabled), enabled);
+    this.current = servers;
+    this.order = enabled.map((s) => s.name);
+    await Promise.all([...removed, ...changed].map((s) => this.remove(s.name)));
+    for (const s of [...changed, ...added]) this.startOne(s);
+    return { added: added.map((s) => s.name), removed: removed.map((s) => s.name), changed: changed.map((s) => s.name) };
+  }
+
+  async stopAll(): Promise<void> {
+    const names = [...this.connections.keys()];
+    this.order = [];
+    await Promise.all(names.map((n) => this.remove(n)));
+  }
+
+  private startOne(config: ServerConfig): void {
+    const connection = new Connection(config, {
+      ...this.deps,
+      listener: {
+        stateChanged: (server, state, previous) => {
+          for (const l of this.listeners) l.stateChanged?.(server, state, previous);
+        },
+        notification: (server, n) => {
+          for (const l of this.listeners) l.notification?.(server, n);
+        },
+      },
+    });
+    this.connections.set(config.name, connection);
+    connection.start();
+  }
+
+  private async remove(name: string): Promise<void> {
+    const connection = this.connections.get(name);
+    if (!connection) return;
+    this.connections.delete(name);
+    await connection.stop();
+  }
+}

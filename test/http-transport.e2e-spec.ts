@@ -1,0 +1,230 @@
+import request from 'supertest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startDaemon, stdioFixture, stopAllDaemons, type DaemonHandle } from './support/daemon.js';
+
+/**
+ * The Streamable HTTP and HTTP+SSE edges, byte by byte: status codes, headers and JSON-RPC
+ * error codes a host meets when it does something wrong. Driven with supertest against the
+ * real daemon and a real stdio fixture upstream.
+ */
+let daemon: DaemonHandle;
+const ACCEPT = 'application/json, text/event-stream';
+const init = (id: number | string = 1, protocolVersion = '2025-06-18') => ({
+  jsonrpc: '2.0',
+  id,
+  method: 'initialize',
+  params: { protocolVersion, capabilities: {}, clientInfo: { name: 'supertest', version: '1' } },
+});
+
+async function openSession(protocolVersion = '2025-06-18'): Promise<string> {
+  const res = await post(init(1, protocolVersion)).expect(200);
+  const sid = res.headers['mcp-session-id'];
+  await post({ jsonrpc: '2.0', method: 'notifications/initialized' }, sid).expect(202);
+  return sid;
+}
+
+function post(body: unknown, sessionId?: string, headers: Record<string, string> = {}) {
+  let r = request(daemon.baseUrl).post('/mcp').set('Accept', ACCEPT).set('Content-Type', 'application/json');
+  if (sessionId) r = r.set('Mcp-Session-Id', sessionId);
+  for (const [k, v] of Object.entries(headers)) r = r.set(k, v);
+  return r.send(typeof body === 'string' ? body : JSON.stringify(body));
+}
+
+beforeAll(async () => {
+  daemon = await startDaemon({ mcpServers: { fx: stdioFixture() } });
+});
+afterAll(stopAllDaemons);
+
+describe('Streamable HTTP: sessions', () => {
+  it('initialize answers JSON with a fresh, random, visible-ASCII session id', async () => {
+    const a = await post(init()).expect(200).expect('Content-Type', /application\/json/);
+    const b = await post(init()).expect(200);
+    const ida = a.headers['mcp-session-id'];
+    expect(ida).toMatch(/^[0-9a-f]{32}$/);
+    expect(ida).not.toBe(b.headers['mcp-session-id']);
+    expect(a.body.result.protocolVersion).toBe('2025-06-18');
+    expect(a.body.result.serverInfo.name).toBe('switchboard');
+  });
+
+  it('negotiates every legacy revision and counters an unknown one with the latest', async () => {
+    for (const v of ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25']) {
+      const res = await post(init(1, v)).expect(200);
+      expect(res.body.result.protocolVersion).toBe(v);
+    }
+    const res = await post(init(1, '1999-01-01')).expect(200);
+    expect(res.body.result.protocolVersion).toBe('2025-11-25');
+  });
+
+  it('400 without a session id after initialize, 404 for an unknown one', async () => {
+    const missing = await post({ jsonrpc: '2.0', id: 2, method: 'tools/list' }).expect(400);
+    expect(missing.body.error.code).toBe(-32600);
+    await post({ jsonrpc: '2.0', id: 2, method: 'tools/list' }, 'f'.repeat(32)).expect(404);
+  });
+
+  it('DELETE ends a session; afterwards it is 404', async () => {
+    const sid = await openSession();
+    await request(daemon.baseUrl).delete('/mcp').set('Mcp-Session-Id', sid).expect(200);
+    await post({ jsonrpc: '2.0', id: 3, method: 'tools/list' }, sid).expect(404);
+    await request(daemon.baseUrl).delete('/mcp').set('Mcp-Session-Id', sid).expect(404);
+  });
+
+  it('notifications and responses get 202 with no body', async () => {
+    const sid = await openSession();
+    const res = await post({ jsonrpc: '2.0', method: 'notifications/roots/list_changed' }, sid).expect(202);
+    expect(res.text).toBe('');
+    await post({ jsonrpc: '2.0', id: 99, result: {} }, sid).expect(202);
+  });
+
+  it('checks MCP-Protocol-Version', async () => {
+    const sid = await openSession();
+    await post({ jsonrpc: '2.0', id: 4, method: 'ping' }, sid, { 'MCP-Protocol-Version': '2025-06-18' }).expect(200);
+    const bad = await post({ jsonrpc: '2.0', id: 4, method: 'ping' }, sid, { 'MCP-Protocol-Version': '2099-01-01' }).expect(400);
+    expect(bad.body.error.message).toMatch(/MCP-Protocol-Version/);
+  });
+
+  it('GET opens one SSE stream per session; a second is 409', async () => {
+    const sid = await openSession();
+    const first = request(daemon.baseUrl).get('/mcp').set('Accept', 'text/event-stream').set('Mcp-Session-Id', sid);
+    const pending = new Promise<void>((resolve) => {
+      first.buffer(false).parse((res, _cb) => {
+        expect(res.headers['content-type']).toMatch(/text\/event-stream/);
+        resolve();
+        res.destroy();
+      });
+      first.end(() => undefined);
+    });
+    await pending;
+    // The first stream closed (destroyed above) frees the slot again; opening two at once is 409.
+    const a = request(daemon.baseUrl).get('/mcp').set('Accept', 'text/event-stream').set('Mcp-Session-Id', sid);
+    const opened = new Promise<() => void>((resolve) => {
+      a.buffer(false).parse((res) => resolve(() => res.destroy()));
+      a.end(() => undefined);
+    });
+    const close = await opened;
+    await request(daemon.baseUrl).get('/mcp').set('Accept', 'text/event-stream').set('Mcp-Session-Id', sid).expect(409);
+    close();
+  });
+
+  it('405 for methods the endpoint does not offer, with Allow', async () => {
+    const res = await request(daemon.baseUrl).put('/mcp').send('{}').expect(405);
+    expect(res.headers.allow).toBe('GET, POST, DELETE');
+  });
+
+  it('406 when the client does not accept both JSON and SSE; 415 for a non-JSON body', async () => {
+    await request(daemon.baseUrl).post('/mcp').set('Accept', 'application/json').set('Content-Type', 'application/json').send(JSON.stringify(init())).expect(406);
+    await request(daemon.baseUrl).post('/mcp').set('Accept', ACCEPT).set('Content-Type', 'text/plain').send('x').expect(415);
+  });
+});
+
+describe('Streamable HTTP: JSON-RPC errors', () => {
+  it('malformed JSON is -32700 with a null id', async () => {
+    const res = await post('{"jsonrpc": "2.0", "id": 1, "method": ').expect(400);
+    expect(res.body).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32700, message: expect.any(String) } });
+  });
+
+  it('an invalid request is -32600', async () => {
+    const sid = await openSession();
+    const res = await post({ jsonrpc: '2.0', id: 5 }, sid).expect(400);
+    expect(res.body.error.code).toBe(-32600);
+    expect(res.body.id).toBe(5);
+  });
+
+  it('an unknown method is -32601', async () => {
+    const sid = await openSession();
+    const res = await post({ jsonrpc: '2.0', id: 6, method: 'no/such/method' }, sid).expect(200);
+    expect(res.body.error.code).toBe(-32601);
+  });
+
+  it('an unknown tool and bad params are -32602', async () => {
+    const sid = await openSession();
+    const unknown = await post({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'nope', arguments: {} } }, sid);
+    expect(unknown.body.error).toMatchObject({ code: -32602, message: 'Unknown tool: nope' });
+    const bad = await post({ jsonrpc: '2.0', id: 8, method: 'tools/call', params: { arguments: {} } }, sid);
+    expect(bad.body.error.code).toBe(-32602);
+    const cursor = await post({ jsonrpc: '2.0', id: 9, method: 'tools/list', params: { cursor: 'garbage' } }, sid);
+    expect(cursor.body.error.code).toBe(-32602);
+  });
+
+  it('no internal detail reaches the client', async () => {
+    const sid = await openSession();
+    const res = await post({ jsonrpc: '2.0', id: 10, method: 'tools/call', params: { name: 'fx__throw_error', arguments: {} } }, sid);
+    expect(res.body.error).toBeDefined();
+    expect(JSON.stringify(res.body)).not.toMatch(/\bat \S+ \(|node:internal|\.js:\d+/);
+  });
+});
+
+describe('Streamable HTTP: batches follow the negotiated revision', () => {
+  it('2025-03-26 accepts a batch and answers every request in it', async () => {
+    const sid = await openSession('2025-03-26');
+    const res = await post(
+      [
+        { jsonrpc: '2.0', id: 'a', method: 'ping' },
+        { jsonrpc: '2.0', id: 'b', method: 'no/such' },
+        { jsonrpc: '2.0', method: 'notifications/roots/list_changed' },
+        { jsonrpc: '2.0', id: 'c' },
+      ],
+      sid,
+    ).expect(200);
+    const byId = Object.fromEntries((res.body as { id: string }[]).map((r) => [r.id, r]));
+    expect(byId.a).toEqual({ jsonrpc: '2.0', id: 'a', result: {} });
+    expect(byId.b.error.code).toBe(-32601);
+    expect(byId.c.error.code).toBe(-32600);
+  });
+
+  it('2025-06-18 refuses batches with -32600', async () => {
+    const sid = await openSession('2025-06-18');
+    const res = await post([{ jsonrpc: '2.0', id: 1, method: 'ping' }], sid).expect(400);
+    expect(res.body.error.code).toBe(-32600);
+  });
+});
+
+describe('Host and Origin validation', () => {
+  it('refuses a foreign Origin and a foreign Host with 403', async () => {
+    await post(init(), undefined, { Origin: 'https://evil.example' }).expect(403);
+    await post(init(), undefined, { Host: 'evil.example' }).expect(403);
+  });
+
+  it('accepts loopback origins and requests without Origin', async () => {
+    const res = await post(init(), undefined, { Origin: 'http://localhost:6274' }).expect(200);
+    expect(res.headers['access-control-allow-origin']).toBe('http://localhost:6274');
+    expect(res.headers['access-control-expose-headers']).toMatch(/Mcp-Session-Id/);
+  });
+});
+
+describe('HTTP+SSE (legacy)', () => {
+  it('announces the POST endpoint; unknown sessions are 404; messages answer 202', async () => {
+    const events: string[] = [];
+    const req = request(daemon.baseUrl).get('/sse').set('Accept', 'text/event-stream');
+    const endpoint = await new Promise<string>((resolve) => {
+      req.buffer(false).parse((res) => {
+        res.on('data', (chunk: Buffer) => {
+          events.push(chunk.toString('utf8'));
+          const m = /event: endpoint\ndata: (\S+)/.exec(events.join(''));
+          if (m) resolve(m[1]);
+        });
+      });
+      req.end(() => undefined);
+    });
+    expect(endpoint).toMatch(/^\/messages\?sessionId=[0-9a-f]{32}$/);
+    await request(daemon.baseUrl).post('/messages?sessionId=nope').set('Content-Type', 'application/json').send('{}').expect(404);
+    await request(daemon.baseUrl).post(endpoint).set('Content-Type', 'application/json').send(JSON.stringify(init(1, '2024-11-05'))).expect(202);
+    await new Promise<void>((resolve) => {
+      const check = setInterval(() => {
+        if (events.join('').includes('"protocolVersion":"2024-11-05"')) {
+          clearInterval(check);
+          resolve();
+        }
+      }, 20);
+    });
+    const bad = await request(daemon.baseUrl).post(endpoint).set('Content-Type', 'application/json').send('{nope').expect(400);
+    expect(bad.body.error.code).toBe(-32700);
+  });
+});
+
+describe('health endpoints', () => {
+  it('/healthz is 200 and /readyz lists every upstream with its state', async () => {
+    await request(daemon.baseUrl).get('/healthz').expect(200, { status: 'ok' });
+    const ready = await request(daemon.baseUrl).get('/readyz');
+    expect(ready.body.upstreams).toEqual([expect.objectContaining({ name: 'fx', transport: 'stdio' })]);
+  });
+});

@@ -1,0 +1,33 @@
+import { readdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vitest/config';
+
+// Tests import libs from source; the daemon started by e2e tests runs from dist/.
+const libs = readdirSync(new URL('./libs', import.meta.url));
+const alias = libs.map((name) => ({
+  find: `@switchboard/${name}`,
+  replacement: fileURLToPath(new URL(`./libs/${name}/src/index.ts`, import.meta.url)),
+}));
+
+export default defineConfig({
+  resolve: { alias },
+  test: {
+    projects: [
+      {
+        resolve: { alias },
+        test: { name: 'unit', include: ['libs/**/*.spec.ts', 'apps/**/*.spec.ts'], testTimeout: 10_000 },
+      },
+      {
+        resolve: { alias },
+        test: {
+          name: 'e2e',
+          include: ['test/**/*.e2e-spec.ts'],
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
+          // Each e2e file starts its own daemons and upstream children; two cores.
+          maxWorkers: 2,
+        },
+      },
+    ],
+  },
+});
