@@ -15,7 +15,12 @@ export default defineConfig({
     projects: [
       {
         resolve: { alias },
-        test: { name: 'unit', include: ['libs/**/*.spec.ts', 'apps/**/*.spec.ts'], testTimeout: 10_000 },
+        test: {
+          name: 'unit',
+          include: ['libs/**/*.spec.ts', 'apps/**/*.spec.ts'],
+          testTimeout: 10_000,
+          sequence: { groupOrder: 0 },
+        },
       },
       {
         resolve: { alias },
@@ -26,6 +31,8 @@ export default defineConfig({
           hookTimeout: 60_000,
           // Each e2e file starts its own daemons and upstream children; two cores.
           maxWorkers: 2,
+          // After the unit tests: a broken basic piece is then reported by the cheap tier first.
+          sequence: { groupOrder: 1 },
         },
       },
     ],

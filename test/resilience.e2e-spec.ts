@@ -1,0 +1,156 @@
+import type { Client } from '@modelcontextprotocol/client';
+import { startHttpFixture, type HttpFixture } from '@switchboard/testing';
+import request from 'supertest';
+import { afterEach, describe, expect, it } from 'vitest';
+import { eventually, isAlive, startDaemon, stdioFixture, stopAllDaemons } from './support/daemon.js';
+import { connectHost, type Host } from './support/hosts.js';
+
+/**
+ * What happens when things go wrong upstream or the daemon is told to stop: errors instead
+ * of hangs, recovery without help, timeouts that cancel upstream, a drain on SIGTERM and no
+ * orphan processes even after SIGKILL.
+ */
+const hosts: Host[] = [];
+const fixtures: HttpFixture[] = [];
+
+afterEach(async () => {
+  await Promise.all(hosts.splice(0).map((h) => h.close()));
+  await stopAllDaemons();
+  await Promise.all(fixtures.splice(0).map((f) => f.stop()));
+});
+
+async function host(daemon: Awaited<ReturnType<typeof startDaemon>>): Promise<Client> {
+  const h = await connectHost('streamable-http', { daemon });
+  hosts.push(h);
+  return h.client;
+}
+
+async function stats(client: Client, tool = 'fx__stats'): Promise<{ pid: number; cancelled: number; calls: number }> {
+  const result = await client.callTool({ name: tool, arguments: {} });
+  return JSON.parse((result.content as { text: string }[])[0].text);
+}
+
+const errorOf = (p: Promise<unknown>) => p.then(() => undefined, (e: { code?: number; message?: string }) => e);
+
+describe('an upstream that dies mid-call', () => {
+  it('stdio: the caller gets -32000 at once and the upstream comes back by itself', async () => {
+    const daemon = await startDaemon({ mcpServers: { fx: stdioFixture() } });
+    const client = await host(daemon);
+    const before = await stats(client);
+
+    const err = await errorOf(client.callTool({ name: 'fx__crash', arguments: {} }, { timeout: 30_000 }));
+    expect(err).toMatchObject({ code: -32000 });
+    expect(err?.message).toMatch(/fx/);
+
+    const after = await eventually(async () => {
+      const s = await stats(client).catch(() => undefined);
+      return s && s.pid !== before.pid ? s : undefined;
+    }, 20_000, 'the upstream to be restarted');
+    expect(isAlive(before.pid)).toBe(false);
+    expect(after.calls).toBe(1);
+  });
+
+  it('Streamable HTTP: a killed server fails the pending call, and a new one on the same port is picked up', async () => {
+    const first = await startHttpFixture('http');
+    fixtures.push(first);
+    const daemon = await startDaemon({ mcpServers: { fx: { type: 'http', url: first.url } } });
+    const client = await host(daemon);
+    await stats(client);
+
+    const pending = errorOf(client.callTool({ name: 'fx__slow', arguments: { ms: 20_000 } }, { timeout: 60_000 }));
+    await eventually(async () => (await request(daemon.baseUrl).get('/readyz')).body.upstreams[0].state === 'ready');
+    process.kill(first.pid, 'SIGKILL');
+    const err = await pending;
+    expect(err?.code).toBeDefined();
+    expect([-32000, -32010]).toContain(err!.code);
+
+    const second = await startHttpFixture('http', { PORT: String(first.port) });
+    fixtures.push(second);
+    const s = await eventually(() => stats(client), 30_000, 'calls to succeed against the new server');
+    expect(s.pid).toBe(second.pid);
+  });
+});
+
+describe('timeouts', () => {
+  it('a request past its timeout answers -32001 and is cancelled upstream', async () => {
+    const daemon = await startDaemon({ mcpServers: { fx: stdioFixture({}, { timeouts: { requestMs: 400 } }) } });
+    const client = await host(daemon);
+    const err = await errorOf(client.callTool({ name: 'fx__slow', arguments: { ms: 5_000 } }, { timeout: 30_000 }));
+    expect(err).toMatchObject({ code: -32001 });
+    await eventually(async () => (await stats(client)).cancelled === 1, 10_000, 'the upstream to see the cancellation');
+  });
+
+  it('progress resets the idle timeout', async () => {
+    const daemon = await startDaemon({ mcpServers: { fx: stdioFixture({}, { timeouts: { requestMs: 1_000 } }) } });
+    const client = await host(daemon);
+    let progress = 0;
+    const result = await client.callTool(
+      { name: 'fx__slow', arguments: { ms: 2_500, steps: 25 } },
+      { timeout: 30_000, onprogress: () => progress++ },
+    );
+    expect(result.isError).toBeFalsy();
+    expect(progress).toBeGreaterThan(0);
+  });
+
+  it('the hard maximum applies whatever progress arrives', async () => {
+    const daemon = await startDaemon({
+      mcpServers: { fx: stdioFixture({}, { timeouts: { requestMs: 1_000, maxRequestMs: 1_500 } }) },
+    });
+    const client = await host(daemon);
+    const err = await errorOf(
+      client.callTool({ name: 'fx__slow', arguments: { ms: 6_000, steps: 60 } }, { timeout: 30_000, onprogress: () => undefined }),
+    );
+    expect(err).toMatchObject({ code: -32001 });
+    expect(err?.message).toMatch(/maximum/);
+  });
+});
+
+describe('isolation between upstreams', () => {
+  it('a slow call on one upstream does not hold up calls to another', async () => {
+    const daemon = await startDaemon({ mcpServers: { a: stdioFixture({ FIXTURE_NAME: 'a' }), b: stdioFixture({ FIXTURE_NAME: 'b' }) } });
+    const client = await host(daemon);
+    let slowDone = false;
+    const slow = client.callTool({ name: 'a__slow', arguments: { ms: 4_000 } }, { timeout: 30_000 }).then(() => (slowDone = true));
+    const fast = await client.callTool({ name: 'b__echo', arguments: { text: 'quick' } });
+    expect((fast.content as { text: string }[])[0].text).toContain('quick');
+    expect(slowDone).toBe(false);
+    await slow;
+  });
+
+  it('a down upstream fails fast with -32010 naming it', async () => {
+    const fixture = await startHttpFixture('http');
+    fixtures.push(fixture);
+    const daemon = await startDaemon({ mcpServers: { fx: { type: 'http', url: fixture.url } } });
+    const client = await host(daemon);
+    const tools = await client.listTools();
+    await fixture.stop();
+    await eventually(async () => (await request(daemon.baseUrl).get('/readyz')).status === 503, 60_000, 'the upstream to be seen down');
+    // The name may already have left the list; if it has, it is an unknown tool.
+    const err = await errorOf(client.callTool({ name: 'fx__echo', arguments: { text: 'x' } }));
+    expect(tools.tools.some((t) => t.name === 'fx__echo')).toBe(true);
+    expect([-32010, -32602]).toContain(err?.code);
+  });
+});
+
+describe('stopping the daemon', () => {
+  it('SIGTERM lets in-flight calls finish, stops every upstream child, and exits 0', async () => {
+    const daemon = await startDaemon({ mcpServers: { fx: stdioFixture(), fy: stdioFixture({ FIXTURE_NAME: 'fy' }) } });
+    const client = await host(daemon);
+    const pids = [(await stats(client)).pid, (await stats(client, 'fy__stats')).pid];
+    const inFlight = client.callTool({ name: 'fx__slow', arguments: { ms: 1_500 } }, { timeout: 30_000 });
+    await eventually(async () => (await stats(client, 'fy__stats')).calls >= 2);
+    const exit = daemon.stop('SIGTERM');
+    const result = await inFlight;
+    expect(result.isError).toBeFalsy();
+    expect(await exit).toEqual({ code: 0, signal: null });
+    for (const pid of pids) expect(isAlive(pid)).toBe(false);
+  });
+
+  it('SIGKILL leaves no orphan upstream processes', async () => {
+    const daemon = await startDaemon({ mcpServers: { fx: stdioFixture(), fy: stdioFixture({ FIXTURE_NAME: 'fy' }) } });
+    const client = await host(daemon);
+    const pids = [(await stats(client)).pid, (await stats(client, 'fy__stats')).pid];
+    await daemon.stop('SIGKILL');
+    await eventually(() => pids.every((pid) => !isAlive(pid)), 10_000, 'the upstream children to exit');
+  });
+});
