@@ -1,0 +1,165 @@
+import type { JsonRpcMessage, JsonRpcRequest } from '@switchboard/core';
+import type { ServerConfig } from '@switchboard/config';
+import { silentLogger } from '@switchboard/observability';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { RemoteFlavour, TransportFactory } from './transports/transport-factory.js';
+import type { UpstreamTransport } from './transports/upstream-transport.js';
+import { UpstreamConnection } from './upstream-connection.js';
+import type { UpstreamState } from './upstream.types.js';
+
+/** An in-memory MCP server behind the transport port, scriptable per test. */
+class FakeServer {
+  protocolVersion = '2025-06-18';
+  /** Flavours that answer initialize with HTTP 404 (to exercise the SSE fallback). */
+  refuse = new Set<RemoteFlavour | undefined>();
+  /** Fail the next N non-initialize requests with an HTTP 404 (session expired). */
+  expireNext = 0;
+  opened: (RemoteFlavour | undefined)[] = [];
+  transports: FakeTransport[] = [];
+  handle(req: JsonRpcRequest, t: FakeTransport): Record<string, unknown> {
+    if (req.method === 'initialize') return { protocolVersion: this.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'fake', version: '1' } };
+    return { echoed: req.method, session: t.sessionNo };
+  }
+}
+
+class FakeTransport implements UpstreamTransport {
+  onmessage?: (m: JsonRpcMessage) => void;
+  onclose?: () => void;
+  onerror?: (e: Error) => void;
+  closed = false;
+  constructor(
+    private readonly server: FakeServer,
+    readonly flavour: RemoteFlavour | undefined,
+    readonly sessionNo: number,
+  ) {}
+  async start() {}
+  async send(m: JsonRpcMessage) {
+    if (this.closed) throw new Error('closed');
+    if (!('method' in m) || !('id' in m)) return;
+    const req = m as JsonRpcRequest;
+    if (req.method === 'initialize' && this.server.refuse.has(this.flavour)) throw Object.assign(new Error('404'), { status: 404 });
+    if (req.method !== 'initialize' && this.server.expireNext > 0) {
+      this.server.expireNext--;
+      throw Object.assign(new Error('session gone'), { status: 404 });
+    }
+    const result = this.server.handle(req, this);
+    queueMicrotask(() => this.onmessage?.({ jsonrpc: '2.0', id: req.id, result }));
+  }
+  async close() {
+    if (this.closed) return;
+    this.closed = true;
+    this.onclose?.();
+  }
+  /** The server process died. */
+  die() {
+    this.closed = true;
+    this.onclose?.();
+  }
+}
+
+function setup(config: Partial<ServerConfig> = {}) {
+  const server = new FakeServer();
+  const factory: TransportFactory = {
+    create: (_c, flavour) => {
+      server.opened.push(flavour);
+      const t = new FakeTransport(server, flavour, server.transports.length + 1);
+      server.transports.push(t);
+      return t;
+    },
+  };
+  const states: UpstreamState[] = [];
+  const connection = new UpstreamConnection(
+    {
+      name: 'up',
+      transport: 'http',
+      url: 'http://127.0.0.1:1/mcp',
+      headers: {},
+      enabled: true,
+      timeouts: { connectMs: 1000, requestMs: 1000, maxRequestMs: 5000 },
+      ...config,
+    } as ServerConfig,
+    { logger: silentLogger(), factory, client: { name: 't', version: '1' }, listener: { stateChanged: (_s, st) => states.push(st) } },
+  );
+  connections.push(connection);
+  return { server, connection, states };
+}
+
+const connections: UpstreamConnection[] = [];
+afterEach(async () => {
+  await Promise.all(connections.splice(0).map((c) => c.stop()));
+});
+
+const until = async (check: () => boolean) => {
+  for (let i = 0; i < 400 && !check(); i++) await new Promise((r) => setTimeout(r, 5));
+  expect(check()).toBe(true);
+};
+
+describe('UpstreamConnection', () => {
+  it('connects, initializes and reports ready with the negotiated version', async () => {
+    const { connection, states } = setup();
+    connection.start();
+    await until(() => connection.state === 'ready');
+    expect(states).toEqual(['connecting', 'ready']);
+    expect(connection.protocolVersion).toBe('2025-06-18');
+    expect(connection.status()).toMatchObject({ transport: 'streamable-http', serverInfo: { name: 'fake' } });
+  });
+
+  it('falls back to HTTP+SSE when Streamable HTTP answers initialize with a 4xx, and remembers it', async () => {
+    const { connection, server } = setup();
+    server.refuse.add('streamable-http');
+    connection.start();
+    await until(() => connection.state === 'ready');
+    expect(server.opened).toEqual(['streamable-http', 'sse']);
+    expect(connection.status().transport).toBe('sse');
+    server.transports.at(-1)!.die();
+    await until(() => server.opened.length === 3 && connection.state === 'ready');
+    expect(server.opened[2]).toBe('sse');
+  });
+
+  it('fails fast with -32010 while down', async () => {
+    const { connection } = setup();
+    await expect(connection.request('tools/list', undefined)).rejects.toMatchObject({ code: -32010 });
+  });
+
+  it('refuses an upstream that picks a protocol version it does not speak', async () => {
+    const { connection, server } = setup();
+    server.protocolVersion = '1999-01-01';
+    connection.start();
+    await until(() => connection.state === 'down');
+    expect(connection.status().lastError).toMatch(/1999-01-01/);
+  });
+
+  it('a 404 on a request re-initializes the session and sends the request once more', async () => {
+    const { connection, server } = setup();
+    connection.start();
+    await until(() => connection.state === 'ready');
+    server.expireNext = 1;
+    const result = await connection.request('tools/list', undefined);
+    expect(result).toEqual({ echoed: 'tools/list', session: 2 });
+    expect(server.transports[0].closed).toBe(true);
+  });
+
+  it('a closed connection fails in-flight requests with -32000 and reconnects with backoff', async () => {
+    const { connection, server, states } = setup();
+    connection.start();
+    await until(() => connection.state === 'ready');
+    const t = server.transports[0];
+    // A request the server never answers, then the server dies.
+    const pending = connection.request('slow', undefined);
+    t.onmessage = () => undefined;
+    t.die();
+    await expect(pending).rejects.toMatchObject({ code: -32000 });
+    await until(() => connection.state === 'ready' && server.transports.length === 2);
+    expect(states).toEqual(['connecting', 'ready', 'down', 'connecting', 'ready']);
+  });
+
+  it('stop() closes the transport and ends in stopped', async () => {
+    const { connection, server } = setup();
+    connection.start();
+    await until(() => connection.state === 'ready');
+    await connection.stop();
+    expect(connection.state).toBe('stopped');
+    expect(server.transports[0].closed).toBe(true);
+    await expect(connection.request('x', undefined)).rejects.toMatchObject({ code: -32010 });
+  });
+});
