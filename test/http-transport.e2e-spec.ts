@@ -1,6 +1,7 @@
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDaemon, stdioFixture, stopAllDaemons, type DaemonHandle } from './support/daemon.js';
+import { eventually, startDaemon, stdioFixture, stopAllDaemons, type DaemonHandle } from './support/daemon.js';
+import { openStream } from './support/sse-client.js';
 
 /**
  * The Streamable HTTP and HTTP+SSE edges, byte by byte: status codes, headers and JSON-RPC
@@ -82,27 +83,31 @@ describe('Streamable HTTP: sessions', () => {
     expect(bad.body.error.message).toMatch(/MCP-Protocol-Version/);
   });
 
-  it('GET opens one SSE stream per session; a second is 409', async () => {
+  it('GET opens one SSE stream per session; a second is 409; closing frees the slot', async () => {
     const sid = await openSession();
-    const first = request(daemon.baseUrl).get('/mcp').set('Accept', 'text/event-stream').set('Mcp-Session-Id', sid);
-    const pending = new Promise<void>((resolve) => {
-      first.buffer(false).parse((res, _cb) => {
-        expect(res.headers['content-type']).toMatch(/text\/event-stream/);
-        resolve();
-        res.destroy();
-      });
-      first.end(() => undefined);
+    const headers = { Accept: 'text/event-stream', 'Mcp-Session-Id': sid };
+    const first = await openStream(daemon.mcpUrl, headers);
+    expect(first.status).toBe(200);
+    expect(first.headers['content-type']).toMatch(/text\/event-stream/);
+    await request(daemon.baseUrl).get('/mcp').set(headers).expect(409);
+    first.close();
+    const again = await eventually(async () => {
+      const s = await openStream(daemon.mcpUrl, headers);
+      if (s.status === 200) return s;
+      s.close();
+      return undefined;
     });
-    await pending;
-    // The first stream closed (destroyed above) frees the slot again; opening two at once is 409.
-    const a = request(daemon.baseUrl).get('/mcp').set('Accept', 'text/event-stream').set('Mcp-Session-Id', sid);
-    const opened = new Promise<() => void>((resolve) => {
-      a.buffer(false).parse((res) => resolve(() => res.destroy()));
-      a.end(() => undefined);
-    });
-    const close = await opened;
-    await request(daemon.baseUrl).get('/mcp').set('Accept', 'text/event-stream').set('Mcp-Session-Id', sid).expect(409);
-    close();
+    again.close();
+  });
+
+  it('messages that belong to no request reach the GET stream', async () => {
+    const sid = await openSession();
+    await post({ jsonrpc: '2.0', id: 20, method: 'logging/setLevel', params: { level: 'info' } }, sid).expect(200);
+    const stream = await openStream(daemon.mcpUrl, { Accept: 'text/event-stream', 'Mcp-Session-Id': sid });
+    // A config-independent broadcast: the fixture adds a tool, the merged list changes.
+    await post({ jsonrpc: '2.0', id: 21, method: 'tools/call', params: { name: 'fx__add_tool', arguments: { name: 'via_get' } } }, sid);
+    await stream.waitFor(/notifications\/tools\/list_changed/);
+    stream.close();
   });
 
   it('405 for methods the endpoint does not offer, with Allow', async () => {
@@ -165,10 +170,10 @@ describe('Streamable HTTP: batches follow the negotiated revision', () => {
       ],
       sid,
     ).expect(200);
-    const byId = Object.fromEntries((res.body as { id: string }[]).map((r) => [r.id, r]));
+    const byId = Object.fromEntries((res.body as { id: string; error?: { code: number } }[]).map((r) => [r.id, r]));
     expect(byId.a).toEqual({ jsonrpc: '2.0', id: 'a', result: {} });
-    expect(byId.b.error.code).toBe(-32601);
-    expect(byId.c.error.code).toBe(-32600);
+    expect(byId.b.error!.code).toBe(-32601);
+    expect(byId.c.error!.code).toBe(-32600);
   });
 
   it('2025-06-18 refuses batches with -32600', async () => {
@@ -193,31 +198,15 @@ describe('Host and Origin validation', () => {
 
 describe('HTTP+SSE (legacy)', () => {
   it('announces the POST endpoint; unknown sessions are 404; messages answer 202', async () => {
-    const events: string[] = [];
-    const req = request(daemon.baseUrl).get('/sse').set('Accept', 'text/event-stream');
-    const endpoint = await new Promise<string>((resolve) => {
-      req.buffer(false).parse((res) => {
-        res.on('data', (chunk: Buffer) => {
-          events.push(chunk.toString('utf8'));
-          const m = /event: endpoint\ndata: (\S+)/.exec(events.join(''));
-          if (m) resolve(m[1]);
-        });
-      });
-      req.end(() => undefined);
-    });
+    const stream = await openStream(daemon.sseUrl, { Accept: 'text/event-stream' });
+    const [, endpoint] = await stream.waitFor(/event: endpoint\ndata: (\S+)/);
     expect(endpoint).toMatch(/^\/messages\?sessionId=[0-9a-f]{32}$/);
     await request(daemon.baseUrl).post('/messages?sessionId=nope').set('Content-Type', 'application/json').send('{}').expect(404);
     await request(daemon.baseUrl).post(endpoint).set('Content-Type', 'application/json').send(JSON.stringify(init(1, '2024-11-05'))).expect(202);
-    await new Promise<void>((resolve) => {
-      const check = setInterval(() => {
-        if (events.join('').includes('"protocolVersion":"2024-11-05"')) {
-          clearInterval(check);
-          resolve();
-        }
-      }, 20);
-    });
+    await stream.waitFor(/"protocolVersion":"2024-11-05"/);
     const bad = await request(daemon.baseUrl).post(endpoint).set('Content-Type', 'application/json').send('{nope').expect(400);
     expect(bad.body.error.code).toBe(-32700);
+    stream.close();
   });
 });
 

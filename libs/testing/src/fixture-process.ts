@@ -65,7 +65,34 @@ export async function startHttpFixture(
   env: Record<string, string> = {},
   options: StartHttpFixtureOptions = {},
 ): Promise<HttpFixture> {
-  const path = fixturePath(kind);
+  return startListeningFixture(fixturePath(kind), kind, kind === 'http' ? 'mcp' : 'sse', env, options);
+}
+
+export type ConformanceFixtureKind = 'stdio' | 'http';
+
+/**
+ * Absolute path of a built entrypoint of the conformance fixture (the server
+ * the official MCP conformance suite expects), in dist/conformance.
+ */
+export function conformanceFixturePath(kind: ConformanceFixtureKind): string {
+  return fileURLToPath(new URL(`../dist/conformance/conformance-${kind}.js`, import.meta.url));
+}
+
+/** Spawns the conformance fixture over Streamable HTTP on an ephemeral port; its url ends in /mcp. */
+export async function startConformanceHttpFixture(
+  env: Record<string, string> = {},
+  options: StartHttpFixtureOptions = {},
+): Promise<HttpFixture> {
+  return startListeningFixture(conformanceFixturePath('http'), 'conformance http', 'mcp', env, options);
+}
+
+async function startListeningFixture(
+  path: string,
+  kind: string,
+  urlPath: string,
+  env: Record<string, string>,
+  options: StartHttpFixtureOptions,
+): Promise<HttpFixture> {
   if (!existsSync(path)) throw new Error(`Fixture ${path} is not built: run "npx tsc -b libs/testing" first`);
   installReaper();
 
@@ -113,7 +140,7 @@ export async function startHttpFixture(
   });
 
   return {
-    url: `http://127.0.0.1:${port}/${kind === 'http' ? 'mcp' : 'sse'}`,
+    url: `http://127.0.0.1:${port}/${urlPath}`,
     port,
     pid: child.pid!,
     exited,

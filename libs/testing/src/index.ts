@@ -1,7 +1,10 @@
 export {
   assertFixturesBuilt,
+  conformanceFixturePath,
   fixturePath,
+  startConformanceHttpFixture,
   startHttpFixture,
+  type ConformanceFixtureKind,
   type FixtureExit,
   type FixtureKind,
   type HttpFixture,
@@ -18,3 +21,8 @@ export {
 export { createFixtureServer, FIXTURE_VERSION } from './fixtures/fixture-server.js';
 export { FixtureStats } from './fixtures/fixture-session.js';
 export { connectToFixture, type FixtureConnection } from './fixture-client.js';
+export {
+  CONFORMANCE_SERVER_NAME,
+  CONFORMANCE_SERVER_VERSION,
+  createConformanceServer,
+} from './conformance/conformance-server.js';
