@@ -13,6 +13,8 @@ const LISTS: Record<Kind, { method: string; key: string; capability: string }> =
   resourceTemplates: { method: 'resources/templates/list', key: 'resourceTemplates', capability: 'resources' },
 };
 
+const readKey = (server: string, kind: Kind) => `${server}\u0000${kind}`;
+
 const CHANGED: Record<string, Kind[]> = {
   'notifications/tools/list_changed': ['tools'],
   'notifications/prompts/list_changed': ['prompts'],
@@ -29,6 +31,9 @@ export class CatalogSync {
   private readonly warming = new Set<string>();
   private readonly warmWaiters = new Set<() => void>();
   private config!: GatewayConfig;
+  /** (server, list) -> sequence number of the last read of it started. */
+  private readonly latestRead = new Map<string, number>();
+  private readSeq = 0;
 
   constructor(
     private readonly registry: UpstreamRegistry,
@@ -99,21 +104,37 @@ export class CatalogSync {
 
   private async read(server: string, kinds: Kind[]): Promise<void> {
     const connection = this.registry.get(server);
-    const config = this.config?.servers.find((s) => s.name === server);
-    if (!connection || !connection.isAvailable || !config) return;
-    const base = this.snapshots.get(server) ?? {
-      server,
-      prefix: config.alias ?? server,
-      namespace: config.namespace ?? this.config.namespace,
-      tools: [],
-      prompts: [],
-      resources: [],
-      resourceTemplates: [],
-    };
-    const next: UpstreamSnapshot = { ...base };
-    await Promise.all(kinds.map((kind) => this.readList(connection, kind).then((items) => (next[kind] = items))));
+    if (!connection || !connection.isAvailable) return;
+    // Reads of one upstream overlap (the full read on ready and a list_changed the upstream
+    // sends right after initialized, say) and end in any order. Each list is taken from the
+    // read of it that started last, and merged into the snapshot as it is when the read
+    // ends: a snapshot captured at the start would put back lists another read has just
+    // refreshed (or empty them, when there was no snapshot yet), or an alias or namespace
+    // that a reload has changed in the meantime.
+    const started = kinds.map((kind) => {
+      const seq = ++this.readSeq;
+      this.latestRead.set(readKey(server, kind), seq);
+      return seq;
+    });
+    const lists = await Promise.all(kinds.map((kind) => this.readList(connection, kind)));
     // The upstream may have gone away while we were reading.
     if (this.registry.get(server) !== connection || !connection.isAvailable) return;
+    const config = this.config?.servers.find((s) => s.name === server);
+    if (!config) return;
+    const fresh = kinds.filter((kind, i) => this.latestRead.get(readKey(server, kind)) === started[i]);
+    if (fresh.length === 0) return;
+    const next: UpstreamSnapshot = {
+      ...(this.snapshots.get(server) ?? {
+        server,
+        prefix: config.alias ?? server,
+        namespace: config.namespace ?? this.config.namespace,
+        tools: [],
+        prompts: [],
+        resources: [],
+        resourceTemplates: [],
+      }),
+    };
+    for (const kind of fresh) next[kind] = lists[kinds.indexOf(kind)];
     this.snapshots.set(server, next);
     this.store.setSnapshot(next);
   }

@@ -1,4 +1,4 @@
-import { diffServers, type ServerConfig } from '@switchboard/config';
+import { deepEqual, diffServers, type ServerConfig } from '@switchboard/config';
 import type { UpstreamConnection, UpstreamDeps } from './upstream-connection.js';
 import { UpstreamConnection as Connection } from './upstream-connection.js';
 import type { UpstreamListener, UpstreamStatus } from './upstream.types.js';
@@ -12,6 +12,7 @@ export class UpstreamRegistry {
   private readonly listeners = new Set<UpstreamListener>();
   private order: string[] = [];
   private current: ServerConfig[] = [];
+  private stopping = false;
 
   constructor(private readonly deps: Omit<UpstreamDeps, 'listener'>) {}
 
@@ -46,19 +47,32 @@ export class UpstreamRegistry {
 
   /** Starts, stops and restarts connections so that they match `servers`. */
   async apply(servers: ServerConfig[]): Promise<{ added: string[]; removed: string[]; changed: string[] }> {
+    if (this.stopping) return { added: [], removed: [], changed: [] };
     const enabled = servers.filter((s) => s.enabled);
     const { added, removed, changed } = diffServers(this.current.filter((s) => s.enabled), enabled);
     this.current = servers;
     this.order = enabled.map((s) => s.name);
     await Promise.all([...removed, ...changed].map((s) => this.remove(s.name)));
-    for (const s of [...changed, ...added]) this.startOne(s);
+    // Stopping can take seconds (grace periods), and a later config may have been applied
+    // meanwhile: start only what is still configured exactly so and not already running,
+    // or a server the later config removed (or changed again) would run unseen.
+    for (const s of [...changed, ...added]) {
+      if (!this.stopping && !this.connections.has(s.name) && this.isCurrent(s)) this.startOne(s);
+    }
     return { added: added.map((s) => s.name), removed: removed.map((s) => s.name), changed: changed.map((s) => s.name) };
   }
 
   async stopAll(): Promise<void> {
+    // An apply still waiting for a slow stop must not start anything after this.
+    this.stopping = true;
     const names = [...this.connections.keys()];
     this.order = [];
     await Promise.all(names.map((n) => this.remove(n)));
+  }
+
+  private isCurrent(server: ServerConfig): boolean {
+    const now = this.current.find((s) => s.name === server.name);
+    return now !== undefined && now.enabled && deepEqual(now, server);
   }
 
   private startOne(config: ServerConfig): void {

@@ -1,0 +1,92 @@
+import { CatalogStore } from '@switchboard/catalog';
+import type { GatewayConfig, ServerConfig } from '@switchboard/config';
+import { silentLogger } from '@switchboard/observability';
+import type { UpstreamConnection, UpstreamListener, UpstreamRegistry } from '@switchboard/upstream';
+import { describe, expect, it } from 'vitest';
+import { CatalogSync } from './catalog-sync.js';
+
+type Item = Record<string, unknown>;
+
+interface Pending {
+  method: string;
+  resolve(items: Item[]): void;
+}
+
+/** One upstream whose list reads stay pending until the test answers them, in any order. */
+function setup() {
+  const pending: Pending[] = [];
+  let listener: UpstreamListener = {};
+  const connection = {
+    name: 'up',
+    isAvailable: true,
+    capabilities: { tools: {}, prompts: {}, resources: {} },
+    listAll: (method: string) => new Promise<Item[]>((resolve) => pending.push({ method, resolve })),
+    reportTrouble: () => undefined,
+  } as unknown as UpstreamConnection;
+  const registry = {
+    addListener: (l: UpstreamListener) => {
+      listener = l;
+      return () => undefined;
+    },
+    get: (name: string) => (name === 'up' ? connection : undefined),
+  } as unknown as UpstreamRegistry;
+  const store = new CatalogStore();
+  const sync = new CatalogSync(registry, store, silentLogger());
+  const server = { name: 'up', transport: 'stdio', command: 'x', args: [], env: {}, enabled: true } as unknown as ServerConfig;
+  sync.configure({ namespace: 'prefix', separator: '__', servers: [server] } as unknown as GatewayConfig);
+
+  const answer = (method: string, items: Item[]) => {
+    const i = pending.findIndex((p) => p.method === method);
+    if (i < 0) throw new Error(`no pending ${method}`);
+    pending.splice(i, 1)[0].resolve(items);
+  };
+  const settle = () => new Promise((r) => setTimeout(r, 0));
+  const names = (kind: 'tools' | 'resources' | 'prompts') =>
+    store.current.items(kind).map((i) => String(kind === 'resources' ? i.uri : i.name));
+  return { pending, answer, settle, names, emit: () => listener };
+}
+
+describe('CatalogSync: overlapping reads of one upstream', () => {
+  it('a list_changed read that ends first is not undone by the full read, nor does it empty the other lists', async () => {
+    const t = setup();
+    t.emit().stateChanged!('up', 'ready', 'connecting');
+    t.emit().notification!('up', { jsonrpc: '2.0', method: 'notifications/tools/list_changed' });
+    // Pending: the full read (tools, prompts, resources, templates), then the tools re-read.
+    expect(t.pending.map((p) => p.method)).toEqual([
+      'tools/list',
+      'prompts/list',
+      'resources/list',
+      'resources/templates/list',
+      'tools/list',
+    ]);
+    // The re-read (started last) ends first, with the newer tools.
+    t.pending[4].resolve([{ name: 'new' }]);
+    t.pending.splice(4, 1);
+    await t.settle();
+    t.answer('tools/list', [{ name: 'old' }]);
+    t.answer('prompts/list', [{ name: 'p' }]);
+    t.answer('resources/list', [{ uri: 'r://1', name: 'r' }]);
+    t.answer('resources/templates/list', []);
+    await t.settle();
+    expect(t.names('tools')).toEqual(['up__new']);
+    expect(t.names('prompts')).toEqual(['up__p']);
+    expect(t.names('resources')).toEqual(['r://1']);
+  });
+
+  it('a list_changed read that ends after the full read keeps what the full read brought', async () => {
+    const t = setup();
+    t.emit().stateChanged!('up', 'ready', 'connecting');
+    t.emit().notification!('up', { jsonrpc: '2.0', method: 'notifications/tools/list_changed' });
+    t.answer('tools/list', [{ name: 'old' }]);
+    t.answer('prompts/list', [{ name: 'p' }]);
+    t.answer('resources/list', [{ uri: 'r://1', name: 'r' }]);
+    t.answer('resources/templates/list', []);
+    await t.settle();
+    expect(t.names('resources')).toEqual(['r://1']);
+    t.answer('tools/list', [{ name: 'new' }]);
+    await t.settle();
+    expect(t.names('tools')).toEqual(['up__new']);
+    expect(t.names('prompts')).toEqual(['up__p']);
+    expect(t.names('resources')).toEqual(['r://1']);
+  });
+});

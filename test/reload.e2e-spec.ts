@@ -1,0 +1,253 @@
+import { execFileSync } from 'node:child_process';
+import { renameSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fixturePath } from '@switchboard/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  eventually,
+  isAlive,
+  startDaemon,
+  stdioFixture,
+  stopAllDaemons,
+  tempDir,
+  writeConfig,
+  type DaemonHandle,
+} from './support/daemon.js';
+import { connectHost, type Host } from './support/hosts.js';
+
+/**
+ * The configuration file reloaded live: the daemon is started from a file that the test
+ * then rewrites, the way editors save (a temp file renamed over it) and the plain way (an
+ * in-place write). A host stays connected over Streamable HTTP throughout and must see
+ * every change through list_changed and the lists, without reconnecting.
+ *
+ * The steps build on each other (one daemon, one host), in file order.
+ */
+
+type Json = Record<string, unknown>;
+
+let dir: string;
+let file: string;
+let daemon: DaemonHandle;
+let host: Host;
+
+const A = () => stdioFixture({ FIXTURE_NAME: 'fixture-a', FIXTURE_EXTRA_TOOLS: '1' });
+const B = (mark: string) => stdioFixture({ FIXTURE_NAME: 'fixture-b', FIXTURE_MARK: mark });
+
+/** The whole file, as writeConfig writes it (same listen, data dir and log level). */
+function fileText(config: Json): string {
+  const full = { listen: { host: '127.0.0.1', port: 0 }, dataDir: join(dirname(file), 'data'), log: { level: 'info' }, ...config };
+  return JSON.stringify(full, null, 2);
+}
+
+/** As editors save: write a temp file next to it, then rename it over the original. */
+function saveByRename(text: string): void {
+  const tmp = join(dirname(file), `.switchboard.json.${process.pid}.tmp`);
+  writeFileSync(tmp, text);
+  renameSync(tmp, file);
+}
+
+function saveInPlace(text: string): void {
+  writeFileSync(file, text);
+}
+
+async function callText(name: string, args: Json = {}): Promise<string> {
+  const result = await host.client.callTool({ name, arguments: args });
+  return String((result.content as Json[])[0]?.text);
+}
+
+async function stats(tool: string): Promise<{ name: string; pid: number }> {
+  return JSON.parse(await callText(tool)) as { name: string; pid: number };
+}
+
+async function toolNames(): Promise<string[]> {
+  const names: string[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await host.client.request({ method: 'tools/list', params: cursor === undefined ? {} : { cursor } });
+    names.push(...page.tools.map((t) => t.name));
+    cursor = page.nextCursor;
+  } while (cursor !== undefined);
+  return names;
+}
+
+const listChanged = () => host.notifications.get('notifications/tools/list_changed')?.length ?? 0;
+
+/** Log lines (pino JSON on stderr) whose message is `msg`. */
+function logEntries(msg: string): Json[] {
+  return daemon
+    .stderr()
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as Json)
+    .filter((entry) => entry.msg === msg);
+}
+
+beforeAll(async () => {
+  dir = tempDir('sb-reload-');
+  // Info level: the test reads the daemon's "config reloaded" entries.
+  file = writeConfig({ log: { level: 'info' }, mcpServers: { a: A() } }, dir);
+  daemon = await startDaemon(file);
+  host = await connectHost('streamable-http', { daemon });
+  // Messages that belong to no request (list_changed among them) ride the host's GET
+  // stream, which the SDK opens after initialize; wait until it carries one.
+  let probe = 0;
+  await eventually(async () => {
+    const message = `probe-${++probe}`;
+    await callText('a__log', { level: 'error', message });
+    return (host.notifications.get('notifications/message') ?? []).some((m) => String(m.data).startsWith('probe-'));
+  }, 10_000, 'the GET stream');
+});
+afterAll(async () => {
+  await host?.close();
+  await stopAllDaemons();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('config reloaded live', () => {
+  let aPid: number;
+  let bPid: number;
+
+  it('a server added: list_changed, then its tools are listed and callable', async () => {
+    aPid = (await stats('a__stats')).pid;
+    expect(await toolNames()).not.toContain('b__echo');
+    const before = listChanged();
+    saveByRename(fileText({ mcpServers: { a: A(), b: B('v1') } }));
+    await eventually(() => listChanged() > before, 15_000, 'tools/list_changed after adding b');
+    const names = await toolNames();
+    expect(names).toEqual(expect.arrayContaining(['a__echo', 'a__extra_000', 'b__echo', 'b__stats']));
+    const b = await stats('b__stats');
+    expect(b.name).toBe('fixture-b');
+    bPid = b.pid;
+    expect(await callText('b__env', { name: 'FIXTURE_MARK' })).toBe('v1');
+    // The server that did not change kept its process.
+    expect((await stats('a__stats')).pid).toBe(aPid);
+  });
+
+  it('a changed server (its env, written in place) is restarted: new value, the old process gone', async () => {
+    saveInPlace(fileText({ mcpServers: { a: A(), b: B('v2') } }));
+    await eventually(async () => (await callText('b__env', { name: 'FIXTURE_MARK' })) === 'v2', 15_000, 'b restarted with v2');
+    await eventually(() => !isAlive(bPid), 10_000, `old b process ${bPid} to exit`);
+    const b = await stats('b__stats');
+    expect(b.pid).not.toBe(bPid);
+    bPid = b.pid;
+    expect((await stats('a__stats')).pid).toBe(aPid);
+  });
+
+  it('a namespace change (prefix -> auto) renames tools and sends list_changed, without restarting anyone', async () => {
+    const before = listChanged();
+    saveByRename(fileText({ namespace: 'auto', mcpServers: { a: A(), b: B('v2') } }));
+    await eventually(() => listChanged() > before, 15_000, 'tools/list_changed after the namespace change');
+    const names = await toolNames();
+    // Only a has extra_000: bare now. echo is on both: still prefixed.
+    expect(names).toContain('extra_000');
+    expect(names).not.toContain('a__extra_000');
+    expect(names).toEqual(expect.arrayContaining(['a__echo', 'b__echo']));
+    expect(names).not.toContain('echo');
+    expect(await callText('extra_000')).toBe('extra_000');
+    expect((await stats('a__stats')).pid).toBe(aPid);
+    expect((await stats('b__stats')).pid).toBe(bPid);
+  });
+
+  it('an invalid file is refused with every problem logged; the old config stays in force', async () => {
+    const names = await toolNames();
+    const notified = listChanged();
+
+    // Valid JSON that breaks three rules, written in place.
+    saveInPlace(
+      fileText({
+        namespace: 'sideways',
+        pageSize: 0,
+        mcpServers: { a: A(), b: B('v3'), bad: { args: ['no-command'] } },
+      }),
+    );
+    const refused = await eventually(() => logEntries('config change refused; the previous config stays in force')[0], 10_000, 'refusal logged');
+    const paths = (refused.problems as { path: string; reason: string; file: string }[]).map((p) => p.path);
+    expect(paths).toEqual(expect.arrayContaining(['namespace', 'pageSize', 'mcpServers.bad']));
+    for (const p of refused.problems as { file: string; reason: string }[]) {
+      expect(p.file).toBe(file);
+      expect(p.reason).not.toBe('');
+    }
+
+    // Not JSON at all (saved by rename): refused as well.
+    saveByRename('{ "mcpServers": { "a": ');
+    await eventually(() => logEntries('config change refused; the previous config stays in force').length >= 2, 10_000, 'second refusal');
+
+    expect(daemon.proc.exitCode).toBeNull();
+    expect(await toolNames()).toEqual(names);
+    expect(await callText('a__echo', { text: 'still served' })).toBe('still served');
+    expect(await callText('extra_000')).toBe('extra_000');
+    // Nothing was applied: b was not restarted with v3, and nobody was told of a change.
+    expect(await callText('b__env', { name: 'FIXTURE_MARK' })).toBe('v2');
+    expect((await stats('b__stats')).pid).toBe(bPid);
+    expect(listChanged()).toBe(notified);
+  });
+
+  it('a server removed (after the invalid saves): list_changed, its tools gone, its process stopped', async () => {
+    const before = listChanged();
+    saveByRename(fileText({ namespace: 'auto', mcpServers: { a: A() } }));
+    await eventually(() => listChanged() > before, 15_000, 'tools/list_changed after removing b');
+    const names = await toolNames();
+    expect(names.filter((n) => n.startsWith('b__'))).toEqual([]);
+    // Under auto, a's names no longer collide with anyone's: all bare now.
+    expect(names).toEqual(expect.arrayContaining(['echo', 'stats', 'extra_000']));
+    expect(names.filter((n) => n.startsWith('a__'))).toEqual([]);
+    expect(await callText('echo', { text: 'only a' })).toBe('only a');
+    expect((await stats('stats')).pid).toBe(aPid);
+    await eventually(() => !isAlive(bPid), 10_000, `b process ${bPid} to exit`);
+    const gone = await host.client.callTool({ name: 'b__echo', arguments: { text: 'x' } }).then(
+      () => undefined,
+      (err: { code?: number }) => err.code,
+    );
+    expect(gone).toBe(-32602);
+  });
+});
+
+describe('saves in quick succession', () => {
+  /**
+   * A stdio server that takes ~4 s to stop: a shell that runs the fixture (which exits when
+   * its stdin closes) and then lingers, ignoring SIGTERM, until the SIGKILL that follows the
+   * grace periods. Its command line names a file in this test's own temp dir, so the
+   * process table says exactly which of its processes exist.
+   */
+  const marker = () => join(dir, 'slow-server');
+  const slow = (mark: string) => ({
+    command: 'sh',
+    args: ['-c', `: "${marker()}"; trap '' TERM; "${process.execPath}" "${fixturePath('stdio')}"; sleep 30`],
+    env: { FIXTURE_NAME: 'slow', FIXTURE_MARK: mark },
+  });
+  /** Live (not zombie) processes of the slow server, from the process table. */
+  const slowProcesses = () =>
+    execFileSync('ps', ['-eo', 'pid=,stat=,args='], { encoding: 'utf8' })
+      .split('\n')
+      .filter((line) => line.includes(marker()) && !/^\s*\d+\s+Z/.test(line));
+
+  it('a later save applied while an earlier one still stops a server wins: no process left behind', async () => {
+    saveByRename(fileText({ namespace: 'auto', mcpServers: { a: A(), slow: slow('0') } }));
+    await eventually(async () => (await toolNames()).includes('slow__echo'), 15_000, 'slow listed');
+    expect(slowProcesses()).toHaveLength(1);
+
+    // Save 1 restarts slow; its old process takes seconds to stop. Save 2, meanwhile, drops slow.
+    const reloads = logEntries('config reloaded').length;
+    saveByRename(fileText({ namespace: 'auto', mcpServers: { a: A(), slow: slow('1') } }));
+    await eventually(async () => !(await toolNames()).includes('slow__echo'), 10_000, 'slow stopping');
+    saveByRename(fileText({ namespace: 'auto', mcpServers: { a: A() } }));
+
+    // Both saves are applied (the second one need not wait for the first one's slow stop).
+    const applied = (await eventually(() => {
+      const entries = logEntries('config reloaded').slice(reloads);
+      return entries.length >= 2 && entries;
+    }, 20_000, 'both reloads applied')) as Json[];
+    expect(applied.map((e) => ({ added: e.added, removed: e.removed, changed: e.changed }))).toEqual(
+      expect.arrayContaining([
+        { added: [], removed: [], changed: ['slow'] },
+        { added: [], removed: ['slow'], changed: [] },
+      ]),
+    );
+    // An upstream is spawned before the reload that starts it is logged, so a process the
+    // first save started too late would be in the table now. None may be, or stay.
+    await eventually(() => slowProcesses().length === 0, 5_000, 'no slow process left');
+    expect((await toolNames()).filter((n) => n.startsWith('slow__'))).toEqual([]);
+    expect(await callText('echo', { text: 'a is fine' })).toBe('a is fine');
+  });
+});
