@@ -2,7 +2,7 @@ import type { JsonRpcMessage, JsonRpcRequest } from '@switchboard/core';
 import type { ServerConfig } from '@switchboard/config';
 import { silentLogger } from '@switchboard/observability';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { RemoteFlavour, TransportFactory } from './transports/transport-factory.js';
+import { DefaultTransportFactory, type RemoteFlavour, type TransportFactory } from './transports/transport-factory.js';
 import type { UpstreamTransport } from './transports/upstream-transport.js';
 import { UpstreamConnection } from './upstream-connection.js';
 import type { UpstreamState } from './upstream.types.js';
@@ -14,6 +14,8 @@ class FakeServer {
   refuse = new Set<RemoteFlavour | undefined>();
   /** Fail the next N non-initialize requests with an HTTP 404 (session expired). */
   expireNext = 0;
+  /** Never answer initialize (a server that accepts connections and hangs). */
+  hang = false;
   opened: (RemoteFlavour | undefined)[] = [];
   transports: FakeTransport[] = [];
   handle(req: JsonRpcRequest, t: FakeTransport): Record<string, unknown> {
@@ -42,6 +44,7 @@ class FakeTransport implements UpstreamTransport {
       this.server.expireNext--;
       throw Object.assign(new Error('session gone'), { status: 404 });
     }
+    if (req.method === 'initialize' && this.server.hang) return;
     const result = this.server.handle(req, this);
     queueMicrotask(() => this.onmessage?.({ jsonrpc: '2.0', id: req.id, result }));
   }
@@ -57,9 +60,9 @@ class FakeTransport implements UpstreamTransport {
   }
 }
 
-function setup(config: Partial<ServerConfig> = {}) {
+function setup(config: Partial<ServerConfig> = {}, factoryOverride?: TransportFactory) {
   const server = new FakeServer();
-  const factory: TransportFactory = {
+  const factory: TransportFactory = factoryOverride ?? {
     create: (_c, flavour) => {
       server.opened.push(flavour);
       const t = new FakeTransport(server, flavour, server.transports.length + 1);
@@ -161,5 +164,34 @@ describe('UpstreamConnection', () => {
     expect(connection.state).toBe('stopped');
     expect(server.transports[0].closed).toBe(true);
     await expect(connection.request('x', undefined)).rejects.toMatchObject({ code: -32010 });
+  });
+
+  it('stop() does not wait for a handshake that never answers', async () => {
+    const { connection, server } = setup({ timeouts: { connectMs: 60_000, requestMs: 1000, maxRequestMs: 5000 } });
+    server.hang = true;
+    connection.start();
+    await until(() => connection.state === 'connecting' && server.transports.length === 1);
+    const started = Date.now();
+    await connection.stop();
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(connection.state).toBe('stopped');
+    expect(server.transports[0].closed).toBe(true);
+  });
+
+  it('a stdio child that exits on start fails the attempt at once, with its exit status', async () => {
+    const { connection } = setup(
+      {
+        transport: 'stdio',
+        command: process.execPath,
+        args: ['-e', 'process.exit(3)'],
+        env: {},
+        timeouts: { connectMs: 60_000, requestMs: 1000, maxRequestMs: 5000 },
+      } as Partial<ServerConfig>,
+      new DefaultTransportFactory(),
+    );
+    connection.start();
+    await until(() => connection.state === 'down');
+    expect(connection.status().lastError).toMatch(/exited with code 3/);
+    expect(connection.status().reconnectAttempts).toBe(1);
   });
 });

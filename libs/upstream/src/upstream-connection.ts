@@ -56,6 +56,8 @@ export class UpstreamConnection {
   private healthTimer?: NodeJS.Timeout;
   private stopped = false;
   private connecting?: Promise<void>;
+  /** The peer of a connect attempt still in its handshake. */
+  private opening?: JsonRpcPeer;
   private probing = false;
   private readonly log: Logger;
 
@@ -111,8 +113,11 @@ export class UpstreamConnection {
     this.stopped = true;
     clearTimeout(this.retryTimer);
     clearInterval(this.healthTimer);
-    await this.connecting?.catch(() => undefined);
     this.generation++;
+    // A connect attempt to an upstream that never answers would hold the stop (and with it
+    // shutdown or a reload) for the whole connect timeout: fail it now.
+    this.opening?.close(new McpError(ErrorCode.UpstreamUnavailable, `Upstream '${this.name}' was stopped`));
+    await this.connecting?.catch(() => undefined);
     this.peer?.close(new McpError(ErrorCode.UpstreamUnavailable, `Upstream '${this.name}' was stopped`));
     const transport = this.transport;
     this.peer = undefined;
@@ -226,8 +231,14 @@ export class UpstreamConnection {
       onInternalError: (err, request) => this.log.error({ err, method: request.method }, 'server request handler failed'),
     });
     transport.onmessage = (message) => peer.handle(message);
-    transport.onclose = () => this.onTransportClosed(generation);
+    transport.onclose = () => {
+      // During the handshake this fails initialize at once (a child that exits on start is
+      // reported with its exit status, not after the connect timeout); later it is a loss.
+      peer.close(new McpError(ErrorCode.ConnectionClosed, `the upstream closed the connection${closeDetail(transport)}`));
+      this.onTransportClosed(generation);
+    };
     transport.onerror = (err) => this.onTransportError(generation, err);
+    this.opening = peer;
     try {
       const init = await withTimeout(
         transport.start().then(() =>
@@ -254,6 +265,8 @@ export class UpstreamConnection {
       peer.close(new McpError(ErrorCode.ConnectionClosed, 'connect failed'));
       await transport.close().catch(() => undefined);
       throw err;
+    } finally {
+      this.opening = undefined;
     }
     if (this.stopped) {
       await transport.close().catch(() => undefined);
@@ -270,7 +283,8 @@ export class UpstreamConnection {
   }
 
   private onTransportClosed(generation: number): void {
-    if (generation !== this.generation || this.stopped) return;
+    // Before the session is established the failed handshake is connect()'s to handle.
+    if (generation !== this.generation || this.stopped || !this.peer) return;
     this.connectionLost('the connection closed');
   }
 
@@ -344,4 +358,9 @@ export class UpstreamConnection {
     this.log.info({ state: next, previous }, 'upstream state');
     this.deps.listener.stateChanged?.(this.name, next, previous);
   }
+}
+
+function closeDetail(transport: UpstreamTransport): string {
+  const detail = transport.closeReason?.();
+  return detail ? ` (${detail})` : '';
 }

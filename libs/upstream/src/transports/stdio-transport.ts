@@ -28,6 +28,7 @@ export class StdioUpstreamTransport implements UpstreamTransport {
   private buffer = '';
   private exited?: Promise<void>;
   private closed = false;
+  private exitStatus?: string;
 
   constructor(
     private readonly config: StdioServerConfig,
@@ -62,6 +63,7 @@ export class StdioUpstreamTransport implements UpstreamTransport {
       });
       child.once('exit', (code, signal) => {
         unregisterChildGroup(child.pid!);
+        this.exitStatus = signal ? `the process was killed by ${signal}` : `the process exited with code ${code}`;
         if (!this.closed) this.logger.warn({ code, signal }, 'upstream process exited');
         this.finish();
       });
@@ -70,6 +72,10 @@ export class StdioUpstreamTransport implements UpstreamTransport {
       child.stdin!.on('error', () => undefined); // EPIPE after the child died; exit handles it
       this.pipeStderr(child);
     });
+  }
+
+  closeReason(): string | undefined {
+    return this.exitStatus;
   }
 
   send(message: JsonRpcMessage): Promise<void> {

@@ -13,4 +13,6 @@ export interface UpstreamTransport {
   onerror?: (error: Error) => void;
   setProtocolVersion?: (version: string) => void;
   readonly sessionId?: string;
+  /** Why the connection closed, when the transport knows (a process's exit status). */
+  closeReason?(): string | undefined;
 }
