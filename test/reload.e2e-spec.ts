@@ -147,6 +147,8 @@ describe('config reloaded live', () => {
     expect(await callText('extra_000')).toBe('extra_000');
     expect((await stats('a__stats')).pid).toBe(aPid);
     expect((await stats('b__stats')).pid).toBe(bPid);
+    // One config change, one notification (not one per server whose names moved).
+    expect(listChanged()).toBe(before + 1);
   });
 
   it('an invalid file is refused with every problem logged; the old config stays in force', async () => {

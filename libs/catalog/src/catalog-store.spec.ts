@@ -9,6 +9,21 @@ function snap(server: string, parts: Partial<UpstreamSnapshot> = {}): UpstreamSn
 const tool = (name: string, description = `Tool ${name}`): Item => ({ name, description, inputSchema: { type: 'object' } });
 
 describe('CatalogStore', () => {
+  it('batch applies several mutations with one rebuild and one notification', () => {
+    const store = new CatalogStore();
+    store.setSnapshot(snap('a', { namespace: 'prefix', tools: [tool('echo')] }));
+    store.setSnapshot(snap('b', { namespace: 'prefix', tools: [tool('echo')] }));
+    const listener = vi.fn();
+    store.onChange(listener);
+    store.batch(() => {
+      store.setSnapshot(snap('a', { namespace: 'auto', tools: [tool('echo')] }));
+      store.setSnapshot(snap('b', { namespace: 'auto', tools: [tool('echo'), tool('only_b')] }));
+      expect(listener).not.toHaveBeenCalled();
+    });
+    expect(listener).toHaveBeenCalledTimes(1);
+    expect(store.current.items('tools').map((t) => t.name)).toEqual(['a__echo', 'b__echo', 'only_b']);
+  });
+
   it('starts empty', () => {
     const store = new CatalogStore();
     expect(store.current.items('tools')).toEqual([]);

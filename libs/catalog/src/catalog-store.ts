@@ -17,6 +17,9 @@ export class CatalogStore {
   private readonly listeners = new Set<CatalogListener>();
   private order: readonly string[] = [];
   private catalog: Catalog;
+  /** Depth of `batch` calls under way; rebuilds wait for the outermost to end. */
+  private batching = 0;
+  private dirty = false;
 
   constructor(private naming: NamingOptions = DEFAULT_NAMING) {
     this.catalog = buildCatalog([], naming);
@@ -52,6 +55,20 @@ export class CatalogStore {
     this.rebuild();
   }
 
+  /**
+   * Applies several mutations as one: a single rebuild and at most one notification per
+   * list at the end (a config reload touches every server; hosts should hear it once).
+   */
+  batch(mutate: () => void): void {
+    this.batching++;
+    try {
+      mutate();
+    } finally {
+      this.batching--;
+      if (this.batching === 0 && this.dirty) this.rebuild();
+    }
+  }
+
   /** Called after a rebuild that changed a host-visible list; returns the unsubscribe. */
   onChange(listener: CatalogListener): () => void {
     this.listeners.add(listener);
@@ -59,6 +76,11 @@ export class CatalogStore {
   }
 
   private rebuild(): void {
+    if (this.batching > 0) {
+      this.dirty = true;
+      return;
+    }
+    this.dirty = false;
     const next = buildCatalog(this.ordered(), this.naming);
     const changes = diff(this.catalog, next);
     // Always swap: routes can move (a tool now served by another upstream under the same

@@ -43,7 +43,7 @@ function setup() {
   const settle = () => new Promise((r) => setTimeout(r, 0));
   const names = (kind: 'tools' | 'resources' | 'prompts') =>
     store.current.items(kind).map((i) => String(kind === 'resources' ? i.uri : i.name));
-  return { pending, answer, settle, names, emit: () => listener };
+  return { pending, answer, settle, names, emit: () => listener, store, sync, server };
 }
 
 describe('CatalogSync: overlapping reads of one upstream', () => {
@@ -88,5 +88,27 @@ describe('CatalogSync: overlapping reads of one upstream', () => {
     expect(t.names('tools')).toEqual(['up__new']);
     expect(t.names('prompts')).toEqual(['up__p']);
     expect(t.names('resources')).toEqual(['r://1']);
+  });
+});
+
+describe('CatalogSync: config changes', () => {
+  it('a reload that changes separator and alias renames once and notifies once', async () => {
+    const t = setup();
+    t.emit().stateChanged!('up', 'ready', 'connecting');
+    t.answer('tools/list', [{ name: 't' }]);
+    t.answer('prompts/list', []);
+    t.answer('resources/list', []);
+    t.answer('resources/templates/list', []);
+    await t.settle();
+    expect(t.names('tools')).toEqual(['up__t']);
+    let notified = 0;
+    t.store.onChange(() => notified++);
+    t.sync.configure({
+      namespace: 'prefix',
+      separator: '.',
+      servers: [{ ...t.server, alias: 'u' }],
+    } as unknown as GatewayConfig);
+    expect(t.names('tools')).toEqual(['u.t']);
+    expect(notified).toBe(1);
   });
 });

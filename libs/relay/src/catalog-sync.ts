@@ -49,20 +49,24 @@ export class CatalogSync {
   /** Call before the registry applies the same config. */
   configure(config: GatewayConfig): void {
     this.config = config;
-    this.store.setNaming({ separator: config.separator, maxLength: 64 });
-    const enabled = config.servers.filter((s) => s.enabled);
-    this.store.setOrder(enabled.map((s) => s.name));
-    const names = new Set(enabled.map((s) => s.name));
-    for (const name of names) if (!this.snapshots.has(name)) this.warming.add(name);
-    for (const name of [...this.snapshots.keys()]) {
-      if (!names.has(name)) this.drop(name);
-    }
-    // A namespace or alias change alters public names without any upstream event.
-    for (const [name, snap] of this.snapshots) {
-      const server = enabled.find((s) => s.name === name)!;
-      this.snapshots.set(name, { ...snap, prefix: server.alias ?? name, namespace: server.namespace ?? config.namespace });
-      this.store.setSnapshot(this.snapshots.get(name)!);
-    }
+    // One rebuild for the whole change, so hosts hear one list_changed per list.
+    this.store.batch(() => {
+      this.store.setNaming({ separator: config.separator, maxLength: 64 });
+      const enabled = config.servers.filter((s) => s.enabled);
+      this.store.setOrder(enabled.map((s) => s.name));
+      const names = new Set(enabled.map((s) => s.name));
+      for (const name of names) if (!this.snapshots.has(name)) this.warming.add(name);
+      for (const name of [...this.snapshots.keys()]) {
+        if (!names.has(name)) this.drop(name);
+      }
+      // A namespace or alias change alters public names without any upstream event.
+      for (const [name, snap] of this.snapshots) {
+        const server = enabled.find((s) => s.name === name)!;
+        const next = { ...snap, prefix: server.alias ?? name, namespace: server.namespace ?? config.namespace };
+        this.snapshots.set(name, next);
+        this.store.setSnapshot(next);
+      }
+    });
   }
 
   /** Resolves once every enabled upstream has been read or has failed its first attempt. */
