@@ -203,6 +203,12 @@ describe('config reloaded live', () => {
     );
     expect(gone).toBe(-32602);
   });
+
+  it('a new listen address is applied at the next restart, and said so; serving goes on', async () => {
+    saveByRename(fileText({ listen: { host: '127.0.0.1', port: 1 }, namespace: 'auto', mcpServers: { a: A() } }));
+    await eventually(() => logEntries('a new listen address takes effect after a restart').length === 1, 15_000, 'the warning');
+    expect(await callText('echo', { text: 'still here' })).toBe('still here');
+  });
 });
 
 describe('saves in quick succession', () => {

@@ -42,8 +42,10 @@ export async function main(argv: string[]): Promise<number> {
   }
 
   let config: GatewayConfig;
+  let fileListen: GatewayConfig['listen'];
   try {
     const loaded = loadConfigWithWarnings(values.config ?? defaultConfigPath());
+    fileListen = loaded.config.listen;
     config = applyOverrides(loaded.config, values);
     for (const w of loaded.warnings) process.stderr.write(`warning: ${w.file}: ${w.path}: ${w.reason}\n`);
   } catch (err) {
@@ -61,7 +63,7 @@ export async function main(argv: string[]): Promise<number> {
   }
   const { runDaemon } = await import('./daemon.js');
   try {
-    await runDaemon(config);
+    await runDaemon(config, fileListen);
   } catch (err) {
     process.stderr.write(`switchboard: ${(err as Error).message}\n`);
     return 1;

@@ -14,7 +14,7 @@ const MAX_BODY_BYTES = 16 * 1024 * 1024;
  * `switchboard start`: the HTTP daemon. Prints one line to stdout when it listens (tools and
  * tests read the URL from it); everything else goes to the log on stderr.
  */
-export async function runDaemon(config: GatewayConfig): Promise<void> {
+export async function runDaemon(config: GatewayConfig, fileListen: GatewayConfig['listen']): Promise<void> {
   const logger = createLogger(config.log.level);
   if (!isLoopbackHost(config.listen.host)) {
     // Until authentication exists, a gateway reachable from the network would let anyone
@@ -55,7 +55,12 @@ export async function runDaemon(config: GatewayConfig): Promise<void> {
       return;
     }
     for (const w of outcome.warnings) logger.warn(w, 'config warning');
-    // Command-line overrides (--port, --host, --data-dir) outlive a reload.
+    const { listen } = outcome.config;
+    if (listen.host !== fileListen.host || listen.port !== fileListen.port) {
+      logger.warn({ listen }, 'a new listen address takes effect after a restart');
+      fileListen = listen;
+    }
+    // The listener cannot move, and command-line overrides (--data-dir) outlive a reload.
     const next = { ...outcome.config, listen: runtime.config.listen, dataDir: runtime.config.dataDir };
     void runtime.reload(next).catch((err) => logger.error({ err }, 'config reload failed'));
   });

@@ -60,10 +60,6 @@ export class GatewayRuntime {
 
   /** A live config change: upstreams added, removed or restarted; hosts hear list_changed. */
   async reload(next: GatewayConfig): Promise<void> {
-    const { listen } = this.current;
-    if (next.listen.host !== listen.host || next.listen.port !== listen.port) {
-      this.logger.warn('listen address changes take effect after a restart');
-    }
     this.current = next;
     const changes = await this.apply(next);
     this.logger.info(changes, 'config reloaded');
