@@ -1,6 +1,6 @@
 import type { CatalogStore } from '@switchboard/catalog';
 import { isLogLevel, passesLevel, type JsonRpcNotification, type LogLevel } from '@switchboard/core';
-import type { UpstreamRegistry } from '@switchboard/upstream';
+import type { UpstreamConnection, UpstreamRegistry } from '@switchboard/upstream';
 import type { SessionDirectory } from './session.js';
 
 /** Sessions that never sent logging/setLevel get messages at this level and above. */
@@ -28,10 +28,8 @@ export class NotificationFanout {
       },
       stateChanged: (server, state) => {
         // A (re)connected upstream starts at its default level; tell it what sessions asked for.
-        const level = upstreamLogLevel(sessions);
         const connection = registry.get(server);
-        if (state !== 'ready' || !level || !connection?.capabilities.logging) return;
-        void connection.request('logging/setLevel', { level }).catch(() => undefined);
+        if (state === 'ready' && connection) void pushUpstreamLogLevel(connection, sessions);
       },
     });
   }
@@ -61,4 +59,26 @@ export function upstreamLogLevel(sessions: SessionDirectory): LogLevel | undefin
     if (s.logLevel && (!min || passesLevel(min, s.logLevel))) min = s.logLevel;
   }
   return min;
+}
+
+const levelPushes = new WeakMap<UpstreamConnection, Promise<void>>();
+
+/**
+ * Tells an upstream the level the sessions want (see upstreamLogLevel); settles once it
+ * answered. Per upstream one logging/setLevel is in flight at a time and each reads the
+ * wanted level only when it is sent: two sent at once may overtake each other on an HTTP
+ * upstream (separate POSTs) and leave it at a stale, quieter level, and the last one queued
+ * always carries the current wish. Failures are swallowed: the level is advisory.
+ */
+export function pushUpstreamLogLevel(connection: UpstreamConnection, sessions: SessionDirectory): Promise<void> {
+  const previous = levelPushes.get(connection) ?? Promise.resolve();
+  const next = previous.then(async () => {
+    const level = upstreamLogLevel(sessions);
+    if (!level || !connection.isAvailable || !connection.capabilities.logging) return;
+    await connection
+      .request('logging/setLevel', { level }, { timeoutMs: connection.config.timeouts.requestMs })
+      .catch(() => undefined);
+  });
+  levelPushes.set(connection, next);
+  return next;
 }

@@ -234,7 +234,7 @@ export class UpstreamConnection {
     transport.onclose = () => {
       // During the handshake this fails initialize at once (a child that exits on start is
       // reported with its exit status, not after the connect timeout); later it is a loss.
-      peer.close(new McpError(ErrorCode.ConnectionClosed, `the upstream closed the connection${closeDetail(transport)}`));
+      peer.close(new McpError(ErrorCode.ConnectionClosed, `Upstream '${this.name}' closed the connection${closeDetail(transport)}`));
       this.onTransportClosed(generation);
     };
     transport.onerror = (err) => this.onTransportError(generation, err);

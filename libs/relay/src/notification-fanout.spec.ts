@@ -1,0 +1,70 @@
+import type { UpstreamConnection } from '@switchboard/upstream';
+import { describe, expect, it } from 'vitest';
+import { pushUpstreamLogLevel } from './notification-fanout.js';
+import { SessionDirectory, type DownstreamSession } from './session.js';
+
+type Item = Record<string, unknown>;
+
+/** An upstream whose logging/setLevel requests stay pending until the test answers them. */
+function upstream() {
+  const sent: { params: Item | undefined; resolve(): void }[] = [];
+  const connection = {
+    name: 'up',
+    isAvailable: true,
+    capabilities: { logging: {} },
+    config: { timeouts: { requestMs: 1000 } },
+    request: (_method: string, params: Item | undefined) =>
+      new Promise<Item>((resolve) => sent.push({ params, resolve: () => resolve({}) })),
+  } as unknown as UpstreamConnection;
+  return { connection, sent };
+}
+
+function session(id: string, sessions: SessionDirectory): DownstreamSession {
+  const s = { id, initialized: true, send: async () => undefined } as unknown as DownstreamSession;
+  sessions.add(s);
+  return s;
+}
+
+const tick = () => new Promise((r) => setTimeout(r, 0));
+
+describe('pushUpstreamLogLevel', () => {
+  it('sends one setLevel at a time per upstream, each with the level wanted when it is sent', async () => {
+    const { connection, sent } = upstream();
+    const sessions = new SessionDirectory();
+    const quiet = session('a', sessions);
+    const chatty = session('b', sessions);
+
+    quiet.logLevel = 'error';
+    const first = pushUpstreamLogLevel(connection, sessions);
+    await tick();
+    chatty.logLevel = 'debug';
+    const second = pushUpstreamLogLevel(connection, sessions);
+    await tick();
+    // The second waits for the first: on HTTP upstreams two at once could arrive swapped.
+    expect(sent.map((s) => s.params)).toEqual([{ level: 'error' }]);
+
+    sent[0].resolve();
+    await first;
+    await tick();
+    expect(sent.map((s) => s.params)).toEqual([{ level: 'error' }, { level: 'debug' }]);
+    let settled = false;
+    void second.then(() => (settled = true));
+    await tick();
+    // The caller (logging/setLevel) answers the host only once the upstream has the level.
+    expect(settled).toBe(false);
+    sent[1].resolve();
+    await second;
+  });
+
+  it('settles without a request when no session asked for a level, and swallows failures', async () => {
+    const { connection, sent } = upstream();
+    const sessions = new SessionDirectory();
+    session('a', sessions);
+    await pushUpstreamLogLevel(connection, sessions);
+    expect(sent).toEqual([]);
+
+    const failing = { ...connection, request: () => Promise.reject(new Error('gone')) } as unknown as UpstreamConnection;
+    sessions.get('a')!.logLevel = 'info';
+    await expect(pushUpstreamLogLevel(failing, sessions)).resolves.toBeUndefined();
+  });
+});
