@@ -5,3 +5,4 @@ export * from './ids.js';
 export * from './naming.js';
 export * from './jsonrpc-peer.js';
 export * from './log-levels.js';
+export * from './line-splitter.js';

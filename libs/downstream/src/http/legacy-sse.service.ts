@@ -2,10 +2,10 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ErrorCode, McpError, newSessionId } from '@switchboard/core';
 import type { DownstreamDeps } from '../downstream.types.js';
 import { GatewaySession } from '../gateway-session.js';
-import { parseBody, takeMessages } from '../message-intake.js';
+import { takeMessages } from '../message-intake.js';
 import { answerPreflight, applyCors } from './cors.js';
 import { accepts, replyError, replyJson } from './http-replies.js';
-import { BodyTooLargeError, readBody } from './read-body.js';
+import { readJsonPost } from './read-body.js';
 import { refuseReason } from './request-guard.js';
 import { SseStream } from './sse-stream.js';
 
@@ -62,19 +62,9 @@ export class LegacySseService {
     if (!id) return replyError(res, 400, ErrorCode.InvalidRequest, 'Bad Request: sessionId query parameter is required');
     const state = this.sessions.get(id);
     if (!state) return replyError(res, 404, ErrorCode.ConnectionClosed, 'Session not found');
-    if (!(req.headers['content-type'] ?? '').toLowerCase().includes('application/json')) {
-      return replyError(res, 415, ErrorCode.InvalidRequest, 'Unsupported Media Type: send application/json');
-    }
-    let text: string;
-    try {
-      text = await readBody(req, this.deps.maxBodyBytes);
-    } catch (err) {
-      if (err instanceof BodyTooLargeError) return replyError(res, 413, ErrorCode.InvalidRequest, 'Request body too large');
-      return;
-    }
-    const parsed = parseBody(text);
-    if (!parsed.ok) return replyJson(res, 400, parsed.error);
-    const intake = takeMessages(parsed.value, state.session.protocolVersion || undefined);
+    const body = await readJsonPost(req, res, this.deps.maxBodyBytes);
+    if (!body) return;
+    const intake = takeMessages(body.value, state.session.protocolVersion || undefined);
     if (!intake.ok) return replyJson(res, 400, intake.error);
     res.writeHead(202, { 'Content-Type': 'text/plain' }).end('Accepted');
     for (const error of intake.errors) state.stream.write('message', JSON.stringify(error));

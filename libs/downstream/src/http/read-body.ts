@@ -1,4 +1,7 @@
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { ErrorCode } from '@switchboard/core';
+import { parseBody } from '../message-intake.js';
+import { replyError, replyJson } from './http-replies.js';
 
 export class BodyTooLargeError extends Error {}
 
@@ -19,4 +22,32 @@ export function readBody(req: IncomingMessage, limit: number): Promise<string> {
     req.once('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
     req.once('error', reject);
   });
+}
+
+/**
+ * The POST body of either HTTP transport, decoded: 415 unless it is JSON, 413 past the
+ * limit, 400 with -32700 when it does not parse. Undefined means the answer is already sent.
+ */
+export async function readJsonPost(
+  req: IncomingMessage,
+  res: ServerResponse,
+  limit: number,
+): Promise<{ value: unknown } | undefined> {
+  if (!(req.headers['content-type'] ?? '').toLowerCase().includes('application/json')) {
+    replyError(res, 415, ErrorCode.InvalidRequest, 'Unsupported Media Type: send application/json');
+    return undefined;
+  }
+  let text: string;
+  try {
+    text = await readBody(req, limit);
+  } catch (err) {
+    if (err instanceof BodyTooLargeError) replyError(res, 413, ErrorCode.InvalidRequest, 'Request body too large');
+    return undefined;
+  }
+  const parsed = parseBody(text);
+  if (!parsed.ok) {
+    replyJson(res, 400, parsed.error);
+    return undefined;
+  }
+  return { value: parsed.value };
 }

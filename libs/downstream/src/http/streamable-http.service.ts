@@ -10,13 +10,13 @@ import {
   type RequestId,
   type SendOptions,
 } from '@switchboard/core';
-import { takeMessages, parseBody } from '../message-intake.js';
+import { takeMessages } from '../message-intake.js';
 import { GatewaySession } from '../gateway-session.js';
 import type { DownstreamDeps } from '../downstream.types.js';
 import { answerPreflight, applyCors } from './cors.js';
 import { accepts, headerOf, replyError, replyJson } from './http-replies.js';
 import { PostExchange } from './post-exchange.js';
-import { BodyTooLargeError, readBody } from './read-body.js';
+import { readJsonPost } from './read-body.js';
 import { refuseReason } from './request-guard.js';
 import { SseStream } from './sse-stream.js';
 
@@ -71,20 +71,10 @@ export class StreamableHttpService {
     if (!accepts(req.headers.accept, 'application/json') || !accepts(req.headers.accept, 'text/event-stream')) {
       return replyError(res, 406, ErrorCode.InvalidRequest, 'Not Acceptable: accept both application/json and text/event-stream');
     }
-    if (!(req.headers['content-type'] ?? '').toLowerCase().includes('application/json')) {
-      return replyError(res, 415, ErrorCode.InvalidRequest, 'Unsupported Media Type: send application/json');
-    }
-    let text: string;
-    try {
-      text = await readBody(req, this.deps.maxBodyBytes);
-    } catch (err) {
-      if (err instanceof BodyTooLargeError) return replyError(res, 413, ErrorCode.InvalidRequest, 'Request body too large');
-      return;
-    }
-    const parsed = parseBody(text);
-    if (!parsed.ok) return replyJson(res, 400, parsed.error);
+    const body = await readJsonPost(req, res, this.deps.maxBodyBytes);
+    if (!body) return;
 
-    const value = parsed.value as { method?: unknown } | unknown[];
+    const value = body.value as { method?: unknown } | unknown[];
     const initializing = !Array.isArray(value) && (value as { method?: unknown })?.method === 'initialize';
     const state = initializing ? this.create() : this.existing(req, res);
     if (!state) return;

@@ -1,5 +1,5 @@
 import type { Readable, Writable } from 'node:stream';
-import { ErrorCode, McpError, newSessionId, type JsonRpcMessage } from '@switchboard/core';
+import { ErrorCode, LineSplitter, McpError, newSessionId, type JsonRpcMessage } from '@switchboard/core';
 import type { DownstreamDeps } from '../downstream.types.js';
 import { GatewaySession } from '../gateway-session.js';
 import { parseBody, takeMessages } from '../message-intake.js';
@@ -10,7 +10,7 @@ import { parseBody, takeMessages } from '../message-intake.js';
  */
 export class StdioFront {
   private session?: GatewaySession;
-  private buffer = '';
+  private readonly lines = new LineSplitter();
 
   constructor(
     private readonly deps: DownstreamDeps,
@@ -48,13 +48,7 @@ export class StdioFront {
   }
 
   private onData(chunk: string): void {
-    this.buffer += chunk;
-    let nl: number;
-    while ((nl = this.buffer.indexOf('\n')) !== -1) {
-      const line = this.buffer.slice(0, nl).trim();
-      this.buffer = this.buffer.slice(nl + 1);
-      if (line) this.onLine(line);
-    }
+    this.lines.push(chunk, (line) => this.onLine(line));
   }
 
   private onLine(line: string): void {

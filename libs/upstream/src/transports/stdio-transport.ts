@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { getDefaultEnvironment } from '@modelcontextprotocol/client/stdio';
-import type { JsonRpcMessage } from '@switchboard/core';
+import { LineSplitter, type JsonRpcMessage } from '@switchboard/core';
 import type { StdioServerConfig } from '@switchboard/config';
 import type { Logger } from '@switchboard/observability';
 import { registerChildGroup, unregisterChildGroup } from './child-reaper.js';
@@ -25,7 +25,7 @@ export class StdioUpstreamTransport implements UpstreamTransport {
   onerror?: (error: Error) => void;
 
   private child?: ChildProcess;
-  private buffer = '';
+  private readonly lines = new LineSplitter();
   private exited?: Promise<void>;
   private closed = false;
   private exitStatus?: string;
@@ -101,21 +101,16 @@ export class StdioUpstreamTransport implements UpstreamTransport {
   }
 
   private onStdout(chunk: string): void {
-    this.buffer += chunk;
-    let nl: number;
-    while ((nl = this.buffer.indexOf('\n')) !== -1) {
-      const line = this.buffer.slice(0, nl).trim();
-      this.buffer = this.buffer.slice(nl + 1);
-      if (!line) continue;
+    this.lines.push(chunk, (line) => {
       let message: JsonRpcMessage;
       try {
         message = JSON.parse(line) as JsonRpcMessage;
       } catch {
         this.logger.warn({ line: line.slice(0, 200) }, 'upstream wrote a line that is not JSON to stdout');
-        continue;
+        return;
       }
       this.onmessage?.(message);
-    }
+    });
   }
 
   private pipeStderr(child: ChildProcess): void {
