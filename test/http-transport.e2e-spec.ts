@@ -215,5 +215,34 @@ describe('health endpoints', () => {
     await request(daemon.baseUrl).get('/healthz').expect(200, { status: 'ok' });
     const ready = await request(daemon.baseUrl).get('/readyz');
     expect(ready.body.upstreams).toEqual([expect.objectContaining({ name: 'fx', transport: 'stdio' })]);
+    expect(ready.body.sessions).toBeGreaterThan(0);
+  });
+});
+
+describe('idle sessions', () => {
+  it('a session without traffic or an open stream ends after timeouts.sessionIdleMs (then 404)', async () => {
+    const idle = await startDaemon({ timeouts: { sessionIdleMs: 300 }, mcpServers: { fx: stdioFixture() } });
+    const res = await request(idle.baseUrl)
+      .post('/mcp')
+      .set('Accept', ACCEPT)
+      .set('Content-Type', 'application/json')
+      .send(JSON.stringify(init()))
+      .expect(200);
+    const sid = res.headers['mcp-session-id'];
+    const ping = () =>
+      request(idle.baseUrl)
+        .post('/mcp')
+        .set('Accept', ACCEPT)
+        .set('Content-Type', 'application/json')
+        .set('Mcp-Session-Id', sid)
+        .send(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping' }));
+    // While its GET stream is open the session lives, however quiet.
+    const stream = await openStream(idle.mcpUrl, { Accept: 'text/event-stream', 'Mcp-Session-Id': sid });
+    await new Promise((r) => setTimeout(r, 900));
+    await ping().expect(200);
+    stream.close();
+    // Watched from outside (a ping would be traffic and keep it alive).
+    await eventually(async () => (await request(idle.baseUrl).get('/readyz')).body.sessions === 0, 10_000, 'the idle session to end');
+    await ping().expect(404);
   });
 });

@@ -34,6 +34,7 @@ export async function runDaemon(config: GatewayConfig, fileListen: GatewayConfig
     maxBodyBytes: MAX_BODY_BYTES,
   };
   const streamable = new StreamableHttpService(deps);
+  streamable.startIdleSweep();
   const legacy = new LegacySseService(deps);
   const app = await NestFactory.create(AppModule.register({ runtime, streamable, legacy }), {
     bodyParser: false,

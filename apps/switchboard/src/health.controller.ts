@@ -12,12 +12,15 @@ export class HealthController {
     return { status: 'ok' };
   }
 
-  /** 200 when every enabled upstream is connected (ready or degraded), else 503; always lists them. */
+  /**
+   * 200 when every enabled upstream is connected (ready or degraded), else 503; always lists
+   * them, with the number of host sessions open.
+   */
   @Get('readyz')
   ready(@Res() res: ServerResponse): void {
     const upstreams = this.runtime.registry.statuses();
     const ready = upstreams.every((u) => u.state === 'ready' || u.state === 'degraded');
-    const body = JSON.stringify({ status: ready ? 'ready' : 'not_ready', upstreams });
+    const body = JSON.stringify({ status: ready ? 'ready' : 'not_ready', sessions: this.runtime.sessions.size, upstreams });
     res.writeHead(ready ? 200 : 503, { 'Content-Type': 'application/json' }).end(body);
   }
 }

@@ -37,7 +37,7 @@ describe('loadConfig: formats', () => {
       namespace: 'prefix',
       separator: '__',
       pageSize: 100,
-      timeouts: { connectMs: 10_000, requestMs: 60_000, maxRequestMs: 600_000, shutdownMs: 10_000 },
+      timeouts: { connectMs: 10_000, requestMs: 60_000, maxRequestMs: 600_000, shutdownMs: 10_000, sessionIdleMs: 3_600_000 },
       security: { allowedHosts: [], allowedOrigins: [] },
       log: { level: 'info' },
       servers: [
@@ -138,7 +138,7 @@ describe('loadConfig: formats', () => {
       'timeouts: { connectMs: 1000, requestMs: 2000, maxRequestMs: 3000 }\nmcpServers:\n  a: { command: x, timeouts: { requestMs: 2500 } }\n',
     );
     const config = loadConfig(file, {});
-    expect(config.timeouts).toEqual({ connectMs: 1000, requestMs: 2000, maxRequestMs: 3000, shutdownMs: 10_000 });
+    expect(config.timeouts).toEqual({ connectMs: 1000, requestMs: 2000, maxRequestMs: 3000, shutdownMs: 10_000, sessionIdleMs: 3_600_000 });
     expect(config.servers[0]!.timeouts).toEqual({ connectMs: 1000, requestMs: 2500, maxRequestMs: 3000 });
   });
 

@@ -10,7 +10,7 @@ import type { GatewayConfig, ServerConfig, Timeouts } from './config.types.js';
  */
 export function normalizeConfig(file: string, input: ConfigInput): GatewayConfig {
   const base = dirname(file);
-  const { shutdownMs, ...requestTimeouts } = input.timeouts;
+  const { shutdownMs, sessionIdleMs, ...requestTimeouts } = input.timeouts;
   const servers = Object.entries(input.mcpServers ?? input.servers ?? {}).map(([name, server]) =>
     normalizeServer(name, server, base, requestTimeouts),
   );
@@ -21,7 +21,7 @@ export function normalizeConfig(file: string, input: ConfigInput): GatewayConfig
     namespace: input.namespace,
     separator: input.separator,
     pageSize: input.pageSize,
-    timeouts: { ...requestTimeouts, shutdownMs },
+    timeouts: { ...requestTimeouts, shutdownMs, sessionIdleMs },
     security: { allowedHosts: [...input.security.allowedHosts], allowedOrigins: [...input.security.allowedOrigins] },
     log: { level: input.log.level },
     servers,

@@ -10,7 +10,8 @@ import { z } from 'zod';
  *   namespace     prefix | auto | none: how tool and prompt names are prefixed (ADR 001)
  *   separator     '__'; between prefix and name; 1-4 of [A-Za-z0-9_.-]
  *   pageSize      100; items per page of the merged lists, 1..1000
- *   timeouts      { connectMs: 10000, requestMs: 60000, maxRequestMs: 600000, shutdownMs: 10000 }
+ *   timeouts      { connectMs: 10000, requestMs: 60000, maxRequestMs: 600000, shutdownMs: 10000,
+ *                   sessionIdleMs: 3600000 }
  *   security      { allowedHosts: [], allowedOrigins: [] }
  *   log           { level: info }; trace | debug | info | warn | error | fatal | silent
  *   mcpServers    name -> server (Claude Desktop / Cursor style)
@@ -44,7 +45,13 @@ export const SERVER_NAME_MAX = 64;
 const ALIAS_PATTERN = /^[A-Za-z0-9_-]{1,24}$/;
 const SEPARATOR_PATTERN = /^[A-Za-z0-9_.-]{1,4}$/;
 
-export const DEFAULT_TIMEOUTS = { connectMs: 10_000, requestMs: 60_000, maxRequestMs: 600_000, shutdownMs: 10_000 };
+export const DEFAULT_TIMEOUTS = {
+  connectMs: 10_000,
+  requestMs: 60_000,
+  maxRequestMs: 600_000,
+  shutdownMs: 10_000,
+  sessionIdleMs: 3_600_000,
+};
 
 const intIn = (min: number, max: number, reason: string) =>
   z.int({ error: reason }).min(min, { error: reason }).max(max, { error: reason });
@@ -122,6 +129,9 @@ export const configInputSchema = z
           requestMs: millis().default(DEFAULT_TIMEOUTS.requestMs).describe('Idle time per request; progress resets it.'),
           maxRequestMs: millis().default(DEFAULT_TIMEOUTS.maxRequestMs).describe('Hard limit per request; at least requestMs.'),
           shutdownMs: millis().default(DEFAULT_TIMEOUTS.shutdownMs).describe('How long shutdown waits for in-flight calls.'),
+          sessionIdleMs: millis()
+            .default(DEFAULT_TIMEOUTS.sessionIdleMs)
+            .describe('A Streamable HTTP session with no traffic and no open stream for this long is ended.'),
         })
         .prefault({}),
       security: z

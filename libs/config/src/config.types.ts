@@ -53,6 +53,8 @@ export interface GatewayConfig {
   timeouts: Timeouts & {
     /** How long SIGTERM waits for in-flight calls before stopping the upstreams. */
     shutdownMs: number;
+    /** A Streamable HTTP session with no traffic and no open stream for this long is ended. */
+    sessionIdleMs: number;
   };
   security: {
     /** Host header values accepted (besides loopback names, which are always accepted on loopback). */

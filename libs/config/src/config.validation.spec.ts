@@ -46,6 +46,7 @@ describe('top-level settings', () => {
     ['pageSize: 2.5', 'pageSize', 'must be an integer from 1 to 1000'],
     ['timeouts: { connectMs: 0 }', 'timeouts.connectMs', MS],
     ['timeouts: { shutdownMs: -5 }', 'timeouts.shutdownMs', MS],
+    ['timeouts: { sessionIdleMs: 0 }', 'timeouts.sessionIdleMs', MS],
     ['timeouts: { requestMs: 1.5 }', 'timeouts.requestMs', MS],
     ['timeouts: { maxRequestMs: 3000000000 }', 'timeouts.maxRequestMs', MS],
     ['timeouts: { requestMs: 5000, maxRequestMs: 4999 }', 'timeouts.maxRequestMs', 'must be at least timeouts.requestMs (5000)'],

@@ -37,8 +37,28 @@ const ALLOWED = 'GET, POST, DELETE';
  */
 export class StreamableHttpService {
   private readonly sessions = new Map<string, HttpSession>();
+  private sweeper?: NodeJS.Timeout;
 
   constructor(private readonly deps: DownstreamDeps) {}
+
+  /**
+   * Hosts often go away without DELETE. A session with no traffic, no open stream and no
+   * request in flight for `timeouts.sessionIdleMs` is ended; its host gets 404 next time
+   * and initializes again, as the spec prescribes.
+   */
+  startIdleSweep(): void {
+    const every = Math.min(60_000, Math.max(100, Math.floor(this.deps.config().timeouts.sessionIdleMs / 2)));
+    this.sweeper = setInterval(() => this.sweepIdle(), every);
+    this.sweeper.unref();
+  }
+
+  private sweepIdle(): void {
+    const cutoff = Date.now() - this.deps.config().timeouts.sessionIdleMs;
+    for (const [id, state] of this.sessions) {
+      const streaming = state.standalone !== undefined && !state.standalone.closed;
+      if (!streaming && state.exchanges.size === 0 && state.session.lastActivity < cutoff) this.remove(id);
+    }
+  }
 
   get sessionCount(): number {
     return this.sessions.size;
@@ -64,6 +84,7 @@ export class StreamableHttpService {
 
   /** Ends every session (shutdown). */
   closeAll(): void {
+    clearInterval(this.sweeper);
     for (const id of [...this.sessions.keys()]) this.remove(id);
   }
 
@@ -114,6 +135,8 @@ export class StreamableHttpService {
     state.standalone = stream;
     stream.onClose(() => {
       if (state.standalone === stream) state.standalone = undefined;
+      // Idle time counts from when the host stopped listening.
+      state.session.lastActivity = Date.now();
     });
   }
 
