@@ -1,5 +1,5 @@
 import type { Client } from '@modelcontextprotocol/client';
-import { startHttpFixture, type HttpFixture } from '@switchboard/testing';
+import { startConformanceHttpFixture, startHttpFixture, type HttpFixture } from '@switchboard/testing';
 import request from 'supertest';
 import { afterEach, describe, expect, it } from 'vitest';
 import { eventually, isAlive, startDaemon, stdioFixture, stopAllDaemons } from './support/daemon.js';
@@ -68,6 +68,19 @@ describe('an upstream that dies mid-call', () => {
     fixtures.push(second);
     const s = await eventually(() => stats(client), 30_000, 'calls to succeed against the new server');
     expect(s.pid).toBe(second.pid);
+  });
+});
+
+describe('a Streamable HTTP upstream that closes its stream mid-call', () => {
+  it('the gateway resumes it with Last-Event-ID and the answer still arrives', async () => {
+    const upstream = await startConformanceHttpFixture();
+    fixtures.push(upstream);
+    const daemon = await startDaemon({ namespace: 'none', mcpServers: { conf: { type: 'http', url: upstream.url } } });
+    const client = await host(daemon);
+    const result = await client.callTool({ name: 'test_reconnection', arguments: {} }, { timeout: 30_000 });
+    expect(result.isError).toBeFalsy();
+    // The fixture says which path it took: only a resumable stream gets closed.
+    expect((result.content as { text: string }[])[0].text).toMatch(/stream was closed mid-call/);
   });
 });
 
