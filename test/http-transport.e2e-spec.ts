@@ -246,3 +246,24 @@ describe('idle sessions', () => {
     await ping().expect(404);
   });
 });
+
+describe('ending a session with a request in flight', () => {
+  it('DELETE answers the pending request with -32000 instead of leaving it hanging', async () => {
+    const sid = await openSession();
+    const calls = async () => {
+      const s = await post({ jsonrpc: '2.0', id: 's', method: 'tools/call', params: { name: 'fx__stats', arguments: {} } }, sid);
+      return JSON.parse(s.body.result.content[0].text).calls as number;
+    };
+    const before = await calls();
+    const pending = post({ jsonrpc: '2.0', id: 'slow', method: 'tools/call', params: { name: 'fx__slow', arguments: { ms: 20_000 } } }, sid);
+    const answered = new Promise<request.Response>((resolve, reject) => pending.end((err, res) => (err ? reject(err) : resolve(res))));
+    // The upstream counts every call, its stats calls included: the slow one has arrived when
+    // the count exceeds what our own polls explain.
+    let polls = 0;
+    await eventually(async () => (await calls()) - before - ++polls >= 1);
+    await request(daemon.baseUrl).delete('/mcp').set('Mcp-Session-Id', sid).expect(200);
+    const res = await answered;
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ id: 'slow', error: { code: -32000 } });
+  });
+});

@@ -46,6 +46,11 @@ export class PostExchange {
     if (this.waiting.size === 0) this.finish();
   }
 
+  /** Answers every request still waiting with `error` (the session ended under it). */
+  failRemaining(error: { code: number; message: string }): void {
+    for (const id of [...this.waiting]) this.deliver({ jsonrpc: '2.0', id, error });
+  }
+
   private switchToSse(): SseStream {
     if (!this.sse) {
       this.sse = new SseStream(this.res, this.headers);

@@ -198,6 +198,10 @@ export class StreamableHttpService {
     if (!state) return;
     this.sessions.delete(id);
     state.standalone?.end();
+    // Requests still in flight are aborted below and would never be answered: say why.
+    for (const exchange of new Set(state.exchanges.values())) {
+      exchange.failRemaining({ code: ErrorCode.ConnectionClosed, message: 'Session ended before the request completed' });
+    }
     state.exchanges.clear();
     state.session.peer.close(new McpError(ErrorCode.ConnectionClosed, 'Session ended'));
     this.deps.sessions.remove(id);
