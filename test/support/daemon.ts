@@ -43,10 +43,15 @@ export interface DaemonHandle {
 const running = new Set<DaemonHandle>();
 
 /** Starts the real daemon (`switchboard start`) on an ephemeral port and waits for it to listen. */
-export async function startDaemon(config: Json | string, extraArgs: string[] = []): Promise<DaemonHandle> {
+export async function startDaemon(
+  config: Json | string,
+  extraArgs: string[] = [],
+  env: Record<string, string> = {},
+): Promise<DaemonHandle> {
   const configPath = typeof config === 'string' ? config : writeConfig(config);
   const proc = spawn(process.execPath, [SWITCHBOARD_BIN, 'start', '--config', configPath, '--port', '0', ...extraArgs], {
     stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...env },
   });
   let stdout = '';
   let stderr = '';
