@@ -29,6 +29,16 @@ export class CatalogStore {
     return this.catalog;
   }
 
+  /** What one upstream currently contributes, as last set. */
+  snapshot(server: string): UpstreamSnapshot | undefined {
+    return this.snapshots.get(server);
+  }
+
+  /** The servers that currently contribute a snapshot. */
+  servers(): string[] {
+    return [...this.snapshots.keys()];
+  }
+
   /** Adds or replaces what one upstream offers. */
   setSnapshot(snapshot: UpstreamSnapshot): void {
     this.snapshots.set(snapshot.server, snapshot);

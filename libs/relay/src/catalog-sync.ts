@@ -27,7 +27,6 @@ const CHANGED: Record<string, Kind[]> = {
  * removal when it goes away (so lists show only what can be called).
  */
 export class CatalogSync {
-  private readonly snapshots = new Map<string, UpstreamSnapshot>();
   private readonly warming = new Set<string>();
   private readonly warmWaiters = new Set<() => void>();
   private config!: GatewayConfig;
@@ -55,16 +54,15 @@ export class CatalogSync {
       const enabled = config.servers.filter((s) => s.enabled);
       this.store.setOrder(enabled.map((s) => s.name));
       const names = new Set(enabled.map((s) => s.name));
-      for (const name of names) if (!this.snapshots.has(name)) this.warming.add(name);
-      for (const name of [...this.snapshots.keys()]) {
-        if (!names.has(name)) this.drop(name);
+      for (const name of names) if (!this.store.snapshot(name)) this.warming.add(name);
+      for (const name of this.store.servers()) {
+        if (!names.has(name)) this.store.removeServer(name);
       }
       // A namespace or alias change alters public names without any upstream event.
-      for (const [name, snap] of this.snapshots) {
+      for (const name of this.store.servers()) {
         const server = enabled.find((s) => s.name === name)!;
-        const next = { ...snap, prefix: server.alias ?? name, namespace: server.namespace ?? config.namespace };
-        this.snapshots.set(name, next);
-        this.store.setSnapshot(next);
+        const snap = this.store.snapshot(name)!;
+        this.store.setSnapshot({ ...snap, prefix: server.alias ?? name, namespace: server.namespace ?? config.namespace });
       }
     });
   }
@@ -91,7 +89,7 @@ export class CatalogSync {
   private onState(server: string, state: UpstreamState, previous: UpstreamState): void {
     if (state === 'ready' && previous !== 'degraded') void this.readAll(server);
     if (state === 'down' || state === 'stopped') {
-      this.drop(server);
+      this.store.removeServer(server);
       if (state === 'down') this.settleWarm(server);
     }
   }
@@ -128,7 +126,7 @@ export class CatalogSync {
     const fresh = kinds.filter((kind, i) => this.latestRead.get(readKey(server, kind)) === started[i]);
     if (fresh.length === 0) return;
     const next: UpstreamSnapshot = {
-      ...(this.snapshots.get(server) ?? {
+      ...(this.store.snapshot(server) ?? {
         server,
         prefix: config.alias ?? server,
         namespace: config.namespace ?? this.config.namespace,
@@ -139,7 +137,6 @@ export class CatalogSync {
       }),
     };
     for (const kind of fresh) next[kind] = lists[kinds.indexOf(kind)];
-    this.snapshots.set(server, next);
     this.store.setSnapshot(next);
   }
 
@@ -151,11 +148,7 @@ export class CatalogSync {
     } catch (err) {
       this.logger.warn({ upstream: connection.name, method, err: String(err) }, 'could not read upstream list');
       connection.reportTrouble(`${method} failed`);
-      return this.snapshots.get(connection.name)?.[kind] ?? [];
+      return this.store.snapshot(connection.name)?.[kind] ?? [];
     }
-  }
-
-  private drop(server: string): void {
-    if (this.snapshots.delete(server)) this.store.removeServer(server);
   }
 }
