@@ -17,7 +17,7 @@ export default defineConfig({
         resolve: { alias },
         test: {
           name: 'unit',
-          include: ['libs/**/*.spec.ts', 'apps/**/*.spec.ts'],
+          include: ['libs/**/*.spec.ts', 'apps/**/*.spec.ts', 'bench/src/**/*.spec.ts'],
           testTimeout: 10_000,
           sequence: { groupOrder: 0 },
         },

@@ -1,0 +1,110 @@
+import { medianRatio, type Metric } from './measure/aggregate.js';
+import type { WindowResult } from './measure/window.js';
+
+/**
+ * The performance targets Switchboard is held to (the "Targets" section of the
+ * report), evaluated on measured figures. Not to be confused with the targets under
+ * test (direct-http, switchboard-stdio, ...). A check whose data was not measured
+ * (target or scenario skipped) is n/a rather than a MISS.
+ */
+
+export type Verdict = 'PASS' | 'MISS' | 'n/a';
+
+export interface CheckResult {
+  id: string;
+  goal: string;
+  measured: string;
+  verdict: Verdict;
+}
+
+export interface CheckInputs {
+  /** Main-matrix windows (variant echo). */
+  windows: readonly WindowResult[];
+  concurrency: readonly number[];
+  /** Merged tools/list of 1,000 tools: full-walk p50 and the daemon's idle RSS with 10 upstreams. */
+  listing?: { walkP50Ms: number; daemonIdleRssMb: number; tools: number };
+  /** Idle sessions against switchboard-stdio: how many, and KiB per session (serving tree). */
+  idleSessions?: { sessions: number; perSessionKb: number };
+}
+
+const SB = 'switchboard-stdio';
+const BASE = 'direct-http';
+const PROXY = 'mcp-proxy';
+
+export function evaluateTargets(inputs: CheckInputs): CheckResult[] {
+  const { windows } = inputs;
+  const vsBase = (concurrency: number, metric: Metric) => medianRatio(windows, SB, BASE, 'echo', concurrency, metric);
+  const failures = (targets: string[], concurrency?: number) =>
+    windows
+      .filter((w) => targets.includes(w.target) && w.variant === 'echo' && (concurrency === undefined || w.concurrency === concurrency))
+      .reduce((sum, w) => sum + w.failures, 0);
+  const failureNote = (count: number) => (count > 0 ? ` — ⚠ ${count} failed calls in these windows` : '');
+
+  const checks: CheckResult[] = [];
+  const ratioCheck = (id: string, goal: string, concurrency: number, metric: Metric, pass: (r: number) => boolean) => {
+    const r = vsBase(concurrency, metric);
+    checks.push({
+      id,
+      goal,
+      measured: Number.isNaN(r) ? 'not measured' : `${formatRatio(r)}${failureNote(failures([SB, BASE], concurrency))}`,
+      verdict: verdictOf(r, pass),
+    });
+  };
+  ratioCheck('a', 'CPU per call of switchboard-stdio ≤ 1.0× direct-http at C=16', 16, 'cpuUsPerCall', (r) => r <= 1.0);
+  ratioCheck('b', 'p50 of switchboard-stdio at C=1 ≤ 1.25× direct-http', 1, 'p50Ms', (r) => r <= 1.25);
+  ratioCheck('c', 'calls/s of switchboard-stdio at C=64 ≥ 1.0× direct-http', 64, 'callsPerSec', (r) => r >= 1.0);
+
+  // (d) "ahead" on both CPU per call and p99, at every concurrency measured: sb/proxy < 1.
+  const parts: string[] = [];
+  let ahead: boolean | undefined;
+  for (const concurrency of inputs.concurrency) {
+    const cpu = medianRatio(windows, SB, PROXY, 'echo', concurrency, 'cpuUsPerCall');
+    const p99 = medianRatio(windows, SB, PROXY, 'echo', concurrency, 'p99Ms');
+    if (Number.isNaN(cpu) || Number.isNaN(p99)) continue;
+    parts.push(`C=${concurrency}: CPU ${formatRatio(cpu)}, p99 ${formatRatio(p99)}`);
+    ahead = (ahead ?? true) && cpu < 1 && p99 < 1;
+  }
+  checks.push({
+    id: 'd',
+    goal: 'switchboard-stdio ahead of mcp-proxy on CPU per call and on p99 at every C (ratios vs mcp-proxy)',
+    measured: parts.length > 0 ? `${parts.join('; ')}${failureNote(failures([SB, PROXY]))}` : 'not measured',
+    verdict: ahead === undefined ? 'n/a' : ahead ? 'PASS' : 'MISS',
+  });
+
+  const listing = inputs.listing;
+  checks.push({
+    id: 'e',
+    goal: 'merged tools/list of 1,000 tools: p50 of the full walk < 5 ms',
+    measured: listing ? `${listing.walkP50Ms.toFixed(2)} ms (${listing.tools} tools)` : 'not measured',
+    verdict: listing ? verdictOf(listing.walkP50Ms, (v) => v < 5) : 'n/a',
+  });
+  checks.push({
+    id: 'f',
+    goal: 'idle RSS of the daemon process with 10 upstreams < 120 MB',
+    measured: listing ? `${listing.daemonIdleRssMb.toFixed(1)} MiB` : 'not measured',
+    verdict: listing ? verdictOf(listing.daemonIdleRssMb, (v) => v < 120) : 'n/a',
+  });
+
+  const idle = inputs.idleSessions;
+  // Extrapolated to 1,000 when a smoke run opened fewer.
+  const per1000Mb = idle ? (idle.perSessionKb * 1000) / 1024 : Number.NaN;
+  checks.push({
+    id: 'g',
+    goal: '1,000 idle sessions add < 50 MB (switchboard-stdio, daemon + children)',
+    measured: idle
+      ? `${per1000Mb.toFixed(1)} MiB per 1,000 (${idle.perSessionKb.toFixed(1)} KiB/session` +
+        `${idle.sessions !== 1000 ? `, extrapolated from ${idle.sessions}` : ''})`
+      : 'not measured',
+    verdict: idle ? verdictOf(per1000Mb, (v) => v < 50) : 'n/a',
+  });
+  return checks;
+}
+
+function verdictOf(value: number, pass: (value: number) => boolean): Verdict {
+  if (!Number.isFinite(value)) return 'n/a';
+  return pass(value) ? 'PASS' : 'MISS';
+}
+
+export function formatRatio(value: number): string {
+  return Number.isFinite(value) ? `${value.toFixed(2)}×` : '–';
+}
