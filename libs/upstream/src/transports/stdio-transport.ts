@@ -1,8 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { getDefaultEnvironment } from '@modelcontextprotocol/client/stdio';
-import { LineSplitter, type JsonRpcMessage } from '@switchboard/core';
+import { LineSplitter, LineWriter, type JsonRpcMessage } from '@switchboard/core';
 import type { StdioServerConfig } from '@switchboard/config';
 import type { Logger } from '@switchboard/observability';
+import { inheritedEnvironment } from './inherited-env.js';
 import { registerChildGroup, unregisterChildGroup } from './child-reaper.js';
 import type { UpstreamTransport } from './upstream-transport.js';
 
@@ -26,6 +26,11 @@ export class StdioUpstreamTransport implements UpstreamTransport {
 
   private child?: ChildProcess;
   private readonly lines = new LineSplitter();
+  private readonly writer = new LineWriter((text, done) => {
+    const stdin = this.child?.stdin;
+    if (!stdin || stdin.destroyed) return done(new Error('stdio upstream is not running'));
+    stdin.write(text, done);
+  });
   private exited?: Promise<void>;
   private closed = false;
   private exitStatus?: string;
@@ -44,7 +49,7 @@ export class StdioUpstreamTransport implements UpstreamTransport {
     return new Promise((resolve, reject) => {
       const child = spawn(command, args, {
         cwd,
-        env: { ...getDefaultEnvironment(), ...env },
+        env: { ...inheritedEnvironment(), ...env },
         stdio: ['pipe', 'pipe', 'pipe'],
         detached: true,
         windowsHide: true,
@@ -81,9 +86,7 @@ export class StdioUpstreamTransport implements UpstreamTransport {
   send(message: JsonRpcMessage): Promise<void> {
     const stdin = this.child?.stdin;
     if (!stdin || stdin.destroyed || this.closed) return Promise.reject(new Error('stdio upstream is not running'));
-    return new Promise((resolve, reject) => {
-      stdin.write(`${JSON.stringify(message)}\n`, (err) => (err ? reject(err) : resolve()));
-    });
+    return this.writer.push(JSON.stringify(message));
   }
 
   /** stdin close, then SIGTERM to the group, then SIGKILL; resolves when the child is gone. */
