@@ -7,3 +7,4 @@ export * from './jsonrpc-peer.js';
 export * from './log-levels.js';
 export * from './line-splitter.js';
 export * from './line-writer.js';
+export * from './json-text.js';

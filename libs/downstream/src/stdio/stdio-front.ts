@@ -1,5 +1,5 @@
 import type { Readable, Writable } from 'node:stream';
-import { ErrorCode, LineSplitter, LineWriter, McpError, newSessionId, type JsonRpcMessage } from '@switchboard/core';
+import { ErrorCode, LineSplitter, LineWriter, McpError, encodeMessage, newSessionId, type JsonRpcMessage } from '@switchboard/core';
 import type { DownstreamDeps } from '../downstream.types.js';
 import { GatewaySession } from '../gateway-session.js';
 import { parseBody, takeMessages } from '../message-intake.js';
@@ -68,6 +68,6 @@ export class StdioFront {
   }
 
   private write(message: JsonRpcMessage): Promise<void> {
-    return this.writer.push(JSON.stringify(message));
+    return this.writer.push(encodeMessage(message));
   }
 }
