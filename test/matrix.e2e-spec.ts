@@ -159,6 +159,14 @@ describe.each(MATRIX)('host over $downstream, upstream over $upstream', ({ downs
     expect(add.structuredContent).toEqual({ sum: 42 });
   });
 
+  it('tools/call: a large result arrives byte for byte (stdio results pass through as text)', async () => {
+    // Quotes, backslashes, brackets, newlines and non-ASCII, past the pass-through threshold.
+    const text = `"}]\\ {[\n✓ ${'é"\\'.repeat(3)}`.repeat(12_000);
+    const echo = await a.client.callTool({ name: `${PREFIX}echo`, arguments: { text } });
+    expect(textOf(echo)).toBe(text);
+    expect(echo).toEqual(await direct.callTool({ name: 'echo', arguments: { text } }));
+  });
+
   it('tool errors: isError result, JSON-RPC error without internals, unknown tool -32602', async () => {
     const fail = await a.client.callTool({ name: `${PREFIX}fail`, arguments: {} });
     expect(fail.isError).toBe(true);

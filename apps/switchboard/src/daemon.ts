@@ -1,9 +1,16 @@
 import 'reflect-metadata';
 import { mkdirSync } from 'node:fs';
+import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { NestFactory } from '@nestjs/core';
 import { ConfigWatcher, type GatewayConfig } from '@switchboard/config';
-import { LegacySseService, StreamableHttpService, isLoopbackHost, type DownstreamDeps } from '@switchboard/downstream';
+import {
+  LegacySseService,
+  McpHttpRoutes,
+  StreamableHttpService,
+  isLoopbackHost,
+  type DownstreamDeps,
+} from '@switchboard/downstream';
 import { PinoNestLogger, createLogger } from '@switchboard/observability';
 import { AppModule } from './app.module.js';
 import { GatewayRuntime } from './gateway-runtime.js';
@@ -36,15 +43,22 @@ export async function runDaemon(config: GatewayConfig, fileListen: GatewayConfig
   const streamable = new StreamableHttpService(deps);
   streamable.startIdleSweep();
   const legacy = new LegacySseService(deps);
-  const app = await NestFactory.create(AppModule.register({ runtime, streamable, legacy }), {
+  const routes = new McpHttpRoutes(streamable, legacy, logger);
+  const app = await NestFactory.create(AppModule.register({ runtime }), {
     bodyParser: false,
     logger: new PinoNestLogger(logger),
   });
-  (app.getHttpAdapter().getInstance() as { disable(s: string): void }).disable('x-powered-by');
+  const framework = app.getHttpAdapter().getInstance() as RequestListener & { disable(s: string): void };
+  framework.disable('x-powered-by');
+  await app.init();
 
+  // Our own listener: the MCP endpoints first, everything else (health, later admin) to Nest.
+  const server = createServer((req, res) => {
+    if (!routes.handle(req, res)) framework(req, res);
+  });
   await runtime.start();
-  await app.listen(config.listen.port, config.listen.host);
-  const address = app.getHttpServer().address() as AddressInfo;
+  await listen(server, config.listen.port, config.listen.host);
+  const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const url = `http://${host}:${address.port}`;
   logger.info({ url, config: config.source }, 'listening');
@@ -76,8 +90,8 @@ export async function runDaemon(config: GatewayConfig, fileListen: GatewayConfig
     await runtime.drainAndStop(runtime.config.timeouts.shutdownMs);
     streamable.closeAll();
     legacy.closeAll();
-    const server = app.getHttpServer() as import('node:http').Server;
-    server.closeAllConnections?.();
+    server.close();
+    server.closeAllConnections();
     await app.close();
     logger.info('stopped');
     logger.flush?.();
@@ -85,4 +99,14 @@ export async function runDaemon(config: GatewayConfig, fileListen: GatewayConfig
   };
   process.once('SIGTERM', () => void stop('SIGTERM'));
   process.once('SIGINT', () => void stop('SIGINT'));
+}
+
+function listen(server: Server, port: number, host: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
 }

@@ -6,3 +6,5 @@ export * from './naming.js';
 export * from './jsonrpc-peer.js';
 export * from './log-levels.js';
 export * from './line-splitter.js';
+export * from './line-writer.js';
+export * from './json-text.js';

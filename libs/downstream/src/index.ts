@@ -1,8 +1,8 @@
 export * from './downstream.types.js';
 export * from './gateway-session.js';
 export * from './message-intake.js';
-export * from './downstream.module.js';
 export { StreamableHttpService } from './http/streamable-http.service.js';
 export { LegacySseService } from './http/legacy-sse.service.js';
+export { McpHttpRoutes } from './http/mcp-routes.js';
 export { refuseReason, isLoopbackHost } from './http/request-guard.js';
 export { StdioFront } from './stdio/stdio-front.js';

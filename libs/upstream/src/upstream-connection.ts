@@ -224,7 +224,8 @@ export class UpstreamConnection {
 
   private async openSession(flavour: RemoteFlavour | undefined): Promise<void> {
     const generation = ++this.generation;
-    const transport = this.deps.factory.create(this.config, flavour, this.log);
+    const transport = await this.deps.factory.create(this.config, flavour, this.log);
+    if (this.stopped || generation !== this.generation) throw new Error('stopped while connecting');
     const peer = new JsonRpcPeer((message, options) => transport.send(message, options), {
       onRequest: (request, ctx) => this.onServerRequest(request, ctx),
       onNotification: (n) => this.deps.listener.notification?.(this.name, n),

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ErrorCode, McpError, newSessionId } from '@switchboard/core';
+import { ErrorCode, McpError, encodeMessage, newSessionId } from '@switchboard/core';
 import type { DownstreamDeps } from '../downstream.types.js';
 import { GatewaySession } from '../gateway-session.js';
 import { takeMessages } from '../message-intake.js';
@@ -42,7 +42,7 @@ export class LegacySseService {
     const session = new GatewaySession(
       id,
       'sse',
-      async (message) => void stream.write('message', JSON.stringify(message)),
+      async (message) => void stream.write('message', encodeMessage(message)),
       this.deps.dispatcher,
       this.deps.logger,
     );
@@ -67,7 +67,7 @@ export class LegacySseService {
     const intake = takeMessages(body.value, state.session.protocolVersion || undefined);
     if (!intake.ok) return replyJson(res, 400, intake.error);
     res.writeHead(202, { 'Content-Type': 'text/plain' }).end('Accepted');
-    for (const error of intake.errors) state.stream.write('message', JSON.stringify(error));
+    for (const error of intake.errors) state.stream.write('message', encodeMessage(error));
     for (const m of intake.messages) state.session.receive(m);
   }
 

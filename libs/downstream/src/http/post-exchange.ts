@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import { isResponse, type JsonRpcMessage, type JsonRpcResponse, type RequestId } from '@switchboard/core';
+import { encodeBatch, encodeMessage, isResponse, type JsonRpcMessage, type JsonRpcResponse, type RequestId } from '@switchboard/core';
 import { SseStream } from './sse-stream.js';
 
 /**
@@ -38,10 +38,10 @@ export class PostExchange {
     if (this.finished) return;
     if (isResponse(message)) {
       if (message.id !== null) this.waiting.delete(message.id);
-      if (this.sse) this.sse.write('message', JSON.stringify(message));
+      if (this.sse) this.sse.write('message', encodeMessage(message));
       else this.buffered.push(message);
     } else {
-      this.switchToSse().write('message', JSON.stringify(message));
+      this.switchToSse().write('message', encodeMessage(message));
     }
     if (this.waiting.size === 0) this.finish();
   }
@@ -54,7 +54,7 @@ export class PostExchange {
   private switchToSse(): SseStream {
     if (!this.sse) {
       this.sse = new SseStream(this.res, this.headers);
-      for (const r of this.buffered.splice(0)) this.sse.write('message', JSON.stringify(r));
+      for (const r of this.buffered.splice(0)) this.sse.write('message', encodeMessage(r));
     }
     return this.sse;
   }
@@ -66,7 +66,7 @@ export class PostExchange {
       return;
     }
     if (this.res.destroyed) return;
-    const body = JSON.stringify(this.batch ? this.buffered : this.buffered[0]);
+    const body = this.batch ? encodeBatch(this.buffered) : encodeMessage(this.buffered[0]);
     this.res.writeHead(200, {
       'Content-Type': 'application/json',
       'Content-Length': Buffer.byteLength(body),

@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
   ErrorCode,
   McpError,
+  encodeMessage,
   isRequest,
   isResponse,
   isSupportedVersion,
@@ -189,7 +190,7 @@ export class StreamableHttpService {
       return;
     }
     if (isResponse(message)) return; // its POST went away; the spec has no other place for it
-    if (state.standalone && !state.standalone.closed) state.standalone.write('message', JSON.stringify(message));
+    if (state.standalone && !state.standalone.closed) state.standalone.write('message', encodeMessage(message));
     // Otherwise dropped: the host opened no stream for messages that belong to no request.
   }
 

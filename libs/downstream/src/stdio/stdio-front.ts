@@ -1,5 +1,5 @@
 import type { Readable, Writable } from 'node:stream';
-import { ErrorCode, LineSplitter, McpError, newSessionId, type JsonRpcMessage } from '@switchboard/core';
+import { ErrorCode, LineSplitter, LineWriter, McpError, encodeMessage, newSessionId, type JsonRpcMessage } from '@switchboard/core';
 import type { DownstreamDeps } from '../downstream.types.js';
 import { GatewaySession } from '../gateway-session.js';
 import { parseBody, takeMessages } from '../message-intake.js';
@@ -11,6 +11,11 @@ import { parseBody, takeMessages } from '../message-intake.js';
 export class StdioFront {
   private session?: GatewaySession;
   private readonly lines = new LineSplitter();
+  private readonly writer = new LineWriter((text, done) => {
+    // A host that closed its end gets nothing more; the write "succeeds" so nothing waits.
+    if (this.output.writable) this.output.write(text, () => done());
+    else done();
+  });
 
   constructor(
     private readonly deps: DownstreamDeps,
@@ -63,9 +68,6 @@ export class StdioFront {
   }
 
   private write(message: JsonRpcMessage): Promise<void> {
-    return new Promise((resolve) => {
-      if (this.output.writable) this.output.write(`${JSON.stringify(message)}\n`, () => resolve());
-      else resolve();
-    });
+    return this.writer.push(encodeMessage(message));
   }
 }

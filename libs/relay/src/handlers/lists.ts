@@ -1,14 +1,39 @@
-import type { MethodHandler } from '../relay.types.js';
+import type { Catalog } from '@switchboard/catalog';
+import { rememberJsonText } from '@switchboard/core';
+import type { Item, MethodHandler } from '../relay.types.js';
 import { optionalCursor } from './params.js';
 
 type Kind = 'tools' | 'prompts' | 'resources' | 'resourceTemplates';
+
+/**
+ * Pages already served from a catalog, with their JSON text remembered: a catalog never
+ * changes once built (a change builds a new one), so a host paging through 1,000 tools again
+ * costs a map lookup and a string copy per page. Entries go with their catalog (WeakMap);
+ * the bound only matters for catalogs of many pages.
+ */
+const served = new WeakMap<Catalog, Map<string, Item>>();
+const MAX_PAGES_PER_CATALOG = 1024;
 
 /** A merged list, one page at a time, with the gateway's own cursors. */
 const listOf =
   (kind: Kind): MethodHandler =>
   async ({ params }, services) => {
-    const page = services.catalog.current.page(kind, optionalCursor(params), services.config().pageSize);
-    return page.nextCursor === undefined ? { [kind]: page.items } : { [kind]: page.items, nextCursor: page.nextCursor };
+    const catalog = services.catalog.current;
+    const cursor = optionalCursor(params);
+    const pageSize = services.config().pageSize;
+    const key = `${kind}\n${pageSize}\n${cursor ?? ''}`;
+    let pages = served.get(catalog);
+    const hit = pages?.get(key);
+    if (hit) return hit;
+
+    const page = catalog.page(kind, cursor, pageSize);
+    const result: Item = page.nextCursor === undefined ? { [kind]: page.items } : { [kind]: page.items, nextCursor: page.nextCursor };
+    if (!pages) served.set(catalog, (pages = new Map()));
+    // Only valid cursors get here (page() refuses others), so this bound is rarely reached.
+    if (pages.size >= MAX_PAGES_PER_CATALOG) pages.clear();
+    rememberJsonText(result, JSON.stringify(result));
+    pages.set(key, result);
+    return result;
   };
 
 export const listTools = listOf('tools');

@@ -1,10 +1,25 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { getDefaultEnvironment } from '@modelcontextprotocol/client/stdio';
-import { LineSplitter, type JsonRpcMessage } from '@switchboard/core';
+import { LineSplitter, LineWriter, memberSpan, rememberJsonText, type JsonRpcMessage } from '@switchboard/core';
 import type { StdioServerConfig } from '@switchboard/config';
 import type { Logger } from '@switchboard/observability';
+import { inheritedEnvironment } from './inherited-env.js';
 import { registerChildGroup, unregisterChildGroup } from './child-reaper.js';
 import type { UpstreamTransport } from './upstream-transport.js';
+
+const GRACE_MS = 2000;
+
+/**
+ * Results at least this long keep their text, so the downstream side copies it instead of
+ * serializing the parsed object again (json-text.ts); below it, JSON.stringify is cheaper
+ * than finding the boundaries.
+ */
+const PASS_THROUGH_MIN_CHARS = 4096;
+
+function keepResultText(message: JsonRpcMessage, line: string): void {
+  if (!('result' in message) || typeof message.result !== 'object' || message.result === null) return;
+  const span = memberSpan(line, 'result');
+  if (span) rememberJsonText(message.result, line.slice(span[0], span[1]));
+}
 
 /**
  * The stdio upstream transport. Our own rather than the SDK's because the gateway must own
@@ -15,10 +30,8 @@ import type { UpstreamTransport } from './upstream-transport.js';
  * - shutdown is stdin close, then SIGTERM, then SIGKILL, each after a grace period;
  * - stderr goes to the log, line by line, labelled with the server;
  * - lines are parsed with JSON.parse only: the relay does not need schema validation of
- *   every message on the hot path.
+ *   every message on the hot path; long results also keep their text (keepResultText).
  */
-const GRACE_MS = 2000;
-
 export class StdioUpstreamTransport implements UpstreamTransport {
   onmessage?: (message: JsonRpcMessage) => void;
   onclose?: () => void;
@@ -26,6 +39,11 @@ export class StdioUpstreamTransport implements UpstreamTransport {
 
   private child?: ChildProcess;
   private readonly lines = new LineSplitter();
+  private readonly writer = new LineWriter((text, done) => {
+    const stdin = this.child?.stdin;
+    if (!stdin || stdin.destroyed) return done(new Error('stdio upstream is not running'));
+    stdin.write(text, done);
+  });
   private exited?: Promise<void>;
   private closed = false;
   private exitStatus?: string;
@@ -44,7 +62,7 @@ export class StdioUpstreamTransport implements UpstreamTransport {
     return new Promise((resolve, reject) => {
       const child = spawn(command, args, {
         cwd,
-        env: { ...getDefaultEnvironment(), ...env },
+        env: { ...inheritedEnvironment(), ...env },
         stdio: ['pipe', 'pipe', 'pipe'],
         detached: true,
         windowsHide: true,
@@ -81,9 +99,7 @@ export class StdioUpstreamTransport implements UpstreamTransport {
   send(message: JsonRpcMessage): Promise<void> {
     const stdin = this.child?.stdin;
     if (!stdin || stdin.destroyed || this.closed) return Promise.reject(new Error('stdio upstream is not running'));
-    return new Promise((resolve, reject) => {
-      stdin.write(`${JSON.stringify(message)}\n`, (err) => (err ? reject(err) : resolve()));
-    });
+    return this.writer.push(JSON.stringify(message));
   }
 
   /** stdin close, then SIGTERM to the group, then SIGKILL; resolves when the child is gone. */
@@ -109,6 +125,7 @@ export class StdioUpstreamTransport implements UpstreamTransport {
         this.logger.warn({ line: line.slice(0, 200) }, 'upstream wrote a line that is not JSON to stdout');
         return;
       }
+      if (line.length >= PASS_THROUGH_MIN_CHARS) keepResultText(message, line);
       this.onmessage?.(message);
     });
   }

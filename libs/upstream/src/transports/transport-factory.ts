@@ -1,4 +1,3 @@
-import { SSEClientTransport, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import type { ServerConfig, RemoteServerConfig } from '@switchboard/config';
 import type { Logger } from '@switchboard/observability';
 import { StdioUpstreamTransport } from './stdio-transport.js';
@@ -8,19 +7,24 @@ export type RemoteFlavour = 'streamable-http' | 'sse';
 
 /** A port so tests (and later, per-principal credentials) can supply transports. */
 export interface TransportFactory {
-  create(config: ServerConfig, flavour: RemoteFlavour | undefined, logger: Logger): UpstreamTransport;
+  create(config: ServerConfig, flavour: RemoteFlavour | undefined, logger: Logger): UpstreamTransport | Promise<UpstreamTransport>;
 }
 
 export const UPSTREAM_TRANSPORT_FACTORY = Symbol('UPSTREAM_TRANSPORT_FACTORY');
 
 export class DefaultTransportFactory implements TransportFactory {
-  create(config: ServerConfig, flavour: RemoteFlavour | undefined, logger: Logger): UpstreamTransport {
+  async create(config: ServerConfig, flavour: RemoteFlavour | undefined, logger: Logger): Promise<UpstreamTransport> {
     if (config.transport === 'stdio') return new StdioUpstreamTransport(config, logger);
-    return flavour === 'sse' ? sseTransport(config) : streamableTransport(config);
+    // The SDK's client (and the zod schemas under it) costs the daemon about 25 MB of
+    // memory; a gateway with only stdio upstreams never loads it.
+    const sdk = await import('@modelcontextprotocol/client');
+    return flavour === 'sse' ? sseTransport(sdk, config) : streamableTransport(sdk, config);
   }
 }
 
-function streamableTransport(config: RemoteServerConfig): UpstreamTransport {
+type ClientSdk = typeof import('@modelcontextprotocol/client');
+
+function streamableTransport({ StreamableHTTPClientTransport }: ClientSdk, config: RemoteServerConfig): UpstreamTransport {
   return new StreamableHTTPClientTransport(new URL(config.url), {
     requestInit: { headers: config.headers },
     // The GET stream resumes with Last-Event-ID; beyond these retries the connection's own
@@ -34,7 +38,7 @@ function streamableTransport(config: RemoteServerConfig): UpstreamTransport {
   }) as unknown as UpstreamTransport;
 }
 
-function sseTransport(config: RemoteServerConfig): UpstreamTransport {
+function sseTransport({ SSEClientTransport }: ClientSdk, config: RemoteServerConfig): UpstreamTransport {
   const headers = config.headers;
   return new SSEClientTransport(new URL(config.url), {
     requestInit: { headers },
