@@ -19,6 +19,7 @@ import { runToolsListScenario, type ToolsListResult } from './scenarios/tools-li
 import { killStrays, rememberTree, strayProcesses } from './stray-check.js';
 import { evaluateTargets } from './target-checks.js';
 import { ManagedProcess } from './targets/managed-process.js';
+import { npmStartNodeFlags } from './targets/npm-start-flags.js';
 import { BENCH_UPSTREAM, REPO_ROOT, startTarget, type StartContext } from './targets/start-targets.js';
 import { BASELINE, TARGET_NAMES, type Target } from './targets/target.js';
 
@@ -97,6 +98,7 @@ async function main(argv: string[]): Promise<number> {
       options,
       wallSeconds: (Date.now() - started) / 1000,
       loadAverageEnd: loadavg().map((value) => Math.round(value * 100) / 100),
+      switchboardNodeFlags: npmStartNodeFlags(REPO_ROOT),
       startErrors,
       idleRss,
       main,

@@ -15,6 +15,8 @@ export interface BenchReport {
   wallSeconds: number;
   /** Load average when the report was written; compare with the one at start. */
   loadAverageEnd: number[];
+  /** The Node flags the daemon ran with: those of `npm start`. */
+  switchboardNodeFlags: string[];
   startErrors: string[];
   idleRss: IdleRss[];
   main: { windows: WindowResult[]; rows: AggregateRow[]; errors: string[] };
@@ -40,6 +42,7 @@ export function renderReport(report: BenchReport): string {
         : `; payload windows ${options.payloadDurationS} s; ${options.listIterations} list walks; ${options.idleSessions} idle sessions`) +
       (options.quick ? ' (--quick)' : ''),
     `- Wall time: ${formatSeconds(report.wallSeconds)}`,
+    `- Switchboard is started as \`npm start\` starts it: \`node ${[...report.switchboardNodeFlags, 'bin/switchboard.js start'].join(' ')}\``,
     '- Ratios (×) are relative to direct-http at the same C: the median over rounds of the per-round ratios. ' +
       'Lower is better, except calls/s. CPU is the serving processes’ utime+stime (all descendants) per call. Memory in MiB.',
     '',

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { StdioMcpConnection } from '../load/stdio-load.js';
 import { ManagedProcess } from './managed-process.js';
+import { npmStartNodeFlags } from './npm-start-flags.js';
 import { freePort, waitForPort } from './ports.js';
 import { HttpTarget, StdioTarget, type Target, type TargetName } from './target.js';
 import { discoverTools } from './tool-names.js';
@@ -53,7 +54,7 @@ export function stdioUpstreamEntry(shape: UpstreamShape = {}): Record<string, un
   return { command: process.execPath, args: [BENCH_UPSTREAM, '--stdio'], env: upstreamEnv(shape) };
 }
 
-/** `switchboard start` with the given mcpServers, on an ephemeral port, logging warnings only. */
+/** `switchboard start` as `npm start` runs it (same Node flags), with the given mcpServers, on an ephemeral port, logging warnings only. */
 export async function startSwitchboard(
   label: string,
   context: StartContext,
@@ -65,7 +66,15 @@ export async function startSwitchboard(
   // JSON is YAML, so the daemon reads it as it would a hand-written switchboard.yaml.
   const config = { listen: { host: '127.0.0.1', port: 0 }, dataDir: join(dir, 'data'), log: { level: 'warn' }, mcpServers };
   writeFileSync(configPath, JSON.stringify(config, null, 2));
-  const managed = ManagedProcess.start(label, process.execPath, [SWITCHBOARD_BIN, 'start', '--config', configPath, '--port', '0']);
+  const managed = ManagedProcess.start(label, process.execPath, [
+    ...npmStartNodeFlags(REPO_ROOT),
+    SWITCHBOARD_BIN,
+    'start',
+    '--config',
+    configPath,
+    '--port',
+    '0',
+  ]);
   const [, url] = await managed.waitForStdoutLine(/^Switchboard listening on (http:\/\/\S+\/mcp)$/, START_TIMEOUT_MS);
   return { process: managed, url: url! };
 }

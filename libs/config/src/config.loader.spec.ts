@@ -36,7 +36,7 @@ describe('loadConfig: formats', () => {
       dataDir: join(dir, 'data'),
       namespace: 'prefix',
       separator: '__',
-      pageSize: 100,
+      pageSize: 250,
       timeouts: { connectMs: 10_000, requestMs: 60_000, maxRequestMs: 600_000, shutdownMs: 10_000, sessionIdleMs: 3_600_000 },
       security: { allowedHosts: [], allowedOrigins: [] },
       log: { level: 'info' },

@@ -9,7 +9,7 @@ import { z } from 'zod';
  *   dataDir       './data'; relative to the config file's directory
  *   namespace     prefix | auto | none: how tool and prompt names are prefixed (ADR 001)
  *   separator     '__'; between prefix and name; 1-4 of [A-Za-z0-9_.-]
- *   pageSize      100; items per page of the merged lists, 1..1000
+ *   pageSize      250; items per page of the merged lists, 1..1000
  *   timeouts      { connectMs: 10000, requestMs: 60000, maxRequestMs: 600000, shutdownMs: 10000,
  *                   sessionIdleMs: 3600000 }
  *   security      { allowedHosts: [], allowedOrigins: [] }
@@ -122,7 +122,7 @@ export const configInputSchema = z
         .regex(SEPARATOR_PATTERN, { error: 'must be 1 to 4 of A-Z a-z 0-9 _ . -' })
         .default('__')
         .describe('Between the server prefix and the tool name.'),
-      pageSize: intIn(1, 1000, 'must be an integer from 1 to 1000').default(100).describe('Items per page of merged lists.'),
+      pageSize: intIn(1, 1000, 'must be an integer from 1 to 1000').default(250).describe('Items per page of merged lists.'),
       timeouts: z
         .strictObject({
           connectMs: millis().default(DEFAULT_TIMEOUTS.connectMs).describe('Connect and initialize an upstream.'),
