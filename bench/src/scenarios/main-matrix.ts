@@ -41,25 +41,37 @@ export async function runMainMatrix(targets: readonly Target[], options: BenchOp
     for (const concurrency of options.concurrency) {
       for (const target of rotate(targets, slot++)) {
         const label = `round ${round}/${options.rounds} C=${concurrency} ${target.name}`;
-        try {
-          const result = await measureWindow(target, {
+        await recordWindow(label, windows, errors, () =>
+          measureWindow(target, {
             variant: 'echo',
             request: toolCall(target.tools.echo, { text: 'hello from the bench' }),
             concurrency,
             warmupS: options.warmupS,
             durationS: options.durationS,
             round,
-          });
-          windows.push(result);
-          progress(`${label}: ${describeWindow(result)}`);
-        } catch (error) {
-          errors.push(`${label}: ${errorText(error)}`);
-          progress(`${label}: FAILED ${errorText(error)}`);
-        }
+          }),
+        );
       }
     }
   }
   return { windows, errors };
+}
+
+/** Runs one window and keeps its result, or the reason it could not run; never throws. */
+export async function recordWindow(
+  label: string,
+  windows: WindowResult[],
+  errors: string[],
+  measure: () => Promise<WindowResult>,
+): Promise<void> {
+  try {
+    const result = await measure();
+    windows.push(result);
+    progress(`${label}: ${describeWindow(result)}`);
+  } catch (error) {
+    errors.push(`${label}: ${errorText(error)}`);
+    progress(`${label}: FAILED ${errorText(error)}`);
+  }
 }
 
 export function describeWindow(result: WindowResult): string {

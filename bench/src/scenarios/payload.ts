@@ -1,9 +1,9 @@
 import { toolCall } from '../load/jsonrpc.js';
 import { measureWindow, type WindowResult } from '../measure/window.js';
 import type { BenchOptions } from '../options.js';
-import { errorText, progress, rotate } from '../progress.js';
+import { rotate } from '../progress.js';
 import type { Target, TargetName } from '../targets/target.js';
-import { describeWindow, type MatrixResult } from './main-matrix.js';
+import { recordWindow, type MatrixResult } from './main-matrix.js';
 
 export const PAYLOAD_KIB = [1, 100, 1024] as const;
 export const PAYLOAD_CONCURRENCY = [1, 16] as const;
@@ -28,9 +28,9 @@ export async function runPayloadScenario(targets: readonly Target[], options: Be
     for (const concurrency of PAYLOAD_CONCURRENCY) {
       for (const target of rotate(chosen, slot++)) {
         const label = `payload ${payloadVariant(kib)} C=${concurrency} ${target.name}`;
-        try {
+        await recordWindow(label, windows, errors, async () => {
           await checkPayloadSize(target, kib);
-          const result = await measureWindow(target, {
+          return measureWindow(target, {
             variant: payloadVariant(kib),
             request: toolCall(target.tools.payload, { kib }),
             concurrency,
@@ -38,12 +38,7 @@ export async function runPayloadScenario(targets: readonly Target[], options: Be
             durationS: options.payloadDurationS,
             round: 1,
           });
-          windows.push(result);
-          progress(`${label}: ${describeWindow(result)}`);
-        } catch (error) {
-          errors.push(`${label}: ${errorText(error)}`);
-          progress(`${label}: FAILED ${errorText(error)}`);
-        }
+        });
       }
     }
   }
