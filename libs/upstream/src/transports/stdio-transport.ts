@@ -1,25 +1,13 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { LineSplitter, LineWriter, memberSpan, rememberJsonText, type JsonRpcMessage } from '@switchboard/core';
+import { LineSplitter, LineWriter, type JsonRpcMessage } from '@switchboard/core';
 import type { StdioServerConfig } from '@switchboard/config';
 import type { Logger } from '@switchboard/observability';
 import { inheritedEnvironment } from './inherited-env.js';
 import { registerChildGroup, unregisterChildGroup } from './child-reaper.js';
+import { keepResultText } from './keep-result-text.js';
 import type { UpstreamTransport } from './upstream-transport.js';
 
 const GRACE_MS = 2000;
-
-/**
- * Results at least this long keep their text, so the downstream side copies it instead of
- * serializing the parsed object again (json-text.ts); below it, JSON.stringify is cheaper
- * than finding the boundaries.
- */
-const PASS_THROUGH_MIN_CHARS = 4096;
-
-function keepResultText(message: JsonRpcMessage, line: string): void {
-  if (!('result' in message) || typeof message.result !== 'object' || message.result === null) return;
-  const span = memberSpan(line, 'result');
-  if (span) rememberJsonText(message.result, line.slice(span[0], span[1]));
-}
 
 /**
  * The stdio upstream transport. Our own rather than the SDK's because the gateway must own
@@ -125,7 +113,7 @@ export class StdioUpstreamTransport implements UpstreamTransport {
         this.logger.warn({ line: line.slice(0, 200) }, 'upstream wrote a line that is not JSON to stdout');
         return;
       }
-      if (line.length >= PASS_THROUGH_MIN_CHARS) keepResultText(message, line);
+      keepResultText(message, line);
       this.onmessage?.(message);
     });
   }

@@ -1,6 +1,7 @@
 import type { ServerConfig, RemoteServerConfig } from '@switchboard/config';
 import type { Logger } from '@switchboard/observability';
 import { StdioUpstreamTransport } from './stdio-transport.js';
+import { StreamableHttpUpstreamTransport } from './streamable-http-transport.js';
 import type { UpstreamTransport } from './upstream-transport.js';
 
 export type RemoteFlavour = 'streamable-http' | 'sse';
@@ -12,31 +13,22 @@ export interface TransportFactory {
 
 export const UPSTREAM_TRANSPORT_FACTORY = Symbol('UPSTREAM_TRANSPORT_FACTORY');
 
+/**
+ * Makes the transport for one upstream: our own for stdio (stdio-transport.ts) and for
+ * Streamable HTTP (streamable-http-transport.ts, on node:http), the SDK's SSEClientTransport
+ * only for the legacy HTTP+SSE flavour.
+ */
 export class DefaultTransportFactory implements TransportFactory {
   async create(config: ServerConfig, flavour: RemoteFlavour | undefined, logger: Logger): Promise<UpstreamTransport> {
     if (config.transport === 'stdio') return new StdioUpstreamTransport(config, logger);
+    if (flavour !== 'sse') return new StreamableHttpUpstreamTransport(config, logger);
     // The SDK's client (and the zod schemas under it) costs the daemon about 25 MB of
-    // memory; a gateway with only stdio upstreams never loads it.
-    const sdk = await import('@modelcontextprotocol/client');
-    return flavour === 'sse' ? sseTransport(sdk, config) : streamableTransport(sdk, config);
+    // memory; only a gateway with a legacy HTTP+SSE upstream loads it.
+    return sseTransport(await import('@modelcontextprotocol/client'), config);
   }
 }
 
 type ClientSdk = typeof import('@modelcontextprotocol/client');
-
-function streamableTransport({ StreamableHTTPClientTransport }: ClientSdk, config: RemoteServerConfig): UpstreamTransport {
-  return new StreamableHTTPClientTransport(new URL(config.url), {
-    requestInit: { headers: config.headers },
-    // The GET stream resumes with Last-Event-ID; beyond these retries the connection's own
-    // health check takes over and reconnects the whole session.
-    reconnectionOptions: {
-      initialReconnectionDelay: 500,
-      maxReconnectionDelay: 10_000,
-      reconnectionDelayGrowFactor: 2,
-      maxRetries: 5,
-    },
-  }) as unknown as UpstreamTransport;
-}
 
 function sseTransport({ SSEClientTransport }: ClientSdk, config: RemoteServerConfig): UpstreamTransport {
   const headers = config.headers;
@@ -59,7 +51,7 @@ export function looksLikeLegacySse(err: unknown): boolean {
   return status !== undefined && status >= 400 && status < 500 && status !== 401 && status !== 403;
 }
 
-/** The HTTP status an SDK transport error carries, if any. */
+/** The HTTP status a transport error carries, if any (ours: HttpStatusError; the SDK's: see below). */
 export function httpStatusOf(err: unknown): number | undefined {
   const e = err as { status?: unknown; data?: { status?: unknown }; code?: unknown } | undefined;
   if (typeof e?.status === 'number') return e.status;

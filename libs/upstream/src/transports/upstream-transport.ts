@@ -1,8 +1,9 @@
 import type { JsonRpcMessage, SendOptions } from '@switchboard/core';
 
 /**
- * What the connection needs from a transport. The SDK's client transports satisfy it
- * structurally; the stdio one is our own (see stdio-transport.ts for why).
+ * What the connection needs from a transport. The stdio and Streamable HTTP ones are our own
+ * (stdio-transport.ts and streamable-http-transport.ts say why); the SDK's SSEClientTransport,
+ * used for legacy HTTP+SSE servers, satisfies it structurally.
  */
 export interface UpstreamTransport {
   start(): Promise<void>;

@@ -1,0 +1,47 @@
+import type { IncomingMessage } from 'node:http';
+
+const MAX_BODY_CHARS = 200;
+const BODY_WAIT_MS = 1000;
+
+/**
+ * An HTTP answer outside 2xx. `status` is what the connection reads (httpStatusOf): a 4xx to
+ * the initialize POST means a legacy HTTP+SSE server, a 404 later means the session is gone.
+ * The message names the status and the start of the body, never anything of ours.
+ */
+export class HttpStatusError extends Error {
+  constructor(
+    readonly status: number,
+    statusText: string | undefined,
+    body: string,
+  ) {
+    const detail = body ? `: ${body}` : '';
+    super(`upstream answered HTTP ${status}${statusText ? ` ${statusText}` : ''}${detail}`);
+    this.name = 'HttpStatusError';
+  }
+}
+
+/** The error for a non-2xx response, after reading at most the start of its body (briefly). */
+export function statusError(res: IncomingMessage): Promise<HttpStatusError> {
+  return new Promise((resolve) => {
+    let text = '';
+    let done = false;
+    const finish = () => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      // The rest of the body is not worth the wait, nor the socket.
+      if (!res.complete) res.destroy();
+      const body = text.replace(/\s+/g, ' ').trim().slice(0, MAX_BODY_CHARS);
+      resolve(new HttpStatusError(res.statusCode ?? 0, res.statusMessage, body));
+    };
+    const timer = setTimeout(finish, BODY_WAIT_MS);
+    res.setEncoding('utf8');
+    res.on('data', (chunk: string) => {
+      text += chunk;
+      if (text.length > MAX_BODY_CHARS * 4) finish();
+    });
+    res.on('error', finish);
+    res.on('close', finish);
+    res.on('end', finish);
+  });
+}

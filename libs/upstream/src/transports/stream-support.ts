@@ -1,0 +1,19 @@
+/** Helpers shared by the response streams and the standalone stream of streamable-http-transport.ts. */
+
+const FIRST_RETRY_MS = 500;
+const MAX_RETRY_MS = 10_000;
+
+/** `text/event-stream; charset=utf-8` -> `text/event-stream`. */
+export function mediaType(header: string | undefined): string {
+  if (!header) return '';
+  const semi = header.indexOf(';');
+  return (semi === -1 ? header : header.slice(0, semi)).trim().toLowerCase();
+}
+
+/**
+ * How long to wait before reconnection attempt `attempt` (0-based): the server's `retry`
+ * hint when it gave one (0.5 s otherwise), doubling with each failure in a row, at most 10 s.
+ */
+export function reconnectDelay(retryHintMs: number | undefined, attempt: number): number {
+  return Math.min(MAX_RETRY_MS, (retryHintMs ?? FIRST_RETRY_MS) * 2 ** attempt);
+}

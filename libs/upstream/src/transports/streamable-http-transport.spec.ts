@@ -1,0 +1,479 @@
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { encodeMessage, type JsonRpcMessage, type JsonRpcRequest } from '@switchboard/core';
+import type { RemoteServerConfig } from '@switchboard/config';
+import { silentLogger } from '@switchboard/observability';
+import { afterEach, describe, expect, it } from 'vitest';
+import { StreamableHttpUpstreamTransport } from './streamable-http-transport.js';
+import { httpStatusOf, looksLikeLegacySse } from './transport-factory.js';
+
+interface Seen {
+  method: string;
+  headers: IncomingHttpHeaders;
+  body?: JsonRpcMessage;
+}
+
+type Handler = (seen: Seen, res: ServerResponse, req: IncomingMessage) => void;
+
+/**
+ * A real HTTP server scripted per test. By default it speaks enough Streamable HTTP for a
+ * session: initialize answers JSON with a session id, requests answer JSON, notifications
+ * 202, GET 405 and DELETE 200.
+ */
+class TestServer {
+  readonly seen: Seen[] = [];
+  onPost: Handler = (seen, res) => defaultPost(seen, res);
+  onGet: Handler = (_seen, res) => res.writeHead(405).end();
+  onDelete: Handler = (_seen, res) => res.writeHead(200).end();
+  private readonly http: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const text = Buffer.concat(chunks).toString('utf8');
+      const seen: Seen = { method: req.method!, headers: req.headers, body: text ? (JSON.parse(text) as JsonRpcMessage) : undefined };
+      this.seen.push(seen);
+      const handler = req.method === 'POST' ? this.onPost : req.method === 'GET' ? this.onGet : this.onDelete;
+      handler(seen, res, req);
+    });
+  });
+  url = '';
+
+  async start(): Promise<this> {
+    await new Promise<void>((resolve) => this.http.listen(0, '127.0.0.1', resolve));
+    this.url = `http://127.0.0.1:${(this.http.address() as AddressInfo).port}/mcp`;
+    return this;
+  }
+
+  stop(): Promise<void> {
+    this.http.closeAllConnections();
+    return new Promise((resolve) => this.http.close(() => resolve()));
+  }
+
+  posts(): Seen[] {
+    return this.seen.filter((s) => s.method === 'POST');
+  }
+}
+
+function defaultPost(seen: Seen, res: ServerResponse): void {
+  const message = seen.body as JsonRpcRequest;
+  if (!('id' in message)) return void res.writeHead(202).end();
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  if (message.method === 'initialize') headers['mcp-session-id'] = 'session-1';
+  res.writeHead(200, headers).end(JSON.stringify({ jsonrpc: '2.0', id: message.id, result: { echoed: message.method } }));
+}
+
+function sse(res: ServerResponse): ServerResponse {
+  return res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+}
+
+const servers: TestServer[] = [];
+const transports: StreamableHttpUpstreamTransport[] = [];
+
+afterEach(async () => {
+  await Promise.all(transports.splice(0).map((t) => t.close()));
+  await Promise.all(servers.splice(0).map((s) => s.stop()));
+});
+
+async function setup(configure?: (server: TestServer) => void, headers: Record<string, string> = {}) {
+  const server = await new TestServer().start();
+  servers.push(server);
+  configure?.(server);
+  const config = { name: 'up', transport: 'http', url: server.url, headers } as RemoteServerConfig;
+  const transport = new StreamableHttpUpstreamTransport(config, silentLogger());
+  transports.push(transport);
+  const messages: JsonRpcMessage[] = [];
+  const errors: Error[] = [];
+  let waiters: (() => void)[] = [];
+  transport.onmessage = (m) => {
+    messages.push(m);
+    for (const w of waiters) w();
+    waiters = [];
+  };
+  transport.onerror = (e) => errors.push(e);
+  await transport.start();
+  /** Resolves once `count` messages have arrived. */
+  const received = async (count: number, ms = 5000): Promise<JsonRpcMessage[]> => {
+    const deadline = Date.now() + ms;
+    while (messages.length < count) {
+      if (Date.now() > deadline) throw new Error(`only ${messages.length} of ${count} messages arrived`);
+      await new Promise<void>((resolve) => {
+        waiters.push(resolve);
+        setTimeout(resolve, 50);
+      });
+    }
+    return messages;
+  };
+  return { server, transport, messages, errors, received };
+}
+
+const request = (id: number, method = 'tools/call', params?: Record<string, unknown>): JsonRpcRequest => ({
+  jsonrpc: '2.0',
+  id,
+  method,
+  ...(params ? { params } : {}),
+});
+const initialize = (id = 1) => request(id, 'initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } });
+const initialized: JsonRpcMessage = { jsonrpc: '2.0', method: 'notifications/initialized' };
+
+async function until(check: () => boolean, ms = 5000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('timed out waiting');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+describe('StreamableHttpUpstreamTransport', () => {
+  it('POSTs JSON with the headers the spec asks for, and delivers a JSON answer', async () => {
+    const { server, transport, received } = await setup(undefined, { Authorization: 'Bearer t0ken' });
+    await transport.send(initialize());
+    expect(await received(1)).toEqual([{ jsonrpc: '2.0', id: 1, result: { echoed: 'initialize' } }]);
+    const [post] = server.posts();
+    expect(post.headers['content-type']).toBe('application/json');
+    expect(post.headers.accept).toBe('application/json, text/event-stream');
+    expect(post.headers.authorization).toBe('Bearer t0ken');
+    expect(post.headers['mcp-session-id']).toBeUndefined();
+    expect(post.headers['mcp-protocol-version']).toBeUndefined();
+  });
+
+  it('takes the session id from the initialize answer and sends it, and the protocol version, on every later request', async () => {
+    const { server, transport, received } = await setup();
+    await transport.send(initialize());
+    await received(1);
+    expect(transport.sessionId).toBe('session-1');
+    transport.setProtocolVersion('2025-06-18');
+    await transport.send(initialized);
+    await transport.send(request(2));
+    await received(2);
+    for (const post of server.posts().slice(1)) {
+      expect(post.headers['mcp-session-id']).toBe('session-1');
+      expect(post.headers['mcp-protocol-version']).toBe('2025-06-18');
+    }
+  });
+
+  it('resolves a 202 for a notification without delivering anything', async () => {
+    const { server, transport, messages } = await setup();
+    await transport.send({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 1, progress: 1 } });
+    expect(server.posts()).toHaveLength(1);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(messages).toEqual([]);
+  });
+
+  it('delivers a batch answer message by message', async () => {
+    const { transport, received } = await setup((s) => {
+      s.onPost = (seen, res) =>
+        res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' }).end(
+          JSON.stringify([
+            { jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'x' } },
+            { jsonrpc: '2.0', id: (seen.body as JsonRpcRequest).id, result: {} },
+          ]),
+        );
+    });
+    await transport.send(request(7));
+    expect((await received(2)).map((m) => ('method' in m ? m.method : m.id))).toEqual(['notifications/message', 7]);
+  });
+
+  it('parses an SSE answer incrementally: several events, cut inside events, CRLF, comments, multi-line data', async () => {
+    const { transport, received } = await setup((s) => {
+      s.onPost = (seen, res) => {
+        const id = (seen.body as JsonRpcRequest).id;
+        const text =
+          ': hello\r\n' +
+          'event: message\r\nid: e1\r\ndata: {"jsonrpc":"2.0","method":"notifications/progress",\r\ndata: "params":{"progressToken":1,"progress":1}}\r\n\r\n' +
+          `id: e2\ndata: {"jsonrpc":"2.0","id":${id},"result":{"text":"caf\u00e9 \u{1F600}"}}\n\n`;
+        // Byte-level cuts, including inside a multi-byte character and between CR and LF.
+        const bytes = Buffer.from(text);
+        sse(res);
+        let at = 0;
+        const cuts = [3, 20, 21, 60, 95, 96, bytes.length - 12, bytes.length - 10];
+        const next = () => {
+          const end = cuts.find((c) => c > at) ?? bytes.length;
+          res.write(bytes.subarray(at, end));
+          at = end;
+          if (at < bytes.length) setTimeout(next, 2);
+          else res.end();
+        };
+        next();
+      };
+    });
+    await transport.send(request(3));
+    expect(await received(2)).toEqual([
+      { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 1, progress: 1 } },
+      { jsonrpc: '2.0', id: 3, result: { text: 'caf\u00e9 \u{1F600}' } },
+    ]);
+  });
+
+  it('ignores SSE events of other types', async () => {
+    const { transport, received } = await setup((s) => {
+      s.onPost = (seen, res) => {
+        sse(res).write('event: ping\ndata: {"jsonrpc":"2.0","method":"nope"}\n\n');
+        res.end(`data: ${JSON.stringify({ jsonrpc: '2.0', id: (seen.body as JsonRpcRequest).id, result: {} })}\n\n`);
+      };
+    });
+    await transport.send(request(4));
+    expect(await received(1)).toEqual([{ jsonrpc: '2.0', id: 4, result: {} }]);
+  });
+
+  it('rejects a 404 with an error carrying the status and the start of the body', async () => {
+    const { transport } = await setup((s) => {
+      s.onPost = (_seen, res) => res.writeHead(404, { 'content-type': 'application/json' }).end(`{"error":"Session not found"}${' '.repeat(500)}x`.repeat(3));
+    });
+    const err = await transport.send(request(5)).catch((e: unknown) => e as Error);
+    expect(httpStatusOf(err)).toBe(404);
+    expect(err).toBeInstanceOf(Error);
+    expect((err as Error).message).toMatch(/404/);
+    expect((err as Error).message).toMatch(/Session not found/);
+    expect((err as Error).message.length).toBeLessThan(260);
+  });
+
+  it('rejects a 4xx to initialize so that the connection falls back to legacy SSE (but not a 401)', async () => {
+    const { transport } = await setup((s) => {
+      s.onPost = (_seen, res) => res.writeHead(405).end('Method not allowed');
+    });
+    expect(looksLikeLegacySse(await transport.send(initialize()).catch((e: unknown) => e))).toBe(true);
+
+    const other = await setup((s) => {
+      s.onPost = (_seen, res) => res.writeHead(401).end();
+    });
+    expect(looksLikeLegacySse(await other.transport.send(initialize()).catch((e: unknown) => e))).toBe(false);
+  });
+
+  it('rejects send() and reports an error when the server cannot be reached', async () => {
+    const { server, transport, errors } = await setup();
+    await server.stop();
+    const err = await transport.send(request(6)).catch((e: unknown) => e as NodeJS.ErrnoException);
+    expect(err?.code).toBe('ECONNREFUSED');
+    expect(errors).toHaveLength(1);
+  });
+
+  it('resumes a response stream cut off mid-call with GET and Last-Event-ID, and delivers the answer', async () => {
+    const { server, transport, received, errors } = await setup((s) => {
+      s.onPost = (seen, res) => {
+        if ((seen.body as JsonRpcRequest).method === 'initialize') return defaultPost(seen, res);
+        // A priming event, one message, then the connection dies.
+        sse(res).write('id: s1_0\nretry: 20\ndata:\n\n');
+        res.write('id: s1_1\ndata: {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"before"}}\n\n');
+        setTimeout(() => res.socket?.destroy(), 20);
+      };
+      s.onGet = (seen, res) => {
+        if (seen.headers['last-event-id'] !== 's1_1') return void res.writeHead(405).end();
+        sse(res).end('id: s1_2\ndata: {"jsonrpc":"2.0","id":2,"result":{"resumed":true}}\n\n');
+      };
+    });
+    await transport.send(initialize());
+    await received(1);
+    await transport.send(request(2));
+    const messages = await received(3);
+    expect(messages.slice(1)).toEqual([
+      { jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'before' } },
+      { jsonrpc: '2.0', id: 2, result: { resumed: true } },
+    ]);
+    const get = server.seen.find((s) => s.method === 'GET')!;
+    expect(get.headers['mcp-session-id']).toBe('session-1');
+    expect(get.headers.accept).toBe('text/event-stream');
+    expect(errors.map((e) => e.message)).toEqual(['the upstream response stream broke off']);
+  });
+
+  it('resumes a stream the server closed on purpose after a priming event (polling), as often as it does so', async () => {
+    let gets = 0;
+    const { transport, received, errors } = await setup((s) => {
+      s.onPost = (_seen, res) => sse(res).end('id: p_0\nretry: 10\ndata:\n\n');
+      s.onGet = (seen, res) => {
+        expect(seen.headers['last-event-id']).toBe('p_0');
+        if (++gets < 8) return void sse(res).end();
+        sse(res).end('id: p_1\ndata: {"jsonrpc":"2.0","id":9,"result":{}}\n\n');
+      };
+    });
+    await transport.send(request(9));
+    expect(await received(1)).toEqual([{ jsonrpc: '2.0', id: 9, result: {} }]);
+    expect(gets).toBe(8);
+    expect(errors).toEqual([]);
+  });
+
+  it('answers -32000 at once for a request whose stream ends without event ids before its response', async () => {
+    const { transport, received, errors } = await setup((s) => {
+      s.onPost = (_seen, res) => {
+        sse(res).write('data: {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"x"}}\n\n');
+        setTimeout(() => res.socket?.destroy(), 10);
+      };
+    });
+    const started = Date.now();
+    await transport.send(request(11));
+    const messages = await received(2);
+    expect(messages[1]).toEqual({
+      jsonrpc: '2.0',
+      id: 11,
+      error: { code: -32000, message: 'Upstream closed the response stream before answering' },
+    });
+    expect(Date.now() - started).toBeLessThan(1000);
+    expect(errors).toHaveLength(1);
+  });
+
+  it('answers -32000 when resumption keeps failing', async () => {
+    const { transport, received } = await setup((s) => {
+      s.onPost = (_seen, res) => sse(res).end('id: q_0\nretry: 5\ndata:\n\n');
+      s.onGet = (_seen, res) => res.writeHead(503).end();
+    });
+    await transport.send(request(12));
+    const [message] = await received(1, 8000);
+    expect(message).toMatchObject({ id: 12, error: { code: -32000 } });
+  });
+
+  it('stops following a stream whose request was cancelled', async () => {
+    let closedByClient = false;
+    const { transport, server } = await setup((s) => {
+      s.onPost = (seen, res, req) => {
+        if ((seen.body as { method: string }).method === 'notifications/cancelled') return void res.writeHead(202).end();
+        sse(res).write('id: c_0\ndata:\n\n');
+        req.socket.on('close', () => (closedByClient = true));
+      };
+    });
+    await transport.send(request(13));
+    await transport.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 13 } });
+    await until(() => closedByClient);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(server.seen.filter((s) => s.method === 'GET')).toEqual([]);
+  });
+
+  it('stops resuming a stream whose request was cancelled during the resumption', async () => {
+    const { transport, server, received } = await setup((s) => {
+      s.onPost = (seen, res) => {
+        if ((seen.body as { method: string }).method === 'notifications/cancelled') return void res.writeHead(202).end();
+        sse(res).end('id: r_0\nretry: 10\ndata:\n\n');
+      };
+      s.onGet = () => undefined; // never answers
+    });
+    const gets = () => server.seen.filter((s) => s.method === 'GET').length;
+    await transport.send(request(14));
+    await until(() => gets() === 1);
+    await transport.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 14 } });
+    await new Promise((r) => setTimeout(r, 200));
+    expect(gets()).toBe(1);
+    // Nothing is owed any more: no -32000 for the abandoned request either.
+    await expect(received(1, 100)).rejects.toThrow();
+  });
+
+  it('opens the standalone GET stream after notifications/initialized and delivers what it carries', async () => {
+    const { server, transport, received } = await setup((s) => {
+      s.onGet = (seen, res) => {
+        if (seen.headers['last-event-id'] === undefined) {
+          // The first connection ends; the transport must come back with the last id.
+          return void sse(res).end('id: g_1\ndata: {"jsonrpc":"2.0","method":"notifications/tools/list_changed"}\n\n');
+        }
+        sse(res).write(`id: g_2\ndata: {"jsonrpc":"2.0","id":"srv-1","method":"ping"}\n\n`);
+      };
+    });
+    await transport.send(initialize());
+    transport.setProtocolVersion('2025-11-25');
+    await transport.send(initialized);
+    const messages = await received(3, 5000);
+    expect(messages.slice(1)).toEqual([
+      { jsonrpc: '2.0', method: 'notifications/tools/list_changed' },
+      { jsonrpc: '2.0', id: 'srv-1', method: 'ping' },
+    ]);
+    const gets = server.seen.filter((s) => s.method === 'GET');
+    expect(gets.map((g) => g.headers['last-event-id'])).toEqual([undefined, 'g_1']);
+    expect(gets[0].headers.accept).toBe('text/event-stream');
+    expect(gets[0].headers['mcp-session-id']).toBe('session-1');
+    expect(gets[0].headers['mcp-protocol-version']).toBe('2025-11-25');
+  });
+
+  it('accepts a 405 to the standalone GET (no stream offered) without errors or retries', async () => {
+    const { server, transport, received, errors } = await setup();
+    await transport.send(initialize());
+    await transport.send(initialized);
+    await until(() => server.seen.some((s) => s.method === 'GET'));
+    await transport.send(request(2));
+    await received(2);
+    await new Promise((r) => setTimeout(r, 700));
+    expect(server.seen.filter((s) => s.method === 'GET')).toHaveLength(1);
+    expect(errors).toEqual([]);
+  });
+
+  it('close() aborts open streams, ends the session with DELETE, and calls onclose once', async () => {
+    let streamClosed = false;
+    const { server, transport } = await setup((s) => {
+      s.onGet = (_seen, res, req) => {
+        sse(res).write(': open\n\n');
+        req.socket.on('close', () => (streamClosed = true));
+      };
+    });
+    let closes = 0;
+    transport.onclose = () => closes++;
+    await transport.send(initialize());
+    await transport.send(initialized);
+    await until(() => server.seen.some((s) => s.method === 'GET'));
+    await transport.close();
+    await transport.close();
+    const del = server.seen.find((s) => s.method === 'DELETE');
+    expect(del?.headers['mcp-session-id']).toBe('session-1');
+    expect(closes).toBe(1);
+    await until(() => streamClosed);
+    await expect(transport.send(request(3))).rejects.toThrow(/closed/);
+  });
+
+  it('close() does not wait long for a server that does not answer the DELETE', async () => {
+    const { transport } = await setup((s) => {
+      s.onDelete = () => undefined;
+    });
+    await transport.send(initialize());
+    const started = Date.now();
+    await transport.close();
+    expect(Date.now() - started).toBeLessThan(2000);
+  });
+
+  it('keeps the text of a large result, in a JSON answer and in an SSE event, so encoding splices it', async () => {
+    // Spacing JSON.stringify would not produce: only a spliced text keeps it.
+    const resultText = `{ "content": [ { "type": "text", "text": "${'y'.repeat(5000)}" } ] }`;
+    const { transport, received } = await setup((s) => {
+      s.onPost = (seen, res) => {
+        const body = `{"jsonrpc":"2.0","id":${(seen.body as JsonRpcRequest).id},"result":${resultText}}`;
+        if ((seen.body as JsonRpcRequest).id === 1) res.writeHead(200, { 'content-type': 'application/json' }).end(body);
+        else sse(res).end(`data: ${body}\n\n`);
+      };
+    });
+    await transport.send(request(1));
+    await transport.send(request(2));
+    const messages = await received(2);
+    for (const message of messages) {
+      expect(encodeMessage(message)).toBe(`{"jsonrpc":"2.0","id":${(message as { id: number }).id},"result":${resultText}}`);
+    }
+  });
+
+  it('follows a same-origin 307 (an endpoint mounted at /mcp/) and keeps using the new path', async () => {
+    const paths: string[] = [];
+    const { transport, received } = await setup((s) => {
+      s.onPost = (seen, res, req) => {
+        paths.push(req.url!);
+        if (req.url === '/mcp') return void res.writeHead(307, { location: '/mcp/' }).end();
+        defaultPost(seen, res);
+      };
+    });
+    await transport.send(initialize());
+    await transport.send(request(2));
+    expect(await received(2)).toHaveLength(2);
+    expect(paths).toEqual(['/mcp', '/mcp/', '/mcp/']);
+  });
+
+  it('does not follow a redirect to another origin', async () => {
+    const { transport } = await setup((s) => {
+      s.onPost = (_seen, res) => res.writeHead(307, { location: 'http://example.invalid/mcp' }).end();
+    });
+    const err = await transport.send(initialize()).catch((e: unknown) => e);
+    expect(httpStatusOf(err)).toBe(307);
+  });
+
+  it('reuses connections (keep-alive)', async () => {
+    const { server, transport, received } = await setup();
+    const ports = new Set<number>();
+    server.onPost = (seen, res, req) => {
+      ports.add(req.socket.remotePort!);
+      defaultPost(seen, res);
+    };
+    for (let i = 1; i <= 5; i++) {
+      await transport.send(request(i));
+      await received(i);
+    }
+    expect(ports.size).toBe(1);
+  });
+});
