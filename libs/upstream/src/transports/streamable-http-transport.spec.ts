@@ -305,7 +305,8 @@ describe('StreamableHttpUpstreamTransport', () => {
       id: 11,
       error: { code: -32000, message: 'Upstream closed the response stream before answering' },
     });
-    expect(Date.now() - started).toBeLessThan(1000);
+    // Far below any caller's timeout; generous, so a loaded CI machine does not fail it.
+    expect(Date.now() - started).toBeLessThan(5000);
     expect(errors).toHaveLength(1);
   });
 
@@ -419,7 +420,8 @@ describe('StreamableHttpUpstreamTransport', () => {
     await transport.send(initialize());
     const started = Date.now();
     await transport.close();
-    expect(Date.now() - started).toBeLessThan(2000);
+    // The DELETE is given up after 1 s; without that, close() would never return.
+    expect(Date.now() - started).toBeLessThan(5000);
   });
 
   it('keeps the text of a large result, in a JSON answer and in an SSE event, so encoding splices it', async () => {
