@@ -1,8 +1,7 @@
 import type { ClientRequest, IncomingMessage, OutgoingHttpHeaders } from 'node:http';
 import type { HttpEndpoint } from './http-endpoint.js';
 import { HttpStatusError } from './http-status-error.js';
-import { SseParser } from './sse-parser.js';
-import { mediaType, reconnectDelay } from './stream-support.js';
+import { mediaType, readMessageEvents, reconnectDelay } from './stream-support.js';
 
 /** What the standalone stream needs from its transport. */
 export interface ListenHost {
@@ -85,18 +84,12 @@ export class ListenStream {
   }
 
   private read(res: IncomingMessage): void {
-    const parser = new SseParser(
-      {
-        event: (data, type) => {
-          if (type === '' || type === 'message') this.host.receive(data);
-        },
-        retry: (ms) => (this.retryMs = ms),
-      },
+    const parser = readMessageEvents(
+      res,
       this.lastEventId,
+      (json) => this.host.receive(json),
+      (ms) => (this.retryMs = ms),
     );
-    res.setEncoding('utf8');
-    res.on('data', (chunk: string) => parser.push(chunk));
-    res.on('error', () => undefined); // close reports it
     res.on('close', () => {
       this.req = undefined;
       if (this.stopped) return;

@@ -1,3 +1,6 @@
+import type { IncomingMessage } from 'node:http';
+import { SseParser } from './sse-parser.js';
+
 /** Helpers shared by the response streams and the standalone stream of streamable-http-transport.ts. */
 
 const FIRST_RETRY_MS = 500;
@@ -16,4 +19,31 @@ export function mediaType(header: string | undefined): string {
  */
 export function reconnectDelay(retryHintMs: number | undefined, attempt: number): number {
   return Math.min(MAX_RETRY_MS, (retryHintMs ?? FIRST_RETRY_MS) * 2 ** attempt);
+}
+
+/**
+ * Starts reading an MCP event stream: the data of every `message` event (or one with no
+ * event name) goes to `onMessage`, the server's `retry` hint to `onRetry`. Errors on the
+ * response are left to its `close` event, which the caller handles; the returned parser
+ * holds the last event id for a resumption.
+ */
+export function readMessageEvents(
+  res: IncomingMessage,
+  lastEventId: string | undefined,
+  onMessage: (json: string) => void,
+  onRetry: (ms: number) => void,
+): SseParser {
+  const parser = new SseParser(
+    {
+      event: (data, type) => {
+        if (type === '' || type === 'message') onMessage(data);
+      },
+      retry: onRetry,
+    },
+    lastEventId,
+  );
+  res.setEncoding('utf8');
+  res.on('data', (chunk: string) => parser.push(chunk));
+  res.on('error', () => undefined);
+  return parser;
 }

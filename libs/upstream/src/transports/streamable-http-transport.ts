@@ -6,8 +6,7 @@ import { HttpEndpoint } from './http-endpoint.js';
 import { HttpStatusError, statusError } from './http-status-error.js';
 import { keepResultText } from './keep-result-text.js';
 import { ListenStream, type ListenHost } from './listen-stream.js';
-import { SseParser } from './sse-parser.js';
-import { mediaType, reconnectDelay } from './stream-support.js';
+import { mediaType, readMessageEvents, reconnectDelay } from './stream-support.js';
 import type { UpstreamTransport } from './upstream-transport.js';
 
 const POST_ACCEPT = 'application/json, text/event-stream';
@@ -133,16 +132,17 @@ export class StreamableHttpUpstreamTransport implements UpstreamTransport, Liste
     return headers;
   }
 
-  /** Parses one message's JSON text (an SSE event's data) and delivers it. */
+  /** Parses the JSON text of an SSE event or a POST answer (a message or a batch) and delivers it. */
   receive(json: string): void {
     let value: unknown;
     try {
       value = JSON.parse(json);
     } catch {
-      this.logger.warn({ data: json.slice(0, 200) }, 'upstream sent an event that is not JSON');
+      this.logger.warn({ data: json.slice(0, 200) }, 'upstream sent something that is not JSON');
       return;
     }
-    this.deliver(value, json);
+    if (Array.isArray(value)) for (const item of value) this.deliver(item);
+    else this.deliver(value, json);
   }
 
   private post(out: Outgoing): void {
@@ -221,34 +221,17 @@ export class StreamableHttpUpstreamTransport implements UpstreamTransport, Liste
     res.setEncoding('utf8');
     res.on('data', (chunk: string) => pieces.push(chunk));
     res.on('error', () => undefined); // close reports it
-    res.on('end', () => {
-      const text = pieces.length === 1 ? pieces[0] : pieces.join('');
-      let value: unknown;
-      try {
-        value = JSON.parse(text);
-      } catch {
-        this.logger.warn({ body: text.slice(0, 200) }, 'upstream answered a POST with invalid JSON');
-        return;
-      }
-      if (Array.isArray(value)) for (const item of value) this.deliver(item);
-      else this.deliver(value, text);
-    });
+    res.on('end', () => this.receive(pieces.length === 1 ? pieces[0]! : pieces.join('')));
     res.on('close', () => this.streamEnded(stream, res.complete, false));
   }
 
   private readEvents(res: IncomingMessage, stream: ResponseStream): void {
-    const parser = new SseParser(
-      {
-        event: (data, type) => {
-          if (type === '' || type === 'message') this.receive(data);
-        },
-        retry: (ms) => (this.retryMs = ms),
-      },
+    const parser = readMessageEvents(
+      res,
       stream.lastEventId,
+      (json) => this.receive(json),
+      (ms) => (this.retryMs = ms),
     );
-    res.setEncoding('utf8');
-    res.on('data', (chunk: string) => parser.push(chunk));
-    res.on('error', () => undefined); // close reports it
     res.on('close', () => {
       stream.lastEventId = parser.lastEventId;
       this.streamEnded(stream, res.complete, true);
