@@ -33,7 +33,7 @@ export interface FixtureExit {
 }
 
 export interface HttpFixture {
-  /** http://127.0.0.1:<port>/mcp (http) or http://127.0.0.1:<port>/sse (sse). */
+  /** http://127.0.0.1:<port>/mcp (http; https with FIXTURE_TLS=1) or http://127.0.0.1:<port>/sse (sse). */
   readonly url: string;
   readonly port: number;
   readonly pid: number;
@@ -140,7 +140,7 @@ async function startListeningFixture(
   });
 
   return {
-    url: `http://127.0.0.1:${port}/${urlPath}`,
+    url: `${['1', 'true'].includes(env['FIXTURE_TLS'] ?? '') ? 'https' : 'http'}://127.0.0.1:${port}/${urlPath}`,
     port,
     pid: child.pid!,
     exited,

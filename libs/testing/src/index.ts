@@ -26,4 +26,4 @@ export {
   CONFORMANCE_SERVER_VERSION,
   createConformanceServer,
 } from './conformance/conformance-server.js';
-export { serveStreamableHttp, type StreamableHttpHost } from './fixtures/http-support.js';
+export { serveStreamableHttp, TEST_CERT_PATH, type StreamableHttpHost } from './fixtures/http-support.js';
