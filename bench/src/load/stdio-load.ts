@@ -1,4 +1,5 @@
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
+import { LineSplitter } from '@switchboard/core';
 import {
   INITIALIZE,
   INITIALIZED_NOTIFICATION,
@@ -9,7 +10,6 @@ import {
   type McpCaller,
   type RpcRequest,
 } from './jsonrpc.js';
-import { LineSplitter } from './line-splitter.js';
 
 /**
  * The stdio load client: one pipe to a spawned server, newline-delimited JSON-RPC,
@@ -22,9 +22,9 @@ export class StdioMcpConnection implements McpCaller {
   private exitReason: string | undefined;
 
   constructor(private readonly child: ChildProcessWithoutNullStreams) {
-    const splitter = new LineSplitter((line) => this.onLine(line));
+    const splitter = new LineSplitter();
     child.stdout.setEncoding('utf8');
-    child.stdout.on('data', (chunk: string) => splitter.push(chunk));
+    child.stdout.on('data', (chunk: string) => splitter.push(chunk, (line) => this.onLine(line)));
     child.once('exit', (code, signal) => {
       this.exitReason = `server exited (code ${code}, signal ${signal})`;
       this.failAll(this.exitReason);
