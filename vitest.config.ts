@@ -4,10 +4,13 @@ import { defineConfig } from 'vitest/config';
 
 // Tests import libs from source; the daemon started by e2e tests runs from dist/.
 const libs = readdirSync(new URL('./libs', import.meta.url));
-const alias = libs.map((name) => ({
-  find: `@switchboard/${name}`,
-  replacement: fileURLToPath(new URL(`./libs/${name}/src/index.ts`, import.meta.url)),
-}));
+const alias = [
+  ...libs.map((name) => ({
+    find: `@switchboard/${name}`,
+    replacement: fileURLToPath(new URL(`./libs/${name}/src/index.ts`, import.meta.url)),
+  })),
+  { find: '@switchboard/migrations', replacement: fileURLToPath(new URL('./migrations/index.ts', import.meta.url)) },
+];
 
 export default defineConfig({
   resolve: { alias },
@@ -17,7 +20,7 @@ export default defineConfig({
         resolve: { alias },
         test: {
           name: 'unit',
-          include: ['libs/**/*.spec.ts', 'apps/**/*.spec.ts', 'bench/src/**/*.spec.ts'],
+          include: ['libs/**/*.spec.ts', 'apps/**/*.spec.ts', 'bench/src/**/*.spec.ts', 'migrations/**/*.spec.ts'],
           testTimeout: 10_000,
           sequence: { groupOrder: 0 },
         },

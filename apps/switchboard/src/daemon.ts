@@ -13,6 +13,7 @@ import {
 } from '@switchboard/downstream';
 import { PinoNestLogger, createLogger } from '@switchboard/observability';
 import { AppModule } from './app.module.js';
+import { openAuditStore } from './audit-store.js';
 import { GatewayRuntime } from './gateway-runtime.js';
 
 const MAX_BODY_BYTES = 16 * 1024 * 1024;
@@ -31,8 +32,9 @@ export async function runDaemon(config: GatewayConfig, fileListen: GatewayConfig
     );
   }
   mkdirSync(config.dataDir, { recursive: true });
+  const auditStore = await openAuditStore(config, logger);
 
-  const runtime = new GatewayRuntime(config, logger);
+  const runtime = new GatewayRuntime(config, logger, auditStore.log);
   const deps: DownstreamDeps = {
     dispatcher: runtime.dispatcher,
     sessions: runtime.sessions,
@@ -75,8 +77,12 @@ export async function runDaemon(config: GatewayConfig, fileListen: GatewayConfig
       logger.warn({ listen }, 'a new listen address takes effect after a restart');
       fileListen = listen;
     }
-    // The listener cannot move, and command-line overrides (--data-dir) outlive a reload.
-    const next = { ...outcome.config, listen: runtime.config.listen, dataDir: runtime.config.dataDir };
+    if (JSON.stringify(outcome.config.audit) !== JSON.stringify(runtime.config.audit)) {
+      logger.warn({ audit: outcome.config.audit }, 'new audit settings take effect after a restart');
+    }
+    // The listener cannot move, the audit log stays as opened, and command-line overrides
+    // (--data-dir) outlive a reload.
+    const next = { ...outcome.config, listen: runtime.config.listen, dataDir: runtime.config.dataDir, audit: runtime.config.audit };
     void runtime.reload(next).catch((err) => logger.error({ err }, 'config reload failed'));
   });
   watcher.start();
@@ -88,6 +94,8 @@ export async function runDaemon(config: GatewayConfig, fileListen: GatewayConfig
     logger.info({ signal }, 'shutting down: draining in-flight calls');
     watcher.stop();
     await runtime.drainAndStop(runtime.config.timeouts.shutdownMs);
+    // Every answered call's row is committed before the process exits.
+    await auditStore.close();
     streamable.closeAll();
     legacy.closeAll();
     server.close();

@@ -1,3 +1,4 @@
+import type { AuditLog } from '@switchboard/audit';
 import { CatalogStore } from '@switchboard/catalog';
 import type { GatewayConfig } from '@switchboard/config';
 import type { Logger } from '@switchboard/observability';
@@ -27,6 +28,8 @@ export class GatewayRuntime {
   constructor(
     config: GatewayConfig,
     readonly logger: Logger,
+    /** Undefined when `audit.enabled` is false. */
+    readonly audit?: AuditLog,
   ) {
     this.current = config;
     this.registry = new UpstreamRegistry({
@@ -47,6 +50,7 @@ export class GatewayRuntime {
       subscriptions,
       logger,
       serverInfo: { name: 'switchboard', title: 'Switchboard MCP gateway', version: SWITCHBOARD_VERSION },
+      audit,
     });
   }
 

@@ -13,14 +13,17 @@ export class HealthController {
   }
 
   /**
-   * 200 when every enabled upstream is connected (ready or degraded), else 503; always lists
-   * them, with the number of host sessions open.
+   * 200 when every enabled upstream is connected (ready or degraded) and the audit log is
+   * writable, else 503; always lists the upstreams, the audit log's state and the number of
+   * host sessions open.
    */
   @Get('readyz')
   ready(@Res() res: ServerResponse): void {
     const upstreams = this.runtime.registry.statuses();
-    const ready = upstreams.every((u) => u.state === 'ready' || u.state === 'degraded');
-    const body = JSON.stringify({ status: ready ? 'ready' : 'not_ready', sessions: this.runtime.sessions.size, upstreams });
+    const audit = this.runtime.audit?.status() ?? { enabled: false };
+    const auditOk = !('writable' in audit) || audit.writable;
+    const ready = auditOk && upstreams.every((u) => u.state === 'ready' || u.state === 'degraded');
+    const body = JSON.stringify({ status: ready ? 'ready' : 'not_ready', sessions: this.runtime.sessions.size, upstreams, audit });
     res.writeHead(ready ? 200 : 503, { 'Content-Type': 'application/json' }).end(body);
   }
 }

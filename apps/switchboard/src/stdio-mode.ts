@@ -1,6 +1,7 @@
 import { StdioFront } from '@switchboard/downstream';
 import type { GatewayConfig } from '@switchboard/config';
 import { createLogger } from '@switchboard/observability';
+import { openAuditStore } from './audit-store.js';
 import { GatewayRuntime } from './gateway-runtime.js';
 
 /**
@@ -9,7 +10,8 @@ import { GatewayRuntime } from './gateway-runtime.js';
  */
 export async function runStdio(config: GatewayConfig): Promise<void> {
   const logger = createLogger(config.log.level);
-  const runtime = new GatewayRuntime(config, logger);
+  const auditStore = await openAuditStore(config, logger);
+  const runtime = new GatewayRuntime(config, logger, auditStore.log);
   await runtime.start();
   const front = new StdioFront(
     {
@@ -25,6 +27,7 @@ export async function runStdio(config: GatewayConfig): Promise<void> {
   const stop = async () => {
     front.close();
     await runtime.drainAndStop(runtime.config.timeouts.shutdownMs);
+    await auditStore.close();
     logger.flush?.();
     process.exit(0);
   };

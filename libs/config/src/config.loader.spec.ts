@@ -40,6 +40,17 @@ describe('loadConfig: formats', () => {
       timeouts: { connectMs: 10_000, requestMs: 60_000, maxRequestMs: 600_000, shutdownMs: 10_000, sessionIdleMs: 3_600_000 },
       security: { allowedHosts: [], allowedOrigins: [] },
       log: { level: 'info' },
+      audit: {
+        enabled: true,
+        mode: 'strict',
+        synchronous: 'full',
+        flushMs: 200,
+        maxQueuedRows: 100_000,
+        retention: '90d',
+        maxArgumentBytes: 8192,
+        completions: true,
+        redact: { defaults: true, keys: [], patterns: [] },
+      },
       servers: [
         {
           name: 'demo',

@@ -14,6 +14,9 @@ import { z } from 'zod';
  *                   sessionIdleMs: 3600000 }
  *   security      { allowedHosts: [], allowedOrigins: [] }
  *   log           { level: info }; trace | debug | info | warn | error | fatal | silent
+ *   audit         { enabled: true, mode: strict, synchronous: full, flushMs: 200, retention: 90d,
+ *                   maxArgumentBytes: 8192, completions: true, maxQueuedRows: 100000,
+ *                   redact: { defaults: true, keys: [], patterns: [] } }  (docs/audit.md)
  *   mcpServers    name -> server (Claude Desktop / Cursor style)
  *   servers       the same (VS Code mcp.json style); only one of the two may appear
  *
@@ -67,6 +70,58 @@ function isHttpUrl(value: string): boolean {
   const { protocol, hostname } = new URL(value);
   return (protocol === 'http:' || protocol === 'https:') && hostname !== '';
 }
+
+/** Retention as written in the file: a count and a unit (minutes, hours, days, weeks), or off. */
+export const RETENTION_PATTERN = /^(?:off|\d{1,6}[mhdw])$/;
+
+/** A redaction pattern is a regex source, or /source/flags; it must compile. */
+function compiles(pattern: string): boolean {
+  const slashed = /^\/(.*)\/([a-z]*)$/s.exec(pattern);
+  try {
+    new RegExp(slashed ? slashed[1] : pattern, slashed ? slashed[2] : undefined);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const auditSchema = z
+  .strictObject({
+    enabled: z.boolean().default(true).describe('false turns the audit log off (a warning is logged at start).'),
+    mode: z
+      .enum(['strict', 'relaxed'])
+      .default('strict')
+      .describe('strict: an answer is released only after its row is committed; relaxed: rows are committed within flushMs.'),
+    synchronous: z
+      .enum(['full', 'normal'])
+      .default('full')
+      .describe('full: each commit is fsynced (survives power loss); normal: survives a killed process, not a power cut.'),
+    flushMs: intIn(1, 60_000, 'must be a whole number of milliseconds from 1 to 60000')
+      .default(200)
+      .describe('relaxed mode: the longest a row waits for its commit.'),
+    maxQueuedRows: intIn(1000, 10_000_000, 'must be an integer from 1000 to 10000000')
+      .default(100_000)
+      .describe('Rows held in memory while the database cannot be written; beyond it they are counted as lost.'),
+    retention: text()
+      .regex(RETENTION_PATTERN, { error: "must be a count and a unit (m, h, d, w) like '90d', or 'off'" })
+      .default('90d')
+      .describe('Rows older than this are pruned in the background; the hash chain stays verifiable.'),
+    maxArgumentBytes: intIn(0, 1_048_576, 'must be an integer from 0 to 1048576')
+      .default(8192)
+      .describe('Redacted arguments longer than this are cut; the digest covers the full arguments.'),
+    completions: z.boolean().default(true).describe('Record completion/complete requests (they come at every keystroke in some hosts).'),
+    redact: z
+      .strictObject({
+        defaults: z.boolean().default(true).describe('Apply the built-in secret patterns (docs/audit.md lists them).'),
+        keys: z.array(nonEmpty()).default([]).describe('More key names whose values are replaced; /regex/flags allowed.'),
+        patterns: z
+          .array(z.string().refine(compiles, { error: 'must be a valid regular expression' }))
+          .default([])
+          .describe('More value patterns (regex source or /source/flags); every match is replaced.'),
+      })
+      .prefault({}),
+  })
+  .describe('The audit log of tool calls and refusals (docs/audit.md).');
 
 const serverTimeouts = z
   .strictObject({
@@ -141,6 +196,7 @@ export const configInputSchema = z
         })
         .prefault({}),
       log: z.strictObject({ level: z.enum(LOG_LEVEL_NAMES).default('info') }).prefault({}),
+      audit: auditSchema.prefault({}),
       mcpServers: serverMap().optional().describe('Upstream servers by name (Claude Desktop / Cursor style).'),
       servers: serverMap().optional().describe('Synonym of mcpServers (VS Code mcp.json style); use only one.'),
     },

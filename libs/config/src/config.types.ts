@@ -63,6 +63,7 @@ export interface GatewayConfig {
     allowedOrigins: string[];
   };
   log: { level: 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal' | 'silent' };
+  audit: AuditConfig;
   /** In config-file order, disabled ones included. */
   servers: ServerConfig[];
 }
@@ -72,4 +73,21 @@ export interface ConfigProblem {
   /** Dotted path inside the file, e.g. `mcpServers.github.url`; empty for the whole file. */
   path: string;
   reason: string;
+}
+
+/** The audit log (docs/audit.md). */
+export interface AuditConfig {
+  enabled: boolean;
+  /** strict: answers wait for the commit holding their row; relaxed: rows commit within flushMs. */
+  mode: 'strict' | 'relaxed';
+  /** full: fsync per commit (survives power loss); normal: survives a killed process only. */
+  synchronous: 'full' | 'normal';
+  flushMs: number;
+  maxQueuedRows: number;
+  /** `90d`, `12h`, `30m`, `2w`, or `off`. */
+  retention: string;
+  maxArgumentBytes: number;
+  /** Whether completion/complete requests are recorded. */
+  completions: boolean;
+  redact: { defaults: boolean; keys: string[]; patterns: string[] };
 }

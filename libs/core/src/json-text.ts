@@ -15,6 +15,19 @@ export function rememberJsonText(value: object, text: string): void {
   texts.set(value, text);
 }
 
+/**
+ * The JSON text of a result: the remembered one, or serialized now and remembered, so the
+ * encoder that sends it does not serialize it a second time (the audit log measures it).
+ */
+export function jsonTextOf(value: object): string {
+  let text = texts.get(value);
+  if (text === undefined) {
+    text = JSON.stringify(value);
+    texts.set(value, text);
+  }
+  return text;
+}
+
 /** One message as JSON text, splicing in a remembered result text when there is one. */
 export function encodeMessage(message: JsonRpcMessage): string {
   if ('result' in message && typeof message.result === 'object' && message.result !== null) {

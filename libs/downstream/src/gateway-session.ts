@@ -1,6 +1,6 @@
 import { JsonRpcPeer, type JsonRpcMessage, type LogLevel, type SendOptions } from '@switchboard/core';
 import type { Logger } from '@switchboard/observability';
-import type { DownstreamSession, GatewayDispatcher } from '@switchboard/relay';
+import type { DownstreamSession, GatewayDispatcher, Principal } from '@switchboard/relay';
 
 type Item = Record<string, unknown>;
 
@@ -26,6 +26,7 @@ export class GatewaySession implements DownstreamSession {
     private readonly channel: OutboundChannel,
     dispatcher: GatewayDispatcher,
     logger: Logger,
+    readonly principal: Principal,
   ) {
     this.peer = new JsonRpcPeer(channel, {
       onRequest: (request, ctx) => dispatcher.handleRequest({ session: this, request, signal: ctx.signal }),

@@ -6,6 +6,8 @@ import { setLevel } from './handlers/logging.js';
 import { getPrompt } from './handlers/prompts.js';
 import { readResource, subscribe, unsubscribe } from './handlers/resources.js';
 import { callTool } from './handlers/tools-call.js';
+import { newAuditFacts } from './audit/audit-facts.js';
+import { runAudited } from './audit/audited-request.js';
 import type { Item, MethodHandler, RelayServices, RequestContext } from './relay.types.js';
 import type { DownstreamSession } from './session.js';
 
@@ -40,19 +42,24 @@ export class GatewayDispatcher {
     this.draining = true;
   }
 
-  async handleRequest(ctx: Omit<RequestContext, 'params'>): Promise<Item> {
+  async handleRequest(ctx: Omit<RequestContext, 'params' | 'audit'>): Promise<Item> {
     const { request, session } = ctx;
     const handler = Object.hasOwn(METHODS, request.method) ? METHODS[request.method] : undefined;
     if (!handler) throw methodNotFound(request.method);
     if (request.method !== 'initialize' && request.method !== 'ping' && !session.protocolVersion) {
       throw new McpError(ErrorCode.InvalidRequest, 'The session is not initialized: send initialize first');
     }
-    if (this.draining && request.method !== 'ping') {
-      throw new McpError(ErrorCode.ShuttingDown, 'Switchboard is shutting down');
-    }
     const params = (request.params ?? {}) as Item;
+    const full: RequestContext = { ...ctx, params, audit: newAuditFacts() };
+    const draining = this.draining && request.method !== 'ping';
+    const { audit } = this.services;
     try {
-      return await handler({ ...ctx, params }, this.services);
+      if (audit?.records(request.method)) {
+        const refusal = draining ? { rule: 'shutting-down', error: shuttingDown() } : undefined;
+        return await runAudited(audit, handler, full, this.services, refusal);
+      }
+      if (draining) throw shuttingDown();
+      return await handler(full, this.services);
     } catch (err) {
       throw sanitize(err);
     }
@@ -65,6 +72,8 @@ export class GatewayDispatcher {
     // spec asks of unknown notifications.
   }
 }
+
+const shuttingDown = () => new McpError(ErrorCode.ShuttingDown, 'Switchboard is shutting down');
 
 /**
  * Upstream JSON-RPC errors pass through with their code, message and data (hosts need e.g.

@@ -6,3 +6,4 @@ export * from './subscriptions.js';
 export * from './notification-fanout.js';
 export * from './gateway-dispatcher.js';
 export { advertisedCapabilities } from './handlers/lifecycle.js';
+export type { AuditFacts } from './audit/audit-facts.js';

@@ -3,6 +3,8 @@ import type { GatewayConfig } from '@switchboard/config';
 import type { InboundContext, JsonRpcRequest } from '@switchboard/core';
 import type { Logger } from '@switchboard/observability';
 import type { UpstreamRegistry } from '@switchboard/upstream';
+import type { AuditLog } from '@switchboard/audit';
+import type { AuditFacts } from './audit/audit-facts.js';
 import type { CatalogSync } from './catalog-sync.js';
 import type { Forwarder } from './forwarder.js';
 import type { DownstreamSession, SessionDirectory } from './session.js';
@@ -21,12 +23,15 @@ export interface RelayServices {
   subscriptions: SubscriptionManager;
   logger: Logger;
   serverInfo: { name: string; version: string; title?: string };
+  /** Undefined when the audit log is turned off. */
+  audit?: AuditLog;
 }
 
 export interface RequestContext extends InboundContext {
   session: DownstreamSession;
   request: JsonRpcRequest;
   params: Item;
+  audit: AuditFacts;
 }
 
 export type MethodHandler = (ctx: RequestContext, services: RelayServices) => Promise<Item>;

@@ -3,12 +3,23 @@ import type { JsonRpcMessage, LogLevel, SendOptions } from '@switchboard/core';
 type Item = Record<string, unknown>;
 
 /**
+ * Who is behind a session and how that was established. Until authentication arrives the
+ * HTTP transports serve loopback only (principal `anonymous`, method `loopback`) and stdio
+ * serves the user who launched the process (method `stdio`).
+ */
+export interface Principal {
+  id: string;
+  authMethod: string;
+}
+
+/**
  * What the relay needs of a downstream session, whatever its transport (Streamable HTTP,
  * HTTP+SSE, stdio). The transport owns the wire; the relay owns the meaning.
  */
 export interface DownstreamSession {
   readonly id: string;
   readonly transport: 'streamable-http' | 'sse' | 'stdio';
+  readonly principal: Principal;
   protocolVersion: string;
   clientInfo?: Item;
   clientCapabilities: Item;

@@ -8,6 +8,7 @@ import { accepts, replyError, replyJson } from './http-replies.js';
 import { readJsonPost } from './read-body.js';
 import { refuseReason } from './request-guard.js';
 import { SseStream } from './sse-stream.js';
+import { LOOPBACK_PRINCIPAL } from '../principals.js';
 
 interface LegacySession {
   session: GatewaySession;
@@ -45,6 +46,7 @@ export class LegacySseService {
       async (message) => void stream.write('message', encodeMessage(message)),
       this.deps.dispatcher,
       this.deps.logger,
+      LOOPBACK_PRINCIPAL,
     );
     this.sessions.set(id, { session, stream });
     this.deps.sessions.add(session);

@@ -20,6 +20,7 @@ import { PostExchange } from './post-exchange.js';
 import { readJsonPost } from './read-body.js';
 import { refuseReason } from './request-guard.js';
 import { SseStream } from './sse-stream.js';
+import { LOOPBACK_PRINCIPAL } from '../principals.js';
 
 interface HttpSession {
   session: GatewaySession;
@@ -173,7 +174,7 @@ export class StreamableHttpService {
     const exchanges = new Map<RequestId, PostExchange>();
     const state: HttpSession = { exchanges } as HttpSession;
     const channel = async (message: JsonRpcMessage, options?: SendOptions) => this.route(state, message, options);
-    state.session = new GatewaySession(id, 'streamable-http', channel, this.deps.dispatcher, this.deps.logger);
+    state.session = new GatewaySession(id, 'streamable-http', channel, this.deps.dispatcher, this.deps.logger, LOOPBACK_PRINCIPAL);
     this.sessions.set(id, state);
     this.deps.sessions.add(state.session);
     return state;

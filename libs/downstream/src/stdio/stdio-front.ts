@@ -3,6 +3,7 @@ import { ErrorCode, LineSplitter, LineWriter, McpError, encodeMessage, newSessio
 import type { DownstreamDeps } from '../downstream.types.js';
 import { GatewaySession } from '../gateway-session.js';
 import { parseBody, takeMessages } from '../message-intake.js';
+import { stdioPrincipal } from '../principals.js';
 
 /**
  * `switchboard stdio`: one session on stdin/stdout, newline-delimited JSON, for hosts that
@@ -31,6 +32,7 @@ export class StdioFront {
       (message) => this.write(message),
       this.deps.dispatcher,
       this.deps.logger,
+      stdioPrincipal(),
     );
     this.session = session;
     this.deps.sessions.add(session);

@@ -29,8 +29,10 @@ export const complete: MethodHandler = async (ctx, services) => {
   const ref = optionalObject(ctx.params, 'ref');
   if (!ref) throw invalidParams("Invalid params: 'ref' is required");
   if (!optionalObject(ctx.params, 'argument')) throw invalidParams("Invalid params: 'argument' is required");
+  ctx.audit.deniedBy = 'catalog:unknown-ref';
   const target = resolveRef(services, ref);
-  const connection = upstreamOf(services, target.server);
+  const original = (target.ref.name ?? target.ref.uri) as string;
+  const connection = upstreamOf(services, target.server, ctx.audit, original);
   // An upstream without completions simply has no suggestions; that is not an error for the host.
   if (!connection.capabilities.completions) return EMPTY;
   return services.forwarder.forward(ctx.session, ctx.request, connection, { ...ctx.params, ref: target.ref }, ctx);

@@ -7,8 +7,11 @@ import { upstreamOf } from './upstream-of.js';
 export const getPrompt: MethodHandler = async (ctx, services) => {
   const publicName = requireString(ctx.params, 'name');
   const target = services.catalog.current.resolvePrompt(publicName);
-  if (!target) throw invalidParams(`Unknown prompt: ${publicName}`);
-  const connection = upstreamOf(services, target.server);
+  if (!target) {
+    ctx.audit.deniedBy = 'catalog:unknown-prompt';
+    throw invalidParams(`Unknown prompt: ${publicName}`);
+  }
+  const connection = upstreamOf(services, target.server, ctx.audit, target.name);
   const result = await services.forwarder.forward(ctx.session, ctx.request, connection, { ...ctx.params, name: target.name }, ctx);
   return publicUrisInMessages(services.catalog.current, target.server, result);
 };

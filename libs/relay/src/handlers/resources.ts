@@ -12,8 +12,10 @@ function resolve(services: RelayServices, uri: string): { server: string; uri: s
 }
 
 export const readResource: MethodHandler = async (ctx, services) => {
-  const target = resolve(services, requireString(ctx.params, 'uri'));
-  const connection = upstreamOf(services, target.server);
+  const uri = requireString(ctx.params, 'uri');
+  ctx.audit.deniedBy = 'catalog:unknown-resource';
+  const target = resolve(services, uri);
+  const connection = upstreamOf(services, target.server, ctx.audit, target.uri);
   const result = await services.forwarder.forward(ctx.session, ctx.request, connection, { ...ctx.params, uri: target.uri }, ctx);
   return publicUrisInContents(services.catalog.current, target.server, result);
 };

@@ -6,14 +6,18 @@ import { upstreamOf } from './upstream-of.js';
 
 /**
  * tools/call: the public name is resolved to (upstream, original name) by the catalog and the
- * call forwarded with the original name. The later gates (policy, rate limit, approval, audit)
- * slot in here, in the order architecture.md gives.
+ * call forwarded with the original name. The audit row is written around this by the dispatcher
+ * (audit/audited-request.ts); the later gates (policy, rate limit, approval) slot in here, in
+ * the order architecture.md gives.
  */
 export const callTool: MethodHandler = async (ctx, services) => {
   const publicName = requireString(ctx.params, 'name');
   const target = services.catalog.current.resolveTool(publicName);
-  if (!target) throw invalidParams(`Unknown tool: ${publicName}`);
-  const connection = upstreamOf(services, target.server);
+  if (!target) {
+    ctx.audit.deniedBy = 'catalog:unknown-tool';
+    throw invalidParams(`Unknown tool: ${publicName}`);
+  }
+  const connection = upstreamOf(services, target.server, ctx.audit, target.name);
   const result = await services.forwarder.forward(
     ctx.session,
     ctx.request,

@@ -1,0 +1,104 @@
+import { join } from 'node:path';
+import {
+  AUDIT_ENTITIES,
+  AuditLog,
+  AuditWriter,
+  RetentionJob,
+  createRedactor,
+  parseRetention,
+} from '@switchboard/audit';
+import type { GatewayConfig } from '@switchboard/config';
+import { MIGRATIONS } from '@switchboard/migrations';
+import type { Logger } from '@switchboard/observability';
+import { DATABASE_FILE, migrate, openDatabase, sqliteConnection } from '@switchboard/persistence';
+import type { DataSource } from 'typeorm';
+
+/** The daemon's writer connection gives up on another process's lock quickly: it blocks the event loop meanwhile. */
+const WRITER_BUSY_TIMEOUT_MS = 100;
+
+export const databasePath = (config: GatewayConfig): string => join(config.dataDir, DATABASE_FILE);
+
+/** How long a start waits for another process that is migrating the same file. */
+const MIGRATION_BUSY_TIMEOUT_MS = 15_000;
+
+/**
+ * Opens the database in the data dir and applies pending migrations; logs what ran.
+ * Several processes may start on one data dir at once (a daemon and `switchboard stdio`
+ * instances launched by hosts): each waits for the other's migration transaction, and one
+ * that loses the race finds the schema already there, which is success.
+ */
+export async function openMigrated(
+  config: GatewayConfig,
+  logger?: Logger,
+  busyTimeoutMs?: number,
+): Promise<{ dataSource: DataSource; applied: string[] }> {
+  const dataSource = await openDatabase({
+    file: databasePath(config),
+    entities: AUDIT_ENTITIES,
+    migrations: MIGRATIONS,
+    synchronous: config.audit.synchronous,
+    busyTimeoutMs: MIGRATION_BUSY_TIMEOUT_MS,
+  });
+  let applied: string[] = [];
+  try {
+    applied = await migrate(dataSource);
+    if (applied.length > 0) logger?.info({ migrations: applied, file: databasePath(config) }, 'database migrated');
+  } catch (err) {
+    const stillPending = await dataSource.showMigrations().catch(() => true);
+    if (stillPending) {
+      await dataSource.destroy();
+      throw err;
+    }
+  }
+  if (busyTimeoutMs !== undefined) sqliteConnection(dataSource).pragma(`busy_timeout = ${busyTimeoutMs}`);
+  return { dataSource, applied };
+}
+
+/** For the CLI's readers: never creates or migrates anything. */
+export function openReadOnly(config: GatewayConfig): Promise<DataSource> {
+  return openDatabase({ file: databasePath(config), entities: AUDIT_ENTITIES, migrations: MIGRATIONS, readonly: true });
+}
+
+export interface AuditStore {
+  log?: AuditLog;
+  dataSource?: DataSource;
+  close(): Promise<void>;
+}
+
+/**
+ * The daemon's audit log: database opened and migrated, group-commit writer, redaction,
+ * and background retention. With `audit.enabled: false` nothing is opened.
+ */
+export async function openAuditStore(config: GatewayConfig, logger: Logger): Promise<AuditStore> {
+  const settings = config.audit;
+  if (!settings.enabled) {
+    logger.warn('audit log disabled by configuration (audit.enabled: false): tool calls are not recorded');
+    return { close: async () => undefined };
+  }
+  const { dataSource } = await openMigrated(config, logger, WRITER_BUSY_TIMEOUT_MS);
+  const db = sqliteConnection(dataSource);
+  const writer = new AuditWriter(db, {
+    mode: settings.mode,
+    flushMs: settings.flushMs,
+    maxQueuedRows: settings.maxQueuedRows,
+    logger,
+  });
+  const log = new AuditLog(writer, {
+    redactor: createRedactor(settings.redact),
+    maxArgumentBytes: settings.maxArgumentBytes,
+    completions: settings.completions,
+  });
+  const retentionMs = parseRetention(settings.retention);
+  const retention = retentionMs === undefined ? undefined : new RetentionJob(db, log, retentionMs, logger);
+  retention?.start();
+  logger.info({ file: databasePath(config), mode: settings.mode, synchronous: settings.synchronous }, 'audit log open');
+  return {
+    log,
+    dataSource,
+    async close() {
+      await retention?.stop();
+      writer.close();
+      await dataSource.destroy();
+    },
+  };
+}

@@ -1,0 +1,90 @@
+import type { AuditEntry } from './audit.types.js';
+import { argumentsDigest, canonicalJson, type Redactor } from './redaction/index.js';
+import type { AuditWriter } from './writer/audit-writer.js';
+
+/** An entry as the pipeline knows it: raw arguments and error text, before redaction. */
+export type AuditDraft = Omit<AuditEntry, 'arguments' | 'argumentsTruncated' | 'argumentsDigest' | 'errorMessage'> & {
+  /** The request's arguments as received; undefined when the method has none. */
+  args: unknown;
+  error: string | null;
+};
+
+export interface AuditLogOptions {
+  redactor: Redactor;
+  maxArgumentBytes: number;
+  /** Whether completion/complete is recorded. */
+  completions: boolean;
+}
+
+/** Methods with a row per request; the relayed server->client ones join with the relay. */
+const RECORDED = new Set(['tools/call', 'resources/read', 'prompts/get', 'completion/complete']);
+
+const MAX_ERROR_CHARS = 1000;
+
+/**
+ * What the request pipeline talks to: decides which requests are recorded, turns a draft
+ * into a row (redacted, capped, digested) and hands it to the group-commit writer. Nothing
+ * unredacted leaves this class.
+ */
+export class AuditLog {
+  constructor(
+    private readonly writer: AuditWriter,
+    private readonly options: AuditLogOptions,
+  ) {}
+
+  get mode() {
+    return this.writer.mode;
+  }
+
+  records(method: string): boolean {
+    return RECORDED.has(method) && (method !== 'completion/complete' || this.options.completions);
+  }
+
+  /** Strict mode: throws AuditUnavailableError while rows cannot be committed. */
+  assertWritable(): void {
+    this.writer.assertWritable();
+  }
+
+  /** Strict: resolves when the row is committed. Relaxed: at once. */
+  record(draft: AuditDraft): Promise<void> {
+    const { args, error, ...rest } = draft;
+    const entry = rest as AuditEntry;
+    if (args === undefined) {
+      entry.arguments = null;
+      entry.argumentsTruncated = false;
+      entry.argumentsDigest = null;
+    } else {
+      const text = canonicalJson(this.options.redactor.redact(args));
+      const cut = cutUtf8(text, this.options.maxArgumentBytes);
+      entry.arguments = cut;
+      entry.argumentsTruncated = cut.length !== text.length;
+      entry.argumentsDigest = argumentsDigest(args);
+    }
+    entry.errorMessage = error === null ? null : this.options.redactor.redactText(error).slice(0, MAX_ERROR_CHARS);
+    return this.writer.append(entry);
+  }
+
+  /** A row that is not about a request a host made (a pruning marker, say); never awaited. */
+  note(entry: AuditEntry): void {
+    void this.writer.append(entry).catch(() => undefined);
+  }
+
+  status() {
+    return this.writer.status();
+  }
+}
+
+/** The longest prefix of `text` within `maxBytes` of UTF-8, not splitting a surrogate pair. */
+function cutUtf8(text: string, maxBytes: number): string {
+  // Fast path: at most 3 bytes per UTF-16 unit, so short texts cannot be over the cap.
+  if (text.length * 3 <= maxBytes || Buffer.byteLength(text) <= maxBytes) return text;
+  let lo = 0;
+  let hi = Math.min(text.length, maxBytes);
+  while (lo < hi) {
+    const mid = Math.ceil((lo + hi) / 2);
+    if (Buffer.byteLength(text.slice(0, mid)) <= maxBytes) lo = mid;
+    else hi = mid - 1;
+  }
+  const code = text.charCodeAt(lo - 1);
+  return code >= 0xd800 && code <= 0xdbff ? text.slice(0, lo - 1) : text.slice(0, lo);
+}

@@ -1,0 +1,11 @@
+export * from './audit.types.js';
+export * from './audit-record.entity.js';
+export * from './audit-log.js';
+export * from './writer/audit-writer.js';
+export * from './query/audit-query.js';
+export * from './query/filter-values.js';
+export * from './chain/verify-chain.js';
+export { rowHash } from './chain/row-hash.js';
+export * from './retention/prune.js';
+export * from './retention/retention-job.js';
+export * from './redaction/index.js';

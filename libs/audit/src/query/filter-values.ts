@@ -1,0 +1,30 @@
+import type { AuditDecision, AuditRow } from '../audit.types.js';
+
+/** Every decision a row can carry, for validating `decision` filters (the CLI's and the API's). */
+export const AUDIT_DECISIONS: readonly AuditDecision[] = ['allowed', 'denied', 'limited', 'unauthenticated', 'refused'];
+
+export const isAuditDecision = (text: string): text is AuditDecision => (AUDIT_DECISIONS as readonly string[]).includes(text);
+
+// A date, or a date and time with optional seconds, fraction and offset; no offset means local time.
+const ISO_INSTANT = /^(\d{4})-(\d{2})-(\d{2})(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/i;
+
+/**
+ * An ISO 8601 date (`2025-06-01`, midnight UTC) or date-time, as epoch ms; undefined when
+ * the text is not one. Stricter than Date.parse, which accepts many other shapes and rolls
+ * `2025-02-30` over into March.
+ */
+export function parseIsoInstant(text: string): number | undefined {
+  const match = ISO_INSTANT.exec(text);
+  if (!match) return undefined;
+  const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
+  const calendar = new Date(Date.UTC(year, month - 1, day));
+  if (calendar.getUTCMonth() !== month - 1 || calendar.getUTCDate() !== day) return undefined;
+  const ms = Date.parse(text);
+  return Number.isNaN(ms) ? undefined : ms;
+}
+
+/** A row as the API and the CLI's JSON output show it: `at` also as an ISO `time`. */
+export function auditRowJson(row: AuditRow): Record<string, unknown> {
+  const { id, ...rest } = row;
+  return { id, time: new Date(row.at).toISOString(), ...rest };
+}

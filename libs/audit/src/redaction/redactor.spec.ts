@@ -1,0 +1,419 @@
+import { describe, expect, it } from 'vitest';
+import { checkRedactionOptions, createRedactor } from './redactor.js';
+
+const ALNUM = 'aB3dE5gH7jK9mN1pQ2rS4tU6vW8xY0zCfLo';
+const UPPER = 'QW3ERT7YU2IOP5ASDF9GHJ4KLZXC6VBN8M';
+
+/**
+ * A token-shaped value of `length` characters after `prefix`. Built at run time, so that
+ * secret scanners see no credential-looking literal in this file.
+ */
+function fake(prefix: string, length: number, alphabet = ALNUM): string {
+  let out = prefix;
+  for (let i = 0; i < length; i++) out += alphabet[(i * 7 + prefix.length) % alphabet.length];
+  return out;
+}
+
+const b64url = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+const JWT = `${b64url({ alg: 'HS256', typ: 'JWT' })}.${b64url({ sub: '42', name: 'Ada' })}.${fake('', 43)}`;
+const PEM_BODY = `${fake('MIIEvQIBADANBgkqhkiG9w0BAQEFAASC', 32)}\n${fake('', 64)}\n${fake('', 20)}==`;
+const pem = (label: string) => `-----BEGIN ${label}-----\n${PEM_BODY}\n-----END ${label}-----`;
+
+const redactor = createRedactor();
+
+describe('redact: secret keys (defaults)', () => {
+  const cases: [string, unknown][] = [
+    ['password', 'hunter2'],
+    ['passwd', 'hunter2'],
+    ['pwd', 'Tr0ub4dor&3'],
+    ['passphrase', 'correct horse battery staple'],
+    ['secret', 'shh'],
+    ['client_secret', fake('', 40)],
+    ['token', fake('', 32)],
+    ['access_token', fake('ya29.', 60)],
+    ['refresh_token', fake('1//', 50)],
+    ['id_token', JWT],
+    ['authToken', fake('', 24)],
+    ['csrf-token', fake('', 24)],
+    ['apiKey', fake('', 32)],
+    ['api_key', fake('', 32)],
+    ['x-api-key', fake('', 32)],
+    ['API-KEY', fake('', 32)],
+    ['aws_access_key_id', fake('AKIA', 16, UPPER)],
+    ['AWS_SECRET_ACCESS_KEY', fake('', 40)],
+    ['private_key', pem('PRIVATE KEY')],
+    ['privateKey', pem('EC PRIVATE KEY')],
+    ['authorization', `Bearer ${fake('', 32)}`],
+    ['Proxy-Authorization', 'Basic dXNlcjpwYXNzd29yZA=='],
+    ['auth', { username: 'ada', pass: 'x' }],
+    ['cookie', 'sid=8f14e45f; theme=dark'],
+    ['Set-Cookie', 'sid=8f14e45f; HttpOnly; Secure'],
+    ['credentials', { user: 'ada', key: 'x' }],
+    ['credential', 'x'],
+    ['sessionid', '8f14e45fceea167a'],
+    ['session_token', fake('', 40)],
+    ['Mcp-Session-Id', '1868a90c-5e2b-4c0f-a0c2-0c3d6c1d1c7e'],
+    ['connectionString', 'Server=db;Database=app;User Id=sa;Password=x'],
+    ['signature', 'sha256=5d41402abc4b2a76b9719d911017c592'],
+    ['X-Hub-Signature-256', 'sha256=5d41402abc4b2a76b9719d911017c592'],
+  ];
+  it.each(cases)('replaces the value under %s', (key, value) => {
+    expect(redactor.redact({ [key]: value, other: 'kept' })).toEqual({ [key]: '[REDACTED]', other: 'kept' });
+  });
+
+  it.each([
+    ['a number', 1234],
+    ['an object', { nested: 'x' }],
+    ['an array', ['a', 'b']],
+    ['a boolean', true],
+    ['null', null],
+  ])('replaces %s wholesale', (_, value) => {
+    expect(redactor.redact({ password: value })).toEqual({ password: '[REDACTED]' });
+  });
+
+  it('leaves an undefined member undefined instead of inventing a value', () => {
+    expect(redactor.redact({ password: undefined, a: 1 })).toEqual({ password: undefined, a: 1 });
+  });
+
+  it('finds secret keys at any depth, in arrays too', () => {
+    const args = { request: { headers: [{ name: 'x', Authorization: 'Bearer x' }] }, list: [{ token: 't' }] };
+    expect(redactor.redact(args)).toEqual({
+      request: { headers: [{ name: 'x', Authorization: '[REDACTED]' }] },
+      list: [{ token: '[REDACTED]' }],
+    });
+  });
+});
+
+describe('redact: keys that only look like secrets', () => {
+  it.each([
+    ['max_tokens', 1024],
+    ['maxTokens', 1024],
+    ['token_count', 17],
+    ['total_tokens', 300],
+    ['tokens', 5],
+    ['tokenizer', 'cl100k_base'],
+    ['token_type', 'Bearer'],
+    ['author', 'Ada Lovelace'],
+    ['authority', 'login.example.com'],
+    ['oauth', true],
+    ['keyboard', 'qwerty'],
+    ['monkey', 'George'],
+    ['progressToken', 'progress-1'],
+    ['pageToken', 'CAEQAA'],
+    ['stopReason', 'maxTokens'],
+  ])('keeps %s', (key, value) => {
+    const args = { [key]: value };
+    expect(redactor.redact(args)).toBe(args);
+  });
+
+  it('keeps an MCP sampling request intact', () => {
+    const params = {
+      messages: [{ role: 'user', content: { type: 'text', text: 'Summarize the report' } }],
+      maxTokens: 512,
+      _meta: { progressToken: 7 },
+    };
+    expect(redactor.redact(params)).toBe(params);
+  });
+});
+
+describe('redact: value patterns (defaults)', () => {
+  const cases: [string, string, string][] = [
+    [
+      'an Authorization: Bearer header',
+      `curl -H "Authorization: Bearer ${fake('', 32)}" https://api.example.com`,
+      'curl -H "Authorization: Bearer [REDACTED:authorization]" https://api.example.com',
+    ],
+    [
+      'an Authorization: Basic header',
+      'Authorization: Basic dXNlcjpwYXNzd29yZA==',
+      'Authorization: Basic [REDACTED:authorization]',
+    ],
+    [
+      'a Proxy-Authorization header in JSON text',
+      `{"Proxy-Authorization":"token ${fake('', 20)}"}`,
+      '{"Proxy-Authorization":"token [REDACTED:authorization]"}',
+    ],
+    ['a Cookie header', 'Cookie: sid=8f14e45f; theme=dark', 'Cookie: [REDACTED:cookie]'],
+    [
+      'a bare Bearer token',
+      `retrying with Bearer ${fake('', 32)}`,
+      'retrying with Bearer [REDACTED:bearer-token]',
+    ],
+    ['a JWT', `verify ${JWT} please`, 'verify [REDACTED:jwt] please'],
+    ['a PKCS#8 private key', `key:\n${pem('PRIVATE KEY')}\ndone`, 'key:\n[REDACTED:private-key]\ndone'],
+    ['an RSA private key', `a ${pem('RSA PRIVATE KEY')} b`, 'a [REDACTED:private-key] b'],
+    ['an EC private key', `a ${pem('EC PRIVATE KEY')} b`, 'a [REDACTED:private-key] b'],
+    ['an OpenSSH private key', `a ${pem('OPENSSH PRIVATE KEY')} b`, 'a [REDACTED:private-key] b'],
+    ['an encrypted private key', `a ${pem('ENCRYPTED PRIVATE KEY')} b`, 'a [REDACTED:private-key] b'],
+    [
+      'a truncated private key, through the end',
+      `a -----BEGIN RSA PRIVATE KEY-----\n${PEM_BODY}`,
+      'a [REDACTED:private-key]',
+    ],
+    [
+      'an AWS access key id (AKIA)',
+      `aws configure set aws_access_key_id ${fake('AKIA', 16, UPPER)}`,
+      'aws configure set aws_access_key_id [REDACTED:aws-access-key-id]',
+    ],
+    ['an AWS temporary key id (ASIA)', `id ${fake('ASIA', 16, UPPER)} ok`, 'id [REDACTED:aws-access-key-id] ok'],
+    [
+      'a labelled AWS secret key',
+      `export AWS_SECRET_ACCESS_KEY=${fake('', 36)}/+Ab`,
+      'export AWS_SECRET_ACCESS_KEY=[REDACTED:aws-secret-key]',
+    ],
+    [
+      'an AWS secret key in a credentials file',
+      `[default]\naws_secret_access_key = ${fake('', 40)}\nregion = eu-west-1`,
+      '[default]\naws_secret_access_key = [REDACTED:aws-secret-key]\nregion = eu-west-1',
+    ],
+    [
+      'a Google API key',
+      `https://maps.googleapis.com/maps/api/geocode/json?address=Paris&key=${fake('AIza', 35)}`,
+      'https://maps.googleapis.com/maps/api/geocode/json?address=Paris&key=[REDACTED:google-api-key]',
+    ],
+    ['a GitHub ghp_ token', `https://${fake('ghp_', 36)}@github.com/o/r.git`, 'https://[REDACTED:github-token]@github.com/o/r.git'],
+    ['a GitHub gho_ token', `using ${fake('gho_', 36)} now`, 'using [REDACTED:github-token] now'],
+    ['a GitHub ghu_ token', `using ${fake('ghu_', 36)} now`, 'using [REDACTED:github-token] now'],
+    ['a GitHub ghs_ token', `using ${fake('ghs_', 36)} now`, 'using [REDACTED:github-token] now'],
+    ['a GitHub ghr_ token', `using ${fake('ghr_', 36)} now`, 'using [REDACTED:github-token] now'],
+    ['a GitHub fine-grained token', `using ${fake('github_pat_', 82)} now`, 'using [REDACTED:github-token] now'],
+    ['a GitLab token', `using ${fake('glpat-', 20)} now`, 'using [REDACTED:gitlab-token] now'],
+    ['a Slack bot token', `using ${fake('xoxb-', 50)} now`, 'using [REDACTED:slack-token] now'],
+    ['a Slack user token', `using ${fake('xoxp-', 50)} now`, 'using [REDACTED:slack-token] now'],
+    ['a Slack xoxa token', `using ${fake('xoxa-', 50)} now`, 'using [REDACTED:slack-token] now'],
+    ['a Slack xoxr token', `using ${fake('xoxr-', 50)} now`, 'using [REDACTED:slack-token] now'],
+    ['a Slack xoxs token', `using ${fake('xoxs-', 50)} now`, 'using [REDACTED:slack-token] now'],
+    [
+      'a Slack webhook URL',
+      `post to https://hooks.slack.com/services/T0A1B2C3D/B0A1B2C3D/${fake('', 24)}`,
+      'post to https://hooks.slack.com/services/[REDACTED:slack-webhook]',
+    ],
+    ['a Stripe live secret key', `using ${fake('sk_live_', 24)} now`, 'using [REDACTED:stripe-key] now'],
+    ['a Stripe restricted key', `using ${fake('rk_live_', 24)} now`, 'using [REDACTED:stripe-key] now'],
+    ['a Stripe test key', `using ${fake('sk_test_', 24)} now`, 'using [REDACTED:stripe-key] now'],
+    ['an OpenAI legacy key', `using ${fake('sk-', 48)} now`, 'using [REDACTED:openai-key] now'],
+    ['an OpenAI project key', `using ${fake('sk-proj-', 120, `${ALNUM}_-`)} now`, 'using [REDACTED:openai-key] now'],
+    ['an Anthropic key', `using ${fake('sk-ant-api03-', 93, `${ALNUM}_-`)} now`, 'using [REDACTED:anthropic-key] now'],
+    ['an npm token', `created ${fake('npm_', 36)}`, 'created [REDACTED:npm-token]'],
+    [
+      'an Azure storage AccountKey',
+      `DefaultEndpointsProtocol=https;AccountName=acct;AccountKey=${fake('', 86)}==;EndpointSuffix=core.windows.net`,
+      'DefaultEndpointsProtocol=https;AccountName=acct;AccountKey=[REDACTED:azure-key];EndpointSuffix=core.windows.net',
+    ],
+    [
+      'a password in a database URL',
+      'psql postgres://admin:s3cr3t@db.internal:5432/app',
+      'psql postgres://admin:[REDACTED:url-password]@db.internal:5432/app',
+    ],
+    ['a URL password without a user', 'redis://:p4ss@cache:6379/0', 'redis://:[REDACTED:url-password]@cache:6379/0'],
+    ['a URL password containing @', 'https://ada:p@ss@example.com/x', 'https://ada:[REDACTED:url-password]@example.com/x'],
+    ['an env assignment', 'PGPASSWORD=hunter2 psql -h db', 'PGPASSWORD=[REDACTED:secret-param] psql -h db'],
+    ['a secret= pair', 'client_id=app&client_secret=abc123&grant_type=x', 'client_id=app&client_secret=[REDACTED:secret-param]&grant_type=x'],
+    ['a token in a query string', '/cb?access_token=abc123&page=2', '/cb?access_token=[REDACTED:secret-param]&page=2'],
+    [
+      'a password in JSON text',
+      '{"user":"ada","password":"hunter two"}',
+      '{"user":"ada","password":"[REDACTED:secret-param]"}',
+    ],
+    [
+      'a password in JSON text inside JSON text',
+      String.raw`{\"password\":\"hunter2\"}`,
+      String.raw`{\"password\":\"[REDACTED:secret-param]\"}`,
+    ],
+    ['a password in SQL', "UPDATE u SET password = 'x1' WHERE id = 1", "UPDATE u SET password = '[REDACTED:secret-param]' WHERE id = 1"],
+    ['a YAML secret', 'db:\n  password: hunter2\n  host: db', 'db:\n  password: [REDACTED:secret-param]\n  host: db'],
+    ['a Django SECRET_KEY', "SECRET_KEY = 'django-insecure-x'", "SECRET_KEY = '[REDACTED:secret-param]'"],
+    ['an .npmrc auth token', `//registry.npmjs.org/:_authToken=${fake('npm_', 36)}`, '//registry.npmjs.org/:_authToken=[REDACTED:secret-param]'],
+    ['a --password flag', 'pg_dump --password hunter2 --host db', 'pg_dump --password [REDACTED:secret-flag] --host db'],
+    ['a quoted --db-password flag', 'run --db-password "two words" -v', 'run --db-password "[REDACTED:secret-flag]" -v'],
+    ['a --token= flag', 'gh --token=abc123 repo list', 'gh --token=[REDACTED:secret-param] repo list'],
+  ];
+  it.each(cases)('replaces %s', (_, text, expected) => {
+    expect(redactor.redactText(text)).toBe(expected);
+    expect(redactor.redact({ query: text })).toEqual({ query: expected });
+  });
+
+  it.each([
+    ['counters in text', 'max_tokens=100, token_count: 12, tokens: 5'],
+    ['an author line', 'the author: Ada, authority: x'],
+    ['a URL with a port', 'see http://example.com:8080/docs or mail ada@example.com'],
+    ['kebab-case words', 'desk-lamp-assembly-instructions-v2 and task-force-2024-summary-draft'],
+    ['prose about bearer tokens', 'the bearer token was rejected'],
+    ['a secretary', 'secretary: Jane'],
+    ['a password file setting', 'PASSWORD_FILE=/run/secrets/db'],
+    ['npm config', 'npm_config_registry=https://registry.example.com'],
+    ['a certificate', `-----BEGIN CERTIFICATE-----\n${PEM_BODY}\n-----END CERTIFICATE-----`],
+    ['short prefixes', 'ghp_abc sk-abc AKIA123 xoxb-1'],
+  ])('keeps %s', (_, text) => {
+    expect(redactor.redactText(text)).toBe(text);
+  });
+
+  it('scans strings under any key, nested', () => {
+    const args = { sql: { query: 'connect postgres://u:pw@h/db' }, argv: ['mysql', '--password', 'x', '--password hunter2'] };
+    expect(redactor.redact(args)).toEqual({
+      sql: { query: 'connect postgres://u:[REDACTED:url-password]@h/db' },
+      argv: ['mysql', '--password', '[REDACTED]', '--password [REDACTED:secret-flag]'],
+    });
+  });
+
+  it('redacts the value after a secret flag in an argv array, and only there', () => {
+    const args = { args: ['--db-password', 'x', '--api-key', 'k', '--max-tokens', '100', '--token', '--verbose', 'file'] };
+    expect(redactor.redact(args)).toEqual({
+      args: ['--db-password', '[REDACTED]', '--api-key', '[REDACTED]', '--max-tokens', '100', '--token', '--verbose', 'file'],
+    });
+  });
+
+  it('is idempotent', () => {
+    const text = `Authorization: Bearer ${fake('', 20)} postgres://a:b@h password="x" ${JWT} Cookie: a=b`;
+    const once = redactor.redactText(text);
+    expect(redactor.redactText(once)).toBe(once);
+  });
+
+  it('stays linear on 100 KB adversarial strings', () => {
+    const size = 100_000;
+    const fill = (unit: string) => unit.repeat(Math.ceil(size / unit.length));
+    const inputs = [
+      fill('eyJ'),
+      fill('eyJaaaaaaaa.'),
+      `password${' '.repeat(size)}`,
+      fill('password '),
+      fill('-----BEGIN PRIVATE KEY-----'),
+      `-----BEGIN ${'A'.repeat(size)}`,
+      fill('-----END RSA PRIVATE KEY-----'),
+      fill('a://a:'),
+      `x://${fill('u:')}`,
+      `Authorization: ${'a'.repeat(size)}`,
+      fill('Bearer '),
+      fill('sk-'),
+      fill('ghp_'),
+      fill('"password":"'),
+      fill('--token '),
+      fill('aws_secret_access_key='),
+    ];
+    for (const input of inputs) {
+      const started = performance.now();
+      redactor.redactText(input);
+      expect(performance.now() - started, input.slice(0, 30)).toBeLessThan(1000);
+    }
+  });
+});
+
+describe('redact: structure', () => {
+  it('returns the input itself when nothing is secret', () => {
+    const args = { path: '/tmp/x', recursive: true, depth: 3, tags: ['a', 'b'], nested: { q: 'hello world' } };
+    expect(redactor.redact(args)).toBe(args);
+    expect(redactor.redactText('hello world')).toBe('hello world');
+  });
+
+  it('never mutates the input', () => {
+    const args = deepFreeze({ user: 'ada', password: 'x', list: [{ token: 't' }, 'Bearer abcdefgh1234'] });
+    const before = JSON.stringify(args);
+    const result = redactor.redact(args);
+    expect(JSON.stringify(args)).toBe(before);
+    expect(result).not.toBe(args);
+    expect(result).toEqual({ user: 'ada', password: '[REDACTED]', list: [{ token: '[REDACTED]' }, 'Bearer [REDACTED:bearer-token]'] });
+  });
+
+  it('replaces a cycle with [Circular] and terminates', () => {
+    const node: Record<string, unknown> = { name: 'root' };
+    node.self = node;
+    node.children = [node, { parent: node }];
+    expect(redactor.redact(node)).toEqual({
+      name: 'root',
+      self: '[Circular]',
+      children: ['[Circular]', { parent: '[Circular]' }],
+    });
+  });
+
+  it('redacts a shared, non-cyclic branch wherever it appears, not as a cycle', () => {
+    const shared = { password: 'x' };
+    expect(redactor.redact({ a: shared, b: shared })).toEqual({ a: { password: '[REDACTED]' }, b: { password: '[REDACTED]' } });
+  });
+
+  it('passes non-JSON values through without throwing', () => {
+    const fn = () => 1;
+    const sym = Symbol('s');
+    for (const value of [undefined, fn, 10n, sym, Number.NaN]) expect(redactor.redact(value)).toBe(value);
+    const args = { a: undefined, f: fn, n: 10n, s: sym, token: 10n, list: [undefined, fn] };
+    expect(redactor.redact(args)).toEqual({ a: undefined, f: fn, n: 10n, s: sym, token: '[REDACTED]', list: [undefined, fn] });
+  });
+
+  it('keeps a __proto__ key as an own member', () => {
+    const args = JSON.parse('{"__proto__":{"x":1},"password":"p"}') as Record<string, unknown>;
+    const result = redactor.redact(args) as Record<string, unknown>;
+    expect(Object.getPrototypeOf(result)).toBe(Object.prototype);
+    expect(Object.keys(result)).toEqual(['__proto__', 'password']);
+    expect(JSON.stringify(result)).toBe('{"__proto__":{"x":1},"password":"[REDACTED]"}');
+  });
+
+  it('cuts nesting deeper than 1000 levels', () => {
+    let deep: unknown = 'leaf';
+    for (let i = 0; i < 5000; i++) deep = [deep];
+    expect(JSON.stringify(redactor.redact(deep))).toContain('"[Truncated]"');
+  });
+});
+
+describe('createRedactor options', () => {
+  it('adds keys: contained after normalization, or /regex/flags on the raw key', () => {
+    const r = createRedactor({ keys: ['tenant_id', '/^x-internal-/i'] });
+    expect(r.redact({ TenantId: 'a', 'x-tenant-id': 'b', 'X-Internal-Trace': 'c', internal: 'd', password: 'e' })).toEqual({
+      TenantId: '[REDACTED]',
+      'x-tenant-id': '[REDACTED]',
+      'X-Internal-Trace': '[REDACTED]',
+      internal: 'd',
+      password: '[REDACTED]',
+    });
+  });
+
+  it('adds value patterns, case-insensitive when written /src/i', () => {
+    const r = createRedactor({ patterns: ['ACME-[0-9]{6}', '/internal-[a-z]+/i'] });
+    expect(r.redactText('ids ACME-123456, acme-123456, INTERNAL-Zone')).toBe(
+      'ids [REDACTED:custom], acme-123456, [REDACTED:custom]',
+    );
+    expect(r.redact({ note: 'ACME-000001' })).toEqual({ note: '[REDACTED:custom]' });
+    expect(r.redactText('AB')).toBe('AB');
+  });
+
+  it('with defaults: false, applies only the given keys and patterns', () => {
+    const r = createRedactor({ defaults: false, keys: ['pin'], patterns: ['X-[0-9]+'] });
+    const args = { password: 'p', pin: '1234', text: 'X-42 postgres://u:pw@h' };
+    expect(r.redact(args)).toEqual({ password: 'p', pin: '[REDACTED]', text: '[REDACTED:custom] postgres://u:pw@h' });
+    const none = createRedactor({ defaults: false });
+    expect(none.redact(args)).toBe(args);
+  });
+
+  it('keeps key decisions right past the key cache size', () => {
+    const args: Record<string, string> = {};
+    for (let i = 0; i < 5000; i++) args[`field${i}`] = 'v';
+    args.password = 'x';
+    const result = redactor.redact(args) as Record<string, string>;
+    expect(result.password).toBe('[REDACTED]');
+    expect(result.field4999).toBe('v');
+  });
+});
+
+describe('checkRedactionOptions', () => {
+  it('accepts valid options', () => {
+    expect(checkRedactionOptions({})).toEqual([]);
+    expect(checkRedactionOptions({ keys: ['tenant', '/^x-/i'], patterns: ['ACME-\\d+', '/acme/i'] })).toEqual([]);
+  });
+
+  it('lists every invalid regex and unusable entry', () => {
+    const problems = checkRedactionOptions({ keys: ['/(/', '--', 'ok'], patterns: ['[', '/x/q', 'a*', '/a/y', 'fine'] });
+    expect(problems).toHaveLength(6);
+    expect(problems[0]).toContain('/(/');
+    expect(problems.join('\n')).toContain('matches the empty string');
+  });
+
+  it('makes createRedactor throw with the same problems', () => {
+    expect(() => createRedactor({ patterns: ['(', ')'] })).toThrow(/invalid redaction options: .*\(.*; .*\)/);
+  });
+});
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null) {
+    Object.freeze(value);
+    for (const item of Object.values(value)) deepFreeze(item);
+  }
+  return value;
+}

@@ -1,0 +1,189 @@
+/**
+ * The built-in catalogue of what the audit log treats as secret.
+ *
+ * Key patterns are tested against a normalized object key (lower case, without '-', '_', '.'
+ * and whitespace), and a hit replaces the member's whole value. Value patterns are searched
+ * inside every string, whatever its key, because secrets also travel inside innocent fields:
+ * a `command` with `--password`, a `query` with a connection URL, a `body` with JSON text.
+ *
+ * Every value pattern must stay linear-time on hostile input (arguments come from the host):
+ * no nested quantifiers, and a pattern that requires something after an unbounded run (JWT's
+ * '.') checks with a lookbehind that its prefix starts a word, so a scan cannot restart inside
+ * that run. Patterns start with a literal and put such lookbehinds after it: a leading
+ * lookbehind keeps V8 from skipping ahead to candidate characters and made the combined
+ * regex ten times slower.
+ */
+
+export interface SecretKeyPattern {
+  /** A short label, for documentation and tests; a redacted key's value is a plain '[REDACTED]'. */
+  readonly kind: string;
+  /** Tested against the normalized key. */
+  readonly pattern: RegExp;
+}
+
+export interface SecretValuePattern {
+  /** Written into the text as `[REDACTED:<kind>]`. */
+  readonly kind: string;
+  /**
+   * A regex source, matched case-sensitively (`ci()` spells case-insensitive words). An
+   * optional `(?<secret>…)` group, which must end the match, marks the part to replace, so a
+   * label such as `password=` or a URL's user and host stay readable; without one, the whole
+   * match is replaced.
+   */
+  readonly source: string;
+}
+
+export const DEFAULT_SECRET_KEYS: readonly SecretKeyPattern[] = [
+  // password, passwd, db_password, PGPASSWORD, pwd, passphrase. An env map's PWD (the working
+  // directory) is hidden too: failing closed costs little there.
+  { kind: 'password', pattern: /passw(?:or)?d|passphrase|pwd/ },
+  // secret, client_secret, secretAccessKey, webhookSecret; 'secretary' too, an accepted false positive.
+  { kind: 'secret', pattern: /secret/ },
+  // token, access_token, refresh_token, id_token, authToken, csrf-token, x-amz-security-token.
+  // Only a name ending in 'token', so counters (max_tokens, maxTokens, token_count,
+  // total_tokens) and tokenizer, token_type, token_endpoint stay; the excluded names are cursors
+  // or counters, not credentials (MCP's own _meta.progressToken is on most tool calls).
+  {
+    kind: 'token',
+    pattern:
+      /(?<!^(?:max|min|num|total|page|next|prev|continuation|sync|progress))token$|(?:access|refresh|auth|id|bearer|session|api)tokens$/,
+  },
+  // apiKey, api_key, x-api-key, API-KEY, x-goog-api-key.
+  { kind: 'api-key', pattern: /apikey/ },
+  // aws_access_key_id, AWS_SECRET_ACCESS_KEY, accessKey.
+  { kind: 'access-key', pattern: /accesskey/ },
+  // private_key, privateKey, privkey; also signing, encryption and master keys.
+  { kind: 'private-key', pattern: /priv(?:ate)?key|signingkey|encryptionkey|masterkey/ },
+  // authorization, proxy-authorization, auth, basic_auth, x-auth; not author, authority, oauth.
+  { kind: 'authorization', pattern: /authorization$|(?<!o)auth$/ },
+  // cookie, cookies, set-cookie, sessionCookie.
+  { kind: 'cookie', pattern: /cookie/ },
+  // credential, credentials, aws_credentials.
+  { kind: 'credential', pattern: /credential/ },
+  // sessionid, session_id, session_key, session_token (Mcp-Session-Id included: it is what a
+  // client presents to continue a session, so whoever reads it can resume it).
+  { kind: 'session', pattern: /session(?:id|key|token|secret)/ },
+  // connectionString, connection_string, connStr: they usually embed a password.
+  { kind: 'connection-string', pattern: /connectionstring|connstr/ },
+  // signature, x-hub-signature-256, X-Amz-Signature. Redacted although a signature is not a
+  // key: a presigned URL's or a webhook's signature is a replayable capability, and an audit
+  // reader never needs its value.
+  { kind: 'signature', pattern: /signature/ },
+];
+
+/**
+ * Spells a plain word case-insensitively ('ab' → '[Aa][Bb]'). The value patterns are combined
+ * into one regex for a single pass, and Node 20 has no inline `(?i:…)` modifier.
+ */
+function ci(word: string): string {
+  return word.replace(/[a-z]/gi, (c) => `[${c.toUpperCase()}${c.toLowerCase()}]`);
+}
+
+const SEP = '[-_]?';
+
+/** Names that label a secret in free text: `PGPASSWORD=`, `"token":`, `--api-key`. */
+const SECRET_WORD = [
+  `${ci('passw')}(?:${ci('or')})?${ci('d')}`,
+  ci('passphrase'),
+  ci('pwd'),
+  `(?:${ci('private')}|${ci('secret')}|${ci('access')}|${ci('api')}|${ci('encryption')}|${ci('signing')}|${ci('account')})${SEP}${ci('key')}`,
+  ci('secret'),
+  ci('token'),
+  `${ci('credential')}[sS]?`,
+  `${ci('session')}${SEP}${ci('id')}`,
+  ci('signature'),
+  // Azure SAS and similar URL signatures (`&sig=`); only as a whole word, 'sig' is a common syllable.
+  `${ci('sig')}(?<![A-Za-z]${ci('sig')})`,
+].join('|');
+
+/** An optional quote after a label, escaped when the text is itself JSON inside JSON. */
+const QUOTE = String.raw`(?:\\?["'])?`;
+/** `=`, `:` or `=>` between a label and its value. */
+const ASSIGN = String.raw`${QUOTE}[ \t]*[=:]>?[ \t]*`;
+/**
+ * A value after an optional opening quote: up to the closing quote (which stays, so JSON text
+ * remains JSON) when the lookbehind sees that quote, otherwise a bare word.
+ */
+const VALUE = String.raw`${QUOTE}(?<secret>(?<=")[^"\\\r\n]*|(?<=')[^'\r\n]*|[^\s"'&;,]+)`;
+
+export const DEFAULT_VALUE_PATTERNS: readonly SecretValuePattern[] = [
+  // PEM private keys (PKCS#8, RSA, EC, DSA, OPENSSH, ENCRYPTED, PGP blocks), through the END
+  // line; without one (a truncated text), through the end of the text.
+  {
+    kind: 'private-key',
+    source: String.raw`-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----(?:[\s\S]*?-----END[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----|[\s\S]*)`,
+  },
+  // JSON Web Tokens: base64url header and payload that both start with '{"', any signature.
+  {
+    kind: 'jwt',
+    source: String.raw`eyJ(?<![A-Za-z0-9_-]eyJ)[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*`,
+  },
+  // An Authorization or Proxy-Authorization header in text (curl -H, a raw request, JSON):
+  // keeps the scheme (Bearer, Basic, token…), replaces the credential.
+  {
+    kind: 'authorization',
+    source: String.raw`${ci('authorization')}${ASSIGN}${QUOTE}(?:[A-Za-z]{1,20}[ \t]+)?(?<secret>[^\s"',;\\]+)`,
+  },
+  // A Cookie or Set-Cookie header in text: the rest of the line, since it holds several pairs.
+  {
+    kind: 'cookie',
+    source: String.raw`(?:${ci('set-')})?${ci('cookie')}${QUOTE}[ \t]*:[ \t]*${QUOTE}(?<secret>[^\r\n"'\\]+)`,
+  },
+  // A bare `Bearer <token>`; 8 characters at least, so prose ("the bearer token") stays.
+  {
+    kind: 'bearer-token',
+    source: String.raw`${ci('bearer')}(?<![A-Za-z]${ci('bearer')})[ \t]+(?<secret>[A-Za-z0-9._~+/-]{8,}=*)`,
+  },
+  // An AWS secret access key after its usual label (env var, ~/.aws/credentials, JSON).
+  {
+    kind: 'aws-secret-key',
+    source: String.raw`${ci('aws')}${SEP}${ci('secret')}(?:${SEP}${ci('access')})?${SEP}${ci('key')}${ASSIGN}${QUOTE}(?<secret>[A-Za-z0-9/+=]{40})`,
+  },
+  // AWS access key ids: long-term (AKIA) and temporary (ASIA).
+  { kind: 'aws-access-key-id', source: String.raw`(?:AKIA|ASIA)[A-Z0-9]{16}` },
+  // Azure storage AccountKey= and Service Bus / Event Hubs SharedAccessKey= in connection strings.
+  {
+    kind: 'azure-key',
+    source: String.raw`(?:${ci('accountkey')}|${ci('sharedaccesskey')})=(?<secret>[A-Za-z0-9+/=]{20,})`,
+  },
+  // Google API keys.
+  { kind: 'google-api-key', source: String.raw`AIza[0-9A-Za-z_-]{35}` },
+  // GitHub personal, OAuth, user-to-server, server-to-server and refresh tokens; fine-grained PATs.
+  { kind: 'github-token', source: String.raw`gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,}` },
+  // GitLab personal access tokens.
+  { kind: 'gitlab-token', source: String.raw`glpat-[A-Za-z0-9_-]{20,}` },
+  // Slack incoming webhooks and workflow triggers: the path is the credential.
+  {
+    kind: 'slack-webhook',
+    source: String.raw`hooks\.slack\.com/(?:services|workflows|triggers)/(?<secret>[A-Za-z0-9/_-]+)`,
+  },
+  // Slack bot, user, app-level, refresh and legacy tokens.
+  { kind: 'slack-token', source: String.raw`xox[abeprs]-[A-Za-z0-9-]{10,}` },
+  // Stripe secret and restricted keys (live and test) and webhook signing secrets.
+  { kind: 'stripe-key', source: String.raw`(?:sk|rk)_(?:live|test)_(?<![A-Za-z0-9](?:sk|rk)_(?:live|test)_)[A-Za-z0-9]{10,}|whsec_[A-Za-z0-9]{24,}` },
+  // Anthropic API and admin keys. Before openai-key, which would also match them.
+  { kind: 'anthropic-key', source: String.raw`sk-ant-(?<![A-Za-z0-9_-]sk-ant-)[A-Za-z0-9_-]{20,}` },
+  // OpenAI project, service-account, admin and legacy keys; legacy ones have no '-' after
+  // 'sk-', which keeps kebab-case words such as 'desk-…' or 'sk-learn-…' out.
+  {
+    kind: 'openai-key',
+    source: String.raw`sk-(?<![A-Za-z0-9_-]sk-)(?:(?:proj|svcacct|admin)-[A-Za-z0-9_-]{20,}|[A-Za-z0-9]{32,})`,
+  },
+  // npm access tokens.
+  { kind: 'npm-token', source: String.raw`npm_[A-Za-z0-9]{36}` },
+  // A password in a URL (scheme://user:password@host): keeps scheme, user and host.
+  {
+    kind: 'url-password',
+    source: String.raw`://[^\s:/?#@]*:(?<secret>[^\s/?#]+)(?=@)`,
+  },
+  // A labelled secret in text: PGPASSWORD=…, password: …, "token":"…", ?access_token=…, secret => '…'.
+  { kind: 'secret-param', source: String.raw`(?:${SECRET_WORD})${ASSIGN}${VALUE}` },
+  // A command-line flag followed by its value: --password hunter2, --db-password "x", -token x.
+  {
+    kind: 'secret-flag',
+    source: String.raw`-(?:${SECRET_WORD})[ \t]+["']?(?<secret>(?<=")[^"\r\n]*|(?<=')[^'\r\n]*|[^\s"'-][^\s"']*)`,
+  },
+];
+
+/** The length of the shortest text a default value pattern can match (`pwd=x`). */
+export const SHORTEST_DEFAULT_MATCH = 5;

@@ -1,0 +1,85 @@
+import type { Logger } from '@switchboard/observability';
+import type { SqliteConnection } from '@switchboard/persistence';
+import type { AuditLog } from '../audit-log.js';
+import { pruneBefore } from './prune.js';
+
+const EVERY_MS = 3_600_000;
+
+/**
+ * Prunes rows older than the retention period: a minute after start and then hourly, in
+ * small transactions between calls. Each run that removed rows leaves a row of its own in
+ * the chain (`audit/pruned`), so the log itself says what was removed and when.
+ */
+export class RetentionJob {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<unknown> | undefined;
+
+  constructor(
+    private readonly db: SqliteConnection,
+    private readonly log: AuditLog,
+    private readonly retentionMs: number,
+    private readonly logger: Logger,
+  ) {}
+
+  start(firstRunMs = 60_000): void {
+    const tick = (delay: number) => {
+      this.timer = setTimeout(() => {
+        this.running = this.runOnce().finally(() => {
+          this.running = undefined;
+          tick(EVERY_MS);
+        });
+      }, delay);
+      this.timer.unref();
+    };
+    tick(firstRunMs);
+  }
+
+  async stop(): Promise<void> {
+    clearTimeout(this.timer);
+    await this.running;
+  }
+
+  async runOnce(now = Date.now()): Promise<number> {
+    const before = now - this.retentionMs;
+    try {
+      const result = await pruneBefore(this.db, before);
+      if (result.rows > 0) {
+        this.logger.info({ rows: result.rows, before: new Date(before).toISOString() }, 'audit: pruned old rows');
+        this.log.note(prunedMarker(result.rows, result.throughId!, before));
+      }
+      return result.rows;
+    } catch (err) {
+      this.logger.error({ err: (err as Error).message }, 'audit: pruning failed; will retry at the next run');
+      return 0;
+    }
+  }
+}
+
+function prunedMarker(rows: number, throughId: number, before: number) {
+  return {
+    at: Date.now(),
+    principal: 'switchboard',
+    authMethod: 'internal',
+    sessionId: null,
+    transport: null,
+    clientName: null,
+    clientVersion: null,
+    protocolVersion: null,
+    upstream: null,
+    method: 'audit/pruned',
+    name: null,
+    originalName: null,
+    arguments: JSON.stringify({ rows, throughId, before: new Date(before).toISOString() }),
+    argumentsTruncated: false,
+    argumentsDigest: null,
+    decision: 'allowed' as const,
+    rule: 'retention',
+    outcome: 'ok' as const,
+    errorCode: null,
+    errorMessage: null,
+    latencyMs: null,
+    responseBytes: null,
+    requestId: null,
+    traceId: null,
+  };
+}

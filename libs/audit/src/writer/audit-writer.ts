@@ -1,0 +1,303 @@
+import type { Logger } from '@switchboard/observability';
+import type { SqliteConnection } from '@switchboard/persistence';
+import type { AuditEntry } from '../audit.types.js';
+import { RowInserter } from './row-insert.js';
+
+/**
+ * `strict`: a request's response waits for the commit that holds its row, so an answered
+ * call is in the log even after kill -9. `relaxed`: the response goes at once and the row
+ * is committed within `flushMs`.
+ */
+export type AuditMode = 'strict' | 'relaxed';
+
+export interface AuditWriterOptions {
+  mode: AuditMode;
+  /** relaxed: the longest a row waits for its commit. */
+  flushMs: number;
+  /** Rows held in memory while the database cannot be written; beyond it rows are lost, counted and logged. */
+  maxQueuedRows: number;
+  logger: Logger;
+}
+
+/** Refusal and withheld-answer error: the log cannot be written, so strict mode will not run unaudited. */
+export class AuditUnavailableError extends Error {
+  constructor(readonly reason: string) {
+    super(`The audit log cannot be written (${reason}); calls are refused until it recovers`);
+  }
+}
+
+export interface AuditWriterStatus {
+  mode: AuditMode;
+  writable: boolean;
+  /** Why the last commit failed, while it keeps failing. */
+  failure?: string;
+  failingSince?: string;
+  queuedRows: number;
+  committedRows: number;
+  commits: number;
+  lostRows: number;
+}
+
+/** Rows that share one commit, and the promise strict-mode callers wait on. */
+interface Batch {
+  promise: Promise<void>;
+  resolve(): void;
+  reject(err: Error): void;
+  entries: AuditEntry[];
+}
+
+const RETRY_FIRST_MS = 100;
+const RETRY_MAX_MS = 5_000;
+/** A relaxed batch this large commits at once rather than waiting out flushMs. */
+const EAGER_BATCH = 512;
+
+/**
+ * Group commit: every row appended during one turn of the event loop (strict) or one
+ * `flushMs` window (relaxed) goes into a single transaction. One transaction per call
+ * would cost ~20 µs of CPU per row; batched it is ~4 µs.
+ *
+ * Failures are never silent: rows stay queued and are retried with backoff, the failure
+ * is logged as an error (and shown by /readyz), strict mode refuses new calls until a
+ * commit succeeds, and rows beyond `maxQueuedRows` are counted, logged and recorded as a
+ * marker row once the log is writable again.
+ */
+export class AuditWriter {
+  private readonly inserter: RowInserter;
+  private pending: Batch | undefined;
+  /** Rows whose commit failed, oldest first; retried before anything newer. */
+  private backlog: AuditEntry[] = [];
+  private scheduled: { immediate?: NodeJS.Immediate; timeout?: NodeJS.Timeout } | undefined;
+  private failure: { message: string; since: number; retryMs: number } | undefined;
+  private lost = { rows: 0, since: 0 };
+  private readonly counters = { committedRows: 0, commits: 0, lostRows: 0 };
+  private closed = false;
+
+  constructor(
+    db: SqliteConnection,
+    private readonly options: AuditWriterOptions,
+  ) {
+    this.inserter = new RowInserter(db);
+  }
+
+  get mode(): AuditMode {
+    return this.options.mode;
+  }
+
+  /** False while commits fail; strict mode then refuses calls (see assertWritable). */
+  get writable(): boolean {
+    return this.failure === undefined;
+  }
+
+  /** Strict mode only: throws AuditUnavailableError while the log cannot be written. */
+  assertWritable(): void {
+    if (this.failure && this.options.mode === 'strict') throw new AuditUnavailableError(this.failure.message);
+  }
+
+  /**
+   * Queues a row. Strict: resolves once it is committed, rejects with AuditUnavailableError
+   * if that commit fails (the row stays queued and is retried). Relaxed: resolves at once.
+   */
+  append(entry: AuditEntry): Promise<void> {
+    if (this.closed) throw new Error('audit writer is closed');
+    if (this.queuedRows() >= this.options.maxQueuedRows) return this.lose();
+    const batch = (this.pending ??= newBatch());
+    batch.entries.push(entry);
+    if (this.options.mode === 'relaxed') {
+      if (batch.entries.length >= EAGER_BATCH) this.schedule(0);
+      else this.schedule(this.options.flushMs);
+      return RESOLVED;
+    }
+    this.schedule(0);
+    return batch.promise;
+  }
+
+  /** Commits everything queued now. Used at shutdown and by tests. */
+  flush(): void {
+    this.cancelSchedule();
+    this.commit();
+  }
+
+  /** Final flush; logs loudly what could not be written. */
+  close(): void {
+    this.closed = true; // before the final commit: a failure then schedules no retry
+    this.flush();
+    const left = this.queuedRows();
+    if (left > 0) {
+      this.options.logger.fatal(
+        { rows: left, reason: this.failure?.message },
+        'audit: rows could not be written before shutdown and are lost',
+      );
+    }
+  }
+
+  status(): AuditWriterStatus {
+    return {
+      mode: this.options.mode,
+      writable: this.writable,
+      failure: this.failure?.message,
+      failingSince: this.failure ? new Date(this.failure.since).toISOString() : undefined,
+      queuedRows: this.queuedRows(),
+      ...this.counters,
+    };
+  }
+
+  private queuedRows(): number {
+    return this.backlog.length + (this.pending?.entries.length ?? 0);
+  }
+
+  private schedule(delayMs: number): void {
+    if (this.scheduled !== undefined) {
+      if (delayMs > 0 || this.failure) return;
+      // A strict row arrived while a relaxed timer was set: commit sooner.
+      this.cancelSchedule();
+    }
+    const run = () => {
+      this.scheduled = undefined;
+      this.commit();
+    };
+    if (delayMs === 0) {
+      this.scheduled = { immediate: setImmediate(run) };
+    } else {
+      this.scheduled = { timeout: setTimeout(run, delayMs).unref() };
+    }
+  }
+
+  private cancelSchedule(): void {
+    // Each handle goes to its own clear function: clearImmediate given a Timeout corrupts
+    // Node's immediate queue (and stalls every later setImmediate in the process).
+    if (this.scheduled?.immediate) clearImmediate(this.scheduled.immediate);
+    if (this.scheduled?.timeout) clearTimeout(this.scheduled.timeout);
+    this.scheduled = undefined;
+  }
+
+  private commit(): void {
+    const batch = this.pending;
+    this.pending = undefined;
+    const entries = this.backlog.length > 0 ? this.backlog.concat(batch?.entries ?? []) : (batch?.entries ?? []);
+    if (entries.length === 0 && this.lost.rows === 0) return;
+    const marker = this.lost.rows > 0 ? lostRowsMarker(this.lost.rows, this.lost.since) : undefined;
+    try {
+      this.inserter.append(marker ? [...entries, marker] : entries);
+    } catch (err) {
+      this.backlog = entries;
+      if (batch && this.options.mode === 'strict') this.withhold(batch, err);
+      this.failed(err);
+      return;
+    }
+    this.backlog = [];
+    if (marker) this.lost = { rows: 0, since: 0 };
+    this.counters.commits += 1;
+    this.counters.committedRows += entries.length;
+    if (this.failure) {
+      this.options.logger.warn(
+        { failedForMs: Date.now() - this.failure.since, rows: entries.length },
+        'audit: the log is writable again; queued rows committed',
+      );
+      this.failure = undefined;
+    }
+    batch?.resolve();
+  }
+
+  /**
+   * The hosts of a failed strict batch get an error instead of their answer; their rows
+   * (still queued) are amended to say so, keeping the upstream's outcome in the message.
+   */
+  private withhold(batch: Batch, err: unknown): void {
+    const reason = sqliteReason(err);
+    for (const entry of batch.entries) {
+      const upstreamOutcome = entry.outcome ?? 'none';
+      entry.outcome = 'error';
+      entry.errorCode = AUDIT_UNAVAILABLE_CODE;
+      entry.errorMessage = `answer withheld: audit log unavailable (${reason}); upstream outcome: ${upstreamOutcome}`;
+    }
+    batch.reject(new AuditUnavailableError(reason));
+  }
+
+  private failed(err: unknown): void {
+    const message = sqliteReason(err);
+    const first = this.failure === undefined;
+    const retryMs = first ? RETRY_FIRST_MS : Math.min(this.failure!.retryMs * 2, RETRY_MAX_MS);
+    this.failure = { message, since: this.failure?.since ?? Date.now(), retryMs };
+    this.options.logger.error(
+      { err: message, queuedRows: this.queuedRows(), mode: this.options.mode, retryInMs: retryMs },
+      first
+        ? 'audit: cannot write the audit log; ' +
+            (this.options.mode === 'strict' ? 'refusing calls until it recovers' : 'rows are held in memory')
+        : 'audit: still cannot write the audit log',
+    );
+    if (!this.closed) {
+      const timeout = setTimeout(() => {
+        this.scheduled = undefined;
+        this.commit();
+      }, retryMs);
+      this.scheduled = { timeout };
+    }
+  }
+
+  private lose(): Promise<void> {
+    if (this.lost.rows === 0) this.lost.since = Date.now();
+    this.lost.rows += 1;
+    this.counters.lostRows += 1;
+    if (this.lost.rows === 1 || this.lost.rows % 1000 === 0) {
+      this.options.logger.error(
+        { lostRows: this.lost.rows, maxQueuedRows: this.options.maxQueuedRows },
+        'audit: queue full while the log cannot be written; rows are being lost',
+      );
+    }
+    return this.options.mode === 'strict'
+      ? Promise.reject(new AuditUnavailableError(this.failure?.message ?? 'queue full'))
+      : RESOLVED;
+  }
+}
+
+/** JSON-RPC code of AuditUnavailableError (implementation-defined server error range). */
+export const AUDIT_UNAVAILABLE_CODE = -32013;
+
+const RESOLVED = Promise.resolve();
+
+function newBatch(): Batch {
+  let resolve!: () => void;
+  let reject!: (err: Error) => void;
+  const promise = new Promise<void>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  // Relaxed callers never await it; a rejection with no listener must not crash the process.
+  promise.catch(() => undefined);
+  return { promise, resolve, reject, entries: [] };
+}
+
+/** SQLite's own code and message (SQLITE_FULL, SQLITE_BUSY, ...): what an operator needs. */
+function sqliteReason(err: unknown): string {
+  const e = err as { code?: string; message?: string };
+  return e?.code ? `${e.code}: ${e.message}` : String(e?.message ?? err);
+}
+
+function lostRowsMarker(rows: number, since: number): AuditEntry {
+  return {
+    at: Date.now(),
+    principal: 'switchboard',
+    authMethod: 'internal',
+    sessionId: null,
+    transport: null,
+    clientName: null,
+    clientVersion: null,
+    protocolVersion: null,
+    upstream: null,
+    method: 'audit/rows-lost',
+    name: null,
+    originalName: null,
+    arguments: JSON.stringify({ rows, since: new Date(since).toISOString() }),
+    argumentsTruncated: false,
+    argumentsDigest: null,
+    decision: 'refused',
+    rule: 'audit:queue-full',
+    outcome: null,
+    errorCode: null,
+    errorMessage: `${rows} audit rows were lost while the log could not be written`,
+    latencyMs: null,
+    responseBytes: null,
+    requestId: null,
+    traceId: null,
+  };
+}

@@ -1,0 +1,12 @@
+/**
+ * What a handler learns while it resolves a request, for its audit row: the upstream and
+ * the upstream's own name once the catalog resolved them, or the rule that refused it.
+ */
+export interface AuditFacts {
+  upstream: string | null;
+  originalName: string | null;
+  /** Set when the gateway itself refused: e.g. `catalog:unknown-tool`. */
+  deniedBy: string | null;
+}
+
+export const newAuditFacts = (): AuditFacts => ({ upstream: null, originalName: null, deniedBy: null });

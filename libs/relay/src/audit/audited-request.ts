@@ -1,0 +1,149 @@
+import { AuditUnavailableError, AUDIT_UNAVAILABLE_CODE, type AuditDraft, type AuditLog } from '@switchboard/audit';
+import { ErrorCode, McpError, jsonTextOf, newTraceId } from '@switchboard/core';
+import type { Item, MethodHandler, RelayServices, RequestContext } from '../relay.types.js';
+import { newAuditFacts } from './audit-facts.js';
+
+/** Until policies exist (a later issue), whatever the catalog can route is allowed by this rule. */
+const DEFAULT_RULE = 'default-allow';
+
+export interface Refusal {
+  rule: string;
+  error: McpError;
+}
+
+/**
+ * Runs one recorded request (tools/call, resources/read, prompts/get, completion/complete)
+ * and writes its row: who, what, with which arguments, what was decided and how it ended.
+ * In strict mode the answer (result or error) is released only once the row is committed;
+ * if it cannot be, the host gets -32013 instead, and strict mode refuses new requests
+ * until the log is writable again.
+ */
+export async function runAudited(
+  audit: AuditLog,
+  handler: MethodHandler,
+  ctx: RequestContext,
+  services: RelayServices,
+  refusal: Refusal | undefined,
+): Promise<Item> {
+  const started = performance.now();
+  const draft = draftOf(ctx);
+  const facts = newAuditFacts();
+  let result: Item | undefined;
+  let failure: unknown;
+  if (!refusal) {
+    try {
+      audit.assertWritable();
+    } catch (err) {
+      if (!(err instanceof AuditUnavailableError)) throw err;
+      refusal = { rule: 'audit:unavailable', error: new McpError(AUDIT_UNAVAILABLE_CODE, err.message) };
+    }
+  }
+  if (refusal) {
+    failure = refusal.error;
+    draft.decision = 'refused';
+    draft.rule = refusal.rule;
+  } else {
+    try {
+      result = await handler({ ...ctx, audit: facts }, services);
+    } catch (err) {
+      failure = err;
+    }
+    draft.upstream = facts.upstream;
+    draft.originalName = facts.originalName;
+    if (facts.upstream !== null) {
+      draft.decision = 'allowed';
+      draft.rule = DEFAULT_RULE;
+    } else {
+      draft.decision = 'denied';
+      draft.rule = facts.deniedBy ?? 'invalid-request';
+    }
+  }
+  draft.latencyMs = Math.round((performance.now() - started) * 1000) / 1000;
+  if (failure === undefined) {
+    draft.outcome = result!.isError === true ? 'tool_error' : 'ok';
+    draft.responseBytes = Buffer.byteLength(jsonTextOf(result!));
+  } else {
+    draft.outcome = draft.decision === 'allowed' ? 'error' : null;
+    const { code, message } = describe(failure);
+    draft.errorCode = code;
+    draft.error = message;
+  }
+  const written = audit.record(draft);
+  if (audit.mode === 'strict' && !(refusal?.rule === 'audit:unavailable')) {
+    try {
+      await written;
+    } catch (err) {
+      if (err instanceof AuditUnavailableError) throw new McpError(AUDIT_UNAVAILABLE_CODE, err.message);
+      throw err;
+    }
+  }
+  if (failure !== undefined) throw failure;
+  return result!;
+}
+
+/** The row's fields known before the request runs. */
+function draftOf(ctx: RequestContext): AuditDraft {
+  const { session, request, params } = ctx;
+  const client = session.clientInfo;
+  return {
+    at: Date.now(),
+    principal: session.principal.id,
+    authMethod: session.principal.authMethod,
+    sessionId: session.id,
+    transport: session.transport,
+    clientName: typeof client?.name === 'string' ? client.name : null,
+    clientVersion: typeof client?.version === 'string' ? client.version : null,
+    protocolVersion: session.protocolVersion || null,
+    upstream: null,
+    method: request.method,
+    name: publicName(request.method, params),
+    originalName: null,
+    args: argumentsOf(request.method, params),
+    decision: 'denied',
+    rule: null,
+    outcome: null,
+    errorCode: null,
+    error: null,
+    latencyMs: null,
+    responseBytes: null,
+    requestId: String(request.id),
+    traceId: traceIdOf(params),
+  };
+}
+
+function publicName(method: string, params: Item): string | null {
+  if (method === 'resources/read') return stringOrNull(params.uri);
+  if (method === 'completion/complete') {
+    const ref = params.ref as Item | undefined;
+    return stringOrNull(ref?.name ?? ref?.uri);
+  }
+  return stringOrNull(params.name);
+}
+
+function argumentsOf(method: string, params: Item): unknown {
+  if (method === 'completion/complete') return { argument: params.argument, context: params.context };
+  if (method === 'resources/read') return undefined;
+  return params.arguments;
+}
+
+/**
+ * A W3C trace context the host put in `_meta` (traceparent) is kept, so the row joins the
+ * host's trace; otherwise the gateway starts one.
+ */
+function traceIdOf(params: Item): string {
+  const traceparent = (params._meta as Item | undefined)?.traceparent;
+  if (typeof traceparent === 'string') {
+    const match = /^[0-9a-f]{2}-([0-9a-f]{32})-[0-9a-f]{16}-[0-9a-f]{2}$/.exec(traceparent);
+    if (match) return match[1];
+  }
+  return newTraceId();
+}
+
+function describe(err: unknown): { code: number; message: string } {
+  if (err instanceof McpError) return { code: err.code, message: err.message };
+  // Not an McpError: the host is told "Internal error" and so is the log; the detail
+  // (possibly a stack) goes only to the daemon's own log, via the peer.
+  return { code: ErrorCode.InternalError, message: 'Internal error' };
+}
+
+const stringOrNull = (v: unknown): string | null => (typeof v === 'string' ? v : null);

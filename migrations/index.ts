@@ -1,0 +1,4 @@
+import { CreateAuditLog1795219200000 } from './1795219200000-create-audit-log.js';
+
+/** Every migration, oldest first. Listed by hand: globs differ between src and dist. */
+export const MIGRATIONS = [CreateAuditLog1795219200000];

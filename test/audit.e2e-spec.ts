@@ -1,0 +1,185 @@
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectHost, type Host } from './support/hosts.js';
+import { eventually, startDaemon, stdioFixture, stopAllDaemons, tempDir, writeConfig, type DaemonHandle } from './support/daemon.js';
+
+type Row = Record<string, unknown>;
+
+/** Reads the daemon's audit rows the way an auditor with file access would: a second connection. */
+function rows(dataDir: string, where = '1 = 1', ...params: unknown[]): Row[] {
+  const db = new Database(join(dataDir, 'switchboard.sqlite'), { readonly: true });
+  try {
+    return db.prepare(`SELECT * FROM audit_record WHERE ${where} ORDER BY id`).all(...params) as Row[];
+  } finally {
+    db.close();
+  }
+}
+
+describe('audit rows written by the daemon (strict mode)', () => {
+  let daemon: DaemonHandle;
+  let host: Host;
+  let dataDir: string;
+
+  beforeAll(async () => {
+    const dir = tempDir();
+    dataDir = join(dir, 'data');
+    daemon = await startDaemon(writeConfig({ mcpServers: { fx: stdioFixture() }, audit: { maxArgumentBytes: 300 } }, dir));
+    host = await connectHost('streamable-http', { daemon });
+  });
+  afterAll(async () => {
+    await host?.close();
+    await stopAllDaemons();
+  });
+
+  it('a successful tools/call: every field', async () => {
+    const result = await host.client.callTool({ name: 'fx__echo', arguments: { text: 'hello audit' } });
+    const [row] = rows(dataDir, `method = 'tools/call' AND name = 'fx__echo'`);
+    expect(row).toMatchObject({
+      principal: 'anonymous',
+      auth_method: 'loopback',
+      transport: 'streamable-http',
+      client_name: 'e2e-streamable-http',
+      client_version: '1.0.0',
+      upstream: 'fx',
+      method: 'tools/call',
+      name: 'fx__echo',
+      original_name: 'echo',
+      arguments: '{"text":"hello audit"}',
+      arguments_truncated: 0,
+      decision: 'allowed',
+      rule: 'default-allow',
+      outcome: 'ok',
+      error_code: null,
+      error_message: null,
+      response_bytes: Buffer.byteLength(JSON.stringify(result)),
+    });
+    expect(row.session_id).toMatch(/^[0-9a-f]{32}$/);
+    expect(row.protocol_version).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+    expect(row.arguments_digest).toMatch(/^sha256:[0-9a-f]{64}$/);
+    expect(row.latency_ms).toBeGreaterThan(0);
+    expect(row.request_id).toMatch(/^\d+$/);
+    expect(row.trace_id).toMatch(/^[0-9a-f]+$/);
+    expect(Math.abs(Number(row.at) - Date.now())).toBeLessThan(60_000);
+    expect(row.hash).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it('a tool error, a JSON-RPC error from the upstream, and an unknown tool', async () => {
+    await host.client.callTool({ name: 'fx__fail', arguments: {} });
+    await expect(host.client.callTool({ name: 'fx__throw_error', arguments: {} })).rejects.toThrow();
+    await expect(host.client.callTool({ name: 'fx__nope', arguments: { x: 1 } })).rejects.toThrow(/Unknown tool/);
+    const [fail] = rows(dataDir, `name = 'fx__fail'`);
+    expect(fail).toMatchObject({ decision: 'allowed', outcome: 'tool_error', error_code: null });
+    const [thrown] = rows(dataDir, `name = 'fx__throw_error'`);
+    expect(thrown).toMatchObject({ decision: 'allowed', outcome: 'error', error_code: -32603 });
+    expect(thrown.error_message).toMatch(/deliberate JSON-RPC error/);
+    const [unknown] = rows(dataDir, `name = 'fx__nope'`);
+    expect(unknown).toMatchObject({
+      decision: 'denied',
+      rule: 'catalog:unknown-tool',
+      outcome: null,
+      upstream: null,
+      error_code: -32602,
+      arguments: '{"x":1}',
+    });
+  });
+
+  it('secrets in arguments are redacted before they are written; the digest still covers them', async () => {
+    await host.client.callTool({
+      name: 'fx__echo',
+      arguments: { text: 'curl -H "Authorization: Bearer abcdefghijklmnopqrstuvwxyz0123456789"', password: 'hunter2hunter2' },
+    });
+    const [row] = rows(dataDir, `name = 'fx__echo' AND arguments LIKE '%password%'`);
+    expect(row.arguments).not.toMatch(/hunter2|abcdefghijklmnopqrstuvwxyz0123456789/);
+    expect(row.arguments).toMatch(/REDACTED/);
+    expect(row.arguments_digest).toMatch(/^sha256:/);
+  });
+
+  it('long arguments are cut to maxArgumentBytes and marked', async () => {
+    await host.client.callTool({ name: 'fx__echo', arguments: { text: 'é'.repeat(2000) } });
+    const [row] = rows(dataDir, `name = 'fx__echo' AND arguments_truncated = 1`);
+    expect(Buffer.byteLength(String(row.arguments))).toBeLessThanOrEqual(300);
+  });
+
+  it('resources/read, prompts/get and completion/complete are recorded', async () => {
+    const { resources } = await host.client.listResources();
+    const hello = resources.find((r) => r.name === 'hello')!;
+    await host.client.readResource({ uri: hello.uri });
+    await host.client.getPrompt({ name: 'fx__greet', arguments: { name: 'Ada' } });
+    await host.client.complete({ ref: { type: 'ref/prompt', name: 'fx__greet' }, argument: { name: 'style', value: 'f' } });
+    const [read] = rows(dataDir, `method = 'resources/read'`);
+    expect(read).toMatchObject({ name: hello.uri, original_name: 'fixture://static/hello', upstream: 'fx', outcome: 'ok', arguments: null });
+    const [prompt] = rows(dataDir, `method = 'prompts/get'`);
+    expect(prompt).toMatchObject({ name: 'fx__greet', original_name: 'greet', arguments: '{"name":"Ada"}', outcome: 'ok' });
+    const [completion] = rows(dataDir, `method = 'completion/complete'`);
+    expect(completion).toMatchObject({ name: 'fx__greet', original_name: 'greet', upstream: 'fx' });
+    expect(JSON.parse(String(completion.arguments))).toMatchObject({ argument: { name: 'style', value: 'f' } });
+  });
+
+  it('a host trace context in _meta is kept as the trace id', async () => {
+    const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
+    await host.client.callTool({
+      name: 'fx__add',
+      arguments: { a: 1, b: 2 },
+      _meta: { traceparent: `00-${traceId}-00f067aa0ba902b7-01` },
+    });
+    const [row] = rows(dataDir, `name = 'fx__add'`);
+    expect(row.trace_id).toBe(traceId);
+  });
+
+  it('lists, pings and initialize are not audit rows', () => {
+    expect(rows(dataDir, `method NOT IN ('tools/call', 'resources/read', 'prompts/get', 'completion/complete')`)).toEqual([]);
+  });
+});
+
+describe('audit over stdio, and with completions off', () => {
+  it('records the OS user as the principal of a stdio host', async () => {
+    const dir = tempDir();
+    const configPath = writeConfig({ mcpServers: { fx: stdioFixture() }, audit: { completions: false } }, dir);
+    const host = await connectHost('stdio', { configPath });
+    await host.client.callTool({ name: 'fx__echo', arguments: { text: 'over stdio' } });
+    await host.client.complete({ ref: { type: 'ref/prompt', name: 'fx__greet' }, argument: { name: 'style', value: 'f' } });
+    await host.close();
+    const all = rows(join(dir, 'data'));
+    expect(all).toHaveLength(1);
+    expect(all[0]).toMatchObject({ auth_method: 'stdio', transport: 'stdio', name: 'fx__echo', outcome: 'ok' });
+    expect(String(all[0].principal).length).toBeGreaterThan(0);
+  });
+});
+
+describe('strict mode when the database is locked by another process', () => {
+  it('refuses calls with -32013 and says so in /readyz and the log; recovers without losing rows', async () => {
+    const dir = tempDir();
+    const dataDir = join(dir, 'data');
+    const daemon = await startDaemon(writeConfig({ mcpServers: { fx: stdioFixture() } }, dir));
+    const host = await connectHost('streamable-http', { daemon });
+    try {
+      await host.client.callTool({ name: 'fx__echo', arguments: { text: 'before' } });
+      const locker = new Database(join(dataDir, 'switchboard.sqlite'));
+      locker.prepare('BEGIN IMMEDIATE').run();
+      // The answer to this one is withheld: its row cannot be committed.
+      await expect(host.client.callTool({ name: 'fx__echo', arguments: { text: 'withheld' } })).rejects.toThrow(/audit log cannot be written/);
+      // And while it cannot, new calls are refused before they reach the upstream.
+      await expect(host.client.callTool({ name: 'fx__echo', arguments: { text: 'refused' } })).rejects.toMatchObject({ code: -32013 });
+      const ready = await fetch(`${daemon.baseUrl}/readyz`);
+      expect(ready.status).toBe(503);
+      expect(((await ready.json()) as { audit: Record<string, unknown> }).audit).toMatchObject({ writable: false });
+      expect(daemon.stderr()).toMatch(/cannot write the audit log/);
+      expect(daemon.stderr()).toMatch(/SQLITE_BUSY/);
+
+      locker.prepare('COMMIT').run();
+      locker.close();
+      await eventually(async () => (await fetch(`${daemon.baseUrl}/readyz`)).status === 200, 10_000, 'audit log writable again');
+      await host.client.callTool({ name: 'fx__echo', arguments: { text: 'after' } });
+      const texts = rows(dataDir, `method = 'tools/call'`).map((r) => [JSON.parse(String(r.arguments)).text, r.decision, r.error_code]);
+      expect(texts).toEqual([
+        ['before', 'allowed', null],
+        ['withheld', 'allowed', -32013],
+        ['refused', 'refused', -32013],
+        ['after', 'allowed', null],
+      ]);
+    } finally {
+      await host.close();
+    }
+  });
+});
