@@ -1,9 +1,13 @@
 import { Module, type DynamicModule } from '@nestjs/common';
+import { AdminModule } from '@switchboard/admin';
+import type { AuditQuery } from '@switchboard/audit';
 import { GatewayRuntime } from './gateway-runtime.js';
 import { HealthController } from './health.controller.js';
 
 export interface AppParts {
   runtime: GatewayRuntime;
+  /** Reads the daemon's audit database for the admin API; absent when the audit log is disabled. */
+  auditQuery?: AuditQuery;
 }
 
 /**
@@ -15,6 +19,7 @@ export class AppModule {
   static register(parts: AppParts): DynamicModule {
     return {
       module: AppModule,
+      imports: [AdminModule.register({ auditQuery: parts.auditQuery, config: () => parts.runtime.config })],
       controllers: [HealthController],
       providers: [{ provide: GatewayRuntime, useValue: parts.runtime }],
     };

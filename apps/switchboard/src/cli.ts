@@ -8,12 +8,31 @@ const USAGE = `Usage:
       Run the gateway daemon (Streamable HTTP at /mcp, HTTP+SSE at /sse).
   switchboard stdio [--config FILE]
       Serve the same merged endpoint on stdin/stdout.
+  switchboard db migrate [--config FILE] [--data-dir DIR]
+      Create the database or apply pending migrations.
+  switchboard audit tail [-n N] [-f|--follow] [--json] [FILTERS]
+      The newest N rows (default 20), oldest first; -f keeps printing new rows.
+  switchboard audit export --format jsonl|csv [--output FILE] [FILTERS]
+      Every matching row, oldest first, to stdout or FILE.
+  switchboard audit stats [--json] [FILTERS]
+      Totals, and calls, errors and denials per tool and per principal.
+  switchboard audit verify
+      Check the audit log's hash chain; exit 1 at the first broken row.
   switchboard --version | --help
 
+The db and audit commands also take --config FILE and --data-dir DIR.
+FILTERS: --since WHEN --until WHEN (ISO 8601 date or date-time, or a duration ago: 30m, 24h, 7d)
+  --principal P --tool T --decision allowed|denied|limited|unauthenticated|refused
+  --method M --upstream U --session ID
 Without --config the embedded default (config/default.yaml) is used.`;
 
 /** Exit codes: 0 ok, 1 runtime failure, 2 bad usage or bad config. */
 export async function main(argv: string[]): Promise<number> {
+  // db and audit parse their own options; they are named first: `switchboard audit tail -n 5`.
+  if (argv[0] === 'db' || argv[0] === 'audit') {
+    const { runCommandFamily } = await import('./commands/index.js');
+    return runCommandFamily(argv[0], argv.slice(1), USAGE);
+  }
   let parsed;
   try {
     parsed = parseArgs({

@@ -3,6 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { NestFactory } from '@nestjs/core';
+import { AuditQuery } from '@switchboard/audit';
 import { ConfigWatcher, type GatewayConfig } from '@switchboard/config';
 import {
   LegacySseService,
@@ -46,7 +47,8 @@ export async function runDaemon(config: GatewayConfig, fileListen: GatewayConfig
   streamable.startIdleSweep();
   const legacy = new LegacySseService(deps);
   const routes = new McpHttpRoutes(streamable, legacy, logger);
-  const app = await NestFactory.create(AppModule.register({ runtime }), {
+  const auditQuery = auditStore.dataSource && new AuditQuery(auditStore.dataSource);
+  const app = await NestFactory.create(AppModule.register({ runtime, auditQuery }), {
     bodyParser: false,
     logger: new PinoNestLogger(logger),
   });

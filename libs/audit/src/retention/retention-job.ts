@@ -1,6 +1,7 @@
 import type { Logger } from '@switchboard/observability';
 import type { SqliteConnection } from '@switchboard/persistence';
 import type { AuditLog } from '../audit-log.js';
+import { systemEntry } from '../system-entry.js';
 import { pruneBefore } from './prune.js';
 
 const EVERY_MS = 3_600_000;
@@ -56,30 +57,8 @@ export class RetentionJob {
 }
 
 function prunedMarker(rows: number, throughId: number, before: number) {
-  return {
-    at: Date.now(),
-    principal: 'switchboard',
-    authMethod: 'internal',
-    sessionId: null,
-    transport: null,
-    clientName: null,
-    clientVersion: null,
-    protocolVersion: null,
-    upstream: null,
-    method: 'audit/pruned',
-    name: null,
-    originalName: null,
-    arguments: JSON.stringify({ rows, throughId, before: new Date(before).toISOString() }),
-    argumentsTruncated: false,
-    argumentsDigest: null,
-    decision: 'allowed' as const,
-    rule: 'retention',
-    outcome: 'ok' as const,
-    errorCode: null,
-    errorMessage: null,
-    latencyMs: null,
-    responseBytes: null,
-    requestId: null,
-    traceId: null,
-  };
+  return systemEntry(
+    { method: 'audit/pruned', decision: 'allowed', rule: 'retention', outcome: 'ok', errorMessage: null },
+    { rows, throughId, before: new Date(before).toISOString() },
+  );
 }

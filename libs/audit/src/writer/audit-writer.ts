@@ -1,6 +1,7 @@
 import type { Logger } from '@switchboard/observability';
 import type { SqliteConnection } from '@switchboard/persistence';
 import type { AuditEntry } from '../audit.types.js';
+import { systemEntry } from '../system-entry.js';
 import { RowInserter } from './row-insert.js';
 
 /**
@@ -274,30 +275,14 @@ function sqliteReason(err: unknown): string {
 }
 
 function lostRowsMarker(rows: number, since: number): AuditEntry {
-  return {
-    at: Date.now(),
-    principal: 'switchboard',
-    authMethod: 'internal',
-    sessionId: null,
-    transport: null,
-    clientName: null,
-    clientVersion: null,
-    protocolVersion: null,
-    upstream: null,
-    method: 'audit/rows-lost',
-    name: null,
-    originalName: null,
-    arguments: JSON.stringify({ rows, since: new Date(since).toISOString() }),
-    argumentsTruncated: false,
-    argumentsDigest: null,
-    decision: 'refused',
-    rule: 'audit:queue-full',
-    outcome: null,
-    errorCode: null,
-    errorMessage: `${rows} audit rows were lost while the log could not be written`,
-    latencyMs: null,
-    responseBytes: null,
-    requestId: null,
-    traceId: null,
-  };
+  return systemEntry(
+    {
+      method: 'audit/rows-lost',
+      decision: 'refused',
+      rule: 'audit:queue-full',
+      outcome: null,
+      errorMessage: `${rows} audit rows were lost while the log could not be written`,
+    },
+    { rows, since: new Date(since).toISOString() },
+  );
 }

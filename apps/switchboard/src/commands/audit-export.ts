@@ -1,0 +1,66 @@
+import { once } from 'node:events';
+import { createWriteStream } from 'node:fs';
+import type { Writable } from 'node:stream';
+import { auditRowJson } from '@switchboard/audit';
+import { AuditQuery, type AuditRow } from '@switchboard/audit';
+import { withAuditReader } from './audit-reader.js';
+import { COMMON_OPTIONS, loadCommandConfig, parseCommandArgs, printUsage } from './command-args.js';
+import { CommandError, usageError } from './command-error.js';
+import { csvHeader, csvRow } from './csv.js';
+import { FILTER_OPTIONS, parseFilters } from './filters.js';
+import { ChunkedOutput, OutputError, isBrokenPipe } from './output.js';
+
+const OPTIONS = {
+  ...COMMON_OPTIONS,
+  ...FILTER_OPTIONS,
+  format: { type: 'string' },
+  output: { type: 'string', short: 'o' },
+} as const;
+
+const FORMATS = {
+  jsonl: { header: '', line: (row: AuditRow) => `${JSON.stringify(auditRowJson(row))}\n` },
+  csv: { header: csvHeader(), line: csvRow },
+};
+
+/**
+ * `audit export`: every matching row, oldest first, streamed in chunks (constant memory
+ * however large the log) to stdout or `--output FILE`.
+ */
+export async function run(args: string[], usage: string): Promise<number> {
+  const { values } = parseCommandArgs(args, OPTIONS);
+  if (values.help) return printUsage(usage);
+  if (values.format !== 'jsonl' && values.format !== 'csv') {
+    throw usageError(`--format ${values.format === undefined ? 'is required' : `'${values.format}'`}: expected jsonl or csv`);
+  }
+  const format = FORMATS[values.format];
+  const filter = parseFilters(values);
+  const config = loadCommandConfig(values);
+
+  return withAuditReader(config, async (dataSource) => {
+    const target = values.output === undefined ? undefined : await openOutputFile(values.output);
+    const out = new ChunkedOutput(target ?? process.stdout);
+    try {
+      await out.write(format.header);
+      for await (const row of new AuditQuery(dataSource).rows(filter, 'asc')) await out.write(format.line(row));
+      await out.end(target !== undefined);
+    } catch (err) {
+      if (target === undefined && isBrokenPipe(err)) return 0;
+      if (err instanceof OutputError) {
+        throw new CommandError(`writing ${values.output ?? 'stdout'} failed, the export is incomplete: ${err.message}`);
+      }
+      throw err;
+    }
+    return 0;
+  });
+}
+
+/** Opens (truncating) the output file, failing before any row is read if it cannot be. */
+async function openOutputFile(file: string): Promise<Writable> {
+  const stream = createWriteStream(file);
+  try {
+    await once(stream, 'open');
+  } catch (err) {
+    throw new CommandError(`cannot write ${file}: ${(err as Error).message}`);
+  }
+  return stream;
+}

@@ -1,0 +1,47 @@
+import { existsSync } from 'node:fs';
+import type { GatewayConfig } from '@switchboard/config';
+import { sqliteConnection } from '@switchboard/persistence';
+import type { DataSource } from 'typeorm';
+import { databasePath, openReadOnly } from '../audit-store.js';
+import { CommandError } from './command-error.js';
+
+/**
+ * Runs `read` on a read-only connection to the daemon's database and closes it after. WAL
+ * lets it read while a running daemon writes; it never creates or migrates the file.
+ */
+export async function withAuditReader<T>(config: GatewayConfig, read: (dataSource: DataSource) => Promise<T>): Promise<T> {
+  const file = databasePath(config);
+  if (!existsSync(file)) {
+    throw new CommandError(`no audit database at ${file}; start the daemon once or run \`switchboard db migrate\``);
+  }
+  let dataSource: DataSource;
+  try {
+    dataSource = await openReadOnly(config);
+  } catch (err) {
+    throw new CommandError(`cannot open the audit database ${file}: ${(err as Error).message}`);
+  }
+  try {
+    return await read(dataSource);
+  } catch (err) {
+    if (err instanceof CommandError) throw err;
+    // SQLite's own words (SQLITE_BUSY, "no such table" on an unmigrated file) are what helps here.
+    throw new CommandError(`reading the audit database ${file} failed: ${(err as Error).message}`);
+  } finally {
+    await dataSource.destroy();
+  }
+}
+
+/**
+ * Runs `read` inside one read transaction: every query sees the file as it was at the first
+ * one. `verify` needs that: retention pruning old rows while the walk is under way would
+ * otherwise look like deleted rows.
+ */
+export async function inReadSnapshot<T>(dataSource: DataSource, read: () => Promise<T>): Promise<T> {
+  const db = sqliteConnection(dataSource);
+  db.exec('BEGIN');
+  try {
+    return await read();
+  } finally {
+    db.exec('COMMIT');
+  }
+}

@@ -1,0 +1,41 @@
+import { resolve } from 'node:path';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { ConfigError, defaultConfigPath, loadConfigWithWarnings, type GatewayConfig } from '@switchboard/config';
+import { CommandError, usageError } from './command-error.js';
+
+/** Options every db/audit command takes. */
+export const COMMON_OPTIONS = {
+  config: { type: 'string', short: 'c' },
+  'data-dir': { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+/** parseArgs with the command's options; unknown options and stray words are usage errors. */
+export function parseCommandArgs<O extends NonNullable<ParseArgsConfig['options']>>(
+  args: string[],
+  options: O,
+): ReturnType<typeof parseArgs<{ args: string[]; options: O; allowPositionals: false; strict: true }>> {
+  try {
+    return parseArgs({ args, options, allowPositionals: false, strict: true });
+  } catch (err) {
+    throw usageError((err as Error).message);
+  }
+}
+
+/** The config the daemon would use, with `--data-dir` applied; a bad config is exit 2. */
+export function loadCommandConfig(values: { config?: string; 'data-dir'?: string }): GatewayConfig {
+  try {
+    const loaded = loadConfigWithWarnings(values.config ?? defaultConfigPath());
+    for (const w of loaded.warnings) process.stderr.write(`warning: ${w.file}: ${w.path}: ${w.reason}\n`);
+    const dataDir = values['data-dir'] ? resolve(values['data-dir']) : loaded.config.dataDir;
+    return { ...loaded.config, dataDir };
+  } catch (err) {
+    if (err instanceof ConfigError) throw new CommandError(err.message, 2);
+    throw err;
+  }
+}
+
+export function printUsage(usage: string): number {
+  process.stdout.write(`${usage}\n`);
+  return 0;
+}

@@ -1,0 +1,79 @@
+import { describe, expect, it } from 'vitest';
+import { CommandError } from './command-error.js';
+import { parseFilters, parseWhen } from './filters.js';
+
+const NOW = Date.UTC(2025, 5, 15, 12, 0, 0);
+
+function failure(run: () => unknown): CommandError {
+  try {
+    run();
+  } catch (err) {
+    if (err instanceof CommandError) return err;
+    throw err;
+  }
+  throw new Error('expected a CommandError');
+}
+
+describe('parseWhen', () => {
+  it.each([
+    ['30s', NOW - 30_000],
+    ['30m', NOW - 30 * 60_000],
+    ['24h', NOW - 24 * 3_600_000],
+    ['7d', NOW - 7 * 86_400_000],
+    ['2w', NOW - 14 * 86_400_000],
+    ['2025-06-01', Date.UTC(2025, 5, 1)],
+    ['2025-06-01T08:00:00Z', Date.UTC(2025, 5, 1, 8)],
+  ])('%s', (text, expected) => {
+    expect(parseWhen(text, NOW)).toBe(expected);
+  });
+
+  it.each(['yesterday', '7', 'd7', '7days', '-7d', '1.5h', '2025-02-30', ''])('refuses %j', (text) => {
+    expect(parseWhen(text, NOW)).toBeUndefined();
+  });
+});
+
+describe('parseFilters', () => {
+  it('turns every option into the AuditFilter field', () => {
+    expect(
+      parseFilters(
+        {
+          since: '24h',
+          until: '2025-06-15T11:00:00Z',
+          principal: 'alice',
+          tool: 'fx__echo',
+          decision: 'limited',
+          method: 'tools/call',
+          upstream: 'fx',
+          session: 'abc',
+        },
+        NOW,
+      ),
+    ).toEqual({
+      since: NOW - 86_400_000,
+      until: Date.UTC(2025, 5, 15, 11),
+      principal: 'alice',
+      tool: 'fx__echo',
+      decision: 'limited',
+      method: 'tools/call',
+      upstream: 'fx',
+      sessionId: 'abc',
+    });
+  });
+
+  it('no options, no filter', () => {
+    expect(parseFilters({}, NOW)).toEqual({});
+  });
+
+  it('reports every bad value in one usage error (exit 2)', () => {
+    const err = failure(() => parseFilters({ since: 'last week', until: 'soon', decision: 'ok', tool: '' }, NOW));
+    expect(err.exitCode).toBe(2);
+    expect(err.message).toContain("--since 'last week'");
+    expect(err.message).toContain("--until 'soon'");
+    expect(err.message).toContain("--decision 'ok': expected one of allowed, denied, limited, unauthenticated, refused");
+    expect(err.message).toContain('--tool must not be empty');
+  });
+
+  it('refuses a window that ends before it starts', () => {
+    expect(failure(() => parseFilters({ since: '1h', until: '2h' }, NOW)).message).toMatch(/--since must be earlier than --until/);
+  });
+});

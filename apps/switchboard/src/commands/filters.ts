@@ -1,0 +1,58 @@
+import { AUDIT_DECISIONS, isAuditDecision, parseIsoInstant } from '@switchboard/audit';
+import type { AuditFilter } from '@switchboard/audit';
+import { usageError } from './command-error.js';
+
+/** The filter options of `audit tail`, `export` and `stats`. */
+export const FILTER_OPTIONS = {
+  since: { type: 'string' },
+  until: { type: 'string' },
+  principal: { type: 'string' },
+  tool: { type: 'string' },
+  decision: { type: 'string' },
+  method: { type: 'string' },
+  upstream: { type: 'string' },
+  session: { type: 'string' },
+} as const;
+
+export type FilterValues = Partial<Record<keyof typeof FILTER_OPTIONS, string>>;
+
+const DURATION = /^(\d{1,9})(s|m|h|d|w)$/;
+const UNIT_MS = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 } as const;
+
+/**
+ * `--since`/`--until` values: an ISO 8601 date or date-time, or a duration (`30m`, `24h`,
+ * `7d`) meaning that long before `now`. Undefined when it is neither.
+ */
+export function parseWhen(text: string, now: number): number | undefined {
+  const duration = DURATION.exec(text);
+  if (duration) return now - Number(duration[1]) * UNIT_MS[duration[2] as keyof typeof UNIT_MS];
+  return parseIsoInstant(text);
+}
+
+/** Turns the filter options into an AuditFilter; every bad value is reported at once (exit 2). */
+export function parseFilters(values: FilterValues, now = Date.now()): AuditFilter {
+  const problems: string[] = [];
+  const filter: AuditFilter = {};
+  for (const option of ['since', 'until'] as const) {
+    const text = values[option];
+    if (text === undefined) continue;
+    const ms = parseWhen(text, now);
+    if (ms === undefined) problems.push(`--${option} '${text}': expected an ISO 8601 date or date-time, or a duration like 30m, 24h, 7d`);
+    else filter[option] = ms;
+  }
+  if (filter.since !== undefined && filter.until !== undefined && filter.since >= filter.until) {
+    problems.push('--since must be earlier than --until');
+  }
+  if (values.decision !== undefined) {
+    if (isAuditDecision(values.decision)) filter.decision = values.decision;
+    else problems.push(`--decision '${values.decision}': expected one of ${AUDIT_DECISIONS.join(', ')}`);
+  }
+  for (const option of ['principal', 'tool', 'method', 'upstream', 'session'] as const) {
+    const text = values[option];
+    if (text === undefined) continue;
+    if (text === '') problems.push(`--${option} must not be empty`);
+    else filter[option === 'session' ? 'sessionId' : option] = text;
+  }
+  if (problems.length > 0) throw usageError(problems.join('\n'));
+  return filter;
+}

@@ -1,0 +1,38 @@
+import type { AuditRow } from '@switchboard/audit';
+
+const ARGUMENTS_PREVIEW = 80;
+
+// C0/C1 controls and bidi overrides: a host chooses tool names and arguments, and must not be
+// able to move the cursor, recolour the terminal or reorder what an operator reads.
+const UNSAFE_FOR_TERMINAL = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+
+/** Text from the log made safe to print on a terminal, on one line. */
+export function terminalSafe(text: string): string {
+  return text.replace(UNSAFE_FOR_TERMINAL, (c) => (c === '\n' || c === '\r' || c === '\t' ? ' ' : '\uFFFD'));
+}
+
+/** Cut to `max` characters, marking the cut. */
+export function preview(text: string, max = ARGUMENTS_PREVIEW): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}
+
+/**
+ * One row as one line for `audit tail`: time, decision, outcome (with the error code),
+ * principal, method, name, upstream, latency, and the start of the arguments.
+ */
+export function formatRowLine(row: AuditRow): string {
+  const outcome = [row.outcome, row.errorCode].filter((v) => v !== null).join(':') || '-';
+  const latency = row.latencyMs === null ? '-' : `${Math.round(row.latencyMs)}ms`;
+  const fields = [
+    new Date(row.at).toISOString(),
+    row.decision,
+    outcome,
+    row.principal,
+    row.method,
+    row.name ?? '-',
+    row.upstream ?? '-',
+    latency,
+    row.arguments === null ? '' : preview(row.arguments),
+  ];
+  return fields.map(terminalSafe).join('  ').trimEnd();
+}

@@ -1,0 +1,12 @@
+import type { AuditQuery } from '@switchboard/audit';
+import type { GatewayConfig } from '@switchboard/config';
+
+/** What the admin API needs from the daemon. */
+export interface AdminOptions {
+  /** Reads the daemon's audit database; undefined when `audit.enabled` is false. */
+  auditQuery?: AuditQuery;
+  /** The config in force now (it changes on reload): Host/Origin rules come from it. */
+  config: () => GatewayConfig;
+}
+
+export const ADMIN_OPTIONS = Symbol('ADMIN_OPTIONS');

@@ -1,0 +1,30 @@
+import type { ServerResponse } from 'node:http';
+import { Controller, Get, Inject, Logger, Query, Res } from '@nestjs/common';
+import { ADMIN_OPTIONS, type AdminOptions } from './admin-options.js';
+import { auditRowJson } from '@switchboard/audit';
+import { parseAuditPageParams } from './audit-page-params.js';
+import { sendError, sendJson } from './json-response.js';
+
+/** GET /admin/api/audit: one page of the audit log, newest first unless `order=asc`. */
+@Controller('admin/api')
+export class AuditApiController {
+  private readonly logger = new Logger('AdminApi');
+
+  constructor(@Inject(ADMIN_OPTIONS) private readonly options: AdminOptions) {}
+
+  @Get('audit')
+  async audit(@Query() query: Record<string, unknown>, @Res() res: ServerResponse): Promise<void> {
+    const auditQuery = this.options.auditQuery;
+    if (!auditQuery) return sendError(res, 404, 'the audit log is disabled (audit.enabled: false in the config)');
+    const parsed = parseAuditPageParams(query);
+    if (!parsed.ok) return sendError(res, 400, 'invalid query parameters', parsed.problems);
+    const { filter, limit, cursor, order } = parsed.request;
+    try {
+      const page = await auditQuery.page(filter, { limit, cursor, order });
+      sendJson(res, 200, { items: page.items.map(auditRowJson), nextCursor: page.nextCursor });
+    } catch (err) {
+      this.logger.error(`reading the audit log failed: ${(err as Error).message}`);
+      sendError(res, 500, 'the audit log could not be read; see the daemon log');
+    }
+  }
+}

@@ -1,0 +1,4 @@
+export * from './admin-options.js';
+export * from './admin.module.js';
+export * from './audit-page-params.js';
+export type { AdminErrorBody } from './json-response.js';

@@ -1,0 +1,306 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { AuditQuery, AuditWriter, type AuditEntry, type AuditRow } from '@switchboard/audit';
+import { loadConfigWithWarnings, type GatewayConfig } from '@switchboard/config';
+import { silentLogger } from '@switchboard/observability';
+import { sqliteConnection } from '@switchboard/persistence';
+import Database from 'better-sqlite3';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { databasePath, openMigrated } from '../apps/switchboard/src/audit-store.js';
+import { entry as sampleEntry } from '../libs/audit/test-support/temp-db.js';
+import { eventually, SWITCHBOARD_BIN, tempDir, writeConfig } from './support/daemon.js';
+
+/**
+ * `switchboard db` and `switchboard audit` against a real SQLite file: rows are written by
+ * the real AuditWriter, read back by the compiled CLI, and its output parsed and compared
+ * with what the log holds.
+ */
+
+const NOW = Date.now();
+const MINUTE = 60_000;
+const STACK_TRACE = /\bat \S+ \(|node:internal|\.[cm]?[jt]s:\d+/;
+
+/** The shared sample row as a tools/call of fx__echo by alice, with the fields a test is about. */
+const entry = (fields: Partial<AuditEntry>): AuditEntry =>
+  sampleEntry({
+    at: NOW,
+    principal: 'alice',
+    authMethod: 'loopback',
+    upstream: 'fx',
+    name: 'fx__echo',
+    originalName: 'echo',
+    latencyMs: 12.5,
+    responseBytes: 100,
+    ...fields,
+  });
+
+/**
+ * Five rows that exercise the readers: two older than 90 minutes, a denial, a read that is not
+ * a tool call, and text that CSV must quote (comma, quote, CRLF) or neutralise (a formula).
+ */
+const ENTRIES: AuditEntry[] = [
+  entry({ at: NOW - 180 * MINUTE, arguments: '{"text":"a,b \\"quoted\\""}', errorMessage: 'line1\r\nline2' }),
+  entry({ at: NOW - 120 * MINUTE, principal: 'bob', outcome: 'tool_error' }),
+  entry({
+    at: NOW - 30 * MINUTE,
+    name: 'fx__nope',
+    originalName: null,
+    upstream: null,
+    decision: 'denied',
+    rule: 'catalog:unknown-tool',
+    outcome: null,
+    errorCode: -32602,
+    errorMessage: 'Unknown tool: fx__nope',
+  }),
+  entry({
+    at: NOW - 20 * MINUTE,
+    method: 'resources/read',
+    name: 'fixture://static/hello',
+    originalName: 'fixture://static/hello',
+    arguments: null,
+    argumentsDigest: null,
+  }),
+  entry({
+    at: NOW - 10 * MINUTE,
+    principal: '=HYPERLINK("http://evil.example")',
+    name: 'fx__add',
+    originalName: 'add',
+    arguments: '{"a":1,"b":2}',
+    outcome: 'error',
+    errorCode: -32603,
+    errorMessage: 'Internal error',
+  }),
+];
+
+/** Rows as the daemon writes them: through the real group-commit writer, committed. */
+async function appendRows(config: GatewayConfig, entries: AuditEntry[]): Promise<void> {
+  const { dataSource } = await openMigrated(config);
+  const writer = new AuditWriter(sqliteConnection(dataSource), { mode: 'strict', flushMs: 10, maxQueuedRows: 1000, logger: silentLogger() });
+  const committed = entries.map((e) => writer.append(e));
+  writer.flush();
+  await Promise.all(committed);
+  writer.close();
+  await dataSource.destroy();
+}
+
+async function readRows(config: GatewayConfig): Promise<AuditRow[]> {
+  const { dataSource } = await openMigrated(config);
+  try {
+    const rows: AuditRow[] = [];
+    for await (const row of new AuditQuery(dataSource).rows({})) rows.push(row);
+    return rows;
+  } finally {
+    await dataSource.destroy();
+  }
+}
+
+function cli(args: string[]) {
+  const r = spawnSync(process.execPath, [SWITCHBOARD_BIN, ...args], { encoding: 'utf8', timeout: 30_000 });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** RFC 4180: quoted fields may hold commas, CR, LF and doubled quotes; records end with CRLF. */
+function parseCsv(text: string): string[][] {
+  const records: string[][] = [];
+  let record: string[] = [];
+  let field = '';
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (quoted) {
+      if (c === '"' && text[i + 1] === '"') (field += '"'), i++;
+      else if (c === '"') quoted = false;
+      else field += c;
+    } else if (c === '"') quoted = true;
+    else if (c === ',') record.push(field), (field = '');
+    else if (c === '\r' && text[i + 1] === '\n') {
+      record.push(field);
+      records.push(record);
+      (record = []), (field = ''), i++;
+    } else field += c;
+  }
+  expect(field).toBe('');
+  return records;
+}
+
+/** What a CSV cell holds for a value: formulas carry the neutralising quote. */
+function csvCell(value: unknown): string {
+  if (value === null) return '';
+  const text = String(value);
+  return typeof value === 'string' && /^[=+\-@\t\r]/.test(text) ? `'${text}` : text;
+}
+
+const withTime = (row: AuditRow) => ({ ...row, time: new Date(row.at).toISOString() });
+
+describe('switchboard audit and db commands', () => {
+  let configPath: string;
+  let config: GatewayConfig;
+  let rows: AuditRow[];
+  const withConfig = (...args: string[]) => [...args, '--config', configPath];
+
+  beforeAll(async () => {
+    configPath = writeConfig({ mcpServers: {} });
+    config = loadConfigWithWarnings(configPath).config;
+    await appendRows(config, ENTRIES);
+    rows = await readRows(config);
+    expect(rows.map((r) => r.id)).toEqual([1, 2, 3, 4, 5]);
+  });
+
+  it('tail prints the newest rows oldest first, one line each', () => {
+    const r = cli(withConfig('audit', 'tail'));
+    expect(r.code).toBe(0);
+    const lines = r.stdout.trimEnd().split('\n');
+    expect(lines).toHaveLength(5);
+    expect(lines[0]).toMatch(
+      new RegExp(`^${new Date(rows[0].at).toISOString()}  allowed  ok  alice  tools/call  fx__echo  fx  13ms  \\{"text":"a,b`),
+    );
+    expect(lines[2]).toContain('  denied  -32602  alice  tools/call  fx__nope  -  13ms  {"text":"hi"}');
+    expect(lines[4]).toContain('  allowed  error:-32603  =HYPERLINK(');
+
+    const two = cli(withConfig('audit', 'tail', '-n', '2'));
+    expect(two.stdout.trimEnd().split('\n').map((l) => l.slice(0, 24))).toEqual(
+      rows.slice(3).map((row) => new Date(row.at).toISOString()),
+    );
+  });
+
+  it('tail --json prints JSONL and honours filters', () => {
+    const r = cli(withConfig('audit', 'tail', '--json', '--principal', 'bob'));
+    expect(r.code).toBe(0);
+    expect(r.stdout.trimEnd().split('\n').map((l) => JSON.parse(l))).toEqual([withTime(rows[1])]);
+    const recent = cli(withConfig('audit', 'tail', '--json', '--since', '90m'));
+    expect(recent.stdout.trimEnd().split('\n').map((l) => JSON.parse(l).id)).toEqual([3, 4, 5]);
+  });
+
+  it('export --format jsonl writes every row, oldest first, with an ISO time', () => {
+    const r = cli(withConfig('audit', 'export', '--format', 'jsonl'));
+    expect(r.code).toBe(0);
+    expect(r.stdout.endsWith('\n')).toBe(true);
+    expect(r.stdout.trimEnd().split('\n').map((l) => JSON.parse(l))).toEqual(rows.map(withTime));
+  });
+
+  it('export --format csv is RFC 4180 with formulas neutralised, and parses back to the rows', () => {
+    const r = cli(withConfig('audit', 'export', '--format', 'csv'));
+    expect(r.code).toBe(0);
+    const [header, ...records] = parseCsv(r.stdout);
+    expect(header.slice(0, 4)).toEqual(['id', 'time', 'at', 'principal']);
+    expect(records).toHaveLength(rows.length);
+    records.forEach((record, i) => {
+      const expected = withTime(rows[i]) as unknown as Record<string, unknown>;
+      expect(Object.fromEntries(header.map((column, j) => [column, record[j]]))).toEqual(
+        Object.fromEntries(header.map((column) => [column, csvCell(expected[column])])),
+      );
+    });
+    expect(records[4][3]).toBe(`'=HYPERLINK("http://evil.example")`);
+    expect(records[0][header.indexOf('errorMessage')]).toBe('line1\r\nline2');
+  });
+
+  it('export --output writes the same bytes to a file; filters apply', () => {
+    const file = join(tempDir(), 'audit.csv');
+    const r = cli(withConfig('audit', 'export', '--format', 'csv', '--output', file, '--decision', 'denied'));
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe('');
+    const [, ...records] = parseCsv(readFileSync(file, 'utf8'));
+    expect(records.map((rec) => rec[0])).toEqual(['3']);
+  });
+
+  it('stats counts calls, errors and denials per tool and per principal', () => {
+    const r = cli(withConfig('audit', 'stats', '--json'));
+    expect(r.code).toBe(0);
+    const stats = JSON.parse(r.stdout);
+    expect(stats).toMatchObject({ rows: 5, calls: 4, errors: 2, denials: 1 });
+    expect(stats.byTool).toEqual(
+      expect.arrayContaining([
+        { tool: 'fx__echo', upstream: 'fx', calls: 2, errors: 1, denials: 0 },
+        { tool: 'fx__add', upstream: 'fx', calls: 1, errors: 1, denials: 0 },
+        { tool: 'fx__nope', upstream: null, calls: 1, errors: 0, denials: 1 },
+      ]),
+    );
+    expect(stats.byPrincipal).toEqual(expect.arrayContaining([{ principal: 'alice', calls: 2, errors: 0, denials: 1 }]));
+
+    const text = cli(withConfig('audit', 'stats', '--tool', 'fx__echo'));
+    expect(text.code).toBe(0);
+    expect(text.stdout).toMatch(/^2 rows: 2 tool calls, 1 errors, 0 denials/);
+    expect(text.stdout).toMatch(/^fx__echo\s+fx\s+2\s+1\s+0$/m);
+  });
+
+  it('bad filter values and options are usage errors (exit 2) that say what is wrong', () => {
+    const since = cli(withConfig('audit', 'tail', '--since', 'last tuesday'));
+    expect(since.code).toBe(2);
+    expect(since.stderr).toMatch(/--since 'last tuesday'/);
+    expect(cli(withConfig('audit', 'export', '--format', 'xml')).code).toBe(2);
+    expect(cli(withConfig('audit', 'export')).code).toBe(2);
+    expect(cli(withConfig('audit', 'stats', '--decision', 'maybe')).stderr).toMatch(/allowed, denied, limited, unauthenticated, refused/);
+    expect(cli(withConfig('audit', 'tail', '-n', '0')).code).toBe(2);
+    expect(cli(withConfig('audit', 'tail', '--frobnicate')).code).toBe(2);
+    expect(cli(withConfig('audit', 'rewrite')).code).toBe(2);
+    expect(cli(['db']).code).toBe(2);
+  });
+
+  it('tail -f prints rows committed after it started, and exits 0 on SIGINT', async () => {
+    const proc = spawn(process.execPath, [SWITCHBOARD_BIN, ...withConfig('audit', 'tail', '-n', '1', '-f', '--principal', 'carol')], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    proc.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
+    const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
+    await new Promise((r) => setTimeout(r, 700));
+    expect(stdout).toBe('');
+    await appendRows(config, [entry({ principal: 'dave' }), entry({ principal: 'carol', name: 'fx__followed' })]);
+    await eventually(() => stdout.includes('fx__followed'), 10_000, 'the followed row');
+    expect(stdout.trimEnd().split('\n')).toHaveLength(1);
+    proc.kill('SIGINT');
+    expect(await exited).toBe(0);
+    rows = await readRows(config);
+  });
+
+  it('verify reports an intact chain, then the first edited row (exit 1)', () => {
+    const ok = cli(withConfig('audit', 'verify'));
+    expect(ok.code).toBe(0);
+    expect(ok.stdout).toMatch(
+      new RegExp(`^ok: ${rows.length} rows, chain intact \\(head ${rows[rows.length - 1].hash}, 0 rows pruned by retention\\)\\n$`),
+    );
+
+    const db = new Database(databasePath(config));
+    db.prepare(`UPDATE audit_record SET principal = 'mallory' WHERE id = 3`).run();
+    db.close();
+    const broken = cli(withConfig('audit', 'verify'));
+    expect(broken.code).toBe(1);
+    expect(broken.stdout).toMatch(/^BROKEN at row 3: .*edited.* \(2 rows verified before it\)\n$/);
+  });
+});
+
+describe('switchboard audit and db commands without a database', () => {
+  it('db migrate creates the database, then finds it up to date', () => {
+    const configPath = writeConfig({ mcpServers: {} });
+    const file = databasePath(loadConfigWithWarnings(configPath).config);
+    const first = cli(['db', 'migrate', '--config', configPath]);
+    expect(first.code).toBe(0);
+    expect(first.stdout).toMatch(/^applied 1 migration\(s\):\n {2}CreateAuditLog\d+\n/);
+    expect(first.stdout).toContain(`database: ${file}\n`);
+    expect(existsSync(file)).toBe(true);
+    const again = cli(['db', 'migrate', '--config', configPath]);
+    expect(again.stdout).toBe(`database is up to date\ndatabase: ${file}\n`);
+    expect(cli(['audit', 'verify', '--config', configPath]).stdout).toMatch(/^ok: 0 rows, chain intact/);
+  });
+
+  it('--data-dir overrides the config', () => {
+    const dir = tempDir();
+    const r = cli(['db', 'migrate', '--config', writeConfig({ mcpServers: {} }), '--data-dir', dir]);
+    expect(r.code).toBe(0);
+    expect(existsSync(join(dir, 'switchboard.sqlite'))).toBe(true);
+  });
+
+  it.each([['tail'], ['export', '--format', 'jsonl'], ['stats'], ['verify']])(
+    'audit %s with no database says how to make one, exit 1, no stack trace',
+    (...args) => {
+      const configPath = writeConfig({ mcpServers: {} });
+      const file = databasePath(loadConfigWithWarnings(configPath).config);
+      const r = cli(['audit', ...args, '--config', configPath]);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toBe(`switchboard: no audit database at ${file}; start the daemon once or run \`switchboard db migrate\`\n`);
+      expect(r.stderr).not.toMatch(STACK_TRACE);
+      expect(existsSync(file)).toBe(false);
+    },
+  );
+});
