@@ -1,8 +1,11 @@
+import { spawnSync } from 'node:child_process';
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectHost, type Host } from './support/hosts.js';
-import { eventually, startDaemon, stdioFixture, stopAllDaemons, tempDir, writeConfig, type DaemonHandle } from './support/daemon.js';
+import { eventually, SWITCHBOARD_BIN, startDaemon, stdioFixture, stopAllDaemons, tempDir, writeConfig, type DaemonHandle } from './support/daemon.js';
 
 type Row = Record<string, unknown>;
 
@@ -56,12 +59,24 @@ describe('audit rows written by the daemon (strict mode)', () => {
     });
     expect(row.session_id).toMatch(/^[0-9a-f]{32}$/);
     expect(row.protocol_version).toMatch(/^\d{4}-\d{2}-\d{2}$/);
-    expect(row.arguments_digest).toMatch(/^sha256:[0-9a-f]{64}$/);
+    expect(row.arguments_digest).toMatch(/^hmac-sha256:[0-9a-f]{64}$/);
     expect(row.latency_ms).toBeGreaterThan(0);
     expect(row.request_id).toMatch(/^\d+$/);
     expect(row.trace_id).toMatch(/^[0-9a-f]+$/);
     expect(Math.abs(Number(row.at) - Date.now())).toBeLessThan(60_000);
     expect(row.hash).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it('the digest is keyed by a private file in the data dir, and `audit digest` recomputes it', () => {
+    expect(statSync(join(dataDir, 'audit-digest.key')).mode & 0o777).toBe(0o600);
+    const [row] = rows(dataDir, `name = 'fx__echo'`);
+    const cli = spawnSync(
+      process.execPath,
+      [SWITCHBOARD_BIN, 'audit', 'digest', '--arguments', '{ "text": "hello audit" }', '--config', daemon.configPath],
+      { encoding: 'utf8' },
+    );
+    expect(cli.status).toBe(0);
+    expect(cli.stdout.trim()).toBe(row.arguments_digest);
   });
 
   it('a tool error, a JSON-RPC error from the upstream, and an unknown tool', async () => {
@@ -92,7 +107,7 @@ describe('audit rows written by the daemon (strict mode)', () => {
     const [row] = rows(dataDir, `name = 'fx__echo' AND arguments LIKE '%password%'`);
     expect(row.arguments).not.toMatch(/hunter2|abcdefghijklmnopqrstuvwxyz0123456789/);
     expect(row.arguments).toMatch(/REDACTED/);
-    expect(row.arguments_digest).toMatch(/^sha256:/);
+    expect(row.arguments_digest).toMatch(/^hmac-sha256:/);
   });
 
   it('long arguments are cut to maxArgumentBytes and marked', async () => {
@@ -129,6 +144,19 @@ describe('audit rows written by the daemon (strict mode)', () => {
 
   it('lists, pings and initialize are not audit rows', () => {
     expect(rows(dataDir, `method NOT IN ('tools/call', 'resources/read', 'prompts/get', 'completion/complete')`)).toEqual([]);
+  });
+
+  it('requests refused by the Host/Origin check are recorded, on /mcp and on /admin', async () => {
+    await request(daemon.baseUrl).post('/mcp?sessionId=secret').set('Origin', 'https://evil.example').send({}).expect(403);
+    await request(daemon.baseUrl).get('/admin/api/audit').set('Host', 'rebound.evil.example').expect(403);
+    // The 403 does not wait for the row (nothing ran); it is committed right after.
+    await eventually(() => rows(dataDir, `method = 'http'`).length === 2);
+    const refusals = rows(dataDir, `method = 'http'`);
+    expect(refusals).toEqual([
+      expect.objectContaining({ name: 'POST /mcp', decision: 'refused', rule: 'security:origin', error_code: -32600 }),
+      expect.objectContaining({ name: 'GET /admin/api/audit', decision: 'refused', rule: 'security:host' }),
+    ]);
+    expect(String(refusals[0].error_message)).toMatch(/evil\.example/);
   });
 });
 
@@ -181,5 +209,20 @@ describe('strict mode when the database is locked by another process', () => {
     } finally {
       await host.close();
     }
+  });
+});
+
+describe('relaxed mode', () => {
+  it('answers before the commit, and SIGTERM commits everything still queued', async () => {
+    const dir = tempDir();
+    const dataDir = join(dir, 'data');
+    // A flush window far longer than the test: only the shutdown flush can write these rows.
+    const daemon = await startDaemon(writeConfig({ mcpServers: { fx: stdioFixture() }, audit: { mode: 'relaxed', flushMs: 60_000 } }, dir));
+    const host = await connectHost('streamable-http', { daemon });
+    for (let i = 0; i < 5; i++) await host.client.callTool({ name: 'fx__echo', arguments: { text: `relaxed ${i}` } });
+    expect(rows(dataDir, `method = 'tools/call'`)).toEqual([]);
+    await host.close();
+    expect(await daemon.stop('SIGTERM')).toMatchObject({ code: 0 });
+    expect(rows(dataDir, `method = 'tools/call'`)).toHaveLength(5);
   });
 });

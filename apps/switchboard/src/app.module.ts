@@ -19,7 +19,13 @@ export class AppModule {
   static register(parts: AppParts): DynamicModule {
     return {
       module: AppModule,
-      imports: [AdminModule.register({ auditQuery: parts.auditQuery, config: () => parts.runtime.config })],
+      imports: [
+        AdminModule.register({
+          auditQuery: parts.auditQuery,
+          config: () => parts.runtime.config,
+          onRefused: parts.runtime.audit && ((refusal) => parts.runtime.audit!.recordHttpRefusal(refusal)),
+        }),
+      ],
       controllers: [HealthController],
       providers: [{ provide: GatewayRuntime, useValue: parts.runtime }],
     };

@@ -11,6 +11,7 @@ import type { GatewayConfig } from '@switchboard/config';
 import { MIGRATIONS } from '@switchboard/migrations';
 import type { Logger } from '@switchboard/observability';
 import { DATABASE_FILE, migrate, openDatabase, sqliteConnection } from '@switchboard/persistence';
+import { loadDigestKey } from './digest-key.js';
 import type { DataSource } from 'typeorm';
 
 /** The daemon's writer connection gives up on another process's lock quickly: it blocks the event loop meanwhile. */
@@ -87,6 +88,7 @@ export async function openAuditStore(config: GatewayConfig, logger: Logger): Pro
     redactor: createRedactor(settings.redact),
     maxArgumentBytes: settings.maxArgumentBytes,
     completions: settings.completions,
+    digestKey: loadDigestKey(config.dataDir),
   });
   const retentionMs = parseRetention(settings.retention);
   const retention = retentionMs === undefined ? undefined : new RetentionJob(db, log, retentionMs, logger);

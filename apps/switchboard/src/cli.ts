@@ -18,6 +18,8 @@ const USAGE = `Usage:
       Totals, and calls, errors and denials per tool and per principal.
   switchboard audit verify
       Check the audit log's hash chain; exit 1 at the first broken row.
+  switchboard audit digest --arguments JSON
+      The arguments digest the log would hold for a call with these arguments.
   switchboard --version | --help
 
 The db and audit commands also take --config FILE and --data-dir DIR.

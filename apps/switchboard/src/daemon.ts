@@ -42,6 +42,7 @@ export async function runDaemon(config: GatewayConfig, fileListen: GatewayConfig
     config: () => runtime.config,
     logger,
     maxBodyBytes: MAX_BODY_BYTES,
+    onRefused: auditStore.log && ((refusal) => auditStore.log!.recordHttpRefusal(refusal)),
   };
   const streamable = new StreamableHttpService(deps);
   streamable.startIdleSweep();

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Inject, Injectable, type NestMiddleware } from '@nestjs/common';
-import { refuseReason } from '@switchboard/downstream';
+import { httpRefusal, refuseReason } from '@switchboard/downstream';
 import { ADMIN_OPTIONS, type AdminOptions } from './admin-options.js';
 import { sendError } from './json-response.js';
 
@@ -17,7 +17,10 @@ export class AdminGuardMiddleware implements NestMiddleware {
     res.setHeader('Cache-Control', 'no-store');
     res.setHeader('X-Content-Type-Options', 'nosniff');
     const reason = refuseReason(req, this.options.config());
-    if (reason !== undefined) return sendError(res, 403, `request refused: ${reason}`);
+    if (reason !== undefined) {
+      this.options.onRefused?.(httpRefusal(req, reason));
+      return sendError(res, 403, `request refused: ${reason}`);
+    }
     next();
   }
 }

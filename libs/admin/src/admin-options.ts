@@ -1,5 +1,6 @@
 import type { AuditQuery } from '@switchboard/audit';
 import type { GatewayConfig } from '@switchboard/config';
+import type { RefusalListener } from '@switchboard/downstream';
 
 /** What the admin API needs from the daemon. */
 export interface AdminOptions {
@@ -7,6 +8,8 @@ export interface AdminOptions {
   auditQuery?: AuditQuery;
   /** The config in force now (it changes on reload): Host/Origin rules come from it. */
   config: () => GatewayConfig;
+  /** Told of every request the Host/Origin check refuses (the audit log records them). */
+  onRefused?: RefusalListener;
 }
 
 export const ADMIN_OPTIONS = Symbol('ADMIN_OPTIONS');

@@ -14,6 +14,8 @@ export interface AuditLogOptions {
   maxArgumentBytes: number;
   /** Whether completion/complete is recorded. */
   completions: boolean;
+  /** Keys the arguments digest (HMAC); see argumentsDigest. */
+  digestKey?: Buffer;
 }
 
 /** Methods with a row per request; the relayed server->client ones join with the relay. */
@@ -58,10 +60,43 @@ export class AuditLog {
       const cut = cutUtf8(text, this.options.maxArgumentBytes);
       entry.arguments = cut;
       entry.argumentsTruncated = cut.length !== text.length;
-      entry.argumentsDigest = argumentsDigest(args);
+      entry.argumentsDigest = argumentsDigest(args, this.options.digestKey);
     }
     entry.errorMessage = error === null ? null : this.options.redactor.redactText(error).slice(0, MAX_ERROR_CHARS);
     return this.writer.append(entry);
+  }
+
+  /**
+   * An HTTP request refused before it became an MCP request (Host/Origin check: a DNS
+   * rebinding attempt, a misconfigured proxy). Never awaited: the caller gets its 403 at once.
+   */
+  recordHttpRefusal(refusal: { httpMethod: string; path: string; rule: string; reason: string }): void {
+    this.note({
+      at: Date.now(),
+      principal: 'anonymous',
+      authMethod: 'none',
+      sessionId: null,
+      transport: null,
+      clientName: null,
+      clientVersion: null,
+      protocolVersion: null,
+      upstream: null,
+      method: 'http',
+      name: `${refusal.httpMethod} ${refusal.path}`.slice(0, 200),
+      originalName: null,
+      arguments: null,
+      argumentsTruncated: false,
+      argumentsDigest: null,
+      decision: 'refused',
+      rule: refusal.rule,
+      outcome: null,
+      errorCode: -32600, // what the 403's JSON-RPC body says
+      errorMessage: this.options.redactor.redactText(refusal.reason).slice(0, MAX_ERROR_CHARS),
+      latencyMs: null,
+      responseBytes: null,
+      requestId: null,
+      traceId: null,
+    });
   }
 
   /** A row that is not about a request a host made (a pruning marker, say); never awaited. */

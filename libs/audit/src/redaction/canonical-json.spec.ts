@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { argumentsDigest, canonicalJson } from './canonical-json.js';
 
@@ -60,6 +60,13 @@ describe('argumentsDigest', () => {
     const expected = createHash('sha256').update('{"a":1,"b":"é"}').digest('hex');
     expect(argumentsDigest({ b: 'é', a: 1 })).toBe(`sha256:${expected}`);
     expect(argumentsDigest({ a: 1 })).toBe('sha256:015abd7f5cc57a2dd94b7590f04ad8084273905ee33ec5cebeae62276a97f862');
+  });
+
+  it('with a key is an HMAC, which differs per key', () => {
+    const key = Buffer.alloc(32, 7);
+    const expected = createHmac('sha256', key).update('{"a":1}').digest('hex');
+    expect(argumentsDigest({ a: 1 }, key)).toBe(`hmac-sha256:${expected}`);
+    expect(argumentsDigest({ a: 1 }, Buffer.alloc(32, 8))).not.toBe(argumentsDigest({ a: 1 }, key));
   });
 
   it('ignores member order and tells different values apart', () => {

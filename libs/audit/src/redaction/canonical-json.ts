@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
 
 /**
  * JSON text with object keys sorted recursively (by UTF-16 code units; arrays keep their
@@ -15,9 +15,16 @@ export function canonicalJson(value: unknown): string {
   return write(value, '', new Set()) ?? 'null';
 }
 
-/** 'sha256:' + hex of SHA-256 over canonicalJson(value), UTF-8 encoded. */
-export function argumentsDigest(value: unknown): string {
-  return `sha256:${createHash('sha256').update(canonicalJson(value)).digest('hex')}`;
+/**
+ * 'sha256:' + hex of SHA-256 over canonicalJson(value), UTF-8 encoded; with a key,
+ * 'hmac-sha256:' + HMAC-SHA-256 under that key. The daemon uses a key: the digest covers
+ * unredacted arguments, and without one anybody holding an export could test guesses of a
+ * short secret against it offline.
+ */
+export function argumentsDigest(value: unknown, key?: Buffer): string {
+  const text = canonicalJson(value);
+  if (key) return `hmac-sha256:${createHmac('sha256', key).update(text).digest('hex')}`;
+  return `sha256:${createHash('sha256').update(text).digest('hex')}`;
 }
 
 /** The JSON text of `value`, or undefined where JSON.stringify would leave a member out. */

@@ -6,7 +6,7 @@ import { takeMessages } from '../message-intake.js';
 import { answerPreflight, applyCors } from './cors.js';
 import { accepts, replyError, replyJson } from './http-replies.js';
 import { readJsonPost } from './read-body.js';
-import { refuseReason } from './request-guard.js';
+import { admitted } from './request-guard.js';
 import { SseStream } from './sse-stream.js';
 import { LOOPBACK_PRINCIPAL } from '../principals.js';
 
@@ -30,8 +30,7 @@ export class LegacySseService {
   }
 
   open(req: IncomingMessage, res: ServerResponse): void {
-    const refused = refuseReason(req, this.deps.config());
-    if (refused) return replyError(res, 403, ErrorCode.InvalidRequest, `Forbidden: ${refused}`);
+    if (!admitted(req, res, this.deps.config(), this.deps.onRefused)) return;
     applyCors(req, res);
     if (req.method === 'OPTIONS') return answerPreflight(res, 'GET');
     if (req.method !== 'GET') return replyError(res, 405, ErrorCode.InvalidRequest, 'Method not allowed', null, { Allow: 'GET' });
@@ -55,8 +54,7 @@ export class LegacySseService {
   }
 
   async message(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const refused = refuseReason(req, this.deps.config());
-    if (refused) return replyError(res, 403, ErrorCode.InvalidRequest, `Forbidden: ${refused}`);
+    if (!admitted(req, res, this.deps.config(), this.deps.onRefused)) return;
     applyCors(req, res);
     if (req.method === 'OPTIONS') return answerPreflight(res, 'POST');
     if (req.method !== 'POST') return replyError(res, 405, ErrorCode.InvalidRequest, 'Method not allowed', null, { Allow: 'POST' });

@@ -1,5 +1,7 @@
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { ErrorCode } from '@switchboard/core';
 import type { GatewayConfig } from '@switchboard/config';
+import { replyError } from './http-replies.js';
 
 const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
 
@@ -36,4 +38,44 @@ export function refuseReason(req: IncomingMessage, config: GatewayConfig): strin
     return `Origin '${origin}' is not a valid origin`;
   }
   return `Origin '${origin}' is not allowed`;
+}
+
+/** A request the Host/Origin check turned away, as the audit log records it. */
+export interface HttpRefusal {
+  httpMethod: string;
+  /** Without the query string, which may carry a session id. */
+  path: string;
+  rule: 'security:host' | 'security:origin';
+  reason: string;
+}
+
+export type RefusalListener = (refusal: HttpRefusal) => void;
+
+export function httpRefusal(req: IncomingMessage, reason: string): HttpRefusal {
+  // Express (the admin routes) rewrites url under a mount path; originalUrl is what was sent.
+  const url = (req as { originalUrl?: string }).originalUrl ?? req.url ?? '/';
+  const query = url.indexOf('?');
+  return {
+    httpMethod: req.method ?? 'GET',
+    path: query === -1 ? url : url.slice(0, query),
+    rule: reason.startsWith('Origin') ? 'security:origin' : 'security:host',
+    reason,
+  };
+}
+
+/**
+ * The check every MCP endpoint runs first: a refused request is answered 403, reported to
+ * `onRefused` (the audit log), and goes no further. True when the request may proceed.
+ */
+export function admitted(
+  req: IncomingMessage,
+  res: ServerResponse,
+  config: GatewayConfig,
+  onRefused: RefusalListener | undefined,
+): boolean {
+  const reason = refuseReason(req, config);
+  if (reason === undefined) return true;
+  onRefused?.(httpRefusal(req, reason));
+  replyError(res, 403, ErrorCode.InvalidRequest, `Forbidden: ${reason}`);
+  return false;
 }

@@ -18,7 +18,7 @@ import { answerPreflight, applyCors } from './cors.js';
 import { accepts, headerOf, replyError, replyJson } from './http-replies.js';
 import { PostExchange } from './post-exchange.js';
 import { readJsonPost } from './read-body.js';
-import { refuseReason } from './request-guard.js';
+import { admitted } from './request-guard.js';
 import { SseStream } from './sse-stream.js';
 import { LOOPBACK_PRINCIPAL } from '../principals.js';
 
@@ -67,8 +67,7 @@ export class StreamableHttpService {
   }
 
   async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const refused = refuseReason(req, this.deps.config());
-    if (refused) return replyError(res, 403, ErrorCode.InvalidRequest, `Forbidden: ${refused}`);
+    if (!admitted(req, res, this.deps.config(), this.deps.onRefused)) return;
     applyCors(req, res);
     switch (req.method) {
       case 'POST':

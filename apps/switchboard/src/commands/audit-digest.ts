@@ -1,0 +1,29 @@
+import { argumentsDigest } from '@switchboard/audit';
+import { readDigestKey } from '../digest-key.js';
+import { COMMON_OPTIONS, loadCommandConfig, parseCommandArgs, printUsage } from './command-args.js';
+import { CommandError, usageError } from './command-error.js';
+
+/**
+ * `audit digest --arguments JSON`: the digest the daemon would record for these arguments,
+ * to check whether a logged call had them. It needs the data dir's key, as the daemon does.
+ */
+export async function run(args: string[], usage: string): Promise<number> {
+  const { values } = parseCommandArgs(args, { ...COMMON_OPTIONS, arguments: { type: 'string' } });
+  if (values.help) return printUsage(usage);
+  if (values.arguments === undefined) throw usageError('--arguments JSON is required, e.g. --arguments \'{"path":"/etc/hosts"}\'');
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(values.arguments);
+  } catch {
+    throw usageError('--arguments is not valid JSON');
+  }
+  const config = loadCommandConfig(values);
+  let key: Buffer;
+  try {
+    key = readDigestKey(config.dataDir);
+  } catch (err) {
+    throw new CommandError(`no digest key in ${config.dataDir}: ${(err as Error).message}`);
+  }
+  process.stdout.write(`${argumentsDigest(parsed, key)}\n`);
+  return 0;
+}
