@@ -1,7 +1,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { AuditQuery, AuditWriter, type AuditEntry, type AuditRow } from '@switchboard/audit';
+import { AuditQuery, AuditWriter, InlineCommitter, type AuditEntry, type AuditRow } from '@switchboard/audit';
 import { loadConfigWithWarnings, type GatewayConfig } from '@switchboard/config';
 import { silentLogger } from '@switchboard/observability';
 import { sqliteConnection } from '@switchboard/persistence';
@@ -76,11 +76,11 @@ const ENTRIES: AuditEntry[] = [
 /** Rows as the daemon writes them: through the real group-commit writer, committed. */
 async function appendRows(config: GatewayConfig, entries: AuditEntry[]): Promise<void> {
   const { dataSource } = await openMigrated(config);
-  const writer = new AuditWriter(sqliteConnection(dataSource), { mode: 'strict', flushMs: 10, maxQueuedRows: 1000, logger: silentLogger() });
+  const writer = new AuditWriter(new InlineCommitter(sqliteConnection(dataSource)), { mode: 'strict', flushMs: 10, maxQueuedRows: 1000, logger: silentLogger() });
   const committed = entries.map((e) => writer.append(e));
-  writer.flush();
+  await writer.flush();
   await Promise.all(committed);
-  writer.close();
+  await writer.close();
   await dataSource.destroy();
 }
 
@@ -276,7 +276,7 @@ describe('switchboard audit and db commands without a database', () => {
     const file = databasePath(loadConfigWithWarnings(configPath).config);
     const first = cli(['db', 'migrate', '--config', configPath]);
     expect(first.code).toBe(0);
-    expect(first.stdout).toMatch(/^applied 1 migration\(s\):\n {2}CreateAuditLog\d+\n/);
+    expect(first.stdout).toMatch(/^applied 2 migration\(s\):\n {2}CreateAuditLog\d+\n {2}SlimAuditIndexes\d+\n/);
     expect(first.stdout).toContain(`database: ${file}\n`);
     expect(existsSync(file)).toBe(true);
     const again = cli(['db', 'migrate', '--config', configPath]);

@@ -85,10 +85,12 @@ async function main(argv: string[]): Promise<number> {
       }
       idleSessions = await runIdleSessionsScenario(context, options, options.targets);
     }
-    const audit = await runAuditScenario();
 
     progress('stopping targets');
     await stopTargets(targets);
+    // After the main targets are gone: the audit scenario's daemons and the in-process
+    // writer then have the machine to themselves.
+    const audit = await runAuditScenario(context, options);
     const strays = strayProcesses();
     if (strays.length > 0) killStrays(strays);
 
@@ -113,6 +115,7 @@ async function main(argv: string[]): Promise<number> {
           ? { listing: { walkP50Ms: toolsList.walk.p50, daemonIdleRssMb: toolsList.daemonIdleRssMb, tools: toolsList.tools } }
           : {}),
         ...(sbIdle ? { idleSessions: { sessions: sbIdle.sessions, perSessionKb: sbIdle.perSessionKb } } : {}),
+        ...(audit.daemon ? { audit: audit.daemon.windows } : {}),
       }),
       strays: strays.map((stray) => `${stray.pid} (${stray.comm})`),
     };

@@ -9,7 +9,7 @@ describe('parseOptions', () => {
   });
 
   it('--quick shrinks the run, and explicit flags still win', () => {
-    expect(parseOptions(['--quick'])).toMatchObject({ rounds: 1, durationS: 1, quick: true, idleSessions: 200 });
+    expect(parseOptions(['--quick'])).toMatchObject({ rounds: 1, durationS: 1, quick: true, idleSessions: 200, writerDurationS: 1 });
     expect(parseOptions(['--quick', '--rounds', '2'])).toMatchObject({ rounds: 2, durationS: 1 });
   });
 
@@ -20,6 +20,7 @@ describe('parseOptions', () => {
       skipExtras: true,
       durationS: 0.5,
       payloadDurationS: 0.5,
+      writerDurationS: 0.5,
     });
   });
 

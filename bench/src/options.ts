@@ -17,6 +17,8 @@ export interface BenchOptions {
   idleSessions: number;
   /** Window per payload size x concurrency x target, seconds (one round). */
   payloadDurationS: number;
+  /** Window per case of the in-process audit writer, seconds. */
+  writerDurationS: number;
 }
 
 export const USAGE = `Usage: npm run bench -- [options]
@@ -25,11 +27,13 @@ Measures Switchboard against the bare bench upstream (direct-http, the baseline 
 every ratio), the upstream over stdio, and mcp-proxy. Progress goes to stderr, the
 report (markdown) to stdout and to .bench/latest.md and .bench/latest.json.
 
-  --rounds N            interleaved rounds of the main matrix (default 3)
+  --rounds N            interleaved rounds of the main matrix and of the audit scenario (default 3)
   --duration SECONDS    measurement window per target and concurrency (default 3)
-  --concurrency LIST    closed-loop workers, e.g. 1,16,64 (default)
-  --targets LIST        subset of ${TARGET_NAMES.join(',')}
-  --skip-extras         only the main matrix (no tools/list, payload, idle sessions)
+  --concurrency LIST    closed-loop workers, e.g. 1,16,64 (default); the payload and
+                        audit scenarios keep their own levels (1 and 16)
+  --targets LIST        subset of ${TARGET_NAMES.join(',')}; the audit
+                        log's cost through the daemon needs switchboard-stdio
+  --skip-extras         only the main matrix (no tools/list, payload, idle sessions, audit)
   --quick               smoke run: 1 round, 1 s windows, fewer list walks and sessions
   --help                this text`;
 
@@ -44,6 +48,7 @@ const DEFAULTS: BenchOptions = {
   listIterations: 200,
   idleSessions: 1000,
   payloadDurationS: 2,
+  writerDurationS: 3,
 };
 
 const QUICK: Partial<BenchOptions> = {
@@ -53,6 +58,7 @@ const QUICK: Partial<BenchOptions> = {
   listIterations: 40,
   idleSessions: 200,
   payloadDurationS: 0.5,
+  writerDurationS: 1,
 };
 
 /** Parses the command line; 'help' when --help was given. Throws on bad input, with the reason. */
@@ -78,6 +84,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions | 'help' {
   if (values.duration !== undefined) {
     options.durationS = positiveNumber('--duration', values.duration);
     options.payloadDurationS = Math.min(options.payloadDurationS, options.durationS);
+    options.writerDurationS = Math.min(options.writerDurationS, options.durationS);
   }
   if (values.concurrency !== undefined) {
     options.concurrency = list('--concurrency', values.concurrency).map((item) => positiveInt('--concurrency', item));

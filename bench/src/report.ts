@@ -1,7 +1,9 @@
 import type { MachineInfo } from './machine-info.js';
 import type { AggregateRow, Cell } from './measure/aggregate.js';
 import type { WindowResult } from './measure/window.js';
+import { formatMb, formatMs, formatRate, formatUs, table } from './markdown.js';
 import type { BenchOptions } from './options.js';
+import { renderAudit } from './report-audit.js';
 import type { AuditResult } from './scenarios/audit.js';
 import type { IdleSessionsResult } from './scenarios/idle-sessions.js';
 import type { IdleRss } from './scenarios/main-matrix.js';
@@ -39,15 +41,20 @@ export function renderReport(report: BenchReport): string {
       `C = ${options.concurrency.join(', ')}; targets ${options.targets.join(', ')}` +
       (options.skipExtras
         ? '; extras skipped'
-        : `; payload windows ${options.payloadDurationS} s; ${options.listIterations} list walks; ${options.idleSessions} idle sessions`) +
+        : `; payload windows ${options.payloadDurationS} s; ${options.listIterations} list walks; ${options.idleSessions} idle sessions; ` +
+          `audit writer windows ${options.writerDurationS} s`) +
       (options.quick ? ' (--quick)' : ''),
     `- Wall time: ${formatSeconds(report.wallSeconds)}`,
     `- Switchboard is started as \`npm start\` starts it: \`node ${[...report.switchboardNodeFlags, 'bin/switchboard.js start'].join(' ')}\``,
+    '- The Switchboard targets run with the default audit log (strict, synchronous full: a row committed and fsynced before each tools/call is answered); the audit section measures the other settings.',
     '- Ratios (×) are relative to direct-http at the same C: the median over rounds of the per-round ratios. ' +
       'Lower is better, except calls/s. CPU is the serving processes’ utime+stime (all descendants) per call. Memory in MiB.',
     '',
   );
-  const totalFailures = [...report.main.rows, ...(report.payload?.rows ?? [])].reduce((sum, row) => sum + row.failures, 0);
+  const totalFailures = [...report.main.rows, ...(report.payload?.rows ?? []), ...(report.audit.daemon?.rows ?? [])].reduce(
+    (sum, row) => sum + row.failures,
+    0,
+  );
   if (totalFailures > 0) out.push(`> ⚠ **${totalFailures} calls failed** during measurement windows; see the failed column and Failures below.`, '');
   for (const error of report.startErrors) out.push(`> ⚠ target did not start: ${error}`, '');
 
@@ -130,7 +137,7 @@ export function renderReport(report: BenchReport): string {
     );
   }
 
-  out.push('## Audit', '', table(['figure', 'value'], [['audit rows/s', report.audit.rowsPerSec?.toFixed(0) ?? report.audit.note]]), '');
+  out.push(...renderAudit(report.audit));
 
   out.push('## Targets', '');
   out.push(table(['', 'target', 'measured', 'verdict'], report.checks.map((check) => [check.id, check.goal, check.measured, verdictText(check)])), '');
@@ -178,11 +185,6 @@ function renderToolsList(result: ToolsListResult | { error: string }): string[] 
   return out;
 }
 
-function table(headers: string[], rows: string[][]): string {
-  const line = (cells: string[]) => `| ${cells.join(' | ')} |`;
-  return [line(headers), line(headers.map(() => '---')), ...rows.map(line)].join('\n');
-}
-
 function cell(value: Cell, format: (n: number) => string): string {
   return `${format(value.value)} (${formatRatio(value.ratio)})`;
 }
@@ -193,23 +195,6 @@ function failedCell(row: AggregateRow): string {
 
 function verdictText(check: CheckResult): string {
   return check.verdict === 'MISS' ? '**MISS**' : check.verdict;
-}
-
-export function formatMs(value: number): string {
-  if (!Number.isFinite(value)) return '–';
-  return value < 10 ? value.toFixed(2) : value < 100 ? value.toFixed(1) : value.toFixed(0);
-}
-
-function formatRate(value: number): string {
-  return Number.isFinite(value) ? value.toFixed(0) : '–';
-}
-
-function formatUs(value: number): string {
-  return Number.isFinite(value) ? value.toFixed(0) : '–';
-}
-
-function formatMb(value: number): string {
-  return Number.isFinite(value) ? value.toFixed(1) : '–';
 }
 
 function formatSeconds(seconds: number): string {

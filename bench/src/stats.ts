@@ -33,3 +33,9 @@ export function ratio(a: number | undefined, b: number | undefined): number {
   if (a === undefined || b === undefined || !Number.isFinite(a) || !Number.isFinite(b) || b === 0) return Number.NaN;
   return a / b;
 }
+
+/** a - b, NaN when either is missing. */
+export function difference(a: number | undefined, b: number | undefined): number {
+  if (a === undefined || b === undefined || !Number.isFinite(a) || !Number.isFinite(b)) return Number.NaN;
+  return a - b;
+}

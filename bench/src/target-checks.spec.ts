@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { AuditWindow } from './measure/audit-cost.js';
 import { windowOf } from './testing/windows.js';
 import { evaluateTargets, type CheckResult } from './target-checks.js';
 
@@ -11,6 +12,24 @@ describe('evaluateTargets', () => {
     windowOf('mcp-proxy', c, 1, { cpuUsPerCall: 400, p50Ms: 2, p99Ms: 8, callsPerSec: 500 }),
   ]);
 
+  const audit = (config: string, round: number, figures: Partial<AuditWindow>): AuditWindow => ({
+    ...windowOf(config, 16, round),
+    auditRows: 0,
+    auditRowsPerSec: Number.NaN,
+    rowsPerCommit: Number.NaN,
+    ...figures,
+  });
+  // Per-round: strict-full costs 1.05×, 1.10×, 1.30× of off (median 1.10×) and +0.1, +0.5, +2 ms of p50 (median 0.5).
+  const auditWindows = [
+    audit('off', 1, { cpuUsPerCall: 100, p50Ms: 1 }),
+    audit('off', 2, { cpuUsPerCall: 100, p50Ms: 1 }),
+    audit('off', 3, { cpuUsPerCall: 100, p50Ms: 1 }),
+    audit('relaxed', 1, { cpuUsPerCall: 100, p50Ms: 1 }),
+    audit('strict-full', 1, { cpuUsPerCall: 105, p50Ms: 1.1 }),
+    audit('strict-full', 2, { cpuUsPerCall: 110, p50Ms: 1.5 }),
+    audit('strict-full', 3, { cpuUsPerCall: 130, p50Ms: 3 }),
+  ];
+
   it('passes every target when the figures meet them', () => {
     const checks = byId(
       evaluateTargets({
@@ -18,6 +37,7 @@ describe('evaluateTargets', () => {
         concurrency: [1, 16, 64],
         listing: { walkP50Ms: 3.2, daemonIdleRssMb: 95, tools: 1000 },
         idleSessions: { sessions: 1000, perSessionKb: 20 },
+        audit: auditWindows,
       }),
     );
     expect(Object.values(checks).map((check) => `${check.id} ${check.verdict}`)).toEqual([
@@ -28,8 +48,12 @@ describe('evaluateTargets', () => {
       'e PASS',
       'f PASS',
       'g PASS',
+      'h PASS',
+      'i PASS',
     ]);
     expect(checks['a']!.measured).toBe('0.90×');
+    expect(checks['h']!.measured).toBe('1.10× (+10 µs/call) vs off; 1.05× (+5 µs/call) vs relaxed (for information)');
+    expect(checks['i']!.measured).toBe('+0.50 ms vs off; +0.10 ms vs relaxed (for information)');
     expect(checks['g']!.measured).toContain('19.5 MiB per 1,000');
   });
 
@@ -45,9 +69,10 @@ describe('evaluateTargets', () => {
         concurrency: [1, 16, 64],
         listing: { walkP50Ms: 5, daemonIdleRssMb: 120, tools: 1000 },
         idleSessions: { sessions: 200, perSessionKb: 60 },
+        audit: auditWindows.map((w) => (w.target === 'strict-full' ? { ...w, cpuUsPerCall: w.cpuUsPerCall + 1, p50Ms: w.p50Ms + 0.01 } : w)),
       }),
     );
-    for (const id of ['a', 'b', 'c', 'd', 'e', 'f', 'g']) expect(checks[id]!.verdict, id).toBe('MISS');
+    for (const id of ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i']) expect(checks[id]!.verdict, id).toBe('MISS');
     expect(checks['g']!.measured).toContain('extrapolated from 200');
   });
 
@@ -65,5 +90,14 @@ describe('evaluateTargets', () => {
     expect(checks['d']!.verdict).toBe('n/a');
     expect(checks['e']!.verdict).toBe('n/a');
     expect(checks['g']!.verdict).toBe('n/a');
+    expect(checks['h']!.verdict).toBe('n/a');
+    expect(checks['i']!.measured).toBe('not measured');
+  });
+
+  it('judges the audit log against off only, and flags failed calls there', () => {
+    const withoutOff = auditWindows.filter((w) => w.target !== 'off');
+    expect(byId(evaluateTargets({ windows: [], concurrency: [16], audit: withoutOff }))['h']!.verdict).toBe('n/a');
+    const failing = auditWindows.map((w) => (w.target === 'off' ? { ...w, failures: 2 } : w));
+    expect(byId(evaluateTargets({ windows: [], concurrency: [16], audit: failing }))['i']!.measured).toContain('6 failed calls');
   });
 });

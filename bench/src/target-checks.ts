@@ -1,5 +1,8 @@
 import { medianRatio, type Metric } from './measure/aggregate.js';
+import { auditCost, type AuditCost, type AuditWindow } from './measure/audit-cost.js';
 import type { WindowResult } from './measure/window.js';
+import { signed } from './markdown.js';
+import { AUDIT_DEFAULT, AUDIT_OFF, AUDIT_RELAXED } from './scenarios/audit-configs.js';
 
 /**
  * The performance targets Switchboard is held to (the "Targets" section of the
@@ -25,6 +28,8 @@ export interface CheckInputs {
   listing?: { walkP50Ms: number; daemonIdleRssMb: number; tools: number };
   /** Idle sessions against switchboard-stdio: how many, and KiB per session (serving tree). */
   idleSessions?: { sessions: number; perSessionKb: number };
+  /** The audit scenario's daemon windows (target = audit configuration id). */
+  audit?: readonly AuditWindow[];
 }
 
 const SB = 'switchboard-stdio';
@@ -97,7 +102,44 @@ export function evaluateTargets(inputs: CheckInputs): CheckResult[] {
       : 'not measured',
     verdict: idle ? verdictOf(mebiToMega(per1000Mb), (v) => v < 50) : 'n/a',
   });
+  checks.push(...auditChecks(inputs.audit));
   return checks;
+}
+
+/**
+ * The default audit log (strict, synchronous full) judged against the same daemon with
+ * the log off, the strict reading; against relaxed mode for information only.
+ */
+function auditChecks(windows: readonly AuditWindow[] | undefined): CheckResult[] {
+  const C = 16;
+  const vsOff = windows ? auditCost(windows, AUDIT_DEFAULT, AUDIT_OFF, C) : undefined;
+  const vsRelaxed = windows ? auditCost(windows, AUDIT_DEFAULT, AUDIT_RELAXED, C) : undefined;
+  const failed = (windows ?? [])
+    .filter((w) => w.concurrency === C && (w.target === AUDIT_DEFAULT || w.target === AUDIT_OFF))
+    .reduce((sum, w) => sum + w.failures, 0);
+  const note = failed > 0 ? ` — ⚠ ${failed} failed calls in these windows` : '';
+  const cpuText = (cost: AuditCost) => `${formatRatio(cost.cpuRatio)} (${signed(cost.cpuDeltaUs, 0)} µs/call)`;
+  const p50Text = (cost: AuditCost) => `${signed(cost.p50DeltaMs, 2)} ms`;
+  const describe = (value: number, text: (cost: AuditCost) => string) =>
+    Number.isFinite(value) ? `${text(vsOff!)} vs off; ${text(vsRelaxed!)} vs relaxed (for information)${note}` : 'not measured';
+  const cpuRatio = vsOff?.cpuRatio ?? Number.NaN;
+  const p50Delta = vsOff?.p50DeltaMs ?? Number.NaN;
+  const what = 'the strict audit log (the default: synchronous full) adds';
+  const where = 'switchboard-stdio at C=16 (vs audit off)';
+  return [
+    {
+      id: 'h',
+      goal: `${what} ≤ 10% CPU per call to ${where}`,
+      measured: describe(cpuRatio, cpuText),
+      verdict: verdictOf(cpuRatio, (r) => r <= 1.1),
+    },
+    {
+      id: 'i',
+      goal: `${what} ≤ 0.5 ms to the p50 of ${where}`,
+      measured: describe(p50Delta, p50Text),
+      verdict: verdictOf(p50Delta, (d) => d <= 0.5),
+    },
+  ];
 }
 
 function verdictOf(value: number, pass: (value: number) => boolean): Verdict {

@@ -4,6 +4,7 @@ import {
   AuditLog,
   AuditWriter,
   RetentionJob,
+  WorkerCommitter,
   createRedactor,
   parseRetention,
 } from '@switchboard/audit';
@@ -78,7 +79,13 @@ export async function openAuditStore(config: GatewayConfig, logger: Logger): Pro
   }
   const { dataSource } = await openMigrated(config, logger, WRITER_BUSY_TIMEOUT_MS);
   const db = sqliteConnection(dataSource);
-  const writer = new AuditWriter(db, {
+  // Commits run in their own thread (ADR 007): SQLite's work, fsync included, off the event loop.
+  const committer = new WorkerCommitter({
+    file: databasePath(config),
+    synchronous: settings.synchronous,
+    busyTimeoutMs: WRITER_BUSY_TIMEOUT_MS,
+  });
+  const writer = new AuditWriter(committer, {
     mode: settings.mode,
     flushMs: settings.flushMs,
     maxQueuedRows: settings.maxQueuedRows,
@@ -99,7 +106,7 @@ export async function openAuditStore(config: GatewayConfig, logger: Logger): Pro
     dataSource,
     async close() {
       await retention?.stop();
-      writer.close();
+      await writer.close();
       await dataSource.destroy();
     },
   };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { aggregate, medianRatio } from './aggregate.js';
+import { aggregate, medianDifference, medianRatio } from './aggregate.js';
 import { windowOf } from '../testing/windows.js';
 
 describe('medianRatio', () => {
@@ -18,6 +18,21 @@ describe('medianRatio', () => {
 
   it('is NaN when the reference has no window in that slot', () => {
     expect(medianRatio([windowOf('sb', 16, 1)], 'sb', 'direct-http', 'echo', 16, 'p50Ms')).toBeNaN();
+  });
+});
+
+describe('medianDifference', () => {
+  it('pairs windows of the same round and takes the median of the differences', () => {
+    const windows = [
+      windowOf('off', 16, 1, { p50Ms: 1 }),
+      windowOf('off', 16, 2, { p50Ms: 5 }),
+      windowOf('off', 16, 3, { p50Ms: 1 }),
+      windowOf('on', 16, 1, { p50Ms: 1.3 }),
+      windowOf('on', 16, 2, { p50Ms: 5.1 }),
+      windowOf('on', 16, 3, { p50Ms: 0.8 }),
+    ];
+    expect(medianDifference(windows, 'on', 'off', 'echo', 16, 'p50Ms')).toBeCloseTo(0.1); // of 0.3, 0.1, -0.2
+    expect(medianDifference(windows, 'on', 'missing', 'echo', 16, 'p50Ms')).toBeNaN();
   });
 });
 

@@ -1,4 +1,4 @@
-import { median, ratio } from '../stats.js';
+import { difference, median, ratio } from '../stats.js';
 import type { WindowResult } from './window.js';
 
 export const METRICS = ['callsPerSec', 'p50Ms', 'p90Ms', 'p99Ms', 'cpuUsPerCall', 'peakRssMb', 'gatewayPeakRssMb'] as const;
@@ -37,13 +37,37 @@ export function medianRatio(
   concurrency: number,
   metric: Metric,
 ): number {
-  const ratios: number[] = [];
+  return medianPerRound(windows, target, reference, variant, concurrency, metric, ratio);
+}
+
+/** As medianRatio, with target's metric minus reference's (e.g. the latency a feature adds, in ms). */
+export function medianDifference(
+  windows: readonly WindowResult[],
+  target: string,
+  reference: string,
+  variant: string,
+  concurrency: number,
+  metric: Metric,
+): number {
+  return medianPerRound(windows, target, reference, variant, concurrency, metric, difference);
+}
+
+function medianPerRound(
+  windows: readonly WindowResult[],
+  target: string,
+  reference: string,
+  variant: string,
+  concurrency: number,
+  metric: Metric,
+  compare: (mine: number, theirs: number | undefined) => number,
+): number {
+  const values: number[] = [];
   for (const mine of windows) {
     if (mine.target !== target || mine.variant !== variant || mine.concurrency !== concurrency) continue;
     const theirs = windows.find((other) => other.target === reference && sameSlot(mine, other));
-    ratios.push(ratio(mine[metric], theirs?.[metric]));
+    values.push(compare(mine[metric], theirs?.[metric]));
   }
-  return median(ratios);
+  return median(values);
 }
 
 /** One row per target x variant x concurrency, in the order the windows first appear per variant and C. */

@@ -33,6 +33,9 @@ export interface WindowPlan {
   warmupS: number;
   durationS: number;
   round: number;
+  /** Awaited right before and right after the measured loop (not around the warm-up), e.g. to read counters. */
+  atStart?(): void | Promise<void>;
+  atEnd?(): void | Promise<void>;
 }
 
 /**
@@ -46,7 +49,9 @@ export async function measureWindow(target: Target, plan: WindowPlan): Promise<W
   const roots = target.servingRoots;
   const sampler = new PeakRssSampler(processTree(roots), target.gatewayPid);
   const cpuBefore = cpuSnapshot(roots);
+  await plan.atStart?.();
   const loop = await runClosedLoop(callers, plan.request, plan.durationS * 1000);
+  await plan.atEnd?.();
   const cpuAfter = cpuSnapshot(roots);
   const peakRss = sampler.stop();
 

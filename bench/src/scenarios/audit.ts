@@ -1,16 +1,152 @@
-/**
- * Audit rows per second: how fast the daemon can write its audit log under load.
- *
- * HOOK: the audit log does not exist yet (issue 4). Once it does, measure here: run
- * a closed loop of tools/call against switchboard-stdio with auditing on, and count
- * the rows that appear in the audit store over the window (rows/s), next to calls/s,
- * so that a slow audit writer shows up as the gap between the two.
- */
+import { join } from 'node:path';
+import { DATABASE_FILE } from '@switchboard/persistence';
+import { toolCall } from '../load/jsonrpc.js';
+import { summarizeAudit, type AuditSummaryRow, type AuditWindow } from '../measure/audit-cost.js';
+import { AuditRowCounter } from '../measure/audit-rows.js';
+import { measureWindow } from '../measure/window.js';
+import type { BenchOptions } from '../options.js';
+import { errorText, progress, rotate } from '../progress.js';
+import { rememberTree } from '../stray-check.js';
+import { startTarget, switchboardDataDir, targetLabel, type StartContext } from '../targets/start-targets.js';
+import type { Target } from '../targets/target.js';
+import { runWriterThroughput, type WriterThroughput } from './audit-writer.js';
+import { AUDIT_CONCURRENCY, AUDIT_CONFIGS, AUDIT_OFF, type AuditConfig } from './audit-configs.js';
+import { describeWindow, recordWindow } from './main-matrix.js';
+
 export interface AuditResult {
-  rowsPerSec: number | undefined;
-  note: string;
+  /** What was not measured, and why. */
+  skipped?: string;
+  /** switchboard-stdio in each configuration, under the main matrix's load (tools/call echo, closed loop). */
+  daemon?: { rounds: number; windows: AuditWindow[]; rows: AuditSummaryRow[]; errors: string[] };
+  /** The writer alone, in-process. */
+  writer?: WriterThroughput[];
 }
 
-export async function runAuditScenario(): Promise<AuditResult> {
-  return { rowsPerSec: undefined, note: 'n/a — the audit log does not exist yet (issue 4)' };
+/**
+ * What the audit log costs: the same daemon as the main matrix's switchboard-stdio, once
+ * per audit configuration, measured in interleaved rounds like the main matrix; rows
+ * committed per second are counted in each daemon's database next to its calls per second.
+ * Then the writer alone. An extra: --skip-extras skips it, and the daemon part needs
+ * switchboard-stdio among --targets.
+ */
+export async function runAuditScenario(context: StartContext, options: BenchOptions): Promise<AuditResult> {
+  if (options.skipExtras) return { skipped: 'skipped (--skip-extras)' };
+  const result: AuditResult = {};
+  if (options.targets.includes('switchboard-stdio')) result.daemon = await runDaemonAudit(context, options);
+  else result.skipped = 'through the daemon: not measured (switchboard-stdio is not among --targets)';
+  result.writer = await runWriterThroughput(context.workDir, options.writerDurationS);
+  return result;
+}
+
+interface AuditDaemon {
+  config: AuditConfig;
+  target: Target;
+  /** undefined with the audit log off. */
+  counter: AuditRowCounter | undefined;
+}
+
+async function runDaemonAudit(context: StartContext, options: BenchOptions): Promise<NonNullable<AuditResult['daemon']>> {
+  const daemons: AuditDaemon[] = [];
+  const windows: AuditWindow[] = [];
+  const errors: string[] = [];
+  try {
+    progress(`audit: starting switchboard-stdio in ${AUDIT_CONFIGS.length} audit configurations`);
+    for (const config of AUDIT_CONFIGS) {
+      try {
+        daemons.push(await startAuditDaemon(config, context));
+      } catch (error) {
+        errors.push(`audit ${config.id} did not start: ${errorText(error)}`);
+        progress(`audit ${config.id}: FAILED to start: ${errorText(error)}`);
+      }
+    }
+    let slot = 0;
+    for (let round = 1; round <= options.rounds; round++) {
+      for (const concurrency of AUDIT_CONCURRENCY) {
+        for (const daemon of rotate(daemons, slot++)) {
+          const label = `audit round ${round}/${options.rounds} C=${concurrency} ${daemon.config.id}`;
+          await recordWindow(label, windows, errors, () => measureAuditWindow(daemon, concurrency, round, options), describeAuditWindow);
+        }
+      }
+    }
+  } finally {
+    for (const daemon of daemons) daemon.counter?.close();
+    await Promise.allSettled(daemons.map((daemon) => daemon.target.stop()));
+  }
+  const rows = summarizeAudit(windows, AUDIT_CONFIGS.map((config) => config.id), AUDIT_OFF);
+  return { rounds: options.rounds, windows, rows, errors };
+}
+
+async function startAuditDaemon(config: AuditConfig, context: StartContext): Promise<AuditDaemon> {
+  const suffix = `-audit-${config.id}`;
+  const target = await startTarget('switchboard-stdio', context, suffix, { audit: config.audit });
+  rememberTree(target.servingRoots);
+  const file = join(switchboardDataDir(targetLabel('switchboard-stdio', suffix), context), DATABASE_FILE);
+  const counter = AuditRowCounter.open(file);
+  if (config.id !== AUDIT_OFF && counter === undefined) {
+    await target.stop();
+    throw new Error(`no audit database at ${file}`);
+  }
+  return { config, target, counter };
+}
+
+async function measureAuditWindow(daemon: AuditDaemon, concurrency: number, round: number, options: BenchOptions): Promise<AuditWindow> {
+  const { counter, target } = daemon;
+  const readyz = new URL('/readyz', target.url);
+  let rowsBefore = 0;
+  let rowsAfter = 0;
+  let started = 0n;
+  let ended = 0n;
+  let writerBefore: WriterCounters | undefined;
+  let writerAfter: WriterCounters | undefined;
+  const result = await measureWindow(target, {
+    variant: 'echo',
+    request: toolCall(target.tools.echo, { text: 'hello from the bench' }),
+    concurrency,
+    warmupS: options.warmupS,
+    durationS: options.durationS,
+    round,
+    atStart: async () => {
+      writerBefore = await writerCounters(readyz);
+      rowsBefore = counter?.rows() ?? 0;
+      started = process.hrtime.bigint();
+    },
+    atEnd: async () => {
+      ended = process.hrtime.bigint();
+      rowsAfter = counter?.rows() ?? 0;
+      writerAfter = await writerCounters(readyz);
+    },
+  });
+  const auditRows = rowsAfter - rowsBefore;
+  const seconds = Number(ended - started) / 1e9;
+  const rowsPerCommit =
+    writerBefore && writerAfter
+      ? (writerAfter.committedRows - writerBefore.committedRows) / (writerAfter.commits - writerBefore.commits)
+      : Number.NaN;
+  return {
+    ...result,
+    target: daemon.config.id,
+    auditRows,
+    auditRowsPerSec: counter ? auditRows / seconds : Number.NaN,
+    rowsPerCommit,
+  };
+}
+
+interface WriterCounters {
+  committedRows: number;
+  commits: number;
+}
+
+/** The audit writer's counters as the daemon's /readyz reports them; undefined with the log off. */
+async function writerCounters(readyz: URL): Promise<WriterCounters | undefined> {
+  const response = await fetch(readyz);
+  const body = (await response.json()) as { audit?: Partial<WriterCounters> };
+  const { committedRows, commits } = body.audit ?? {};
+  return typeof committedRows === 'number' && typeof commits === 'number' ? { committedRows, commits } : undefined;
+}
+
+function describeAuditWindow(result: AuditWindow): string {
+  const rows = Number.isFinite(result.auditRowsPerSec)
+    ? `${Math.round(result.auditRowsPerSec)} audit rows/s, ${result.rowsPerCommit.toFixed(1)} per commit`
+    : 'no audit rows';
+  return `${describeWindow(result)}; ${rows}`;
 }

@@ -58,16 +58,17 @@ export async function runMainMatrix(targets: readonly Target[], options: BenchOp
 }
 
 /** Runs one window and keeps its result, or the reason it could not run; never throws. */
-export async function recordWindow(
+export async function recordWindow<W extends WindowResult>(
   label: string,
-  windows: WindowResult[],
+  windows: W[],
   errors: string[],
-  measure: () => Promise<WindowResult>,
+  measure: () => Promise<W>,
+  describe: (result: W) => string = describeWindow,
 ): Promise<void> {
   try {
     const result = await measure();
     windows.push(result);
-    progress(`${label}: ${describeWindow(result)}`);
+    progress(`${label}: ${describe(result)}`);
   } catch (error) {
     errors.push(`${label}: ${errorText(error)}`);
     progress(`${label}: FAILED ${errorText(error)}`);

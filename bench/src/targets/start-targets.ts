@@ -54,17 +54,35 @@ export function stdioUpstreamEntry(shape: UpstreamShape = {}): Record<string, un
   return { command: process.execPath, args: [BENCH_UPSTREAM, '--stdio'], env: upstreamEnv(shape) };
 }
 
+/**
+ * Top-level config keys merged over the bench's own (e.g. `audit`); none by default, so
+ * the daemon runs with its defaults, as a user's would.
+ */
+export type ConfigOverrides = Record<string, unknown>;
+
+/** The data dir of the daemon started under label (its audit database lives there). */
+export function switchboardDataDir(label: string, context: StartContext): string {
+  return join(context.workDir, label, 'data');
+}
+
 /** `switchboard start` as `npm start` runs it (same Node flags), with the given mcpServers, on an ephemeral port, logging warnings only. */
 export async function startSwitchboard(
   label: string,
   context: StartContext,
   mcpServers: Record<string, Record<string, unknown>>,
+  overrides: ConfigOverrides = {},
 ): Promise<StartedServer> {
   const dir = join(context.workDir, label);
   mkdirSync(dir, { recursive: true });
   const configPath = join(dir, 'switchboard.json');
   // JSON is YAML, so the daemon reads it as it would a hand-written switchboard.yaml.
-  const config = { listen: { host: '127.0.0.1', port: 0 }, dataDir: join(dir, 'data'), log: { level: 'warn' }, mcpServers };
+  const config = {
+    listen: { host: '127.0.0.1', port: 0 },
+    dataDir: switchboardDataDir(label, context),
+    log: { level: 'warn' },
+    mcpServers,
+    ...overrides,
+  };
   writeFileSync(configPath, JSON.stringify(config, null, 2));
   const managed = ManagedProcess.start(label, process.execPath, [
     ...npmStartNodeFlags(REPO_ROOT),
@@ -100,12 +118,23 @@ export async function startMcpProxy(label: string): Promise<StartedServer> {
   return { process: managed, url: `http://127.0.0.1:${port}/mcp` };
 }
 
+/** The label of a started target: its config dir under the work dir, and its name in messages. */
+export function targetLabel(name: TargetName, labelSuffix = ''): string {
+  return `${name}${labelSuffix}`;
+}
+
 /**
  * Starts one target and discovers its tool names. labelSuffix tells a second instance
- * of the same target apart (its own config dir and data dir).
+ * of the same target apart (its own config dir and data dir); overrides reach the
+ * config of a Switchboard target and are ignored by the others.
  */
-export async function startTarget(name: TargetName, context: StartContext, labelSuffix = ''): Promise<Target> {
-  const target = await launch(name, `${name}${labelSuffix}`, context);
+export async function startTarget(
+  name: TargetName,
+  context: StartContext,
+  labelSuffix = '',
+  overrides: ConfigOverrides = {},
+): Promise<Target> {
+  const target = await launch(name, targetLabel(name, labelSuffix), context, overrides);
   try {
     const [caller] = await target.callers(1);
     target.tools = await discoverTools(caller!);
@@ -116,7 +145,7 @@ export async function startTarget(name: TargetName, context: StartContext, label
   return target;
 }
 
-async function launch(name: TargetName, label: string, context: StartContext): Promise<Target> {
+async function launch(name: TargetName, label: string, context: StartContext, overrides: ConfigOverrides): Promise<Target> {
   switch (name) {
     case 'direct-http': {
       const upstream = await startHttpUpstream(label);
@@ -132,13 +161,13 @@ async function launch(name: TargetName, label: string, context: StartContext): P
       return new StdioTarget(name, managed, connection);
     }
     case 'switchboard-stdio': {
-      const daemon = await startSwitchboard(label, context, { bench: stdioUpstreamEntry() });
+      const daemon = await startSwitchboard(label, context, { bench: stdioUpstreamEntry() }, overrides);
       return new HttpTarget(name, daemon.url, [daemon.process], daemon.process.pid);
     }
     case 'switchboard-http': {
       const upstream = await startHttpUpstream(`${label}-upstream`);
       try {
-        const daemon = await startSwitchboard(label, context, { bench: { type: 'http', url: upstream.url } });
+        const daemon = await startSwitchboard(label, context, { bench: { type: 'http', url: upstream.url } }, overrides);
         return new HttpTarget(name, daemon.url, [daemon.process, upstream.process], daemon.process.pid);
       } catch (error) {
         await upstream.process.stop();

@@ -1,5 +1,5 @@
 import type { AuditEntry } from './audit.types.js';
-import { argumentsDigest, canonicalJson, type Redactor } from './redaction/index.js';
+import { canonicalJson, canonicalTextDigest, type Redactor } from './redaction/index.js';
 import type { AuditWriter } from './writer/audit-writer.js';
 
 /** An entry as the pipeline knows it: raw arguments and error text, before redaction. */
@@ -56,11 +56,14 @@ export class AuditLog {
       entry.argumentsTruncated = false;
       entry.argumentsDigest = null;
     } else {
-      const text = canonicalJson(this.options.redactor.redact(args));
+      const full = canonicalJson(args);
+      const redacted = this.options.redactor.redact(args);
+      // The redactor hands back its input when nothing matched: one serialization then serves both.
+      const text = redacted === args ? full : canonicalJson(redacted);
       const cut = cutUtf8(text, this.options.maxArgumentBytes);
       entry.arguments = cut;
       entry.argumentsTruncated = cut.length !== text.length;
-      entry.argumentsDigest = argumentsDigest(args, this.options.digestKey);
+      entry.argumentsDigest = canonicalTextDigest(full, this.options.digestKey);
     }
     entry.errorMessage = error === null ? null : this.options.redactor.redactText(error).slice(0, MAX_ERROR_CHARS);
     return this.writer.append(entry);

@@ -9,8 +9,6 @@ import type { AuditDecision, AuditOutcome } from './audit.types.js';
 @Entity({ name: 'audit_record' })
 @Index('audit_record_at', ['at'])
 @Index('audit_record_principal', ['principal', 'at'])
-@Index('audit_record_name', ['name', 'at'])
-@Index('audit_record_decision', ['decision', 'at'])
 export class AuditRecordEntity {
   @PrimaryColumn({ type: 'integer' })
   id!: number;

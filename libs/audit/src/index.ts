@@ -2,6 +2,8 @@ export * from './audit.types.js';
 export * from './audit-record.entity.js';
 export * from './audit-log.js';
 export * from './writer/audit-writer.js';
+export * from './writer/committer.js';
+export { WorkerCommitter } from './writer/worker-committer.js';
 export * from './query/audit-query.js';
 export * from './query/filter-values.js';
 export * from './chain/verify-chain.js';

@@ -8,6 +8,7 @@ import type { DataSource } from 'typeorm';
 import { AUDIT_ENTITIES } from '../src/audit-record.entity.js';
 import type { AuditEntry } from '../src/audit.types.js';
 import { AuditWriter, type AuditMode } from '../src/writer/audit-writer.js';
+import { InlineCommitter } from '../src/writer/committer.js';
 
 /** A migrated database in a fresh temp directory: a real file, as the daemon uses. */
 export async function tempDatabase(): Promise<{ dataSource: DataSource; db: SqliteConnection; file: string }> {
@@ -18,7 +19,7 @@ export async function tempDatabase(): Promise<{ dataSource: DataSource; db: Sqli
 }
 
 export function writerFor(db: SqliteConnection, mode: AuditMode = 'strict', maxQueuedRows = 1000): AuditWriter {
-  return new AuditWriter(db, { mode, flushMs: 20, maxQueuedRows, logger: silentLogger() });
+  return new AuditWriter(new InlineCommitter(db), { mode, flushMs: 20, maxQueuedRows, logger: silentLogger() });
 }
 
 let seq = 0;

@@ -16,7 +16,7 @@ async function logWithRows(count: number, at = (i: number) => Date.now() + i) {
   open.push(t.dataSource);
   const writer = writerFor(t.db);
   for (let i = 0; i < count; i++) void writer.append(entry({ at: at(i), name: `tool${i}` }));
-  writer.flush();
+  await writer.flush();
   return t;
 }
 
@@ -96,7 +96,7 @@ describe('verifyChain', () => {
     await pruneBefore(t.db, now);
     const writer = writerFor(t.db);
     void writer.append(entry());
-    writer.flush();
+    await writer.flush();
     // The newest row is never pruned: 4 removed, 1 kept, 1 new.
     expect(await verifyChain(t.dataSource)).toMatchObject({ ok: true, rows: 2, firstId: 5, lastId: 6, prunedRows: 4 });
   });

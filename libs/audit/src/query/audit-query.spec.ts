@@ -23,7 +23,7 @@ async function sample(): Promise<AuditQuery> {
     entry({ at: T0 + 4000, principal: 'carol', name: 'fs__read', originalName: 'read', upstream: 'fs', outcome: 'error', errorCode: -32603 }),
   ];
   for (const r of rows) void writer.append(r);
-  writer.flush();
+  await writer.flush();
   return new AuditQuery(t.dataSource);
 }
 

@@ -22,7 +22,11 @@ export function canonicalJson(value: unknown): string {
  * short secret against it offline.
  */
 export function argumentsDigest(value: unknown, key?: Buffer): string {
-  const text = canonicalJson(value);
+  return canonicalTextDigest(canonicalJson(value), key);
+}
+
+/** argumentsDigest of a value whose canonical text is already at hand. */
+export function canonicalTextDigest(text: string, key?: Buffer): string {
   if (key) return `hmac-sha256:${createHmac('sha256', key).update(text).digest('hex')}`;
   return `sha256:${createHash('sha256').update(text).digest('hex')}`;
 }

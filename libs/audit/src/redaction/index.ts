@@ -1,5 +1,5 @@
 export { checkRedactionOptions, createRedactor, type RedactionOptions, type Redactor } from './redactor.js';
-export { argumentsDigest, canonicalJson } from './canonical-json.js';
+export { argumentsDigest, canonicalJson, canonicalTextDigest } from './canonical-json.js';
 export {
   DEFAULT_SECRET_KEYS,
   DEFAULT_VALUE_PATTERNS,

@@ -24,11 +24,11 @@ describe('RetentionJob', () => {
     const log = new AuditLog(writer, { redactor: createRedactor(), maxArgumentBytes: 1000, completions: true });
     const now = Date.now();
     for (let i = 0; i < 12; i++) void writer.append(entry({ at: now - (i < 10 ? 100 : 1) * DAY }));
-    writer.flush();
+    await writer.flush();
 
     const job = new RetentionJob(t.db, log, 90 * DAY, silentLogger());
     expect(await job.runOnce(now)).toBe(10);
-    writer.flush();
+    await writer.flush();
     const rows = t.db.prepare('SELECT id, method, arguments FROM audit_record ORDER BY id').all() as Record<string, unknown>[];
     expect(rows.map((r) => r.id)).toEqual([11, 12, 13]);
     expect(rows[2].method).toBe('audit/pruned');

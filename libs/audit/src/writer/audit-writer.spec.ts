@@ -68,12 +68,12 @@ describe('AuditWriter, strict', () => {
     const pages = db.pragma('page_count', { simple: true }) as number;
     db.pragma(`max_page_count = ${pages}`);
     for (let i = 0; i < 50; i++) void writer.append(entry({ arguments: JSON.stringify({ pad: 'x'.repeat(2000) }) }));
-    writer.flush();
+    await writer.flush();
     expect(writer.writable).toBe(false);
     expect(writer.status()).toMatchObject({ queuedRows: 50 });
     expect(writer.status().failure).toMatch(/SQLITE_FULL/);
     db.pragma('max_page_count = 1073741823');
-    writer.flush();
+    await writer.flush();
     expect(writer.writable).toBe(true);
     expect(count()).toBe(50);
   });
@@ -95,11 +95,11 @@ describe('AuditWriter, relaxed', () => {
     const other = new Database(file);
     other.prepare('BEGIN IMMEDIATE').run();
     for (let i = 0; i < 1005; i++) await writer.append(entry());
-    writer.flush();
+    await writer.flush();
     expect(writer.status()).toMatchObject({ writable: false, queuedRows: 1000, lostRows: 5 });
     other.prepare('COMMIT').run();
     other.close();
-    writer.flush();
+    await writer.flush();
     expect(count()).toBe(1001);
     const marker = db.prepare(`SELECT method, rule, arguments FROM audit_record ORDER BY id DESC LIMIT 1`).get() as Record<string, string>;
     expect(marker).toMatchObject({ method: 'audit/rows-lost', rule: 'audit:queue-full' });
@@ -111,7 +111,7 @@ describe('AuditWriter, relaxed', () => {
     const { db, count } = await setup();
     const writer = writerFor(db, 'relaxed');
     for (let i = 0; i < 10; i++) void writer.append(entry());
-    writer.close();
+    await writer.close();
     expect(count()).toBe(10);
     expect(() => writer.append(entry())).toThrow(/closed/);
   });
@@ -140,3 +140,76 @@ async function tempDatabaseOn(file: string) {
   open.push(dataSource);
   return { dataSource, db: sqliteConnection(dataSource) };
 }
+
+describe('AuditWriter, one commit in flight', () => {
+  /** A committer the test completes by hand, to see what the writer does meanwhile. */
+  function heldCommitter() {
+    const batches: number[] = [];
+    const release: (() => void)[] = [];
+    return {
+      batches,
+      release: () => release.shift()?.(),
+      commit: (entries: readonly unknown[]) =>
+        new Promise<void>((resolve) => {
+          batches.push(entries.length);
+          release.push(resolve);
+        }),
+      close: async () => undefined,
+    };
+  }
+
+  it('strict: rows arriving during a commit form the next batch', async () => {
+    const committer = heldCommitter();
+    const { AuditWriter } = await import('./audit-writer.js');
+    const { silentLogger } = await import('@switchboard/observability');
+    const writer = new AuditWriter(committer, { mode: 'strict', flushMs: 20, maxQueuedRows: 100, logger: silentLogger() });
+    const first = writer.append(entry());
+    await nextTurn();
+    expect(committer.batches).toEqual([1]);
+    const later = [writer.append(entry()), writer.append(entry()), writer.append(entry())];
+    await nextTurn();
+    expect(committer.batches).toEqual([1]); // still one in flight
+    committer.release();
+    await first;
+    await nextTurn();
+    expect(committer.batches).toEqual([1, 3]);
+    committer.release();
+    await Promise.all(later);
+  });
+
+  it('relaxed: a flush window that ends during a commit is not forgotten', async () => {
+    const committer = heldCommitter();
+    const { AuditWriter } = await import('./audit-writer.js');
+    const { silentLogger } = await import('@switchboard/observability');
+    const writer = new AuditWriter(committer, { mode: 'relaxed', flushMs: 10, maxQueuedRows: 100, logger: silentLogger() });
+    void writer.append(entry());
+    await new Promise((r) => setTimeout(r, 30));
+    void writer.append(entry());
+    await new Promise((r) => setTimeout(r, 30)); // its window ends while the first commit is held
+    committer.release();
+    await new Promise((r) => setTimeout(r, 5));
+    expect(committer.batches).toEqual([1, 1]);
+    committer.release();
+  });
+});
+
+describe('AuditWriter, rows appended from setImmediate callbacks', () => {
+  it('still commits (the pending commit is not pushed back by each append)', async () => {
+    const { db, count } = await setup();
+    const writer = writerFor(db, 'relaxed');
+    let appended = 0;
+    await new Promise<void>((done) => {
+      const more = () => {
+        for (let i = 0; i < 600; i++) void writer.append(entry());
+        appended += 600;
+        if (appended < 6000) setImmediate(more);
+        else done();
+      };
+      setImmediate(more);
+    });
+    // 600 rows per turn exceed the eager batch: commits happened while rows kept coming.
+    expect(count()).toBeGreaterThan(0);
+    await writer.flush();
+    expect(count()).toBe(6000);
+  });
+});

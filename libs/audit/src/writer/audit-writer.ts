@@ -1,8 +1,7 @@
 import type { Logger } from '@switchboard/observability';
-import type { SqliteConnection } from '@switchboard/persistence';
 import type { AuditEntry } from '../audit.types.js';
 import { systemEntry } from '../system-entry.js';
-import { RowInserter } from './row-insert.js';
+import type { Committer } from './committer.js';
 
 /**
  * `strict`: a request's response waits for the commit that holds its row, so an answered
@@ -53,9 +52,10 @@ const RETRY_MAX_MS = 5_000;
 const EAGER_BATCH = 512;
 
 /**
- * Group commit: every row appended during one turn of the event loop (strict) or one
- * `flushMs` window (relaxed) goes into a single transaction. One transaction per call
- * would cost ~20 µs of CPU per row; batched it is ~4 µs.
+ * Group commit: rows are gathered into batches and each batch is one transaction. At most
+ * one commit is in flight; whatever arrives while it runs (strict) or within `flushMs`
+ * (relaxed) makes the next batch, so batches grow with load and the cost of a commit is
+ * shared. One transaction per call would cost ~20 µs of CPU per row more.
  *
  * Failures are never silent: rows stay queued and are retried with backoff, the failure
  * is logged as an error (and shown by /readyz), strict mode refuses new calls until a
@@ -63,10 +63,13 @@ const EAGER_BATCH = 512;
  * marker row once the log is writable again.
  */
 export class AuditWriter {
-  private readonly inserter: RowInserter;
   private pending: Batch | undefined;
   /** Rows whose commit failed, oldest first; retried before anything newer. */
   private backlog: AuditEntry[] = [];
+  /** The commit in flight, if any; resolves (never rejects) when it has settled. */
+  private inFlight: Promise<void> | undefined;
+  /** A commit was asked for while one was in flight. */
+  private commitAfter = false;
   private scheduled: { immediate?: NodeJS.Immediate; timeout?: NodeJS.Timeout } | undefined;
   private failure: { message: string; since: number; retryMs: number } | undefined;
   private lost = { rows: 0, since: 0 };
@@ -74,11 +77,9 @@ export class AuditWriter {
   private closed = false;
 
   constructor(
-    db: SqliteConnection,
+    private readonly committer: Committer,
     private readonly options: AuditWriterOptions,
-  ) {
-    this.inserter = new RowInserter(db);
-  }
+  ) {}
 
   get mode(): AuditMode {
     return this.options.mode;
@@ -112,16 +113,20 @@ export class AuditWriter {
     return batch.promise;
   }
 
-  /** Commits everything queued now. Used at shutdown and by tests. */
-  flush(): void {
+  /** Commits everything queued now (after the commit in flight). Used at shutdown and by tests. */
+  async flush(): Promise<void> {
     this.cancelSchedule();
+    await this.inFlight;
     this.commit();
+    await this.inFlight;
   }
 
   /** Final flush; logs loudly what could not be written. */
-  close(): void {
+  async close(): Promise<void> {
     this.closed = true; // before the final commit: a failure then schedules no retry
-    this.flush();
+    await this.flush();
+    this.cancelSchedule();
+    await this.committer.close();
     const left = this.queuedRows();
     if (left > 0) {
       this.options.logger.fatal(
@@ -148,8 +153,10 @@ export class AuditWriter {
 
   private schedule(delayMs: number): void {
     if (this.scheduled !== undefined) {
-      if (delayMs > 0 || this.failure) return;
-      // A strict row arrived while a relaxed timer was set: commit sooner.
+      // An immediate already set stays: re-setting it on every append would push the commit
+      // back a turn each time rows keep arriving from setImmediate callbacks.
+      if (delayMs > 0 || this.failure || this.scheduled.immediate) return;
+      // A batch became due while a relaxed timer was set: commit sooner.
       this.cancelSchedule();
     }
     const run = () => {
@@ -171,22 +178,42 @@ export class AuditWriter {
     this.scheduled = undefined;
   }
 
+  /** Starts a commit of everything queued, unless one is in flight (its end starts the next). */
   private commit(): void {
+    if (this.inFlight) {
+      this.commitAfter = true;
+      return;
+    }
     const batch = this.pending;
     this.pending = undefined;
     const entries = this.backlog.length > 0 ? this.backlog.concat(batch?.entries ?? []) : (batch?.entries ?? []);
     if (entries.length === 0 && this.lost.rows === 0) return;
-    const marker = this.lost.rows > 0 ? lostRowsMarker(this.lost.rows, this.lost.since) : undefined;
-    try {
-      this.inserter.append(marker ? [...entries, marker] : entries);
-    } catch (err) {
-      this.backlog = entries;
-      if (batch && this.options.mode === 'strict') this.withhold(batch, err);
-      this.failed(err);
-      return;
-    }
     this.backlog = [];
-    if (marker) this.lost = { rows: 0, since: 0 };
+    const marker = this.lost.rows > 0 ? lostRowsMarker(this.lost.rows, this.lost.since) : undefined;
+    const settle = (err?: unknown) => {
+      this.inFlight = undefined;
+      if (err === undefined) this.committed(entries, batch, marker !== undefined);
+      else {
+        // Older rows go back in front of anything queued since.
+        this.backlog = entries.concat(this.backlog);
+        if (batch && this.options.mode === 'strict') this.withhold(batch, err);
+        this.failed(err);
+        return;
+      }
+      // Strict rows that arrived during this commit go next, at once: that is the group.
+      // So do relaxed rows whose timer fired meanwhile.
+      const again = this.commitAfter || this.options.mode === 'strict';
+      this.commitAfter = false;
+      if (again && this.pending && !this.closed) this.schedule(0);
+    };
+    this.inFlight = this.committer.commit(marker ? [...entries, marker] : entries).then(
+      () => settle(),
+      (err: unknown) => settle(err),
+    );
+  }
+
+  private committed(entries: AuditEntry[], batch: Batch | undefined, hadMarker: boolean): void {
+    if (hadMarker) this.lost = { rows: 0, since: 0 };
     this.counters.commits += 1;
     this.counters.committedRows += entries.length;
     if (this.failure) {
@@ -227,6 +254,7 @@ export class AuditWriter {
         : 'audit: still cannot write the audit log',
     );
     if (!this.closed) {
+      this.cancelSchedule();
       const timeout = setTimeout(() => {
         this.scheduled = undefined;
         this.commit();

@@ -1,5 +1,6 @@
 import { AuditUnavailableError, AUDIT_UNAVAILABLE_CODE, type AuditDraft, type AuditLog } from '@switchboard/audit';
-import { ErrorCode, McpError, jsonTextOf, newTraceId } from '@switchboard/core';
+import { randomUUID } from 'node:crypto';
+import { ErrorCode, McpError, jsonTextOf } from '@switchboard/core';
 import type { Item, MethodHandler, RelayServices, RequestContext } from '../relay.types.js';
 import { newAuditFacts } from './audit-facts.js';
 
@@ -136,7 +137,8 @@ function traceIdOf(params: Item): string {
     const match = /^[0-9a-f]{2}-([0-9a-f]{32})-[0-9a-f]{16}-[0-9a-f]{2}$/.exec(traceparent);
     if (match) return match[1];
   }
-  return newTraceId();
+  // randomUUID draws from a cached entropy pool: no system call per request, unlike randomBytes.
+  return randomUUID().replaceAll('-', '');
 }
 
 function describe(err: unknown): { code: number; message: string } {
