@@ -22,6 +22,8 @@ export const databasePath = (config: GatewayConfig): string => join(config.dataD
 
 /** How long a start waits for another process that is migrating the same file. */
 const MIGRATION_BUSY_TIMEOUT_MS = 15_000;
+/** Tries at migrating while other processes migrate the same file (each waits for the others' locks). */
+const MIGRATION_ATTEMPTS = 10;
 
 /**
  * Opens the database in the data dir and applies pending migrations; logs what ran.
@@ -34,24 +36,32 @@ export async function openMigrated(
   logger?: Logger,
   busyTimeoutMs?: number,
 ): Promise<{ dataSource: DataSource; applied: string[] }> {
-  const dataSource = await openDatabase({
-    file: databasePath(config),
-    entities: AUDIT_ENTITIES,
-    migrations: MIGRATIONS,
-    synchronous: config.audit.synchronous,
-    busyTimeoutMs: MIGRATION_BUSY_TIMEOUT_MS,
-  });
+  let dataSource: DataSource | undefined;
   let applied: string[] = [];
-  try {
-    applied = await migrate(dataSource);
-    if (applied.length > 0) logger?.info({ migrations: applied, file: databasePath(config) }, 'database migrated');
-  } catch (err) {
-    const stillPending = await dataSource.showMigrations().catch(() => true);
-    if (stillPending) {
-      await dataSource.destroy();
-      throw err;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      dataSource ??= await openDatabase({
+        file: databasePath(config),
+        entities: AUDIT_ENTITIES,
+        migrations: MIGRATIONS,
+        synchronous: config.audit.synchronous,
+        busyTimeoutMs: MIGRATION_BUSY_TIMEOUT_MS,
+      });
+      applied = applied.concat(await migrate(dataSource));
+      break;
+    } catch (err) {
+      // Another process may be creating the file (switching it to WAL answers "database is
+      // locked" without waiting) or have applied some of the same migrations in between (our
+      // CREATE TABLE then fails). Re-read what is applied and carry on from there.
+      if (dataSource && !(await dataSource.showMigrations().catch(() => true))) break;
+      if (attempt >= MIGRATION_ATTEMPTS) {
+        if (dataSource?.isInitialized) await dataSource.destroy();
+        throw err;
+      }
+      await new Promise((r) => setTimeout(r, 50 * attempt));
     }
   }
+  if (applied.length > 0) logger?.info({ migrations: applied, file: databasePath(config) }, 'database migrated');
   if (busyTimeoutMs !== undefined) sqliteConnection(dataSource).pragma(`busy_timeout = ${busyTimeoutMs}`);
   return { dataSource, applied };
 }

@@ -1,4 +1,5 @@
 import type { AuditEntry } from './audit.types.js';
+import { bareEntry } from './system-entry.js';
 import { canonicalJson, canonicalTextDigest, type Redactor } from './redaction/index.js';
 import type { AuditWriter } from './writer/audit-writer.js';
 
@@ -74,32 +75,19 @@ export class AuditLog {
    * rebinding attempt, a misconfigured proxy). Never awaited: the caller gets its 403 at once.
    */
   recordHttpRefusal(refusal: { httpMethod: string; path: string; rule: string; reason: string }): void {
-    this.note({
-      at: Date.now(),
-      principal: 'anonymous',
-      authMethod: 'none',
-      sessionId: null,
-      transport: null,
-      clientName: null,
-      clientVersion: null,
-      protocolVersion: null,
-      upstream: null,
-      method: 'http',
-      name: `${refusal.httpMethod} ${refusal.path}`.slice(0, 200),
-      originalName: null,
-      arguments: null,
-      argumentsTruncated: false,
-      argumentsDigest: null,
-      decision: 'refused',
-      rule: refusal.rule,
-      outcome: null,
-      errorCode: -32600, // what the 403's JSON-RPC body says
-      errorMessage: this.options.redactor.redactText(refusal.reason).slice(0, MAX_ERROR_CHARS),
-      latencyMs: null,
-      responseBytes: null,
-      requestId: null,
-      traceId: null,
-    });
+    this.note(
+      bareEntry({
+        principal: 'anonymous',
+        authMethod: 'none',
+        method: 'http',
+        name: `${refusal.httpMethod} ${refusal.path}`.slice(0, 200),
+        decision: 'refused',
+        rule: refusal.rule,
+        outcome: null,
+        errorCode: -32600, // what the 403's JSON-RPC body says
+        errorMessage: this.options.redactor.redactText(refusal.reason).slice(0, MAX_ERROR_CHARS),
+      }),
+    );
   }
 
   /** A row that is not about a request a host made (a pruning marker, say); never awaited. */

@@ -1,16 +1,12 @@
 import type { AuditEntry } from './audit.types.js';
 
-type Varying = Pick<AuditEntry, 'method' | 'decision' | 'rule' | 'outcome' | 'errorMessage'>;
+type Given = Pick<AuditEntry, 'principal' | 'authMethod' | 'method' | 'decision' | 'rule' | 'outcome' | 'errorMessage'> &
+  Partial<AuditEntry>;
 
-/**
- * A row the gateway writes about the log itself (`audit/pruned`, `audit/rows-lost`): by
- * principal `switchboard`, with its facts as JSON in `arguments`, chained like any other.
- */
-export function systemEntry(fields: Varying, facts: Record<string, unknown>): AuditEntry {
+/** A row that is not about a host's MCP request: every request-specific field empty. */
+export function bareEntry(fields: Given): AuditEntry {
   return {
     at: Date.now(),
-    principal: 'switchboard',
-    authMethod: 'internal',
     sessionId: null,
     transport: null,
     clientName: null,
@@ -19,7 +15,7 @@ export function systemEntry(fields: Varying, facts: Record<string, unknown>): Au
     upstream: null,
     name: null,
     originalName: null,
-    arguments: JSON.stringify(facts),
+    arguments: null,
     argumentsTruncated: false,
     argumentsDigest: null,
     errorCode: null,
@@ -29,4 +25,15 @@ export function systemEntry(fields: Varying, facts: Record<string, unknown>): Au
     traceId: null,
     ...fields,
   };
+}
+
+/**
+ * A row the gateway writes about the log itself (`audit/pruned`, `audit/rows-lost`): by
+ * principal `switchboard`, with its facts as JSON in `arguments`, chained like any other.
+ */
+export function systemEntry(
+  fields: Pick<AuditEntry, 'method' | 'decision' | 'rule' | 'outcome' | 'errorMessage'>,
+  facts: Record<string, unknown>,
+): AuditEntry {
+  return bareEntry({ principal: 'switchboard', authMethod: 'internal', arguments: JSON.stringify(facts), ...fields });
 }

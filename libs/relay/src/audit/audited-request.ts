@@ -2,7 +2,6 @@ import { AuditUnavailableError, AUDIT_UNAVAILABLE_CODE, type AuditDraft, type Au
 import { randomUUID } from 'node:crypto';
 import { ErrorCode, McpError, jsonTextOf } from '@switchboard/core';
 import type { Item, MethodHandler, RelayServices, RequestContext } from '../relay.types.js';
-import { newAuditFacts } from './audit-facts.js';
 
 /** Until policies exist (a later issue), whatever the catalog can route is allowed by this rule. */
 const DEFAULT_RULE = 'default-allow';
@@ -28,7 +27,7 @@ export async function runAudited(
 ): Promise<Item> {
   const started = performance.now();
   const draft = draftOf(ctx);
-  const facts = newAuditFacts();
+  const facts = ctx.audit;
   let result: Item | undefined;
   let failure: unknown;
   if (!refusal) {
@@ -45,7 +44,7 @@ export async function runAudited(
     draft.rule = refusal.rule;
   } else {
     try {
-      result = await handler({ ...ctx, audit: facts }, services);
+      result = await handler(ctx, services);
     } catch (err) {
       failure = err;
     }
