@@ -1,6 +1,5 @@
 import { join } from 'node:path';
 import { DATABASE_FILE } from '@switchboard/persistence';
-import { toolCall } from '../load/jsonrpc.js';
 import { summarizeAudit, type AuditSummaryRow, type AuditWindow } from '../measure/audit-cost.js';
 import { AuditRowCounter } from '../measure/audit-rows.js';
 import { measureWindow } from '../measure/window.js';
@@ -11,7 +10,7 @@ import { startTarget, switchboardDataDir, targetLabel, type StartContext } from 
 import type { Target } from '../targets/target.js';
 import { runWriterThroughput, type WriterThroughput } from './audit-writer.js';
 import { AUDIT_CONCURRENCY, AUDIT_CONFIGS, AUDIT_OFF, type AuditConfig } from './audit-configs.js';
-import { describeWindow, recordWindow } from './main-matrix.js';
+import { describeWindow, echoWindow, recordWindow } from './main-matrix.js';
 
 export interface AuditResult {
   /** What was not measured, and why. */
@@ -99,12 +98,7 @@ async function measureAuditWindow(daemon: AuditDaemon, concurrency: number, roun
   let writerBefore: WriterCounters | undefined;
   let writerAfter: WriterCounters | undefined;
   const result = await measureWindow(target, {
-    variant: 'echo',
-    request: toolCall(target.tools.echo, { text: 'hello from the bench' }),
-    concurrency,
-    warmupS: options.warmupS,
-    durationS: options.durationS,
-    round,
+    ...echoWindow(target, concurrency, round, options),
     atStart: async () => {
       writerBefore = await writerCounters(readyz);
       rowsBefore = counter?.rows() ?? 0;

@@ -42,14 +42,7 @@ export async function runMainMatrix(targets: readonly Target[], options: BenchOp
       for (const target of rotate(targets, slot++)) {
         const label = `round ${round}/${options.rounds} C=${concurrency} ${target.name}`;
         await recordWindow(label, windows, errors, () =>
-          measureWindow(target, {
-            variant: 'echo',
-            request: toolCall(target.tools.echo, { text: 'hello from the bench' }),
-            concurrency,
-            warmupS: options.warmupS,
-            durationS: options.durationS,
-            round,
-          }),
+          measureWindow(target, echoWindow(target, concurrency, round, options)),
         );
       }
     }
@@ -58,6 +51,18 @@ export async function runMainMatrix(targets: readonly Target[], options: BenchOp
 }
 
 /** Runs one window and keeps its result, or the reason it could not run; never throws. */
+/** The window every echo measurement uses: the main matrix's and the audit scenario's. */
+export function echoWindow(target: Target, concurrency: number, round: number, options: BenchOptions) {
+  return {
+    variant: 'echo',
+    request: toolCall(target.tools.echo, { text: 'hello from the bench' }),
+    concurrency,
+    warmupS: options.warmupS,
+    durationS: options.durationS,
+    round,
+  };
+}
+
 export async function recordWindow<W extends WindowResult>(
   label: string,
   windows: W[],
