@@ -213,3 +213,21 @@ describe('AuditWriter, rows appended from setImmediate callbacks', () => {
     expect(count()).toBe(6000);
   });
 });
+
+describe('AuditWriter, strict with a full queue', () => {
+  it('refuses rows beyond the cap; a refusal nobody awaits is not an unhandled rejection', async () => {
+    const { db, file } = await setup();
+    const writer = writerFor(db, 'strict', 2);
+    const locker = new Database(file);
+    locker.prepare('BEGIN IMMEDIATE').run();
+    const held = [writer.append(entry()), writer.append(entry())];
+    await Promise.allSettled(held);
+    // As the relay does for a refusal row: appended, never awaited.
+    void writer.append(entry());
+    await expect(writer.append(entry())).rejects.toBeInstanceOf(AuditUnavailableError);
+    expect(writer.status().lostRows).toBe(2);
+    await nextTurn();
+    locker.prepare('ROLLBACK').run();
+    locker.close();
+  });
+});

@@ -273,9 +273,11 @@ export class AuditWriter {
         'audit: queue full while the log cannot be written; rows are being lost',
       );
     }
-    return this.options.mode === 'strict'
-      ? Promise.reject(new AuditUnavailableError(this.failure?.message ?? 'queue full'))
-      : RESOLVED;
+    if (this.options.mode === 'relaxed') return RESOLVED;
+    const refused = Promise.reject(new AuditUnavailableError(this.failure?.message ?? 'queue full'));
+    // Refusal rows are appended without being awaited: their rejection must not go unhandled.
+    refused.catch(() => undefined);
+    return refused;
   }
 }
 
