@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -33,19 +34,20 @@ describe('migrations', () => {
     expect(applied).toEqual(MIGRATIONS.map((m) => m.name));
     expect(objects(ds)).toEqual(
       expect.arrayContaining([
-        'table:audit_record',
+        'table:audit_entry',
+        'view:audit_record',
         'table:audit_chain',
         'table:migrations',
-        'index:audit_record_at',
-        'index:audit_record_principal',
+        'index:audit_entry_at',
+        'index:audit_entry_principal',
       ]),
     );
   });
 
-  it('the second migration leaves only the time and principal indexes', async () => {
+  it('leaves only the time and principal indexes', async () => {
     const ds = await fresh();
     await migrate(ds);
-    expect(objects(ds).filter((o) => o.startsWith('index:'))).toEqual(['index:audit_record_at', 'index:audit_record_principal']);
+    expect(objects(ds).filter((o) => o.startsWith('index:'))).toEqual(['index:audit_entry_at', 'index:audit_entry_principal']);
   });
 
   it('a second run applies nothing', async () => {
@@ -61,13 +63,32 @@ describe('migrations', () => {
     expect(objects(ds)).toEqual(['table:migrations']);
   });
 
-  it('the audit table refuses values outside its vocabulary', async () => {
+  it('the JSON migration keeps existing rows, their hashes, and what the audit_record view shows', async () => {
     const ds = await fresh();
+    const db = sqliteConnection(ds);
+    // Up to the column-per-field schema, with a row written as the old writer wrote it.
     await migrate(ds);
-    const insert = sqliteConnection(ds).prepare(
-      `INSERT INTO audit_record (id, at, principal, auth_method, method, decision, prev_hash, hash) VALUES (1, 0, 'p', 'a', 'm', ?, 'x', 'y')`,
-    );
-    expect(() => insert.run('maybe')).toThrow(/CHECK constraint/);
-    expect(() => insert.run('allowed')).not.toThrow();
+    await ds.undoLastMigration();
+    const old = { id: 1, at: 1_795_000_000_000, principal: 'alice', auth_method: 'api-key', session_id: 's', transport: 'stdio',
+      client_name: 'host', client_version: '1', protocol_version: '2025-06-18', upstream: 'fx', method: 'tools/call',
+      name: 'fx__echo', original_name: 'echo', arguments: '{"text":"h\u00e9 \\"quoted\\""}', arguments_truncated: 0,
+      arguments_digest: 'hmac-sha256:00', decision: 'allowed', rule: 'default-allow', outcome: 'ok', error_code: null,
+      error_message: null, latency_ms: 1.25, response_bytes: 42, request_id: '7', trace_id: 'ab' };
+    const record = JSON.stringify(Object.values(old));
+    const hash = createHash('sha256').update(`${GENESIS}\n${record}`).digest('hex');
+    db.prepare(`INSERT INTO audit_record (${Object.keys(old).join(', ')}, prev_hash, hash) VALUES (${Object.keys(old).map(() => '?').join(', ')}, ?, ?)`)
+      .run(...Object.values(old), GENESIS, hash);
+
+    await migrate(ds);
+    expect(db.prepare('SELECT id, at, principal, record, prev_hash, hash FROM audit_entry').get()).toEqual({
+      id: 1, at: old.at, principal: 'alice', record, prev_hash: GENESIS, hash,
+    });
+    expect(db.prepare('SELECT * FROM audit_record').get()).toEqual({ ...old, prev_hash: GENESIS, hash });
+
+    // And back: the columns again, same values.
+    await ds.undoLastMigration();
+    expect(db.prepare('SELECT * FROM audit_record').get()).toEqual({ ...old, prev_hash: GENESIS, hash });
   });
 });
+
+const GENESIS = '0'.repeat(64);

@@ -262,7 +262,7 @@ describe('switchboard audit and db commands', () => {
     );
 
     const db = new Database(databasePath(config));
-    db.prepare(`UPDATE audit_record SET principal = 'mallory' WHERE id = 3`).run();
+    db.prepare(`UPDATE audit_entry SET record = json_set(record, '$[2]', 'mallory'), principal = 'mallory' WHERE id = 3`).run();
     db.close();
     const broken = cli(withConfig('audit', 'verify'));
     expect(broken.code).toBe(1);
@@ -276,7 +276,7 @@ describe('switchboard audit and db commands without a database', () => {
     const file = databasePath(loadConfigWithWarnings(configPath).config);
     const first = cli(['db', 'migrate', '--config', configPath]);
     expect(first.code).toBe(0);
-    expect(first.stdout).toMatch(/^applied 2 migration\(s\):\n {2}CreateAuditLog\d+\n {2}SlimAuditIndexes\d+\n/);
+    expect(first.stdout).toMatch(/^applied 3 migration\(s\):\n {2}CreateAuditLog\d+\n {2}SlimAuditIndexes\d+\n {2}AuditRecordAsJson\d+\n/);
     expect(first.stdout).toContain(`database: ${file}\n`);
     expect(existsSync(file)).toBe(true);
     const again = cli(['db', 'migrate', '--config', configPath]);

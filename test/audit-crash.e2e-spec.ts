@@ -17,9 +17,10 @@ afterAll(stopAllDaemons);
  * flush, no chance to clean up).
  */
 describe('audit log across kill -9', () => {
-  it('holds every call a host saw answered, and the chain verifies after restart', async () => {
+  // normal (the default) commits on the event loop; full commits, with an fsync, in a worker thread.
+  it.each(['normal', 'full'] as const)('synchronous %s: holds every call a host saw answered, and the chain verifies after restart', async (synchronous) => {
     const dir = tempDir();
-    const configPath = writeConfig({ mcpServers: { fx: stdioFixture() } }, dir);
+    const configPath = writeConfig({ mcpServers: { fx: stdioFixture() }, audit: { synchronous } }, dir);
     const daemon = await startDaemon(configPath);
     const hosts = await Promise.all(Array.from({ length: HOSTS }, () => connectHost('streamable-http', { daemon })));
 

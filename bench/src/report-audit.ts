@@ -46,7 +46,8 @@ export function renderAudit(audit: AuditResult): string[] {
       '## Audit writer alone (in-process, a fresh database file per case)',
       '',
       'Strict: each appender awaits its row’s commit before appending the next. Relaxed: one row per appender per event-loop turn. ' +
-        'Every row is hashed into the chain and inserted with its indexes. CPU is this process’s user + system time per row.',
+        'Every row is hashed into the chain and inserted with its indexes, by the daemon’s committer for the setting (this thread under normal, a worker thread under full). ' +
+        'CPU is this process’s user + system time per row, all threads.',
       '',
       table(
         ['mode', 'synchronous', 'appenders', 'rows/s', 'commits/s', 'rows per commit', 'CPU µs/row'],

@@ -107,7 +107,7 @@ export function evaluateTargets(inputs: CheckInputs): CheckResult[] {
 }
 
 /**
- * The default audit log (strict, synchronous full) judged against the same daemon with
+ * The default audit log (strict, synchronous normal) judged against the same daemon with
  * the log off, the strict reading; against relaxed mode for information only.
  */
 function auditChecks(windows: readonly AuditWindow[] | undefined): CheckResult[] {
@@ -124,7 +124,7 @@ function auditChecks(windows: readonly AuditWindow[] | undefined): CheckResult[]
     Number.isFinite(value) ? `${text(vsOff!)} vs off; ${text(vsRelaxed!)} vs relaxed (for information)${note}` : 'not measured';
   const cpuRatio = vsOff?.cpuRatio ?? Number.NaN;
   const p50Delta = vsOff?.p50DeltaMs ?? Number.NaN;
-  const what = 'the strict audit log (the default: synchronous full) adds';
+  const what = 'the strict audit log (the default: synchronous normal) adds';
   const where = 'switchboard-stdio at C=16 (vs audit off)';
   return [
     {

@@ -4,7 +4,7 @@ import {
   AuditLog,
   AuditWriter,
   RetentionJob,
-  WorkerCommitter,
+  committerFor,
   createRedactor,
   parseRetention,
 } from '@switchboard/audit';
@@ -89,8 +89,7 @@ export async function openAuditStore(config: GatewayConfig, logger: Logger): Pro
   }
   const { dataSource } = await openMigrated(config, logger, WRITER_BUSY_TIMEOUT_MS);
   const db = sqliteConnection(dataSource);
-  // Commits run in their own thread (ADR 007): SQLite's work, fsync included, off the event loop.
-  const committer = new WorkerCommitter({
+  const committer = committerFor(db, {
     file: databasePath(config),
     synchronous: settings.synchronous,
     busyTimeoutMs: WRITER_BUSY_TIMEOUT_MS,

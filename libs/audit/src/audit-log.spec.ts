@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { DataSource } from 'typeorm';
 import { entry, tempDatabase, writerFor } from '../test-support/temp-db.js';
-import { AuditLog, type AuditDraft } from './audit-log.js';
+import { AuditLog } from './audit-log.js';
 import { argumentsDigest, createRedactor } from './redaction/index.js';
 
 let open: DataSource[] = [];
@@ -18,16 +18,12 @@ async function log(maxArgumentBytes = 200, completions = true) {
   return { audit, last };
 }
 
-function draft(args: unknown, error: string | null = null): AuditDraft {
-  const { arguments: _a, argumentsTruncated: _t, argumentsDigest: _d, errorMessage: _e, ...rest } = entry();
-  return { ...rest, args, error };
-}
 
 describe('AuditLog', () => {
   it('writes redacted arguments and a digest of the unredacted ones', async () => {
     const { audit, last } = await log();
     const args = { query: 'select 1', password: 'hunter2hunter2' };
-    await audit.record(draft(args));
+    await audit.record(entry(), args, null);
     const row = last();
     expect(row.arguments).toBe('{"password":"[REDACTED]","query":"select 1"}');
     expect(row.arguments_digest).toBe(argumentsDigest(args));
@@ -36,7 +32,7 @@ describe('AuditLog', () => {
 
   it('cuts long arguments at a UTF-8 boundary within the cap and marks them', async () => {
     const { audit, last } = await log(100);
-    await audit.record(draft({ text: '€'.repeat(500) }));
+    await audit.record(entry(), { text: '€'.repeat(500) }, null);
     const row = last();
     expect(row.arguments_truncated).toBe(1);
     expect(Buffer.byteLength(String(row.arguments))).toBeLessThanOrEqual(100);
@@ -45,7 +41,7 @@ describe('AuditLog', () => {
 
   it('redacts secrets in error messages too, and caps them', async () => {
     const { audit, last } = await log();
-    await audit.record(draft(undefined, `upstream said: bad token ghp_${'a'.repeat(36)} ${'x'.repeat(5000)}`));
+    await audit.record(entry(), undefined, `upstream said: bad token ghp_${'a'.repeat(36)} ${'x'.repeat(5000)}`);
     const row = last();
     expect(row.arguments).toBeNull();
     expect(row.arguments_digest).toBeNull();

@@ -1,94 +1,93 @@
-import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
+import { Column, Entity, PrimaryColumn, ViewColumn, ViewEntity } from 'typeorm';
 import type { AuditDecision, AuditOutcome } from './audit.types.js';
 
 /**
- * The `audit_record` table. The schema itself is made by migrations/; this mapping is for
- * queries. Ids are assigned by the writer inside its transaction (they are hashed into the
- * chain), so the column is a plain primary key here.
+ * The `audit_record` view: one column per field of the rows stored in `audit_entry` (id,
+ * time and principal as indexed columns, the rest as one JSON record; see the third
+ * migration). The schema is made by migrations/; this mapping is for queries. Rows are
+ * written by the writer's prepared INSERT, never through TypeORM.
  */
-@Entity({ name: 'audit_record' })
-@Index('audit_record_at', ['at'])
-@Index('audit_record_principal', ['principal', 'at'])
+@ViewEntity({ name: 'audit_record' })
 export class AuditRecordEntity {
-  @PrimaryColumn({ type: 'integer' })
+  @ViewColumn()
   id!: number;
 
-  @Column({ type: 'integer' })
+  @ViewColumn()
   at!: number;
 
-  @Column({ type: 'text' })
+  @ViewColumn()
   principal!: string;
 
-  @Column({ type: 'text', name: 'auth_method' })
+  @ViewColumn({ name: 'auth_method' })
   authMethod!: string;
 
-  @Column({ type: 'text', name: 'session_id', nullable: true })
+  @ViewColumn({ name: 'session_id' })
   sessionId!: string | null;
 
-  @Column({ type: 'text', nullable: true })
+  @ViewColumn()
   transport!: string | null;
 
-  @Column({ type: 'text', name: 'client_name', nullable: true })
+  @ViewColumn({ name: 'client_name' })
   clientName!: string | null;
 
-  @Column({ type: 'text', name: 'client_version', nullable: true })
+  @ViewColumn({ name: 'client_version' })
   clientVersion!: string | null;
 
-  @Column({ type: 'text', name: 'protocol_version', nullable: true })
+  @ViewColumn({ name: 'protocol_version' })
   protocolVersion!: string | null;
 
-  @Column({ type: 'text', nullable: true })
+  @ViewColumn()
   upstream!: string | null;
 
-  @Column({ type: 'text' })
+  @ViewColumn()
   method!: string;
 
-  @Column({ type: 'text', nullable: true })
+  @ViewColumn()
   name!: string | null;
 
-  @Column({ type: 'text', name: 'original_name', nullable: true })
+  @ViewColumn({ name: 'original_name' })
   originalName!: string | null;
 
-  @Column({ type: 'text', nullable: true })
+  @ViewColumn()
   arguments!: string | null;
 
-  @Column({ type: 'boolean', name: 'arguments_truncated' })
+  @ViewColumn({ name: 'arguments_truncated' })
   argumentsTruncated!: boolean;
 
-  @Column({ type: 'text', name: 'arguments_digest', nullable: true })
+  @ViewColumn({ name: 'arguments_digest' })
   argumentsDigest!: string | null;
 
-  @Column({ type: 'text' })
+  @ViewColumn()
   decision!: AuditDecision;
 
-  @Column({ type: 'text', nullable: true })
+  @ViewColumn()
   rule!: string | null;
 
-  @Column({ type: 'text', nullable: true })
+  @ViewColumn()
   outcome!: AuditOutcome | null;
 
-  @Column({ type: 'integer', name: 'error_code', nullable: true })
+  @ViewColumn({ name: 'error_code' })
   errorCode!: number | null;
 
-  @Column({ type: 'text', name: 'error_message', nullable: true })
+  @ViewColumn({ name: 'error_message' })
   errorMessage!: string | null;
 
-  @Column({ type: 'real', name: 'latency_ms', nullable: true })
+  @ViewColumn({ name: 'latency_ms' })
   latencyMs!: number | null;
 
-  @Column({ type: 'integer', name: 'response_bytes', nullable: true })
+  @ViewColumn({ name: 'response_bytes' })
   responseBytes!: number | null;
 
-  @Column({ type: 'text', name: 'request_id', nullable: true })
+  @ViewColumn({ name: 'request_id' })
   requestId!: string | null;
 
-  @Column({ type: 'text', name: 'trace_id', nullable: true })
+  @ViewColumn({ name: 'trace_id' })
   traceId!: string | null;
 
-  @Column({ type: 'text', name: 'prev_hash' })
+  @ViewColumn({ name: 'prev_hash' })
   prevHash!: string;
 
-  @Column({ type: 'text' })
+  @ViewColumn()
   hash!: string;
 }
 

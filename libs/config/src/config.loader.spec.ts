@@ -43,7 +43,7 @@ describe('loadConfig: formats', () => {
       audit: {
         enabled: true,
         mode: 'strict',
-        synchronous: 'full',
+        synchronous: 'normal',
         flushMs: 200,
         maxQueuedRows: 100_000,
         retention: '90d',

@@ -14,7 +14,7 @@ import { z } from 'zod';
  *                   sessionIdleMs: 3600000 }
  *   security      { allowedHosts: [], allowedOrigins: [] }
  *   log           { level: info }; trace | debug | info | warn | error | fatal | silent
- *   audit         { enabled: true, mode: strict, synchronous: full, flushMs: 200, retention: 90d,
+ *   audit         { enabled: true, mode: strict, synchronous: normal, flushMs: 200, retention: 90d,
  *                   maxArgumentBytes: 8192, completions: true, maxQueuedRows: 100000,
  *                   redact: { defaults: true, keys: [], patterns: [] } }  (docs/audit.md)
  *   mcpServers    name -> server (Claude Desktop / Cursor style)
@@ -93,9 +93,9 @@ const auditSchema = z
       .default('strict')
       .describe('strict: an answer is released only after its row is committed; relaxed: rows are committed within flushMs.'),
     synchronous: z
-      .enum(['full', 'normal'])
-      .default('full')
-      .describe('full: each commit is fsynced (survives power loss); normal: survives a killed process, not a power cut.'),
+      .enum(['normal', 'full'])
+      .default('normal')
+      .describe('normal: a committed row survives a killed process (kill -9), not a power cut; full: each commit is also fsynced, surviving power loss.'),
     flushMs: intIn(1, 60_000, 'must be a whole number of milliseconds from 1 to 60000')
       .default(200)
       .describe('relaxed mode: the longest a row waits for its commit.'),

@@ -80,8 +80,8 @@ export interface AuditConfig {
   enabled: boolean;
   /** strict: answers wait for the commit holding their row; relaxed: rows commit within flushMs. */
   mode: 'strict' | 'relaxed';
-  /** full: fsync per commit (survives power loss); normal: survives a killed process only. */
-  synchronous: 'full' | 'normal';
+  /** normal: a commit survives a killed process; full: also a power cut (an fsync per commit). */
+  synchronous: 'normal' | 'full';
   flushMs: number;
   maxQueuedRows: number;
   /** `90d`, `12h`, `30m`, `2w`, or `off`. */

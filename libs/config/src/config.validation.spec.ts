@@ -56,7 +56,7 @@ describe('top-level settings', () => {
     ['log: { level: verbose }', 'log.level', 'must be one of: trace, debug, info, warn, error, fatal, silent'],
     ['log: info', 'log', 'must be a mapping (an object)'],
     ['audit: { mode: lax }', 'audit.mode', 'must be one of: strict, relaxed'],
-    ['audit: { synchronous: off }', 'audit.synchronous', 'must be one of: full, normal'],
+    ['audit: { synchronous: off }', 'audit.synchronous', 'must be one of: normal, full'],
     ['audit: { retention: 90 }', 'audit.retention', 'must be a string (quote numbers and booleans)'],
     ['audit: { retention: 3months }', 'audit.retention', "must be a count and a unit (m, h, d, w) like '90d', or 'off'"],
     ['audit: { flushMs: 0 }', 'audit.flushMs', 'must be a whole number of milliseconds from 1 to 60000'],

@@ -38,7 +38,7 @@ function statements(db: SqliteConnection) {
   let s = prepared.get(db);
   if (!s) {
     s = {
-      last: db.prepare('SELECT id, hash FROM audit_record ORDER BY id DESC LIMIT 1'),
+      last: db.prepare('SELECT id, hash FROM audit_entry ORDER BY id DESC LIMIT 1'),
       anchor: db.prepare(
         'SELECT anchor_id AS anchorId, anchor_hash AS anchorHash, pruned_rows AS prunedRows FROM audit_chain WHERE key = ?',
       ),

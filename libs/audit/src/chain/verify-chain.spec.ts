@@ -42,40 +42,43 @@ describe('verifyChain', () => {
 
   it('finds an edited row', async () => {
     const { dataSource, file } = await logWithRows(10);
-    tamper(file, `UPDATE audit_record SET arguments = '{"text":"changed"}' WHERE id = 6`);
+    tamper(file, `UPDATE audit_entry SET record = json_set(record, '$[13]', '{"text":"changed"}') WHERE id = 6`);
     expect(await verifyChain(dataSource)).toMatchObject({ ok: false, brokenAt: 6, rows: 5 });
   });
 
   it('finds an edited decision even when nothing else changed', async () => {
     const { dataSource, file } = await logWithRows(10);
-    tamper(file, `UPDATE audit_record SET decision = 'denied', outcome = NULL WHERE id = 3`);
+    tamper(file, `UPDATE audit_entry SET record = json_set(record, '$[16]', 'denied', '$[18]', NULL) WHERE id = 3`);
     expect(await verifyChain(dataSource)).toMatchObject({ ok: false, brokenAt: 3 });
+  });
+
+  it('finds an edited principal or time column, which filters read', async () => {
+    const { dataSource, file } = await logWithRows(10);
+    tamper(file, `UPDATE audit_entry SET principal = 'mallory' WHERE id = 7`);
+    expect(await verifyChain(dataSource)).toMatchObject({ ok: false, brokenAt: 7, rows: 6 });
   });
 
   it('finds a deleted row', async () => {
     const { dataSource, file } = await logWithRows(10);
-    tamper(file, 'DELETE FROM audit_record WHERE id = 4');
+    tamper(file, 'DELETE FROM audit_entry WHERE id = 4');
     expect(await verifyChain(dataSource)).toMatchObject({ ok: false, brokenAt: 5 });
   });
 
   it('finds a deleted row even when the rest was renumbered', async () => {
     const { dataSource, file } = await logWithRows(10);
-    tamper(file, 'DELETE FROM audit_record WHERE id = 4');
-    tamper(file, 'UPDATE audit_record SET id = id - 1 WHERE id > 4');
+    tamper(file, 'DELETE FROM audit_entry WHERE id = 4');
+    tamper(file, 'UPDATE audit_entry SET id = id - 1 WHERE id > 4');
     expect(await verifyChain(dataSource)).toMatchObject({ ok: false, brokenAt: 4 });
   });
 
   it('finds an inserted row', async () => {
     const { dataSource, file } = await logWithRows(10);
     // Make room, then slip a copy of row 3 (hash and all) in as row 4.
-    tamper(file, 'UPDATE audit_record SET id = id + 100 WHERE id > 3');
-    tamper(file, 'UPDATE audit_record SET id = id - 99 WHERE id > 100');
+    tamper(file, 'UPDATE audit_entry SET id = id + 100 WHERE id > 3');
+    tamper(file, 'UPDATE audit_entry SET id = id - 99 WHERE id > 100');
     tamper(
       file,
-      `INSERT INTO audit_record SELECT 4, at, principal, auth_method, session_id, transport, client_name, client_version,
-         protocol_version, upstream, method, name, original_name, arguments, arguments_truncated, arguments_digest,
-         decision, rule, outcome, error_code, error_message, latency_ms, response_bytes, request_id, trace_id,
-         prev_hash, hash FROM audit_record WHERE id = 3`,
+      `INSERT INTO audit_entry SELECT 4, at, principal, record, prev_hash, hash FROM audit_entry WHERE id = 3`,
     );
     expect(await verifyChain(dataSource)).toMatchObject({ ok: false, brokenAt: 4 });
   });
@@ -86,7 +89,7 @@ describe('verifyChain', () => {
     const pruned = await pruneBefore(db, now - 90 * 86_400_000, 7);
     expect(pruned).toEqual({ rows: 20, throughId: 20 });
     expect(await verifyChain(dataSource)).toMatchObject({ ok: true, rows: 10, firstId: 21, prunedRows: 20 });
-    tamper(file, 'DELETE FROM audit_record WHERE id = 21');
+    tamper(file, 'DELETE FROM audit_entry WHERE id = 21');
     expect(await verifyChain(dataSource)).toMatchObject({ ok: false, brokenAt: 22 });
   });
 

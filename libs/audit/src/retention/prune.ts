@@ -16,9 +16,9 @@ export interface PruneResult {
  */
 export async function pruneBefore(db: SqliteConnection, before: number, chunk = 1000): Promise<PruneResult> {
   const oldest = db.prepare(
-    'SELECT id, hash FROM audit_record WHERE at < ? AND id < (SELECT MAX(id) FROM audit_record) ORDER BY id LIMIT ?',
+    'SELECT id, hash FROM audit_entry WHERE at < ? AND id < (SELECT MAX(id) FROM audit_entry) ORDER BY id LIMIT ?',
   );
-  const remove = db.prepare('DELETE FROM audit_record WHERE id <= ?');
+  const remove = db.prepare('DELETE FROM audit_entry WHERE id <= ?');
   const setAnchor = db.prepare(
     `INSERT INTO audit_chain (key, anchor_id, anchor_hash, pruned_rows) VALUES (?, ?, ?, ?)
      ON CONFLICT (key) DO UPDATE SET anchor_id = excluded.anchor_id, anchor_hash = excluded.anchor_hash,

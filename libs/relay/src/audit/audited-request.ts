@@ -1,4 +1,4 @@
-import { AuditUnavailableError, AUDIT_UNAVAILABLE_CODE, type AuditDraft, type AuditLog } from '@switchboard/audit';
+import { AuditUnavailableError, AUDIT_UNAVAILABLE_CODE, type AuditEntry, type AuditLog } from '@switchboard/audit';
 import { randomUUID } from 'node:crypto';
 import { ErrorCode, McpError, jsonTextOf } from '@switchboard/core';
 import type { Item, MethodHandler, RelayServices, RequestContext } from '../relay.types.js';
@@ -26,7 +26,8 @@ export async function runAudited(
   refusal: Refusal | undefined,
 ): Promise<Item> {
   const started = performance.now();
-  const draft = draftOf(ctx);
+  const entry = entryOf(ctx);
+  let errorMessage: string | null = null;
   const facts = ctx.audit;
   let result: Item | undefined;
   let failure: unknown;
@@ -40,35 +41,35 @@ export async function runAudited(
   }
   if (refusal) {
     failure = refusal.error;
-    draft.decision = 'refused';
-    draft.rule = refusal.rule;
+    entry.decision = 'refused';
+    entry.rule = refusal.rule;
   } else {
     try {
       result = await handler(ctx, services);
     } catch (err) {
       failure = err;
     }
-    draft.upstream = facts.upstream;
-    draft.originalName = facts.originalName;
+    entry.upstream = facts.upstream;
+    entry.originalName = facts.originalName;
     if (facts.upstream !== null) {
-      draft.decision = 'allowed';
-      draft.rule = DEFAULT_RULE;
+      entry.decision = 'allowed';
+      entry.rule = DEFAULT_RULE;
     } else {
-      draft.decision = 'denied';
-      draft.rule = facts.deniedBy ?? 'invalid-request';
+      entry.decision = 'denied';
+      entry.rule = facts.deniedBy ?? 'invalid-request';
     }
   }
-  draft.latencyMs = Math.round((performance.now() - started) * 1000) / 1000;
+  entry.latencyMs = Math.round((performance.now() - started) * 1000) / 1000;
   if (failure === undefined) {
-    draft.outcome = result!.isError === true ? 'tool_error' : 'ok';
-    draft.responseBytes = Buffer.byteLength(jsonTextOf(result!));
+    entry.outcome = result!.isError === true ? 'tool_error' : 'ok';
+    entry.responseBytes = Buffer.byteLength(jsonTextOf(result!));
   } else {
-    draft.outcome = draft.decision === 'allowed' ? 'error' : null;
+    entry.outcome = entry.decision === 'allowed' ? 'error' : null;
     const { code, message } = describe(failure);
-    draft.errorCode = code;
-    draft.error = message;
+    entry.errorCode = code;
+    errorMessage = message;
   }
-  const written = audit.record(draft);
+  const written = audit.record(entry, argumentsOf(ctx.request.method, ctx.params), errorMessage);
   if (audit.mode === 'strict' && !(refusal?.rule === 'audit:unavailable')) {
     try {
       await written;
@@ -81,8 +82,8 @@ export async function runAudited(
   return result!;
 }
 
-/** The row's fields known before the request runs. */
-function draftOf(ctx: RequestContext): AuditDraft {
+/** The row's fields known before the request runs; the arguments and error text are AuditLog.record's to fill in. */
+function entryOf(ctx: RequestContext): AuditEntry {
   const { session, request, params } = ctx;
   const client = session.clientInfo;
   return {
@@ -98,12 +99,14 @@ function draftOf(ctx: RequestContext): AuditDraft {
     method: request.method,
     name: publicName(request.method, params),
     originalName: null,
-    args: argumentsOf(request.method, params),
+    arguments: null,
+    argumentsTruncated: false,
+    argumentsDigest: null,
     decision: 'denied',
     rule: null,
     outcome: null,
     errorCode: null,
-    error: null,
+    errorMessage: null,
     latencyMs: null,
     responseBytes: null,
     requestId: String(request.id),
