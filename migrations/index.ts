@@ -1,6 +1,12 @@
 import { CreateAuditLog1795219200000 } from './1795219200000-create-audit-log.js';
 import { SlimAuditIndexes1795222800000 } from './1795222800000-slim-audit-indexes.js';
 import { AuditRecordAsJson1795226400000 } from './1795226400000-audit-record-as-json.js';
+import { CreateApiKeys1795230000000 } from './1795230000000-create-api-keys.js';
 
 /** Every migration, oldest first. Listed by hand: globs differ between src and dist. */
-export const MIGRATIONS = [CreateAuditLog1795219200000, SlimAuditIndexes1795222800000, AuditRecordAsJson1795226400000];
+export const MIGRATIONS = [
+  CreateAuditLog1795219200000,
+  SlimAuditIndexes1795222800000,
+  AuditRecordAsJson1795226400000,
+  CreateApiKeys1795230000000,
+];

@@ -56,9 +56,9 @@ describe('switchboard CLI', () => {
     expect(run(['start', '--port', 'eighty', '--config', writeConfig({ mcpServers: {} })]).code).toBe(2);
   });
 
-  it('refuses to listen off loopback (no authentication yet), exit 1', () => {
+  it('refuses to listen off loopback with auth.mode: none (the default), exit 1', () => {
     const r = run(['start', '--host', '0.0.0.0', '--config', writeConfig({ mcpServers: {} })]);
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/loopback/);
+    expect(r.stderr).toMatch(/auth\.mode: none.*loopback/);
   });
 });

@@ -1,6 +1,7 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { AdminModule } from '@switchboard/admin';
 import type { AuditQuery } from '@switchboard/audit';
+import type { RequestAuthenticator } from '@switchboard/downstream';
 import { GatewayRuntime } from './gateway-runtime.js';
 import { HealthController } from './health.controller.js';
 
@@ -8,6 +9,8 @@ export interface AppParts {
   runtime: GatewayRuntime;
   /** Reads the daemon's audit database for the admin API; absent when the audit log is disabled. */
   auditQuery?: AuditQuery;
+  /** Who a request is from (the admin API requires the admin role with auth.mode: required). */
+  authenticate?: RequestAuthenticator;
 }
 
 /**
@@ -24,6 +27,7 @@ export class AppModule {
           auditQuery: parts.auditQuery,
           config: () => parts.runtime.config,
           onRefused: parts.runtime.audit && ((refusal) => parts.runtime.audit!.recordHttpRefusal(refusal)),
+          authenticate: parts.authenticate,
         }),
       ],
       controllers: [HealthController],

@@ -8,12 +8,16 @@ import {
   createRedactor,
   parseRetention,
 } from '@switchboard/audit';
+import { AUTH_ENTITIES } from '@switchboard/auth';
 import type { GatewayConfig } from '@switchboard/config';
 import { MIGRATIONS } from '@switchboard/migrations';
 import type { Logger } from '@switchboard/observability';
 import { DATABASE_FILE, migrate, openDatabase, sqliteConnection } from '@switchboard/persistence';
 import { loadDigestKey } from './digest-key.js';
 import type { DataSource } from 'typeorm';
+
+/** Every table's entity: the audit log's and the API keys'. */
+const DATABASE_ENTITIES = [...AUDIT_ENTITIES, ...AUTH_ENTITIES];
 
 /** The daemon's writer connection gives up on another process's lock quickly: it blocks the event loop meanwhile. */
 const WRITER_BUSY_TIMEOUT_MS = 100;
@@ -42,7 +46,7 @@ export async function openMigrated(
     try {
       dataSource ??= await openDatabase({
         file: databasePath(config),
-        entities: AUDIT_ENTITIES,
+        entities: DATABASE_ENTITIES,
         migrations: MIGRATIONS,
         synchronous: config.audit.synchronous,
         busyTimeoutMs: MIGRATION_BUSY_TIMEOUT_MS,
@@ -68,12 +72,14 @@ export async function openMigrated(
 
 /** For the CLI's readers: never creates or migrates anything. */
 export function openReadOnly(config: GatewayConfig): Promise<DataSource> {
-  return openDatabase({ file: databasePath(config), entities: AUDIT_ENTITIES, migrations: MIGRATIONS, readonly: true });
+  return openDatabase({ file: databasePath(config), entities: DATABASE_ENTITIES, migrations: MIGRATIONS, readonly: true });
 }
 
 export interface AuditStore {
+  /** Undefined with `audit.enabled: false`. */
   log?: AuditLog;
-  dataSource?: DataSource;
+  /** The daemon's database: the audit log and API keys. */
+  dataSource: DataSource;
   close(): Promise<void>;
 }
 
@@ -83,11 +89,12 @@ export interface AuditStore {
  */
 export async function openAuditStore(config: GatewayConfig, logger: Logger): Promise<AuditStore> {
   const settings = config.audit;
+  // Opened even with the log off: API keys live in the same database.
+  const { dataSource } = await openMigrated(config, logger, WRITER_BUSY_TIMEOUT_MS);
   if (!settings.enabled) {
     logger.warn('audit log disabled by configuration (audit.enabled: false): tool calls are not recorded');
-    return { close: async () => undefined };
+    return { dataSource, close: () => dataSource.destroy() };
   }
-  const { dataSource } = await openMigrated(config, logger, WRITER_BUSY_TIMEOUT_MS);
   const db = sqliteConnection(dataSource);
   const committer = committerFor(db, {
     file: databasePath(config),

@@ -20,9 +20,15 @@ const USAGE = `Usage:
       Check the audit log's hash chain; exit 1 at the first broken row.
   switchboard audit digest --arguments JSON
       The arguments digest the log would hold for a call with these arguments.
+  switchboard keys create --name NAME [--roles r1,r2] [--expires 30d]
+      Create an API key; it is printed once, on the last line.
+  switchboard keys list [--json]
+      Every key: name, prefix, roles, status, created, expires, last used.
+  switchboard keys revoke NAME|ID
+      Revoke a key; the daemon refuses it from its next request.
   switchboard --version | --help
 
-The db and audit commands also take --config FILE and --data-dir DIR.
+The db, audit and keys commands also take --config FILE and --data-dir DIR.
 FILTERS: --since WHEN --until WHEN (ISO 8601 date or date-time, or a duration ago: 30m, 24h, 7d)
   --principal P --tool T --decision allowed|denied|limited|unauthenticated|refused
   --method M --upstream U --session ID
@@ -30,8 +36,8 @@ Without --config the embedded default (config/default.yaml) is used.`;
 
 /** Exit codes: 0 ok, 1 runtime failure, 2 bad usage or bad config. */
 export async function main(argv: string[]): Promise<number> {
-  // db and audit parse their own options; they are named first: `switchboard audit tail -n 5`.
-  if (argv[0] === 'db' || argv[0] === 'audit') {
+  // db, audit and keys parse their own options; they are named first: `switchboard audit tail -n 5`.
+  if (argv[0] === 'db' || argv[0] === 'audit' || argv[0] === 'keys') {
     const { runCommandFamily } = await import('./commands/index.js');
     return runCommandFamily(argv[0], argv.slice(1), USAGE);
   }

@@ -4,6 +4,7 @@ import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { NestFactory } from '@nestjs/core';
 import { AuditQuery } from '@switchboard/audit';
+import { ApiKeyVerifier, HttpAuthenticator } from '@switchboard/auth';
 import { ConfigWatcher, type GatewayConfig } from '@switchboard/config';
 import {
   LegacySseService,
@@ -13,6 +14,7 @@ import {
   type DownstreamDeps,
 } from '@switchboard/downstream';
 import { PinoNestLogger, createLogger } from '@switchboard/observability';
+import { sqliteConnection } from '@switchboard/persistence';
 import { AppModule } from './app.module.js';
 import { openAuditStore } from './audit-store.js';
 import { GatewayRuntime } from './gateway-runtime.js';
@@ -25,15 +27,19 @@ const MAX_BODY_BYTES = 16 * 1024 * 1024;
  */
 export async function runDaemon(config: GatewayConfig, fileListen: GatewayConfig['listen']): Promise<void> {
   const logger = createLogger(config.log.level);
-  if (!isLoopbackHost(config.listen.host)) {
-    // Until authentication exists, a gateway reachable from the network would let anyone
-    // call every upstream tool. Refuse rather than start unsafe.
+  if (!isLoopbackHost(config.listen.host) && config.auth.mode === 'none') {
+    // Without authentication, a gateway reachable from the network would let anyone call
+    // every upstream tool. Refuse rather than start unsafe.
     throw new Error(
-      `refusing to listen on ${config.listen.host}: without authentication Switchboard listens only on loopback addresses`,
+      `refusing to listen on ${config.listen.host} with auth.mode: none: set auth.mode: required ` +
+        '(and create keys with `switchboard keys create`), or listen on a loopback address',
     );
   }
   mkdirSync(config.dataDir, { recursive: true });
   const auditStore = await openAuditStore(config, logger);
+  // Keys are looked up in the database on every request, so `keys revoke` takes effect at once.
+  const authenticator = new HttpAuthenticator(new ApiKeyVerifier(sqliteConnection(auditStore.dataSource)), () => config.auth.mode);
+  if (config.auth.mode === 'none') logger.info('auth.mode: none: HTTP callers without a credential are the anonymous loopback user');
 
   const runtime = new GatewayRuntime(config, logger, auditStore.log);
   const deps: DownstreamDeps = {
@@ -43,13 +49,14 @@ export async function runDaemon(config: GatewayConfig, fileListen: GatewayConfig
     logger,
     maxBodyBytes: MAX_BODY_BYTES,
     onRefused: auditStore.log && ((refusal) => auditStore.log!.recordHttpRefusal(refusal)),
+    authenticate: (req) => authenticator.authenticate(req),
   };
   const streamable = new StreamableHttpService(deps);
   streamable.startIdleSweep();
   const legacy = new LegacySseService(deps);
-  const routes = new McpHttpRoutes(streamable, legacy, logger);
-  const auditQuery = auditStore.dataSource && new AuditQuery(auditStore.dataSource);
-  const app = await NestFactory.create(AppModule.register({ runtime, auditQuery }), {
+  const routes = new McpHttpRoutes(streamable, legacy, logger, deps);
+  const auditQuery = auditStore.log && new AuditQuery(auditStore.dataSource);
+  const app = await NestFactory.create(AppModule.register({ runtime, auditQuery, authenticate: deps.authenticate }), {
     bodyParser: false,
     logger: new PinoNestLogger(logger),
   });
@@ -83,9 +90,19 @@ export async function runDaemon(config: GatewayConfig, fileListen: GatewayConfig
     if (JSON.stringify(outcome.config.audit) !== JSON.stringify(runtime.config.audit)) {
       logger.warn({ audit: outcome.config.audit }, 'new audit settings take effect after a restart');
     }
-    // The listener cannot move, the audit log stays as opened, and command-line overrides
-    // (--data-dir) outlive a reload.
-    const next = { ...outcome.config, listen: runtime.config.listen, dataDir: runtime.config.dataDir, audit: runtime.config.audit };
+    if (JSON.stringify(outcome.config.auth) !== JSON.stringify(runtime.config.auth)) {
+      logger.warn({ auth: outcome.config.auth }, 'new auth settings take effect after a restart');
+    }
+    // The listener cannot move, the audit log and authentication stay as started (auth.mode
+    // was checked against the listen address), and command-line overrides (--data-dir)
+    // outlive a reload.
+    const next = {
+      ...outcome.config,
+      listen: runtime.config.listen,
+      dataDir: runtime.config.dataDir,
+      audit: runtime.config.audit,
+      auth: runtime.config.auth,
+    };
     void runtime.reload(next).catch((err) => logger.error({ err }, 'config reload failed'));
   });
   watcher.start();

@@ -1,6 +1,8 @@
+import { ApiKeyVerifier } from '@switchboard/auth';
 import { StdioFront } from '@switchboard/downstream';
 import type { GatewayConfig } from '@switchboard/config';
 import { createLogger } from '@switchboard/observability';
+import { sqliteConnection } from '@switchboard/persistence';
 import { openAuditStore } from './audit-store.js';
 import { GatewayRuntime } from './gateway-runtime.js';
 
@@ -11,6 +13,17 @@ import { GatewayRuntime } from './gateway-runtime.js';
 export async function runStdio(config: GatewayConfig): Promise<void> {
   const logger = createLogger(config.log.level);
   const auditStore = await openAuditStore(config, logger);
+  // A host that launches `switchboard stdio` is the local user, unless it passes a key.
+  const key = process.env.SWITCHBOARD_API_KEY;
+  let principal;
+  if (key) {
+    const verdict = new ApiKeyVerifier(sqliteConnection(auditStore.dataSource)).verify(key);
+    if (!verdict.ok) {
+      await auditStore.close();
+      throw new Error(`SWITCHBOARD_API_KEY is not a usable key: ${verdict.reason}`);
+    }
+    principal = verdict.principal;
+  }
   const runtime = new GatewayRuntime(config, logger, auditStore.log);
   await runtime.start();
   const front = new StdioFront(
@@ -23,6 +36,7 @@ export async function runStdio(config: GatewayConfig): Promise<void> {
     },
     process.stdin,
     process.stdout,
+    principal,
   );
   const stop = async () => {
     front.close();

@@ -6,6 +6,7 @@ import { AdminGuardMiddleware } from './admin-guard.middleware.js';
 const config = {
   listen: { host: '127.0.0.1', port: 8780 },
   security: { allowedHosts: [], allowedOrigins: [] },
+  auth: { mode: 'none', authorizationServers: [] },
 } as unknown as GatewayConfig;
 
 function fakeResponse() {

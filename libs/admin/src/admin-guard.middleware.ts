@@ -1,13 +1,19 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Inject, Injectable, type NestMiddleware } from '@nestjs/common';
+import { bearerChallenge } from '@switchboard/auth';
 import { httpRefusal, refuseReason } from '@switchboard/downstream';
 import { ADMIN_OPTIONS, type AdminOptions } from './admin-options.js';
 import { sendError } from './json-response.js';
 
+/** The role a principal needs for the admin API when `auth.mode` is `required`. */
+export const ADMIN_ROLE = 'admin';
+
 /**
  * Runs ahead of every /admin route. The same Host/Origin check as the MCP endpoints: without
  * it a web page could rebind its DNS name to 127.0.0.1 and read the audit log through the
- * visitor's browser. Answers are never cached: they hold arguments and principals.
+ * visitor's browser. Then the caller: with `auth.mode: required`, a credential whose
+ * principal has the `admin` role. Answers are never cached: they hold arguments and
+ * principals.
  */
 @Injectable()
 export class AdminGuardMiddleware implements NestMiddleware {
@@ -20,6 +26,20 @@ export class AdminGuardMiddleware implements NestMiddleware {
     if (reason !== undefined) {
       this.options.onRefused?.(httpRefusal(req, reason));
       return sendError(res, 403, `request refused: ${reason}`);
+    }
+    const auth = this.options.authenticate?.(req);
+    if (auth?.refusal) {
+      const { rule, reason: why } = auth.refusal;
+      this.options.onRefused?.({ ...httpRefusal(req, why), decision: 'unauthenticated', rule });
+      res.setHeader('WWW-Authenticate', bearerChallenge(req, rule !== 'auth:missing', why));
+      return sendError(res, 401, `unauthorized: ${why}`);
+    }
+    const roleNeeded = this.options.config().auth.mode === 'required';
+    if (roleNeeded && !auth?.principal?.roles.includes(ADMIN_ROLE)) {
+      const why = `the admin API needs a key with the '${ADMIN_ROLE}' role`;
+      const principal = auth?.principal && { id: auth.principal.id, authMethod: auth.principal.authMethod };
+      this.options.onRefused?.({ ...httpRefusal(req, why), decision: 'denied', rule: 'auth:admin-role', principal });
+      return sendError(res, 403, `forbidden: ${why}`);
     }
     next();
   }

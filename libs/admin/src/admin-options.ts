@@ -1,6 +1,6 @@
 import type { AuditQuery } from '@switchboard/audit';
 import type { GatewayConfig } from '@switchboard/config';
-import type { RefusalListener } from '@switchboard/downstream';
+import type { RefusalListener, RequestAuthenticator } from '@switchboard/downstream';
 
 /** What the admin API needs from the daemon. */
 export interface AdminOptions {
@@ -10,6 +10,8 @@ export interface AdminOptions {
   config: () => GatewayConfig;
   /** Told of every request the Host/Origin check refuses (the audit log records them). */
   onRefused?: RefusalListener;
+  /** Who a request is from; absent, every caller is the anonymous loopback principal. */
+  authenticate?: RequestAuthenticator;
 }
 
 export const ADMIN_OPTIONS = Symbol('ADMIN_OPTIONS');

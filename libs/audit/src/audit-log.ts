@@ -67,20 +67,28 @@ export class AuditLog {
   }
 
   /**
-   * An HTTP request refused before it became an MCP request (Host/Origin check: a DNS
-   * rebinding attempt, a misconfigured proxy). Never awaited: the caller gets its 403 at once.
+   * An HTTP request refused before it became an MCP request: the Host/Origin check (a DNS
+   * rebinding attempt, a misconfigured proxy; `refused`) or a missing or bad credential
+   * (`unauthenticated`). Never awaited: the caller gets its 403 or 401 at once.
    */
-  recordHttpRefusal(refusal: { httpMethod: string; path: string; rule: string; reason: string }): void {
+  recordHttpRefusal(refusal: {
+    httpMethod: string;
+    path: string;
+    decision: 'refused' | 'unauthenticated' | 'denied';
+    rule: string;
+    reason: string;
+    principal?: { id: string; authMethod: string };
+  }): void {
     this.note(
       bareEntry({
-        principal: 'anonymous',
-        authMethod: 'none',
+        principal: refusal.principal?.id ?? 'anonymous',
+        authMethod: refusal.principal?.authMethod ?? 'none',
         method: 'http',
         name: `${refusal.httpMethod} ${refusal.path}`.slice(0, 200),
-        decision: 'refused',
+        decision: refusal.decision,
         rule: refusal.rule,
         outcome: null,
-        errorCode: -32600, // what the 403's JSON-RPC body says
+        errorCode: -32600, // what the 403's or 401's JSON-RPC body says
         errorMessage: this.options.redactor.redactText(refusal.reason).slice(0, MAX_ERROR_CHARS),
       }),
     );

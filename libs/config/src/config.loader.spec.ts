@@ -40,6 +40,7 @@ describe('loadConfig: formats', () => {
       timeouts: { connectMs: 10_000, requestMs: 60_000, maxRequestMs: 600_000, shutdownMs: 10_000, sessionIdleMs: 3_600_000 },
       security: { allowedHosts: [], allowedOrigins: [] },
       log: { level: 'info' },
+      auth: { mode: 'none', authorizationServers: [] },
       audit: {
         enabled: true,
         mode: 'strict',

@@ -24,6 +24,7 @@ export function normalizeConfig(file: string, input: ConfigInput): GatewayConfig
     timeouts: { ...requestTimeouts, shutdownMs, sessionIdleMs },
     security: { allowedHosts: [...input.security.allowedHosts], allowedOrigins: [...input.security.allowedOrigins] },
     log: { level: input.log.level },
+    auth: { mode: input.auth.mode, authorizationServers: [...input.auth.authorizationServers] },
     audit: { ...input.audit, redact: { ...input.audit.redact, keys: [...input.audit.redact.keys], patterns: [...input.audit.redact.patterns] } },
     servers,
   };

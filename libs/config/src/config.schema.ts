@@ -196,6 +196,18 @@ export const configInputSchema = z
         })
         .prefault({}),
       log: z.strictObject({ level: z.enum(LOG_LEVEL_NAMES).default('info') }).prefault({}),
+      auth: z
+        .strictObject({
+          mode: z
+            .enum(['none', 'required'])
+            .default('none')
+            .describe('required: every HTTP request needs a credential (an API key); none: loopback listeners only.'),
+          authorizationServers: z
+            .array(z.url({ error: 'must be an absolute URL' }))
+            .default([])
+            .describe('OAuth authorization servers named in /.well-known/oauth-protected-resource (RFC 9728).'),
+        })
+        .prefault({}),
       audit: auditSchema.prefault({}),
       mcpServers: serverMap().optional().describe('Upstream servers by name (Claude Desktop / Cursor style).'),
       servers: serverMap().optional().describe('Synonym of mcpServers (VS Code mcp.json style); use only one.'),

@@ -63,6 +63,7 @@ export interface GatewayConfig {
     allowedOrigins: string[];
   };
   log: { level: 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal' | 'silent' };
+  auth: AuthConfig;
   audit: AuditConfig;
   /** In config-file order, disabled ones included. */
   servers: ServerConfig[];
@@ -73,6 +74,14 @@ export interface ConfigProblem {
   /** Dotted path inside the file, e.g. `mcpServers.github.url`; empty for the whole file. */
   path: string;
   reason: string;
+}
+
+/** Who may call (docs/auth.md). */
+export interface AuthConfig {
+  /** `required`: every HTTP request needs a credential. `none`: allowed only on a loopback listener. */
+  mode: 'none' | 'required';
+  /** Named in the RFC 9728 protected-resource metadata. */
+  authorizationServers: string[];
 }
 
 /** The audit log (docs/audit.md). */

@@ -1,7 +1,7 @@
 import type { GatewayConfig } from '@switchboard/config';
 import type { Logger } from '@switchboard/observability';
 import type { GatewayDispatcher, SessionDirectory } from '@switchboard/relay';
-import type { RefusalListener } from './http/request-guard.js';
+import type { RefusalListener, RequestAuthenticator } from './http/request-guard.js';
 
 /** What every downstream transport needs; the app supplies it. */
 export interface DownstreamDeps {
@@ -11,6 +11,8 @@ export interface DownstreamDeps {
   logger: Logger;
   /** Largest request body accepted, in bytes. */
   maxBodyBytes: number;
-  /** Told of every request the Host/Origin check refuses (the audit log records them). */
+  /** Told of every request the Host/Origin check or authentication refuses (the audit log records them). */
   onRefused?: RefusalListener;
+  /** Who a request is from; absent, every caller is the anonymous loopback principal. */
+  authenticate?: RequestAuthenticator;
 }

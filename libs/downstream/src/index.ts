@@ -4,5 +4,13 @@ export * from './message-intake.js';
 export { StreamableHttpService } from './http/streamable-http.service.js';
 export { LegacySseService } from './http/legacy-sse.service.js';
 export { McpHttpRoutes } from './http/mcp-routes.js';
-export { refuseReason, isLoopbackHost, httpRefusal, type HttpRefusal, type RefusalListener } from './http/request-guard.js';
+export {
+  refuseReason,
+  isLoopbackHost,
+  httpRefusal,
+  authenticated,
+  type HttpRefusal,
+  type RefusalListener,
+  type RequestAuthenticator,
+} from './http/request-guard.js';
 export { StdioFront } from './stdio/stdio-front.js';

@@ -1,14 +1,8 @@
 import { userInfo } from 'node:os';
-import type { Principal } from '@switchboard/relay';
-
-/**
- * HTTP callers before authentication exists: the daemon refuses to listen off loopback, so
- * a caller is someone on this machine, not identified further.
- */
-export const LOOPBACK_PRINCIPAL: Principal = Object.freeze({ id: 'anonymous', authMethod: 'loopback' });
+import type { AuthPrincipal } from '@switchboard/auth';
 
 /** `switchboard stdio` serves the one host that launched it, as the user running it. */
-export function stdioPrincipal(): Principal {
+export function stdioPrincipal(): AuthPrincipal {
   let id: string;
   try {
     id = userInfo().username;
@@ -16,5 +10,5 @@ export function stdioPrincipal(): Principal {
     // No passwd entry (some containers): the uid still says who.
     id = `uid:${process.getuid?.() ?? 'unknown'}`;
   }
-  return { id, authMethod: 'stdio' };
+  return { id, authMethod: 'stdio', roles: [] };
 }

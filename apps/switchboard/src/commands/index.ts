@@ -1,8 +1,17 @@
 import { runAuditCommand } from './audit.js';
 import { runReporting } from './command-error.js';
 import { runDbCommand } from './db.js';
+import { runKeysCommand } from './keys.js';
+
+export type CommandFamily = 'db' | 'audit' | 'keys';
+
+const FAMILIES: Record<CommandFamily, (args: string[], usage: string) => Promise<number>> = {
+  db: runDbCommand,
+  audit: runAuditCommand,
+  keys: runKeysCommand,
+};
 
 /** The commands that work on the database rather than run the gateway. */
-export function runCommandFamily(family: 'db' | 'audit', args: string[], usage: string): Promise<number> {
-  return runReporting(() => (family === 'db' ? runDbCommand(args, usage) : runAuditCommand(args, usage)));
+export function runCommandFamily(family: CommandFamily, args: string[], usage: string): Promise<number> {
+  return runReporting(() => FAMILIES[family](args, usage));
 }

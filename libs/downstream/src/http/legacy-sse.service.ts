@@ -6,9 +6,8 @@ import { takeMessages } from '../message-intake.js';
 import { answerPreflight, applyCors } from './cors.js';
 import { accepts, replyError, replyJson } from './http-replies.js';
 import { readJsonPost } from './read-body.js';
-import { admitted } from './request-guard.js';
+import { admitted, authenticated } from './request-guard.js';
 import { SseStream } from './sse-stream.js';
-import { LOOPBACK_PRINCIPAL } from '../principals.js';
 
 interface LegacySession {
   session: GatewaySession;
@@ -34,6 +33,8 @@ export class LegacySseService {
     applyCors(req, res);
     if (req.method === 'OPTIONS') return answerPreflight(res, 'GET');
     if (req.method !== 'GET') return replyError(res, 405, ErrorCode.InvalidRequest, 'Method not allowed', null, { Allow: 'GET' });
+    const principal = authenticated(req, res, this.deps.authenticate, this.deps.onRefused);
+    if (!principal) return;
     if (!accepts(req.headers.accept ?? 'text/event-stream', 'text/event-stream')) {
       return replyError(res, 406, ErrorCode.InvalidRequest, 'Not Acceptable: accept text/event-stream');
     }
@@ -45,7 +46,7 @@ export class LegacySseService {
       async (message) => void stream.write('message', encodeMessage(message)),
       this.deps.dispatcher,
       this.deps.logger,
-      LOOPBACK_PRINCIPAL,
+      principal,
     );
     this.sessions.set(id, { session, stream });
     this.deps.sessions.add(session);
@@ -58,10 +59,15 @@ export class LegacySseService {
     applyCors(req, res);
     if (req.method === 'OPTIONS') return answerPreflight(res, 'POST');
     if (req.method !== 'POST') return replyError(res, 405, ErrorCode.InvalidRequest, 'Method not allowed', null, { Allow: 'POST' });
+    const principal = authenticated(req, res, this.deps.authenticate, this.deps.onRefused);
+    if (!principal) return;
     const id = new URL(req.url ?? '', 'http://x').searchParams.get('sessionId');
     if (!id) return replyError(res, 400, ErrorCode.InvalidRequest, 'Bad Request: sessionId query parameter is required');
     const state = this.sessions.get(id);
-    if (!state) return replyError(res, 404, ErrorCode.ConnectionClosed, 'Session not found');
+    // Another principal's session is as good as none (see StreamableHttpService.existing).
+    if (!state || state.session.principal.id !== principal.id) {
+      return replyError(res, 404, ErrorCode.ConnectionClosed, 'Session not found');
+    }
     const body = await readJsonPost(req, res, this.deps.maxBodyBytes);
     if (!body) return;
     const intake = takeMessages(body.value, state.session.protocolVersion || undefined);

@@ -1,8 +1,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { PROTECTED_RESOURCE_PATH } from '@switchboard/auth';
 import { ErrorCode } from '@switchboard/core';
 import type { Logger } from '@switchboard/observability';
 import { replyError } from './http-replies.js';
+import type { DownstreamDeps } from '../downstream.types.js';
 import type { LegacySseService } from './legacy-sse.service.js';
+import { serveResourceMetadata } from './resource-metadata.route.js';
 import type { StreamableHttpService } from './streamable-http.service.js';
 
 /**
@@ -16,6 +19,7 @@ export class McpHttpRoutes {
     private readonly streamable: StreamableHttpService,
     private readonly legacy: LegacySseService,
     private readonly logger: Logger,
+    private readonly deps: Pick<DownstreamDeps, 'config' | 'onRefused'>,
   ) {}
 
   /** Serves the request if its path is an MCP endpoint; false leaves it to the caller. */
@@ -29,6 +33,11 @@ export class McpHttpRoutes {
         return true;
       case '/messages':
         this.guard(req, res, this.legacy.message(req, res));
+        return true;
+      // RFC 9728 names both: the bare well-known path, and one suffixed with the resource's path.
+      case PROTECTED_RESOURCE_PATH:
+      case `${PROTECTED_RESOURCE_PATH}/mcp`:
+        serveResourceMetadata(req, res, this.deps);
         return true;
       default:
         return false;

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { LOOPBACK_PRINCIPAL, bearerChallenge, type AuthPrincipal, type AuthRefusal, type HttpAuthResult } from '@switchboard/auth';
 import { ErrorCode } from '@switchboard/core';
 import type { GatewayConfig } from '@switchboard/config';
 import { replyError } from './http-replies.js';
@@ -40,27 +41,59 @@ export function refuseReason(req: IncomingMessage, config: GatewayConfig): strin
   return `Origin '${origin}' is not allowed`;
 }
 
-/** A request the Host/Origin check turned away, as the audit log records it. */
+/** A request turned away before it became an MCP request, as the audit log records it. */
 export interface HttpRefusal {
   httpMethod: string;
   /** Without the query string, which may carry a session id. */
   path: string;
-  rule: 'security:host' | 'security:origin';
+  /** `refused`: the Host/Origin check; `unauthenticated`: no valid credential; `denied`: a role is missing. */
+  decision: 'refused' | 'unauthenticated' | 'denied';
+  rule: 'security:host' | 'security:origin' | 'auth:admin-role' | AuthRefusal['rule'];
   reason: string;
+  /** Who it was, when that is known (a valid key without the role needed); else anonymous. */
+  principal?: { id: string; authMethod: string };
 }
 
 export type RefusalListener = (refusal: HttpRefusal) => void;
 
 export function httpRefusal(req: IncomingMessage, reason: string): HttpRefusal {
-  // Express (the admin routes) rewrites url under a mount path; originalUrl is what was sent.
-  const url = (req as { originalUrl?: string }).originalUrl ?? req.url ?? '/';
-  const query = url.indexOf('?');
   return {
-    httpMethod: req.method ?? 'GET',
-    path: query === -1 ? url : url.slice(0, query),
+    ...requestLine(req),
+    decision: 'refused',
     rule: reason.startsWith('Origin') ? 'security:origin' : 'security:host',
     reason,
   };
+}
+
+function requestLine(req: IncomingMessage): { httpMethod: string; path: string } {
+  // Express (the admin routes) rewrites url under a mount path; originalUrl is what was sent.
+  const url = (req as { originalUrl?: string }).originalUrl ?? req.url ?? '/';
+  const query = url.indexOf('?');
+  return { httpMethod: req.method ?? 'GET', path: query === -1 ? url : url.slice(0, query) };
+}
+
+/** How the HTTP fronts learn who a request is from (libs/auth's HttpAuthenticator). */
+export type RequestAuthenticator = (req: IncomingMessage) => HttpAuthResult;
+
+/**
+ * Who sent the request: its principal, or undefined after answering 401 with a Bearer
+ * challenge that points at the protected-resource metadata (the MCP authorization spec).
+ * Without an authenticator (tests, tools) every caller is the anonymous loopback principal.
+ */
+export function authenticated(
+  req: IncomingMessage,
+  res: ServerResponse,
+  authenticate: RequestAuthenticator | undefined,
+  onRefused: RefusalListener | undefined,
+): AuthPrincipal | undefined {
+  if (!authenticate) return LOOPBACK_PRINCIPAL;
+  const result = authenticate(req);
+  if (result.principal) return result.principal;
+  const { rule, reason } = result.refusal;
+  onRefused?.({ ...requestLine(req), decision: 'unauthenticated', rule, reason });
+  const challenge = bearerChallenge(req, rule !== 'auth:missing', reason);
+  replyError(res, 401, ErrorCode.InvalidRequest, `Unauthorized: ${reason}`, null, { 'WWW-Authenticate': challenge });
+  return undefined;
 }
 
 /**

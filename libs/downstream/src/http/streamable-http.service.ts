@@ -18,9 +18,9 @@ import { answerPreflight, applyCors } from './cors.js';
 import { accepts, headerOf, replyError, replyJson } from './http-replies.js';
 import { PostExchange } from './post-exchange.js';
 import { readJsonPost } from './read-body.js';
-import { admitted } from './request-guard.js';
+import { admitted, authenticated } from './request-guard.js';
 import { SseStream } from './sse-stream.js';
-import { LOOPBACK_PRINCIPAL } from '../principals.js';
+import type { AuthPrincipal } from '@switchboard/auth';
 
 interface HttpSession {
   session: GatewaySession;
@@ -69,18 +69,16 @@ export class StreamableHttpService {
   async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     if (!admitted(req, res, this.deps.config(), this.deps.onRefused)) return;
     applyCors(req, res);
-    switch (req.method) {
-      case 'POST':
-        return this.post(req, res);
-      case 'GET':
-        return this.get(req, res);
-      case 'DELETE':
-        return this.delete(req, res);
-      case 'OPTIONS':
-        return answerPreflight(res, ALLOWED);
-      default:
-        return replyError(res, 405, ErrorCode.InvalidRequest, 'Method not allowed', null, { Allow: ALLOWED });
+    // A CORS preflight carries no credentials: it is answered before authentication.
+    if (req.method === 'OPTIONS') return answerPreflight(res, ALLOWED);
+    if (req.method !== 'POST' && req.method !== 'GET' && req.method !== 'DELETE') {
+      return replyError(res, 405, ErrorCode.InvalidRequest, 'Method not allowed', null, { Allow: ALLOWED });
     }
+    const principal = authenticated(req, res, this.deps.authenticate, this.deps.onRefused);
+    if (!principal) return;
+    if (req.method === 'POST') return this.post(req, res, principal);
+    if (req.method === 'GET') return this.get(req, res, principal);
+    return this.delete(req, res, principal);
   }
 
   /** Ends every session (shutdown). */
@@ -89,7 +87,7 @@ export class StreamableHttpService {
     for (const id of [...this.sessions.keys()]) this.remove(id);
   }
 
-  private async post(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  private async post(req: IncomingMessage, res: ServerResponse, principal: AuthPrincipal): Promise<void> {
     if (!accepts(req.headers.accept, 'application/json') || !accepts(req.headers.accept, 'text/event-stream')) {
       return replyError(res, 406, ErrorCode.InvalidRequest, 'Not Acceptable: accept both application/json and text/event-stream');
     }
@@ -98,7 +96,7 @@ export class StreamableHttpService {
 
     const value = body.value as { method?: unknown } | unknown[];
     const initializing = !Array.isArray(value) && (value as { method?: unknown })?.method === 'initialize';
-    const state = initializing ? this.create() : this.existing(req, res);
+    const state = initializing ? this.create(principal) : this.existing(req, res, principal);
     if (!state) return;
 
     const intake = takeMessages(value, state.session.protocolVersion || undefined);
@@ -123,11 +121,11 @@ export class StreamableHttpService {
     for (const m of intake.messages) state.session.receive(m);
   }
 
-  private get(req: IncomingMessage, res: ServerResponse): void {
+  private get(req: IncomingMessage, res: ServerResponse, principal: AuthPrincipal): void {
     if (!accepts(req.headers.accept, 'text/event-stream')) {
       return replyError(res, 406, ErrorCode.InvalidRequest, 'Not Acceptable: accept text/event-stream');
     }
-    const state = this.existing(req, res);
+    const state = this.existing(req, res, principal);
     if (!state) return;
     if (state.standalone && !state.standalone.closed) {
       return replyError(res, 409, ErrorCode.InvalidRequest, 'Conflict: this session already has a GET stream');
@@ -141,22 +139,26 @@ export class StreamableHttpService {
     });
   }
 
-  private delete(req: IncomingMessage, res: ServerResponse): void {
-    const state = this.existing(req, res);
+  private delete(req: IncomingMessage, res: ServerResponse, principal: AuthPrincipal): void {
+    const state = this.existing(req, res, principal);
     if (!state) return;
     this.remove(state.session.id);
     res.writeHead(200).end();
   }
 
-  /** The session named by the request's headers, or an error answer (400/404) and undefined. */
-  private existing(req: IncomingMessage, res: ServerResponse): HttpSession | undefined {
+  /**
+   * The session named by the request's headers, or an error answer (400/404) and undefined.
+   * A session belongs to the principal that initialized it: anybody else is told it does not
+   * exist, so a leaked session id is worth nothing without its owner's credential.
+   */
+  private existing(req: IncomingMessage, res: ServerResponse, principal: AuthPrincipal): HttpSession | undefined {
     const id = headerOf(req.headers['mcp-session-id']);
     if (!id) {
       replyError(res, 400, ErrorCode.InvalidRequest, 'Bad Request: Mcp-Session-Id header is required');
       return undefined;
     }
     const state = this.sessions.get(id);
-    if (!state) {
+    if (!state || state.session.principal.id !== principal.id) {
       replyError(res, 404, ErrorCode.ConnectionClosed, 'Session not found: initialize a new session');
       return undefined;
     }
@@ -168,12 +170,12 @@ export class StreamableHttpService {
     return state;
   }
 
-  private create(): HttpSession {
+  private create(principal: AuthPrincipal): HttpSession {
     const id = newSessionId();
     const exchanges = new Map<RequestId, PostExchange>();
     const state: HttpSession = { exchanges } as HttpSession;
     const channel = async (message: JsonRpcMessage, options?: SendOptions) => this.route(state, message, options);
-    state.session = new GatewaySession(id, 'streamable-http', channel, this.deps.dispatcher, this.deps.logger, LOOPBACK_PRINCIPAL);
+    state.session = new GatewaySession(id, 'streamable-http', channel, this.deps.dispatcher, this.deps.logger, principal);
     this.sessions.set(id, state);
     this.deps.sessions.add(state.session);
     return state;

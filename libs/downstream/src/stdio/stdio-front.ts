@@ -3,6 +3,7 @@ import { ErrorCode, LineSplitter, LineWriter, McpError, encodeMessage, newSessio
 import type { DownstreamDeps } from '../downstream.types.js';
 import { GatewaySession } from '../gateway-session.js';
 import { parseBody, takeMessages } from '../message-intake.js';
+import type { AuthPrincipal } from '@switchboard/auth';
 import { stdioPrincipal } from '../principals.js';
 
 /**
@@ -22,6 +23,8 @@ export class StdioFront {
     private readonly deps: DownstreamDeps,
     private readonly input: Readable,
     private readonly output: Writable,
+    /** Who the host is: the key's principal with SWITCHBOARD_API_KEY, else the user running this. */
+    private readonly principal: AuthPrincipal = stdioPrincipal(),
   ) {}
 
   /** Resolves when stdin ends (the host went away). */
@@ -32,7 +35,7 @@ export class StdioFront {
       (message) => this.write(message),
       this.deps.dispatcher,
       this.deps.logger,
-      stdioPrincipal(),
+      this.principal,
     );
     this.session = session;
     this.deps.sessions.add(session);

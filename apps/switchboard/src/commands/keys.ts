@@ -1,0 +1,107 @@
+import { parseArgs } from 'node:util';
+import { ApiKeyNameTakenError, ApiKeyStore, type ApiKeyInfo } from '@switchboard/auth';
+import { openMigrated } from '../audit-store.js';
+import { COMMON_OPTIONS, loadCommandConfig, parseCommandArgs, printUsage } from './command-args.js';
+import { CommandError, usageError } from './command-error.js';
+import { formatTable } from './text-table.js';
+
+const CREATE_OPTIONS = {
+  ...COMMON_OPTIONS,
+  name: { type: 'string' },
+  roles: { type: 'string' },
+  expires: { type: 'string' },
+} as const;
+const LIST_OPTIONS = { ...COMMON_OPTIONS, json: { type: 'boolean' } } as const;
+
+/** `switchboard keys create|list|revoke`: API keys, in the data dir's database (created if need be). */
+export async function runKeysCommand(args: string[], usage: string): Promise<number> {
+  const [subcommand, ...rest] = args;
+  if (subcommand === '--help' || subcommand === '-h') return printUsage(usage);
+  if (subcommand === 'create') return create(rest, usage);
+  if (subcommand === 'list') return list(rest, usage);
+  if (subcommand === 'revoke') return revoke(rest, usage);
+  throw usageError(`${subcommand === undefined ? 'a command is missing' : `unknown keys command '${subcommand}'`}; try: create, list, revoke`);
+}
+
+async function create(args: string[], usage: string): Promise<number> {
+  const { values } = parseCommandArgs(args, CREATE_OPTIONS);
+  if (values.help) return printUsage(usage);
+  if (!values.name) throw usageError('keys create needs --name NAME');
+  const roles = (values.roles ?? '').split(',').map((r) => r.trim()).filter(Boolean);
+  const expiresAt = values.expires === undefined ? undefined : Date.now() + parseDuration(values.expires);
+  const { key, info } = await withKeys(values, async (store) => {
+    try {
+      return await store.create({ name: values.name!, roles, ...(expiresAt !== undefined && { expiresAt }) });
+    } catch (err) {
+      if (err instanceof ApiKeyNameTakenError) throw new CommandError(err.message, 1);
+      throw usageError((err as Error).message);
+    }
+  });
+  process.stdout.write(
+    `created key '${info.name}' (id ${info.id}; roles: ${info.roles.join(', ') || 'none'}; expires: ${time(info.expiresAt, 'never')})\n` +
+      'It is shown only now; store it as a secret. Send it as "Authorization: Bearer <key>" or "X-API-Key: <key>".\n' +
+      `${key}\n`,
+  );
+  return 0;
+}
+
+async function list(args: string[], usage: string): Promise<number> {
+  const { values } = parseCommandArgs(args, LIST_OPTIONS);
+  if (values.help) return printUsage(usage);
+  const keys = await withKeys(values, (store) => store.list());
+  if (values.json) {
+    process.stdout.write(`${JSON.stringify(keys.map((k) => ({ ...k, status: status(k) })), null, 2)}\n`);
+    return 0;
+  }
+  if (keys.length === 0) {
+    process.stdout.write('no keys; create one with: switchboard keys create --name NAME [--roles r1,r2] [--expires 30d]\n');
+    return 0;
+  }
+  process.stdout.write(
+    formatTable(
+      ['ID', 'NAME', 'PREFIX', 'ROLES', 'STATUS', 'CREATED', 'EXPIRES', 'LAST USED'],
+      keys.map((k) => [k.id, k.name, `${k.prefix}...`, k.roles.join(',') || '-', status(k), time(k.createdAt), time(k.expiresAt, 'never'), time(k.lastUsedAt, 'never')]),
+    ),
+  );
+  return 0;
+}
+
+async function revoke(args: string[], usage: string): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({ args, options: COMMON_OPTIONS, allowPositionals: true, strict: true });
+  } catch (err) {
+    throw usageError((err as Error).message);
+  }
+  const { values, positionals } = parsed;
+  if (values.help) return printUsage(usage);
+  if (positionals.length !== 1) throw usageError('keys revoke needs one key name or id');
+  const revoked = await withKeys(values, (store) => store.revoke(positionals[0]));
+  if (!revoked) throw new CommandError(`no active key named '${positionals[0]}' and no key with that id`, 1);
+  process.stdout.write(`revoked key '${revoked.name}' (id ${revoked.id}); it stops working on the next request\n`);
+  return 0;
+}
+
+async function withKeys<T>(values: { config?: string; 'data-dir'?: string }, use: (store: ApiKeyStore) => Promise<T>): Promise<T> {
+  const { dataSource } = await openMigrated(loadCommandConfig(values));
+  try {
+    return await use(new ApiKeyStore(dataSource));
+  } finally {
+    await dataSource.destroy();
+  }
+}
+
+/** `30m`, `12h`, `30d`, `2w` in milliseconds. */
+function parseDuration(text: string): number {
+  const match = /^(\d{1,6})(m|h|d|w)$/.exec(text);
+  if (!match || Number(match[1]) === 0) throw usageError(`--expires must look like 30m, 12h, 30d or 2w, got '${text}'`);
+  return Number(match[1]) * { m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 }[match[2] as 'm' | 'h' | 'd' | 'w'];
+}
+
+function status(key: ApiKeyInfo): string {
+  if (key.revokedAt !== null) return 'revoked';
+  if (key.expiresAt !== null && key.expiresAt <= Date.now()) return 'expired';
+  return 'active';
+}
+
+const time = (ms: number | null, none = '-'): string => (ms === null ? none : new Date(ms).toISOString().slice(0, 19) + 'Z');

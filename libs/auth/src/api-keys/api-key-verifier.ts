@@ -1,0 +1,65 @@
+import type { SqliteConnection, SqliteStatement } from '@switchboard/persistence';
+import type { AuthPrincipal } from '../principal.js';
+import { hashApiKey } from './key-material.js';
+
+export type KeyVerdict =
+  | { ok: true; principal: AuthPrincipal }
+  | { ok: false; rule: 'auth:unknown-key' | 'auth:expired-key' | 'auth:revoked-key'; reason: string };
+
+interface KeyRow {
+  id: number;
+  name: string;
+  roles: string;
+  expiresAt: number | null;
+  revokedAt: number | null;
+  lastUsedAt: number | null;
+}
+
+/** last_used_at is written at most this often per key: a write per request would cost every call. */
+const LAST_USED_EVERY_MS = 60_000;
+
+/**
+ * Checks a presented key on every request: one indexed lookup by hash through a prepared
+ * statement (synchronous, a few microseconds), so a key revoked by the CLI stops working on
+ * the daemon's next request. The key's name is the principal.
+ */
+export class ApiKeyVerifier {
+  private readonly lookup: SqliteStatement;
+  private readonly touch: SqliteStatement;
+  private readonly touched = new Map<number, number>();
+
+  constructor(
+    db: SqliteConnection,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.lookup = db.prepare(
+      `SELECT id, name, roles, expires_at AS expiresAt, revoked_at AS revokedAt, last_used_at AS lastUsedAt
+       FROM api_key WHERE key_hash = ?`,
+    );
+    this.touch = db.prepare('UPDATE api_key SET last_used_at = ? WHERE id = ?');
+  }
+
+  verify(key: string): KeyVerdict {
+    const row = this.lookup.get(hashApiKey(key)) as KeyRow | undefined;
+    if (!row) return { ok: false, rule: 'auth:unknown-key', reason: 'unknown API key' };
+    if (row.revokedAt !== null) return { ok: false, rule: 'auth:revoked-key', reason: `API key '${row.name}' was revoked` };
+    const now = this.now();
+    if (row.expiresAt !== null && row.expiresAt <= now) {
+      return { ok: false, rule: 'auth:expired-key', reason: `API key '${row.name}' expired` };
+    }
+    this.noteUse(row, now);
+    return { ok: true, principal: { id: row.name, authMethod: 'api-key', roles: JSON.parse(row.roles) as string[] } };
+  }
+
+  private noteUse(row: KeyRow, now: number): void {
+    const last = this.touched.get(row.id) ?? row.lastUsedAt ?? 0;
+    if (now - last < LAST_USED_EVERY_MS) return;
+    this.touched.set(row.id, now);
+    try {
+      this.touch.run(now, row.id);
+    } catch {
+      // Another process holds the write lock: the time is noted at a later request.
+      this.touched.delete(row.id);
+    }
+  }
+}

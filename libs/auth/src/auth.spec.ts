@@ -1,0 +1,147 @@
+import { mkdtempSync } from 'node:fs';
+import { IncomingMessage } from 'node:http';
+import { Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { MIGRATIONS } from '@switchboard/migrations';
+import { migrate, openDatabase, sqliteConnection } from '@switchboard/persistence';
+import type { DataSource } from 'typeorm';
+import { afterEach, describe, expect, it } from 'vitest';
+import { AUTH_ENTITIES } from './api-keys/api-key.entity.js';
+import { ApiKeyNameTakenError, ApiKeyStore } from './api-keys/api-key-store.js';
+import { ApiKeyVerifier } from './api-keys/api-key-verifier.js';
+import { HttpAuthenticator, type AuthMode } from './http/http-authenticator.js';
+import { bearerChallenge, protectedResourceMetadata } from './http/protected-resource.js';
+
+let open: DataSource[] = [];
+afterEach(async () => {
+  for (const ds of open) await ds.destroy();
+  open = [];
+});
+
+async function keys(now = () => Date.now()) {
+  const file = join(mkdtempSync(join(tmpdir(), 'sb-auth-')), 'switchboard.sqlite');
+  const dataSource = await openDatabase({ file, entities: AUTH_ENTITIES, migrations: MIGRATIONS });
+  await migrate(dataSource);
+  open.push(dataSource);
+  const db = sqliteConnection(dataSource);
+  return { store: new ApiKeyStore(dataSource), verifier: new ApiKeyVerifier(db, now), db };
+}
+
+function request(headers: Record<string, string>): IncomingMessage {
+  const req = new IncomingMessage(new Socket());
+  req.headers = { host: '127.0.0.1:8780', ...headers };
+  return req;
+}
+
+describe('API keys', () => {
+  it('a created key verifies as its name with its roles; only its hash and prefix are stored', async () => {
+    const { store, verifier, db } = await keys();
+    const { key, info } = await store.create({ name: 'alice', roles: ['dev', 'dev', 'ops'] });
+    expect(key).toMatch(/^sbk_[A-Za-z0-9_-]{43}$/);
+    expect(info).toMatchObject({ name: 'alice', roles: ['dev', 'ops'], prefix: key.slice(0, 10), revokedAt: null });
+    expect(verifier.verify(key)).toEqual({ ok: true, principal: { id: 'alice', authMethod: 'api-key', roles: ['dev', 'ops'] } });
+    const stored = JSON.stringify(db.prepare('SELECT * FROM api_key').all());
+    expect(stored).not.toContain(key);
+    expect(stored).not.toContain(key.slice(10));
+  });
+
+  it('refuses unknown, revoked and expired keys, each with its own rule', async () => {
+    let now = 1_000_000;
+    const { store, verifier } = await keys(() => now);
+    expect(verifier.verify('sbk_nope')).toMatchObject({ ok: false, rule: 'auth:unknown-key' });
+    const revoked = await store.create({ name: 'old', roles: [] });
+    expect(await store.revoke('old')).toMatchObject({ name: 'old' });
+    expect(verifier.verify(revoked.key)).toMatchObject({ ok: false, rule: 'auth:revoked-key' });
+    const expiring = await store.create({ name: 'temp', roles: [], expiresAt: now + 1000 });
+    expect(verifier.verify(expiring.key).ok).toBe(true);
+    now += 1000;
+    expect(verifier.verify(expiring.key)).toMatchObject({ ok: false, rule: 'auth:expired-key' });
+  });
+
+  it('a name is unique among active keys, and free again once revoked; revoke takes an id too', async () => {
+    const { store } = await keys();
+    const first = await store.create({ name: 'ci', roles: [] });
+    await expect(store.create({ name: 'ci', roles: [] })).rejects.toBeInstanceOf(ApiKeyNameTakenError);
+    expect(await store.revoke(String(first.info.id))).toMatchObject({ name: 'ci' });
+    await store.create({ name: 'ci', roles: ['deploy'] });
+    expect((await store.list()).map((k) => [k.name, k.revokedAt === null])).toEqual([
+      ['ci', true],
+      ['ci', false],
+    ]);
+    expect(await store.revoke('nobody')).toBeUndefined();
+  });
+
+  it('refuses malformed names and roles, listing each', async () => {
+    const { store } = await keys();
+    await expect(store.create({ name: 'has space', roles: ['ok', 'bad role'] })).rejects.toThrow(/name 'has space'.*role 'bad role'/);
+  });
+
+  it('notes the last use, at most once a minute', async () => {
+    let now = 5_000_000;
+    const { store, verifier } = await keys(() => now);
+    const { key } = await store.create({ name: 'bob', roles: [] });
+    verifier.verify(key);
+    expect((await store.list())[0].lastUsedAt).toBe(5_000_000);
+    now += 30_000;
+    verifier.verify(key);
+    expect((await store.list())[0].lastUsedAt).toBe(5_000_000);
+    now += 31_000;
+    verifier.verify(key);
+    expect((await store.list())[0].lastUsedAt).toBe(5_061_000);
+  });
+});
+
+describe('HttpAuthenticator', () => {
+  async function authenticator(mode: AuthMode) {
+    const k = await keys();
+    const { key } = await k.store.create({ name: 'carol', roles: ['admin'] });
+    return { auth: new HttpAuthenticator(k.verifier, () => mode), key, store: k.store };
+  }
+
+  it('takes a key as a Bearer token or as X-API-Key', async () => {
+    const { auth, key } = await authenticator('required');
+    expect(auth.authenticate(request({ authorization: `Bearer ${key}` })).principal).toMatchObject({ id: 'carol', roles: ['admin'] });
+    expect(auth.authenticate(request({ 'x-api-key': key })).principal).toMatchObject({ id: 'carol' });
+  });
+
+  it('mode required: no credential is refused; mode none: it is the anonymous loopback caller', async () => {
+    expect((await authenticator('required')).auth.authenticate(request({})).refusal).toMatchObject({ rule: 'auth:missing' });
+    expect((await authenticator('none')).auth.authenticate(request({})).principal).toMatchObject({ id: 'anonymous', authMethod: 'loopback' });
+  });
+
+  it('a presented credential must be valid even in mode none', async () => {
+    const { auth, store, key } = await authenticator('none');
+    expect(auth.authenticate(request({ authorization: 'Bearer sbk_wrong' })).refusal).toMatchObject({ rule: 'auth:unknown-key' });
+    expect(auth.authenticate(request({ 'x-api-key': 'nope' })).refusal).toMatchObject({ rule: 'auth:unknown-key' });
+    await store.revoke('carol');
+    expect(auth.authenticate(request({ authorization: `Bearer ${key}` })).refusal).toMatchObject({ rule: 'auth:revoked-key' });
+  });
+
+  it('another Authorization scheme is no credential', async () => {
+    const { auth } = await authenticator('required');
+    expect(auth.authenticate(request({ authorization: 'Basic Zm9vOmJhcg==' })).refusal).toMatchObject({ rule: 'auth:missing' });
+  });
+});
+
+describe('protected resource metadata (RFC 9728)', () => {
+  it('names the MCP endpoint on the origin the caller used, and the 401 challenge points at it', () => {
+    const req = request({ host: 'gw.example:8780' });
+    expect(protectedResourceMetadata(req, ['https://issuer.example'])).toMatchObject({
+      resource: 'http://gw.example:8780/mcp',
+      authorization_servers: ['https://issuer.example'],
+    });
+    expect(bearerChallenge(req, false, '')).toBe('Bearer resource_metadata="http://gw.example:8780/.well-known/oauth-protected-resource"');
+    expect(bearerChallenge(req, true, 'API key "x" was revoked')).toContain('error="invalid_token", error_description="API key x was revoked"');
+  });
+});
+
+describe('HttpAuthenticator when the key table cannot be read', () => {
+  it('fails closed with rule auth:error', async () => {
+    const k = await keys();
+    const { key } = await k.store.create({ name: 'erin', roles: [] });
+    const broken = { verify: () => { throw new Error('SQLITE_IOERR'); } } as unknown as ApiKeyVerifier;
+    const auth = new HttpAuthenticator(broken, () => 'none');
+    expect(auth.authenticate(request({ authorization: `Bearer ${key}` })).refusal).toMatchObject({ rule: 'auth:error' });
+  });
+});

@@ -1,0 +1,27 @@
+import type { IncomingMessage } from 'node:http';
+
+/** RFC 9728: where an OAuth client learns how this resource wants to be called. */
+export const PROTECTED_RESOURCE_PATH = '/.well-known/oauth-protected-resource';
+
+/** The origin the caller used, from its Host header (already checked by the Host guard). */
+export function requestOrigin(req: IncomingMessage): string {
+  const encrypted = (req.socket as { encrypted?: boolean }).encrypted === true;
+  return `${encrypted ? 'https' : 'http'}://${req.headers.host ?? 'localhost'}`;
+}
+
+/** The metadata document, naming the MCP endpoint and the authorization servers configured. */
+export function protectedResourceMetadata(req: IncomingMessage, authorizationServers: readonly string[]): Record<string, unknown> {
+  return {
+    resource: `${requestOrigin(req)}/mcp`,
+    authorization_servers: [...authorizationServers],
+    bearer_methods_supported: ['header'],
+    resource_name: 'Switchboard MCP gateway',
+  };
+}
+
+/** The WWW-Authenticate value of a 401 (RFC 6750 and the MCP authorization spec). */
+export function bearerChallenge(req: IncomingMessage, invalidToken: boolean, description: string): string {
+  const metadata = `resource_metadata="${requestOrigin(req)}${PROTECTED_RESOURCE_PATH}"`;
+  if (!invalidToken) return `Bearer ${metadata}`;
+  return `Bearer ${metadata}, error="invalid_token", error_description="${description.replace(/["\\]/g, '')}"`;
+}

@@ -1,0 +1,263 @@
+import { spawnSync } from 'node:child_process';
+import { createServer, request as httpRequest, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { startHttpFixture, type HttpFixture } from '@switchboard/testing';
+import request from 'supertest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually, SWITCHBOARD_BIN, startDaemon, stdioFixture, stopAllDaemons, tempDir, writeConfig, type DaemonHandle } from './support/daemon.js';
+
+type Row = Record<string, unknown>;
+
+function cli(args: string[], env: Record<string, string> = {}) {
+  const r = spawnSync(process.execPath, [SWITCHBOARD_BIN, ...args], { encoding: 'utf8', timeout: 30_000, env: { ...process.env, ...env } });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+function rows(dataDir: string, where: string, ...params: unknown[]): Row[] {
+  const db = new Database(join(dataDir, 'switchboard.sqlite'), { readonly: true });
+  try {
+    return db.prepare(`SELECT * FROM audit_record WHERE ${where} ORDER BY id`).all(...params) as Row[];
+  } finally {
+    db.close();
+  }
+}
+
+const INITIALIZE = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'curl', version: '1' } },
+};
+const MCP_ACCEPT = 'application/json, text/event-stream';
+
+afterAll(stopAllDaemons);
+
+describe('authentication with API keys (auth.mode: required)', () => {
+  let daemon: DaemonHandle;
+  let configPath: string;
+  let dataDir: string;
+  const keys: Record<string, string> = {};
+
+  async function connect(key: string): Promise<Client> {
+    const client = new Client({ name: 'e2e-auth', version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(daemon.mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${key}` } } }),
+    );
+    return client;
+  }
+
+  beforeAll(async () => {
+    const dir = tempDir();
+    dataDir = join(dir, 'data');
+    configPath = writeConfig(
+      { auth: { mode: 'required', authorizationServers: ['https://login.example.com'] }, mcpServers: { fx: stdioFixture() } },
+      dir,
+    );
+    // Keys are made before the first start: the command creates and migrates the database.
+    for (const [name, roles] of [['alice', 'admin,dev'], ['bob', 'dev'], ['carol', '']] as const) {
+      const made = cli(['keys', 'create', '--config', configPath, '--name', name, ...(roles ? ['--roles', roles] : [])]);
+      expect(made.code, made.stderr).toBe(0);
+      keys[name] = made.stdout.trimEnd().split('\n').at(-1)!;
+      expect(keys[name]).toMatch(/^sbk_[A-Za-z0-9_-]{43}$/);
+    }
+    daemon = await startDaemon(configPath);
+  });
+
+  it('no credential: 401 with a Bearer challenge naming the RFC 9728 metadata, which names the endpoint and issuer', async () => {
+    const res = await request(daemon.baseUrl).post('/mcp').set('Accept', MCP_ACCEPT).send(INITIALIZE).expect(401);
+    expect(res.headers['www-authenticate']).toBe(`Bearer resource_metadata="${daemon.baseUrl}/.well-known/oauth-protected-resource"`);
+    expect(res.body.error.message).toMatch(/^Unauthorized: a credential is required/);
+    const metadata = await request(daemon.baseUrl).get('/.well-known/oauth-protected-resource').expect(200);
+    expect(metadata.body).toEqual({
+      resource: `${daemon.mcpUrl}`,
+      authorization_servers: ['https://login.example.com'],
+      bearer_methods_supported: ['header'],
+      resource_name: 'Switchboard MCP gateway',
+    });
+    await request(daemon.baseUrl).get('/.well-known/oauth-protected-resource/mcp').expect(200);
+    const [row] = await eventually(() => {
+      const found = rows(dataDir, `decision = 'unauthenticated' AND rule = 'auth:missing'`);
+      return found.length > 0 ? found : undefined;
+    });
+    expect(row).toMatchObject({ principal: 'anonymous', method: 'http', name: 'POST /mcp' });
+  });
+
+  it('a key as a Bearer token: the SDK host calls tools, and the rows name the key as principal', async () => {
+    const client = await connect(keys.bob);
+    const result = await client.callTool({ name: 'fx__echo', arguments: { text: 'as bob' } });
+    expect(result.content).toEqual([{ type: 'text', text: 'as bob' }]);
+    await client.close();
+    const [row] = rows(dataDir, `method = 'tools/call' AND arguments LIKE '%as bob%'`);
+    expect(row).toMatchObject({ principal: 'bob', auth_method: 'api-key', decision: 'allowed', outcome: 'ok' });
+  });
+
+  it('a key as X-API-Key works too', async () => {
+    const res = await request(daemon.baseUrl)
+      .post('/mcp')
+      .set('Accept', MCP_ACCEPT)
+      .set('X-API-Key', keys.carol)
+      .send(INITIALIZE)
+      .expect(200);
+    expect(res.headers['mcp-session-id']).toMatch(/^[0-9a-f]{32}$/);
+  });
+
+  it('an unknown key: 401 with error="invalid_token", recorded with its rule', async () => {
+    const res = await request(daemon.baseUrl)
+      .post('/mcp')
+      .set('Accept', MCP_ACCEPT)
+      .set('Authorization', `Bearer sbk_${'x'.repeat(43)}`)
+      .send(INITIALIZE)
+      .expect(401);
+    expect(res.headers['www-authenticate']).toContain('error="invalid_token"');
+    await eventually(() => rows(dataDir, `rule = 'auth:unknown-key'`).length > 0 || undefined);
+  });
+
+  it('a session belongs to its principal: another key cannot use its id', async () => {
+    const opened = await request(daemon.baseUrl)
+      .post('/mcp')
+      .set('Accept', MCP_ACCEPT)
+      .set('Authorization', `Bearer ${keys.alice}`)
+      .send(INITIALIZE)
+      .expect(200);
+    const session = opened.headers['mcp-session-id'];
+    const list = { jsonrpc: '2.0', id: 2, method: 'tools/list' };
+    const asBob = await request(daemon.baseUrl)
+      .post('/mcp')
+      .set('Accept', MCP_ACCEPT)
+      .set('Authorization', `Bearer ${keys.bob}`)
+      .set('Mcp-Session-Id', session)
+      .send(list);
+    expect(asBob.status).toBe(404);
+    await request(daemon.baseUrl)
+      .post('/mcp')
+      .set('Accept', MCP_ACCEPT)
+      .set('Authorization', `Bearer ${keys.alice}`)
+      .set('Mcp-Session-Id', session)
+      .send({ jsonrpc: '2.0', method: 'notifications/initialized' })
+      .expect(202);
+  });
+
+  it('the admin API needs the admin role: none 401, dev 403 (recorded as bob), admin 200', async () => {
+    await request(daemon.baseUrl).get('/admin/api/audit').expect(401);
+    const denied = await request(daemon.baseUrl).get('/admin/api/audit').set('X-API-Key', keys.bob).expect(403);
+    expect(denied.body.error.message).toMatch(/admin/);
+    await request(daemon.baseUrl).get('/admin/api/audit').set('Authorization', `Bearer ${keys.alice}`).expect(200);
+    const [row] = await eventually(() => {
+      const found = rows(dataDir, `rule = 'auth:admin-role'`);
+      return found.length > 0 ? found : undefined;
+    });
+    expect(row).toMatchObject({ principal: 'bob', auth_method: 'api-key', decision: 'denied', name: 'GET /admin/api/audit' });
+  });
+
+  it('keys list shows each key once used; a revoked key is refused from the next request', async () => {
+    const listed = cli(['keys', 'list', '--config', configPath, '--json']);
+    expect(listed.code).toBe(0);
+    const byName = Object.fromEntries((JSON.parse(listed.stdout) as Row[]).map((k) => [k.name, k]));
+    expect(byName.bob).toMatchObject({ roles: ['dev'], status: 'active' });
+    expect(byName.bob.lastUsedAt).toEqual(expect.any(Number));
+    expect(JSON.stringify(byName)).not.toContain(keys.bob);
+
+    expect(cli(['keys', 'revoke', '--config', configPath, 'carol']).code).toBe(0);
+    const res = await request(daemon.baseUrl).post('/mcp').set('Accept', MCP_ACCEPT).set('X-API-Key', keys.carol).send(INITIALIZE).expect(401);
+    expect(res.body.error.message).toMatch(/revoked/);
+    await eventually(() => rows(dataDir, `rule = 'auth:revoked-key'`).length > 0 || undefined);
+    expect(cli(['keys', 'revoke', '--config', configPath, 'carol']).code).toBe(1);
+  });
+
+  it('switchboard stdio runs as the key in SWITCHBOARD_API_KEY, and refuses to start with a bad one', async () => {
+    const client = new Client({ name: 'e2e-stdio-key', version: '1.0.0' });
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [SWITCHBOARD_BIN, 'stdio', '--config', configPath],
+        env: { ...getDefaultEnvironment(), SWITCHBOARD_API_KEY: keys.alice },
+        stderr: 'ignore',
+      }),
+    );
+    await client.callTool({ name: 'fx__echo', arguments: { text: 'stdio as alice' } });
+    await client.close();
+    await eventually(() => rows(dataDir, `arguments LIKE '%stdio as alice%' AND principal = 'alice'`).length > 0 || undefined);
+
+    const bad = spawnSync(process.execPath, [SWITCHBOARD_BIN, 'stdio', '--config', configPath], {
+      encoding: 'utf8',
+      input: '',
+      timeout: 30_000,
+      env: { ...process.env, SWITCHBOARD_API_KEY: keys.carol },
+    });
+    expect(bad.status).not.toBe(0);
+    expect(bad.stderr).toMatch(/SWITCHBOARD_API_KEY is not a usable key: API key 'carol' was revoked/);
+  });
+});
+
+/** Forwards to an upstream and keeps the headers of every request it forwarded. */
+async function recordingProxy(target: string): Promise<{ url: string; seen: IncomingHttpHeaders[]; server: Server }> {
+  const seen: IncomingHttpHeaders[] = [];
+  const upstream = new URL(target);
+  const server = createServer((req, res) => {
+    seen.push(req.headers);
+    const forwarded = httpRequest(
+      { host: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers: { ...req.headers, host: upstream.host } },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
+    forwarded.on('error', () => res.destroy());
+    req.pipe(forwarded);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}${upstream.pathname}`, seen, server };
+}
+
+describe('a downstream credential never reaches an upstream', () => {
+  let fixture: HttpFixture;
+  afterAll(async () => {
+    await fixture?.stop();
+  });
+
+  it('the key a host sends is in no header of any request to an HTTP upstream', async () => {
+    fixture = await startHttpFixture('http');
+    const proxy = await recordingProxy(fixture.url);
+    const dir = tempDir();
+    const configPath = writeConfig({ auth: { mode: 'required' }, mcpServers: { web: { type: 'http', url: proxy.url } } }, dir);
+    const made = cli(['keys', 'create', '--config', configPath, '--name', 'dave']);
+    const key = made.stdout.trimEnd().split('\n').at(-1)!;
+    const daemon = await startDaemon(configPath);
+    const client = new Client({ name: 'e2e-no-forward', version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(daemon.mcpUrl), {
+        requestInit: { headers: { Authorization: `Bearer ${key}`, 'X-API-Key': key } },
+      }),
+    );
+    await client.callTool({ name: 'web__echo', arguments: { text: 'through the proxy' } });
+    await client.close();
+    await daemon.stop();
+    proxy.server.close();
+    expect(proxy.seen.length).toBeGreaterThan(0);
+    for (const headers of proxy.seen) {
+      expect(headers.authorization).toBeUndefined();
+      expect(headers['x-api-key']).toBeUndefined();
+      expect(JSON.stringify(headers)).not.toContain(key);
+    }
+  });
+});
+
+describe('auth.mode and the listen address', () => {
+  it('with auth.mode: required the daemon listens off loopback; none refuses (see cli.e2e-spec)', async () => {
+    const daemon = await startDaemon(writeConfig({ auth: { mode: 'required' }, mcpServers: {} }), ['--host', '0.0.0.0']);
+    const res = await request(daemon.baseUrl.replace('0.0.0.0', '127.0.0.1')).post('/mcp').set('Accept', MCP_ACCEPT).send(INITIALIZE);
+    expect(res.status).toBe(401);
+    await daemon.stop();
+  });
+
+  it('keys create refuses a bad name or --expires as usage errors (exit 2)', () => {
+    const configPath = writeConfig({ mcpServers: {} });
+    expect(cli(['keys', 'create', '--config', configPath, '--name', 'has space']).code).toBe(2);
+    expect(cli(['keys', 'create', '--config', configPath, '--name', 'ok', '--expires', 'soon']).code).toBe(2);
+    expect(cli(['keys', 'create', '--config', configPath]).code).toBe(2);
+  });
+});
