@@ -6,6 +6,7 @@ import Database from 'better-sqlite3';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { startHttpFixture, type HttpFixture } from '@switchboard/testing';
+import { exportJWK, generateKeyPair, SignJWT, type CryptoKey as JoseKey } from 'jose';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, SWITCHBOARD_BIN, startDaemon, stdioFixture, stopAllDaemons, tempDir, writeConfig, type DaemonHandle } from './support/daemon.js';
@@ -192,6 +193,91 @@ describe('authentication with API keys (auth.mode: required)', () => {
     expect(bad.stderr).toMatch(/SWITCHBOARD_API_KEY is not a usable key: API key 'carol' was revoked/);
   });
 });
+
+describe('JWT bearer tokens from an OIDC issuer (auth.jwt)', () => {
+  const ISSUER = 'https://issuer.test';
+  const AUDIENCE = 'switchboard';
+  let daemon: DaemonHandle;
+  let dataDir: string;
+  let jwks: Server;
+  let signingKey: JoseKey;
+  let strangerKey: JoseKey;
+
+  const token = (claims: Record<string, unknown> = {}, set: (jwt: SignJWT) => SignJWT = (jwt) => jwt, key = signingKey) =>
+    set(
+      new SignJWT({ realm: { roles: ['dev'] }, groups: 'eng ops', ...claims })
+        .setProtectedHeader({ alg: 'RS256', kid: 'k1' })
+        .setIssuer(ISSUER)
+        .setAudience(AUDIENCE)
+        .setSubject('erin@example.com')
+        .setIssuedAt()
+        .setExpirationTime('5m'),
+    ).sign(key);
+
+  const initializeWith = (bearer: string) =>
+    request(daemon.baseUrl).post('/mcp').set('Accept', MCP_ACCEPT).set('Authorization', `Bearer ${bearer}`).send(INITIALIZE);
+
+  beforeAll(async () => {
+    const pair = await generateKeyPair('RS256');
+    signingKey = pair.privateKey;
+    strangerKey = (await generateKeyPair('RS256')).privateKey;
+    const publicJwk = { ...(await exportJWK(pair.publicKey)), kid: 'k1', alg: 'RS256', use: 'sig' };
+    // The issuer's JWKS, served by the test as an identity provider would.
+    jwks = createServer((req, res) => {
+      res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ keys: [publicJwk] }));
+    });
+    await new Promise<void>((resolve) => jwks.listen(0, '127.0.0.1', resolve));
+    const dir = tempDir();
+    dataDir = join(dir, 'data');
+    const jwksUrl = `http://127.0.0.1:${(jwks.address() as AddressInfo).port}/jwks.json`;
+    daemon = await startDaemon(
+      writeConfig(
+        {
+          auth: { mode: 'required', jwt: { issuer: ISSUER, audience: AUDIENCE, jwksUrl, claims: { roles: 'realm.roles' } } },
+          mcpServers: { fx: stdioFixture() },
+        },
+        dir,
+      ),
+    );
+  });
+  afterAll(() => jwks?.close());
+
+  it('a valid token: the SDK host calls tools as the token subject, auth method jwt', async () => {
+    const client = new Client({ name: 'e2e-jwt', version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(daemon.mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${await token()}` } } }),
+    );
+    await client.callTool({ name: 'fx__echo', arguments: { text: 'as erin' } });
+    await client.close();
+    const [row] = rows(dataDir, `arguments LIKE '%as erin%'`);
+    expect(row).toMatchObject({ principal: 'erin@example.com', auth_method: 'jwt', decision: 'allowed' });
+  });
+
+  it('the metadata names the issuer as an authorization server', async () => {
+    const metadata = await request(daemon.baseUrl).get('/.well-known/oauth-protected-resource').expect(200);
+    expect(metadata.body.authorization_servers).toEqual([ISSUER]);
+  });
+
+  it.each([
+    ['expired', () => token({}, (jwt) => jwt.setExpirationTime(Math.floor(Date.now() / 1000) - 120)), 'auth:expired-token', /expired/],
+    ['for another audience', () => token({}, (jwt) => jwt.setAudience('someone-else')), 'auth:invalid-token', /"aud"/],
+    ['from another issuer', () => token({}, (jwt) => jwt.setIssuer('https://evil.test')), 'auth:invalid-token', /"iss"/],
+    ['signed by another key', () => token({}, (jwt) => jwt, strangerKey), 'auth:invalid-token', /signature/],
+    ['unsigned (alg: none)', async () => unsigned({ iss: ISSUER, aud: AUDIENCE, sub: 'mallory', exp: Math.floor(Date.now() / 1000) + 300 }), 'auth:invalid-token', /.+/],
+  ])('a token %s is refused with 401 and recorded', async (_what, make, rule, reason) => {
+    const res = await initializeWith(await make());
+    expect(res.status).toBe(401);
+    expect(res.headers['www-authenticate']).toContain('error="invalid_token"');
+    expect(res.body.error.message).toMatch(reason);
+    await eventually(() => rows(dataDir, `rule = ?`, rule).length > 0 || undefined);
+  });
+});
+
+/** An unsecured JWT, as an attacker would send one: header {"alg":"none"}, no signature. */
+function unsigned(payload: Record<string, unknown>): string {
+  const part = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+  return `${part({ alg: 'none', typ: 'JWT' })}.${part(payload)}.`;
+}
 
 /** Forwards to an upstream and keeps the headers of every request it forwarded. */
 async function recordingProxy(target: string): Promise<{ url: string; seen: IncomingHttpHeaders[]; server: Server }> {

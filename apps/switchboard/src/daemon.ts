@@ -4,7 +4,7 @@ import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { NestFactory } from '@nestjs/core';
 import { AuditQuery } from '@switchboard/audit';
-import { ApiKeyVerifier, HttpAuthenticator } from '@switchboard/auth';
+import { ApiKeyVerifier, HttpAuthenticator, JwtVerifier } from '@switchboard/auth';
 import { ConfigWatcher, type GatewayConfig } from '@switchboard/config';
 import {
   LegacySseService,
@@ -38,7 +38,11 @@ export async function runDaemon(config: GatewayConfig, fileListen: GatewayConfig
   mkdirSync(config.dataDir, { recursive: true });
   const auditStore = await openAuditStore(config, logger);
   // Keys are looked up in the database on every request, so `keys revoke` takes effect at once.
-  const authenticator = new HttpAuthenticator(new ApiKeyVerifier(sqliteConnection(auditStore.dataSource)), () => config.auth.mode);
+  const authenticator = new HttpAuthenticator(
+    new ApiKeyVerifier(sqliteConnection(auditStore.dataSource)),
+    () => config.auth.mode,
+    config.auth.jwt && new JwtVerifier(config.auth.jwt),
+  );
   if (config.auth.mode === 'none') logger.info('auth.mode: none: HTTP callers without a credential are the anonymous loopback user');
 
   const runtime = new GatewayRuntime(config, logger, auditStore.log);

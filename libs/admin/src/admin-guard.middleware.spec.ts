@@ -25,17 +25,17 @@ function fakeResponse() {
   return { res: res as unknown as ServerResponse, headers, result: () => ({ status, body: body ? JSON.parse(body) : undefined }) };
 }
 
-function run(headers: Record<string, string>) {
+async function run(headers: Record<string, string>) {
   const guard = new AdminGuardMiddleware({ config: () => config });
   const response = fakeResponse();
   const next = vi.fn();
-  guard.use({ headers } as IncomingMessage, response.res, next);
+  await guard.use({ headers } as IncomingMessage, response.res, next);
   return { ...response, next };
 }
 
 describe('AdminGuardMiddleware', () => {
-  it('passes loopback requests on, marked no-store', () => {
-    const { next, headers } = run({ host: '127.0.0.1:8780' });
+  it('passes loopback requests on, marked no-store', async () => {
+    const { next, headers } = await run({ host: '127.0.0.1:8780' });
     expect(next).toHaveBeenCalledOnce();
     expect(headers['cache-control']).toBe('no-store');
   });
@@ -44,8 +44,8 @@ describe('AdminGuardMiddleware', () => {
     ['a foreign Host (DNS rebinding)', { host: 'evil.example:8780' }],
     ['a foreign Origin', { host: 'localhost:8780', origin: 'https://evil.example' }],
     ['no Host at all', {}],
-  ])('refuses %s with a 403 JSON error', (_, headers) => {
-    const { next, result, headers: sent } = run(headers);
+  ])('refuses %s with a 403 JSON error', async (_, headers) => {
+    const { next, result, headers: sent } = await run(headers);
     expect(next).not.toHaveBeenCalled();
     expect(result().status).toBe(403);
     expect(result().body.error.message).toMatch(/refused/);

@@ -19,7 +19,7 @@ export const ADMIN_ROLE = 'admin';
 export class AdminGuardMiddleware implements NestMiddleware {
   constructor(@Inject(ADMIN_OPTIONS) private readonly options: AdminOptions) {}
 
-  use(req: IncomingMessage, res: ServerResponse, next: () => void): void {
+  async use(req: IncomingMessage, res: ServerResponse, next: () => void): Promise<void> {
     res.setHeader('Cache-Control', 'no-store');
     res.setHeader('X-Content-Type-Options', 'nosniff');
     const reason = refuseReason(req, this.options.config());
@@ -27,7 +27,7 @@ export class AdminGuardMiddleware implements NestMiddleware {
       this.options.onRefused?.(httpRefusal(req, reason));
       return sendError(res, 403, `request refused: ${reason}`);
     }
-    const auth = this.options.authenticate?.(req);
+    const auth = await this.options.authenticate?.(req);
     if (auth?.refusal) {
       const { rule, reason: why } = auth.refusal;
       this.options.onRefused?.({ ...httpRefusal(req, why), decision: 'unauthenticated', rule });

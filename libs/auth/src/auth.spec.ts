@@ -101,26 +101,26 @@ describe('HttpAuthenticator', () => {
 
   it('takes a key as a Bearer token or as X-API-Key', async () => {
     const { auth, key } = await authenticator('required');
-    expect(auth.authenticate(request({ authorization: `Bearer ${key}` })).principal).toMatchObject({ id: 'carol', roles: ['admin'] });
-    expect(auth.authenticate(request({ 'x-api-key': key })).principal).toMatchObject({ id: 'carol' });
+    expect((await auth.authenticate(request({ authorization: `Bearer ${key}` }))).principal).toMatchObject({ id: 'carol', roles: ['admin'] });
+    expect((await auth.authenticate(request({ 'x-api-key': key }))).principal).toMatchObject({ id: 'carol' });
   });
 
   it('mode required: no credential is refused; mode none: it is the anonymous loopback caller', async () => {
-    expect((await authenticator('required')).auth.authenticate(request({})).refusal).toMatchObject({ rule: 'auth:missing' });
-    expect((await authenticator('none')).auth.authenticate(request({})).principal).toMatchObject({ id: 'anonymous', authMethod: 'loopback' });
+    expect((await (await authenticator('required')).auth.authenticate(request({}))).refusal).toMatchObject({ rule: 'auth:missing' });
+    expect((await (await authenticator('none')).auth.authenticate(request({}))).principal).toMatchObject({ id: 'anonymous', authMethod: 'loopback' });
   });
 
   it('a presented credential must be valid even in mode none', async () => {
     const { auth, store, key } = await authenticator('none');
-    expect(auth.authenticate(request({ authorization: 'Bearer sbk_wrong' })).refusal).toMatchObject({ rule: 'auth:unknown-key' });
-    expect(auth.authenticate(request({ 'x-api-key': 'nope' })).refusal).toMatchObject({ rule: 'auth:unknown-key' });
+    expect((await auth.authenticate(request({ authorization: 'Bearer sbk_wrong' }))).refusal).toMatchObject({ rule: 'auth:unknown-key' });
+    expect((await auth.authenticate(request({ 'x-api-key': 'nope' }))).refusal).toMatchObject({ rule: 'auth:unknown-key' });
     await store.revoke('carol');
-    expect(auth.authenticate(request({ authorization: `Bearer ${key}` })).refusal).toMatchObject({ rule: 'auth:revoked-key' });
+    expect((await auth.authenticate(request({ authorization: `Bearer ${key}` }))).refusal).toMatchObject({ rule: 'auth:revoked-key' });
   });
 
   it('another Authorization scheme is no credential', async () => {
     const { auth } = await authenticator('required');
-    expect(auth.authenticate(request({ authorization: 'Basic Zm9vOmJhcg==' })).refusal).toMatchObject({ rule: 'auth:missing' });
+    expect((await auth.authenticate(request({ authorization: 'Basic Zm9vOmJhcg==' }))).refusal).toMatchObject({ rule: 'auth:missing' });
   });
 });
 
@@ -142,6 +142,6 @@ describe('HttpAuthenticator when the key table cannot be read', () => {
     const { key } = await k.store.create({ name: 'erin', roles: [] });
     const broken = { verify: () => { throw new Error('SQLITE_IOERR'); } } as unknown as ApiKeyVerifier;
     const auth = new HttpAuthenticator(broken, () => 'none');
-    expect(auth.authenticate(request({ authorization: `Bearer ${key}` })).refusal).toMatchObject({ rule: 'auth:error' });
+    expect((await auth.authenticate(request({ authorization: `Bearer ${key}` }))).refusal).toMatchObject({ rule: 'auth:error' });
   });
 });

@@ -5,3 +5,4 @@ export * from './api-keys/api-key-verifier.js';
 export { KEY_PREFIX, looksLikeApiKey } from './api-keys/key-material.js';
 export * from './http/http-authenticator.js';
 export * from './http/protected-resource.js';
+export * from './jwt/jwt-verifier.js';

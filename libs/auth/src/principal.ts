@@ -8,6 +8,8 @@ export interface AuthPrincipal {
   id: string;
   authMethod: string;
   roles: readonly string[];
+  /** From a token's groups claim; policies will map groups to roles. */
+  groups?: readonly string[];
 }
 
 /** A caller on a loopback listener with `auth.mode: none` that sent no credential. */

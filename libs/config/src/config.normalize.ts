@@ -24,7 +24,11 @@ export function normalizeConfig(file: string, input: ConfigInput): GatewayConfig
     timeouts: { ...requestTimeouts, shutdownMs, sessionIdleMs },
     security: { allowedHosts: [...input.security.allowedHosts], allowedOrigins: [...input.security.allowedOrigins] },
     log: { level: input.log.level },
-    auth: { mode: input.auth.mode, authorizationServers: [...input.auth.authorizationServers] },
+    auth: {
+      mode: input.auth.mode,
+      authorizationServers: [...input.auth.authorizationServers],
+      ...(input.auth.jwt && { jwt: { ...input.auth.jwt, algorithms: [...input.auth.jwt.algorithms], claims: { ...input.auth.jwt.claims } } }),
+    },
     audit: { ...input.audit, redact: { ...input.audit.redact, keys: [...input.audit.redact.keys], patterns: [...input.audit.redact.patterns] } },
     servers,
   };

@@ -85,6 +85,9 @@ function compiles(pattern: string): boolean {
   }
 }
 
+/** Asymmetric JWS algorithms only: a shared secret would have to be in the gateway's config. */
+const JWT_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'] as const;
+
 const auditSchema = z
   .strictObject({
     enabled: z.boolean().default(true).describe('false turns the audit log off (a warning is logged at start).'),
@@ -206,6 +209,29 @@ export const configInputSchema = z
             .array(z.url({ error: 'must be an absolute URL' }))
             .default([])
             .describe('OAuth authorization servers named in /.well-known/oauth-protected-resource (RFC 9728).'),
+          jwt: z
+            .strictObject({
+              issuer: z.url({ error: 'must be an absolute URL' }).describe('The iss every token must carry.'),
+              audience: nonEmpty().describe('The aud every token must carry (this gateway).'),
+              jwksUrl: z
+                .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
+                .describe("Where the issuer's signing keys are (JWKS); fetched, cached, and refetched for an unknown key id."),
+              algorithms: z
+                .array(z.enum(JWT_ALGORITHMS))
+                .min(1)
+                .default(['RS256', 'ES256'])
+                .describe('Signature algorithms accepted; none is never accepted.'),
+              clockToleranceSec: intIn(0, 300, 'must be an integer from 0 to 300').default(30).describe('Leeway for exp and nbf.'),
+              claims: z
+                .strictObject({
+                  principal: nonEmpty().default('sub').describe('Claim naming the principal (dots for nested claims).'),
+                  roles: nonEmpty().default('roles').describe('Claim with the roles: an array, or a space-separated string.'),
+                  groups: nonEmpty().default('groups').describe('Claim with the groups: an array, or a space-separated string.'),
+                })
+                .prefault({}),
+            })
+            .optional()
+            .describe('Accept JWT bearer tokens from one OIDC issuer, verified against its JWKS.'),
         })
         .prefault({}),
       audit: auditSchema.prefault({}),

@@ -80,8 +80,20 @@ export interface ConfigProblem {
 export interface AuthConfig {
   /** `required`: every HTTP request needs a credential. `none`: allowed only on a loopback listener. */
   mode: 'none' | 'required';
-  /** Named in the RFC 9728 protected-resource metadata. */
+  /** Named in the RFC 9728 protected-resource metadata (the JWT issuer is added). */
   authorizationServers: string[];
+  /** JWT bearer tokens from one OIDC issuer; absent, only API keys are accepted. */
+  jwt?: JwtConfig;
+}
+
+export interface JwtConfig {
+  issuer: string;
+  audience: string;
+  jwksUrl: string;
+  algorithms: string[];
+  clockToleranceSec: number;
+  /** Claim paths (dots for nested claims). */
+  claims: { principal: string; roles: string; groups: string };
 }
 
 /** The audit log (docs/audit.md). */

@@ -9,6 +9,13 @@ export function requestOrigin(req: IncomingMessage): string {
   return `${encrypted ? 'https' : 'http'}://${req.headers.host ?? 'localhost'}`;
 }
 
+/** The authorization servers to name: those configured, and the JWT issuer if it is not among them. */
+export function authorizationServersOf(auth: { authorizationServers: readonly string[]; jwt?: { issuer: string } }): string[] {
+  const servers = [...auth.authorizationServers];
+  if (auth.jwt && !servers.includes(auth.jwt.issuer)) servers.push(auth.jwt.issuer);
+  return servers;
+}
+
 /** The metadata document, naming the MCP endpoint and the authorization servers configured. */
 export function protectedResourceMetadata(req: IncomingMessage, authorizationServers: readonly string[]): Record<string, unknown> {
   return {

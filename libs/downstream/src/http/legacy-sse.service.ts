@@ -28,12 +28,12 @@ export class LegacySseService {
     return this.sessions.size;
   }
 
-  open(req: IncomingMessage, res: ServerResponse): void {
+  async open(req: IncomingMessage, res: ServerResponse): Promise<void> {
     if (!admitted(req, res, this.deps.config(), this.deps.onRefused)) return;
     applyCors(req, res);
     if (req.method === 'OPTIONS') return answerPreflight(res, 'GET');
     if (req.method !== 'GET') return replyError(res, 405, ErrorCode.InvalidRequest, 'Method not allowed', null, { Allow: 'GET' });
-    const principal = authenticated(req, res, this.deps.authenticate, this.deps.onRefused);
+    const principal = await authenticated(req, res, this.deps.authenticate, this.deps.onRefused);
     if (!principal) return;
     if (!accepts(req.headers.accept ?? 'text/event-stream', 'text/event-stream')) {
       return replyError(res, 406, ErrorCode.InvalidRequest, 'Not Acceptable: accept text/event-stream');
@@ -59,7 +59,7 @@ export class LegacySseService {
     applyCors(req, res);
     if (req.method === 'OPTIONS') return answerPreflight(res, 'POST');
     if (req.method !== 'POST') return replyError(res, 405, ErrorCode.InvalidRequest, 'Method not allowed', null, { Allow: 'POST' });
-    const principal = authenticated(req, res, this.deps.authenticate, this.deps.onRefused);
+    const principal = await authenticated(req, res, this.deps.authenticate, this.deps.onRefused);
     if (!principal) return;
     const id = new URL(req.url ?? '', 'http://x').searchParams.get('sessionId');
     if (!id) return replyError(res, 400, ErrorCode.InvalidRequest, 'Bad Request: sessionId query parameter is required');

@@ -29,7 +29,7 @@ export class McpHttpRoutes {
         this.guard(req, res, this.streamable.handle(req, res));
         return true;
       case '/sse':
-        this.legacy.open(req, res);
+        this.guard(req, res, this.legacy.open(req, res));
         return true;
       case '/messages':
         this.guard(req, res, this.legacy.message(req, res));

@@ -73,21 +73,21 @@ function requestLine(req: IncomingMessage): { httpMethod: string; path: string }
 }
 
 /** How the HTTP fronts learn who a request is from (libs/auth's HttpAuthenticator). */
-export type RequestAuthenticator = (req: IncomingMessage) => HttpAuthResult;
+export type RequestAuthenticator = (req: IncomingMessage) => Promise<HttpAuthResult>;
 
 /**
  * Who sent the request: its principal, or undefined after answering 401 with a Bearer
  * challenge that points at the protected-resource metadata (the MCP authorization spec).
  * Without an authenticator (tests, tools) every caller is the anonymous loopback principal.
  */
-export function authenticated(
+export async function authenticated(
   req: IncomingMessage,
   res: ServerResponse,
   authenticate: RequestAuthenticator | undefined,
   onRefused: RefusalListener | undefined,
-): AuthPrincipal | undefined {
+): Promise<AuthPrincipal | undefined> {
   if (!authenticate) return LOOPBACK_PRINCIPAL;
-  const result = authenticate(req);
+  const result = await authenticate(req);
   if (result.principal) return result.principal;
   const { rule, reason } = result.refusal;
   onRefused?.({ ...requestLine(req), decision: 'unauthenticated', rule, reason });

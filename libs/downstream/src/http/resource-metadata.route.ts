@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { protectedResourceMetadata } from '@switchboard/auth';
+import { authorizationServersOf, protectedResourceMetadata } from '@switchboard/auth';
 import { ErrorCode } from '@switchboard/core';
 import type { DownstreamDeps } from '../downstream.types.js';
 import { answerPreflight, applyCors } from './cors.js';
@@ -16,5 +16,5 @@ export function serveResourceMetadata(req: IncomingMessage, res: ServerResponse,
   applyCors(req, res);
   if (req.method === 'OPTIONS') return answerPreflight(res, 'GET');
   if (req.method !== 'GET') return replyError(res, 405, ErrorCode.InvalidRequest, 'Method not allowed', null, { Allow: 'GET' });
-  replyJson(res, 200, protectedResourceMetadata(req, deps.config().auth.authorizationServers), { 'Cache-Control': 'max-age=300' });
+  replyJson(res, 200, protectedResourceMetadata(req, authorizationServersOf(deps.config().auth)), { 'Cache-Control': 'max-age=300' });
 }

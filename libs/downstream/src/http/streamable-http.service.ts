@@ -74,7 +74,7 @@ export class StreamableHttpService {
     if (req.method !== 'POST' && req.method !== 'GET' && req.method !== 'DELETE') {
       return replyError(res, 405, ErrorCode.InvalidRequest, 'Method not allowed', null, { Allow: ALLOWED });
     }
-    const principal = authenticated(req, res, this.deps.authenticate, this.deps.onRefused);
+    const principal = await authenticated(req, res, this.deps.authenticate, this.deps.onRefused);
     if (!principal) return;
     if (req.method === 'POST') return this.post(req, res, principal);
     if (req.method === 'GET') return this.get(req, res, principal);

@@ -1,0 +1,75 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { exportJWK, generateKeyPair, SignJWT, type CryptoKey } from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { JwtVerifier } from './jwt-verifier.js';
+
+/** A real JWKS over HTTP (jose fetches it), with a real RS256 key pair. */
+describe('JwtVerifier', () => {
+  let server: Server;
+  let key: CryptoKey;
+  let fetches = 0;
+  let verifier: (claims?: Partial<{ principal: string; roles: string; groups: string }>) => JwtVerifier;
+
+  beforeAll(async () => {
+    const pair = await generateKeyPair('ES256');
+    key = pair.privateKey;
+    const jwk = { ...(await exportJWK(pair.publicKey)), kid: 'a', alg: 'ES256' };
+    server = createServer((_req, res) => {
+      fetches += 1;
+      res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ keys: [jwk] }));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const jwksUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/jwks`;
+    verifier = (claims = {}) =>
+      new JwtVerifier({
+        issuer: 'https://idp.test',
+        audience: 'gw',
+        jwksUrl,
+        algorithms: ['ES256'],
+        clockToleranceSec: 30,
+        claims: { principal: 'sub', roles: 'roles', groups: 'groups', ...claims },
+      });
+  });
+  afterAll(() => server.close());
+
+  const sign = (claims: Record<string, unknown>) =>
+    new SignJWT(claims)
+      .setProtectedHeader({ alg: 'ES256', kid: 'a' })
+      .setIssuer('https://idp.test')
+      .setAudience('gw')
+      .setExpirationTime('2m')
+      .sign(key);
+
+  it('maps principal, roles and groups from configured claim paths; lists may be arrays or space-separated', async () => {
+    const v = verifier({ principal: 'email', roles: 'realm_access.roles', groups: 'grp' });
+    const verdict = await v.verify(await sign({ email: 'fay@example.com', realm_access: { roles: ['admin', 7] }, grp: 'eng  ops' }));
+    expect(verdict).toEqual({ ok: true, principal: { id: 'fay@example.com', authMethod: 'jwt', roles: ['admin'], groups: ['eng', 'ops'] } });
+  });
+
+  it('refuses a token without the principal claim, or without exp', async () => {
+    expect(await verifier().verify(await sign({ roles: [] }))).toMatchObject({ ok: false, rule: 'auth:invalid-token' });
+    const noExp = await new SignJWT({ sub: 'x' }).setProtectedHeader({ alg: 'ES256', kid: 'a' }).setIssuer('https://idp.test').setAudience('gw').sign(key);
+    expect(await verifier().verify(noExp)).toMatchObject({ ok: false, rule: 'auth:invalid-token' });
+  });
+
+  it('fetches the JWKS once and keeps it for later tokens', async () => {
+    const v = verifier();
+    const before = fetches;
+    for (let i = 0; i < 5; i++) expect((await v.verify(await sign({ sub: `u${i}` }))).ok).toBe(true);
+    expect(fetches - before).toBe(1);
+  });
+
+  it('an unreachable JWKS is an auth:error (fails closed), and garbage is an invalid token', async () => {
+    const down = new JwtVerifier({
+      issuer: 'https://idp.test',
+      audience: 'gw',
+      jwksUrl: 'http://127.0.0.1:1/jwks',
+      algorithms: ['ES256'],
+      clockToleranceSec: 0,
+      claims: { principal: 'sub', roles: 'roles', groups: 'groups' },
+    });
+    expect(await down.verify(await sign({ sub: 'x' }))).toMatchObject({ ok: false, rule: 'auth:error' });
+    expect(await verifier().verify('not.a.jwt')).toMatchObject({ ok: false, rule: 'auth:invalid-token' });
+  });
+});

@@ -1,0 +1,87 @@
+import type { JwtConfig } from '@switchboard/config';
+import { createRemoteJWKSet, errors, jwtVerify, type JWTPayload } from 'jose';
+import type { AuthPrincipal } from '../principal.js';
+
+export type TokenVerdict =
+  | { ok: true; principal: AuthPrincipal }
+  | { ok: false; rule: 'auth:invalid-token' | 'auth:expired-token' | 'auth:error'; reason: string };
+
+/** How long an unknown key id waits before the JWKS is fetched again (jose's cooldown). */
+const JWKS_COOLDOWN_MS = 30_000;
+/** Keys are refetched after this long even when every kid is known, so rotations land. */
+const JWKS_MAX_AGE_MS = 10 * 60_000;
+
+/**
+ * Verifies JWT bearer tokens from one OIDC issuer with jose: the signature against the
+ * issuer's JWKS (fetched on first use, cached, refetched for an unknown key id, so key
+ * rotation needs no restart), then `iss`, `aud`, `exp` and `nbf`. Only the configured
+ * asymmetric algorithms are accepted; an unsigned token (`alg: none`) never is.
+ */
+export class JwtVerifier {
+  private readonly keys: ReturnType<typeof createRemoteJWKSet>;
+
+  constructor(private readonly options: JwtConfig) {
+    this.keys = createRemoteJWKSet(new URL(options.jwksUrl), { cooldownDuration: JWKS_COOLDOWN_MS, cacheMaxAge: JWKS_MAX_AGE_MS });
+  }
+
+  async verify(token: string): Promise<TokenVerdict> {
+    let payload: JWTPayload;
+    try {
+      ({ payload } = await jwtVerify(token, this.keys, {
+        issuer: this.options.issuer,
+        audience: this.options.audience,
+        algorithms: this.options.algorithms,
+        clockTolerance: this.options.clockToleranceSec,
+        requiredClaims: ['exp'],
+      }));
+    } catch (err) {
+      return refusalOf(err);
+    }
+    const id = claimAt(payload, this.options.claims.principal);
+    if (typeof id !== 'string' || id === '') {
+      return { ok: false, rule: 'auth:invalid-token', reason: `the token has no '${this.options.claims.principal}' claim naming the principal` };
+    }
+    return {
+      ok: true,
+      principal: {
+        id,
+        authMethod: 'jwt',
+        roles: listClaim(claimAt(payload, this.options.claims.roles)),
+        groups: listClaim(claimAt(payload, this.options.claims.groups)),
+      },
+    };
+  }
+}
+
+/** A claim by dotted path: `realm_access.roles`. */
+function claimAt(payload: JWTPayload, path: string): unknown {
+  let value: unknown = payload;
+  for (const part of path.split('.')) {
+    if (typeof value !== 'object' || value === null) return undefined;
+    value = (value as Record<string, unknown>)[part];
+  }
+  return value;
+}
+
+/** Roles and groups come as an array of strings or one space-separated string (OAuth's scope style). */
+function listClaim(value: unknown): string[] {
+  if (Array.isArray(value)) return value.filter((v): v is string => typeof v === 'string');
+  if (typeof value === 'string') return value.split(/\s+/).filter(Boolean);
+  return [];
+}
+
+/** What jose said, as a rule and a reason a client may see (no key material, no stack). */
+function refusalOf(err: unknown): TokenVerdict {
+  if (err instanceof errors.JWTExpired) return { ok: false, rule: 'auth:expired-token', reason: 'the token expired' };
+  if (err instanceof errors.JWTClaimValidationFailed) {
+    return { ok: false, rule: 'auth:invalid-token', reason: `the token's "${err.claim}" claim is not accepted (${err.reason})` };
+  }
+  if (err instanceof errors.JOSEAlgNotAllowed) return { ok: false, rule: 'auth:invalid-token', reason: 'the token is signed with an algorithm that is not accepted' };
+  if (err instanceof errors.JWSSignatureVerificationFailed) return { ok: false, rule: 'auth:invalid-token', reason: 'the token signature is not valid' };
+  if (err instanceof errors.JWKSNoMatchingKey) return { ok: false, rule: 'auth:invalid-token', reason: "no key of the issuer's JWKS matches the token" };
+  if (err instanceof errors.JWKSTimeout || err instanceof errors.JWKSInvalid || err instanceof TypeError) {
+    return { ok: false, rule: 'auth:error', reason: "the issuer's signing keys could not be fetched" };
+  }
+  if (err instanceof errors.JOSEError) return { ok: false, rule: 'auth:invalid-token', reason: 'the token is malformed or not a signed JWT' };
+  return { ok: false, rule: 'auth:error', reason: 'the token could not be checked' };
+}
