@@ -1,4 +1,5 @@
 import type { AuditLog } from '@switchboard/audit';
+import { MemoryBucketStore, RequestLimiter } from '@switchboard/rate-limit';
 import { CatalogStore } from '@switchboard/catalog';
 import type { GatewayConfig } from '@switchboard/config';
 import type { Logger } from '@switchboard/observability';
@@ -51,6 +52,7 @@ export class GatewayRuntime {
       logger,
       serverInfo: { name: 'switchboard', title: 'Switchboard MCP gateway', version: SWITCHBOARD_VERSION },
       audit,
+      limiter: new RequestLimiter(() => this.current.rateLimits, new MemoryBucketStore()),
     });
   }
 

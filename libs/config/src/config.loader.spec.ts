@@ -41,6 +41,7 @@ describe('loadConfig: formats', () => {
       security: { allowedHosts: [], allowedOrigins: [] },
       log: { level: 'info' },
       auth: { mode: 'none', authorizationServers: [] },
+      rateLimits: {},
       audit: {
         enabled: true,
         mode: 'strict',

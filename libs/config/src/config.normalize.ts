@@ -29,6 +29,12 @@ export function normalizeConfig(file: string, input: ConfigInput): GatewayConfig
       authorizationServers: [...input.auth.authorizationServers],
       ...(input.auth.jwt && { jwt: { ...input.auth.jwt, algorithms: [...input.auth.jwt.algorithms], claims: { ...input.auth.jwt.claims } } }),
     },
+    rateLimits: {
+      ...(input.rateLimits.perPrincipal && { perPrincipal: { ...input.rateLimits.perPrincipal } }),
+      ...(input.rateLimits.perPrincipalServer && { perPrincipalServer: { ...input.rateLimits.perPrincipalServer } }),
+      ...(input.rateLimits.perPrincipalTool && { perPrincipalTool: { ...input.rateLimits.perPrincipalTool } }),
+      ...(input.rateLimits.upstreamConcurrency !== undefined && { upstreamConcurrency: input.rateLimits.upstreamConcurrency }),
+    },
     audit: { ...input.audit, redact: { ...input.audit.redact, keys: [...input.audit.redact.keys], patterns: [...input.audit.redact.patterns] } },
     servers,
   };

@@ -85,6 +85,13 @@ function compiles(pattern: string): boolean {
   }
 }
 
+const bucketSchema = z
+  .strictObject({
+    points: intIn(1, 1_000_000, 'must be an integer from 1 to 1000000').describe('Requests allowed per window.'),
+    durationSec: intIn(1, 86_400, 'must be an integer from 1 to 86400').describe('The window, in seconds.'),
+  })
+  .describe('A token bucket: points requests per durationSec.');
+
 /** Asymmetric JWS algorithms only: a shared secret would have to be in the gateway's config. */
 const JWT_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'] as const;
 
@@ -232,6 +239,16 @@ export const configInputSchema = z
             })
             .optional()
             .describe('Accept JWT bearer tokens from one OIDC issuer, verified against its JWKS.'),
+        })
+        .prefault({}),
+      rateLimits: z
+        .strictObject({
+          perPrincipal: bucketSchema.optional().describe('Recorded requests (tools/call, resources/read, prompts/get, completion/complete) per principal.'),
+          perPrincipalServer: bucketSchema.optional().describe('The same, per principal and upstream.'),
+          perPrincipalTool: bucketSchema.optional().describe('tools/call per principal and tool.'),
+          upstreamConcurrency: intIn(1, 100_000, 'must be an integer from 1 to 100000')
+            .optional()
+            .describe('Calls in flight per upstream, all principals together; more are refused.'),
         })
         .prefault({}),
       audit: auditSchema.prefault({}),

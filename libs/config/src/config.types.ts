@@ -64,6 +64,7 @@ export interface GatewayConfig {
   };
   log: { level: 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal' | 'silent' };
   auth: AuthConfig;
+  rateLimits: RateLimitsConfig;
   audit: AuditConfig;
   /** In config-file order, disabled ones included. */
   servers: ServerConfig[];
@@ -74,6 +75,21 @@ export interface ConfigProblem {
   /** Dotted path inside the file, e.g. `mcpServers.github.url`; empty for the whole file. */
   path: string;
   reason: string;
+}
+
+/** A token bucket: `points` requests per `durationSec` window. */
+export interface BucketConfig {
+  points: number;
+  durationSec: number;
+}
+
+/** Rate limits (docs/rate-limits.md); every one is optional, and absent means no limit. */
+export interface RateLimitsConfig {
+  perPrincipal?: BucketConfig;
+  perPrincipalServer?: BucketConfig;
+  perPrincipalTool?: BucketConfig;
+  /** Calls in flight per upstream, across all principals. */
+  upstreamConcurrency?: number;
 }
 
 /** Who may call (docs/auth.md). */

@@ -23,6 +23,11 @@ export enum ErrorCode {
   ShuttingDown = -32011,
   /** URL-mode elicitation required (passes through from upstreams). */
   UrlElicitationRequired = -32042,
+  /**
+   * A rate limit refused the request; `data.retryAfterMs` says when to try again. An
+   * application code, outside JSON-RPC's reserved range (-32768 to -32000), as HTTP's 429.
+   */
+  RateLimited = -31429,
 }
 
 export class McpError extends Error {

@@ -1,3 +1,4 @@
+import type { RequestLimiter } from '@switchboard/rate-limit';
 import type { CatalogStore } from '@switchboard/catalog';
 import type { GatewayConfig } from '@switchboard/config';
 import type { InboundContext, JsonRpcRequest } from '@switchboard/core';
@@ -25,6 +26,8 @@ export interface RelayServices {
   serverInfo: { name: string; version: string; title?: string };
   /** Undefined when the audit log is turned off. */
   audit?: AuditLog;
+  /** The rate-limit gate; undefined in tests that do not need one. */
+  limiter?: RequestLimiter;
 }
 
 export interface RequestContext extends InboundContext {

@@ -7,6 +7,8 @@ export interface AuditFacts {
   originalName: string | null;
   /** Set when the gateway itself refused: e.g. `catalog:unknown-tool`. */
   deniedBy: string | null;
+  /** Set when a rate limit refused it: e.g. `limit:principal-tool`. */
+  limitedBy: string | null;
 }
 
-export const newAuditFacts = (): AuditFacts => ({ upstream: null, originalName: null, deniedBy: null });
+export const newAuditFacts = (): AuditFacts => ({ upstream: null, originalName: null, deniedBy: null, limitedBy: null });

@@ -51,7 +51,10 @@ export async function runAudited(
     }
     entry.upstream = facts.upstream;
     entry.originalName = facts.originalName;
-    if (facts.upstream !== null) {
+    if (facts.limitedBy !== null) {
+      entry.decision = 'limited';
+      entry.rule = facts.limitedBy;
+    } else if (facts.upstream !== null) {
       entry.decision = 'allowed';
       entry.rule = DEFAULT_RULE;
     } else {
@@ -64,6 +67,7 @@ export async function runAudited(
     entry.outcome = result!.isError === true ? 'tool_error' : 'ok';
     entry.responseBytes = Buffer.byteLength(jsonTextOf(result!));
   } else {
+    // Only a request that went upstream has an outcome; a refusal's is its decision.
     entry.outcome = entry.decision === 'allowed' ? 'error' : null;
     const { code, message } = describe(failure);
     entry.errorCode = code;

@@ -1,6 +1,7 @@
 import { invalidParams } from '@switchboard/core';
 import type { Item, MethodHandler, RelayServices } from '../relay.types.js';
 import { optionalObject, requireString } from './params.js';
+import { rateLimited } from '../gates/rate-limited.js';
 import { upstreamOf } from './upstream-of.js';
 
 const EMPTY = { completion: { values: [], hasMore: false } };
@@ -35,5 +36,7 @@ export const complete: MethodHandler = async (ctx, services) => {
   const connection = upstreamOf(services, target.server, ctx.audit, original);
   // An upstream without completions simply has no suggestions; that is not an error for the host.
   if (!connection.capabilities.completions) return EMPTY;
-  return services.forwarder.forward(ctx.session, ctx.request, connection, { ...ctx.params, ref: target.ref }, ctx);
+  return rateLimited(ctx, services, target.server, () =>
+    services.forwarder.forward(ctx.session, ctx.request, connection, { ...ctx.params, ref: target.ref }, ctx),
+  );
 };

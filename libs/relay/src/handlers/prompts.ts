@@ -2,6 +2,7 @@ import { invalidParams } from '@switchboard/core';
 import type { MethodHandler } from '../relay.types.js';
 import { requireString } from './params.js';
 import { publicUrisInMessages } from './uri-mapping.js';
+import { rateLimited } from '../gates/rate-limited.js';
 import { upstreamOf } from './upstream-of.js';
 
 export const getPrompt: MethodHandler = async (ctx, services) => {
@@ -12,6 +13,8 @@ export const getPrompt: MethodHandler = async (ctx, services) => {
     throw invalidParams(`Unknown prompt: ${publicName}`);
   }
   const connection = upstreamOf(services, target.server, ctx.audit, target.name);
-  const result = await services.forwarder.forward(ctx.session, ctx.request, connection, { ...ctx.params, name: target.name }, ctx);
+  const result = await rateLimited(ctx, services, target.server, () =>
+    services.forwarder.forward(ctx.session, ctx.request, connection, { ...ctx.params, name: target.name }, ctx),
+  );
   return publicUrisInMessages(services.catalog.current, target.server, result);
 };

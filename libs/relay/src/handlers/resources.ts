@@ -2,6 +2,7 @@ import { ErrorCode, McpError } from '@switchboard/core';
 import type { MethodHandler, RelayServices } from '../relay.types.js';
 import { requireString } from './params.js';
 import { publicUrisInContents } from './uri-mapping.js';
+import { rateLimited } from '../gates/rate-limited.js';
 import { upstreamOf } from './upstream-of.js';
 
 function resolve(services: RelayServices, uri: string): { server: string; uri: string } {
@@ -16,7 +17,9 @@ export const readResource: MethodHandler = async (ctx, services) => {
   ctx.audit.deniedBy = 'catalog:unknown-resource';
   const target = resolve(services, uri);
   const connection = upstreamOf(services, target.server, ctx.audit, target.uri);
-  const result = await services.forwarder.forward(ctx.session, ctx.request, connection, { ...ctx.params, uri: target.uri }, ctx);
+  const result = await rateLimited(ctx, services, target.server, () =>
+    services.forwarder.forward(ctx.session, ctx.request, connection, { ...ctx.params, uri: target.uri }, ctx),
+  );
   return publicUrisInContents(services.catalog.current, target.server, result);
 };
 

@@ -2,13 +2,14 @@ import { invalidParams } from '@switchboard/core';
 import type { MethodHandler } from '../relay.types.js';
 import { requireString } from './params.js';
 import { publicUrisInContent } from './uri-mapping.js';
+import { rateLimited } from '../gates/rate-limited.js';
 import { upstreamOf } from './upstream-of.js';
 
 /**
  * tools/call: the public name is resolved to (upstream, original name) by the catalog and the
  * call forwarded with the original name. The audit row is written around this by the dispatcher
- * (audit/audited-request.ts); the later gates (policy, rate limit, approval) slot in here, in
- * the order architecture.md gives.
+ * (audit/audited-request.ts). The gates run here, in the order architecture.md gives: the
+ * rate limits (gates/rate-limited.ts) now; policy and approval slot in before them.
  */
 export const callTool: MethodHandler = async (ctx, services) => {
   const publicName = requireString(ctx.params, 'name');
@@ -18,12 +19,8 @@ export const callTool: MethodHandler = async (ctx, services) => {
     throw invalidParams(`Unknown tool: ${publicName}`);
   }
   const connection = upstreamOf(services, target.server, ctx.audit, target.name);
-  const result = await services.forwarder.forward(
-    ctx.session,
-    ctx.request,
-    connection,
-    { ...ctx.params, name: target.name },
-    ctx,
+  const result = await rateLimited(ctx, services, target.server, () =>
+    services.forwarder.forward(ctx.session, ctx.request, connection, { ...ctx.params, name: target.name }, ctx),
   );
   return publicUrisInContent(services.catalog.current, target.server, result);
 };

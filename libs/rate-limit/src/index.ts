@@ -1,0 +1,2 @@
+export * from './bucket-store.js';
+export * from './request-limiter.js';

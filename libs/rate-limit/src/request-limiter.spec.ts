@@ -1,0 +1,97 @@
+import type { RateLimitsConfig } from '@switchboard/config';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { MemoryBucketStore } from './bucket-store.js';
+import { RequestLimiter, type Admission, type LimitedRequest } from './request-limiter.js';
+
+const call = (principal: string, name = 'gh__search', server = 'gh'): LimitedRequest => ({ principal, server, method: 'tools/call', name });
+
+function limiter(settings: RateLimitsConfig) {
+  let current = settings;
+  const l = new RequestLimiter(() => current, new MemoryBucketStore());
+  return { l, set: (next: RateLimitsConfig) => (current = next) };
+}
+
+const refused = (a: Admission) => (a.ok ? undefined : a);
+
+// Buckets are fixed windows on the clock: the fake one moves only when the test says.
+beforeEach(() => vi.useFakeTimers({ now: new Date('2026-11-22T00:00:00Z') }));
+afterEach(() => vi.useRealTimers());
+
+describe('RequestLimiter', () => {
+  it('no limits configured: everything passes', async () => {
+    const { l } = limiter({});
+    for (let i = 0; i < 100; i++) expect((await l.admit(call('a'))).ok).toBe(true);
+  });
+
+  it('per principal: the n+1st call in a window is refused with the time left, and the window refills', async () => {
+    const { l } = limiter({ perPrincipal: { points: 3, durationSec: 60 } });
+    for (let i = 0; i < 3; i++) expect((await l.admit(call('alice'))).ok).toBe(true);
+    vi.advanceTimersByTime(20_000);
+    const no = refused(await l.admit(call('alice')));
+    expect(no).toMatchObject({ rule: 'limit:principal' });
+    expect(no!.retryAfterMs).toBeGreaterThan(39_000);
+    expect(no!.retryAfterMs).toBeLessThanOrEqual(40_000);
+    expect((await l.admit(call('bob'))).ok).toBe(true); // another principal has its own bucket
+    vi.advanceTimersByTime(40_001);
+    expect((await l.admit(call('alice'))).ok).toBe(true);
+  });
+
+  it('per principal and tool: other tools and other principals are not affected', async () => {
+    const { l } = limiter({ perPrincipalTool: { points: 1, durationSec: 10 } });
+    expect((await l.admit(call('alice', 'gh__search'))).ok).toBe(true);
+    expect(refused(await l.admit(call('alice', 'gh__search')))).toMatchObject({ rule: 'limit:principal-tool' });
+    expect((await l.admit(call('alice', 'gh__create_issue'))).ok).toBe(true);
+    expect((await l.admit(call('bob', 'gh__search'))).ok).toBe(true);
+    // Not a tool call: the tool bucket does not apply.
+    expect((await l.admit({ principal: 'alice', server: 'gh', method: 'resources/read', name: null })).ok).toBe(true);
+  });
+
+  it('per principal and upstream', async () => {
+    const { l } = limiter({ perPrincipalServer: { points: 2, durationSec: 10 } });
+    expect((await l.admit(call('a', 'gh__x', 'gh'))).ok).toBe(true);
+    expect((await l.admit(call('a', 'gh__y', 'gh'))).ok).toBe(true);
+    expect(refused(await l.admit(call('a', 'gh__z', 'gh')))).toMatchObject({ rule: 'limit:principal-server' });
+    expect((await l.admit(call('a', 'fs__read', 'fs'))).ok).toBe(true);
+  });
+
+  it('a request refused by a later bucket gives its points back to the earlier ones', async () => {
+    const { l } = limiter({ perPrincipal: { points: 2, durationSec: 60 }, perPrincipalTool: { points: 1, durationSec: 60 } });
+    expect((await l.admit(call('a', 't1'))).ok).toBe(true);
+    expect(refused(await l.admit(call('a', 't1')))).toMatchObject({ rule: 'limit:principal-tool' });
+    // The refused call did not use up the principal's second point.
+    expect((await l.admit(call('a', 't2'))).ok).toBe(true);
+    expect(refused(await l.admit(call('a', 't3')))).toMatchObject({ rule: 'limit:principal' });
+  });
+
+  it('upstream concurrency: calls in flight across principals, released when they end', async () => {
+    const { l } = limiter({ upstreamConcurrency: 2 });
+    const first = await l.admit(call('a'));
+    const second = await l.admit(call('b'));
+    const third = refused(await l.admit(call('c')));
+    expect(third).toMatchObject({ rule: 'limit:upstream-concurrency', retryAfterMs: 250 });
+    expect((await l.admit(call('c', 'fs__read', 'fs'))).ok).toBe(true); // another upstream
+    if (first.ok) first.release();
+    if (first.ok) first.release(); // twice is once
+    expect((await l.admit(call('c'))).ok).toBe(true);
+    expect((await l.admit(call('d'))).ok).toBe(false);
+    if (second.ok) second.release();
+  });
+
+  it('a changed limit applies to the next request (counting afresh)', async () => {
+    const { l, set } = limiter({ perPrincipal: { points: 1, durationSec: 60 } });
+    expect((await l.admit(call('a'))).ok).toBe(true);
+    expect((await l.admit(call('a'))).ok).toBe(false);
+    set({ perPrincipal: { points: 5, durationSec: 60 } });
+    expect((await l.admit(call('a'))).ok).toBe(true);
+    set({});
+    for (let i = 0; i < 10; i++) expect((await l.admit(call('a'))).ok).toBe(true);
+  });
+});
+
+describe('RequestLimiter.enabled', () => {
+  it('is false until some limit is configured', () => {
+    expect(limiter({}).l.enabled()).toBe(false);
+    expect(limiter({ upstreamConcurrency: 4 }).l.enabled()).toBe(true);
+    expect(limiter({ perPrincipalTool: { points: 1, durationSec: 1 } }).l.enabled()).toBe(true);
+  });
+});

@@ -1,0 +1,99 @@
+import type { RateLimitsConfig } from '@switchboard/config';
+import type { BucketSpec, BucketStore } from './bucket-store.js';
+
+/** One recorded request, as the limits see it. */
+export interface LimitedRequest {
+  principal: string;
+  /** The upstream the catalog routed it to. */
+  server: string;
+  method: string;
+  /** The public name: the tool of a tools/call. */
+  name: string | null;
+}
+
+export type LimitRule = 'limit:principal' | 'limit:principal-server' | 'limit:principal-tool' | 'limit:upstream-concurrency';
+
+export type Admission =
+  | { ok: true; release(): void }
+  | { ok: false; rule: LimitRule; retryAfterMs: number; reason: string };
+
+/** What a refusal for a full upstream suggests: calls end in milliseconds to seconds. */
+const CONCURRENCY_RETRY_MS = 250;
+
+/**
+ * The rate-limit gate (architecture.md, step 4): token buckets per principal, per
+ * principal and upstream, per principal and tool, and a cap on calls in flight per
+ * upstream across all principals. Each bucket is optional (`rateLimits` in the config);
+ * the settings in force are read at every request, so a reload applies to the next one.
+ */
+export class RequestLimiter {
+  private readonly inFlight = new Map<string, number>();
+
+  constructor(
+    private readonly settings: () => RateLimitsConfig,
+    private readonly store: BucketStore,
+  ) {}
+
+  /** False when no limit is configured: the gate then costs nothing on the hot path. */
+  enabled(): boolean {
+    const limits = this.settings();
+    return (
+      limits.perPrincipal !== undefined ||
+      limits.perPrincipalServer !== undefined ||
+      limits.perPrincipalTool !== undefined ||
+      limits.upstreamConcurrency !== undefined
+    );
+  }
+
+  async admit(request: LimitedRequest): Promise<Admission> {
+    const limits = this.settings();
+    const buckets: [LimitRule, BucketSpec | undefined, string, string][] = [
+      ['limit:principal', spec('principal', limits.perPrincipal), request.principal, 'calls per principal'],
+      ['limit:principal-server', spec('principal-server', limits.perPrincipalServer), `${request.principal}\n${request.server}`, `calls per principal to upstream '${request.server}'`],
+      [
+        'limit:principal-tool',
+        request.method === 'tools/call' && request.name !== null ? spec('principal-tool', limits.perPrincipalTool) : undefined,
+        `${request.principal}\n${request.name}`,
+        `calls per principal of tool '${request.name}'`,
+      ],
+    ];
+    const taken: [BucketSpec, string][] = [];
+    for (const [rule, bucket, key, what] of buckets) {
+      if (!bucket) continue;
+      const take = await this.store.take(bucket, key);
+      if (!take.ok) {
+        // This request is refused: the points earlier buckets gave it go back.
+        await Promise.all(taken.map(([b, k]) => this.store.giveBack(b, k)));
+        return { ok: false, rule, retryAfterMs: take.retryAfterMs, reason: `limit of ${bucket.points} ${what} per ${bucket.durationSec} s reached` };
+      }
+      taken.push([bucket, key]);
+    }
+    const cap = limits.upstreamConcurrency;
+    const running = this.inFlight.get(request.server) ?? 0;
+    if (cap !== undefined && running >= cap) {
+      await Promise.all(taken.map(([b, k]) => this.store.giveBack(b, k)));
+      return {
+        ok: false,
+        rule: 'limit:upstream-concurrency',
+        retryAfterMs: CONCURRENCY_RETRY_MS,
+        reason: `upstream '${request.server}' already has ${cap} calls in flight`,
+      };
+    }
+    this.inFlight.set(request.server, running + 1);
+    let released = false;
+    return {
+      ok: true,
+      release: () => {
+        if (released) return;
+        released = true;
+        const now = (this.inFlight.get(request.server) ?? 1) - 1;
+        if (now > 0) this.inFlight.set(request.server, now);
+        else this.inFlight.delete(request.server);
+      },
+    };
+  }
+}
+
+function spec(name: string, bucket: { points: number; durationSec: number } | undefined): BucketSpec | undefined {
+  return bucket && { name, ...bucket };
+}

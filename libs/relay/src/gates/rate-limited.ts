@@ -1,0 +1,26 @@
+import { ErrorCode, McpError } from '@switchboard/core';
+import type { RequestContext, RelayServices } from '../relay.types.js';
+
+/**
+ * Runs `forward` through the rate-limit gate (architecture.md, step 4): after the catalog
+ * resolved the request to `server`, before anything goes upstream. A refused request
+ * answers -31429 with `data.retryAfterMs`, and its audit row says `limited` and which limit.
+ * The upstream's concurrency slot is held until the answer is in.
+ */
+export async function rateLimited<T>(ctx: RequestContext, services: RelayServices, server: string, forward: () => Promise<T>): Promise<T> {
+  if (!services.limiter?.enabled()) return forward();
+  const name = ctx.request.method === 'tools/call' && typeof ctx.params.name === 'string' ? ctx.params.name : null;
+  const admission = await services.limiter.admit({ principal: ctx.session.principal.id, server, method: ctx.request.method, name });
+  if (!admission.ok) {
+    ctx.audit.limitedBy = admission.rule;
+    const seconds = Math.ceil(admission.retryAfterMs / 1000);
+    throw new McpError(ErrorCode.RateLimited, `Rate limited: ${admission.reason}; retry in ${seconds} s`, {
+      retryAfterMs: admission.retryAfterMs,
+    });
+  }
+  try {
+    return await forward();
+  } finally {
+    admission.release();
+  }
+}

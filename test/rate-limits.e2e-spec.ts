@@ -1,0 +1,81 @@
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { ProtocolError } from '@modelcontextprotocol/client';
+import { afterAll, describe, expect, it } from 'vitest';
+import { connectHost } from './support/hosts.js';
+import { startDaemon, stdioFixture, stopAllDaemons, tempDir, writeConfig } from './support/daemon.js';
+
+type Row = Record<string, unknown>;
+
+function rows(dataDir: string, where: string): Row[] {
+  const db = new Database(join(dataDir, 'switchboard.sqlite'), { readonly: true });
+  try {
+    return db.prepare(`SELECT * FROM audit_record WHERE ${where} ORDER BY id`).all() as Row[];
+  } finally {
+    db.close();
+  }
+}
+
+async function refusal(call: Promise<unknown>): Promise<ProtocolError> {
+  const error = await call.then(
+    () => undefined,
+    (err: unknown) => err,
+  );
+  expect(error).toBeInstanceOf(ProtocolError);
+  return error as ProtocolError;
+}
+
+afterAll(stopAllDaemons);
+
+/** The limits through the real daemon, on the real clock: windows of one second. */
+describe('rate limits', () => {
+  it('a tool bucket refuses the call past its points with -31429 and retryAfterMs, audits it, and refills', async () => {
+    const dir = tempDir();
+    const daemon = await startDaemon(
+      writeConfig({ rateLimits: { perPrincipalTool: { points: 2, durationSec: 1 } }, mcpServers: { fx: stdioFixture() } }, dir),
+    );
+    const host = await connectHost('streamable-http', { daemon });
+    // Start right after a window boundary, so the three calls share one window.
+    await new Promise((r) => setTimeout(r, 1000 - (Date.now() % 1000) + 20));
+    await host.client.callTool({ name: 'fx__echo', arguments: { text: 'one' } });
+    await host.client.callTool({ name: 'fx__echo', arguments: { text: 'two' } });
+    const error = await refusal(host.client.callTool({ name: 'fx__echo', arguments: { text: 'three' } }));
+    expect(error.code).toBe(-31429);
+    expect(error.message).toMatch(/limit of 2 calls per principal of tool 'fx__echo' per 1 s/);
+    const retryAfterMs = (error.data as { retryAfterMs: number }).retryAfterMs;
+    expect(retryAfterMs).toBeGreaterThan(0);
+    expect(retryAfterMs).toBeLessThanOrEqual(1000);
+    // Other tools have their own bucket.
+    await host.client.callTool({ name: 'fx__add', arguments: { a: 1, b: 2 } });
+
+    const [limited] = rows(join(dir, 'data'), `decision = 'limited'`);
+    expect(limited).toMatchObject({
+      method: 'tools/call',
+      name: 'fx__echo',
+      upstream: 'fx',
+      rule: 'limit:principal-tool',
+      outcome: null,
+      error_code: -31429,
+      principal: 'anonymous',
+    });
+
+    await new Promise((r) => setTimeout(r, retryAfterMs + 50));
+    await host.client.callTool({ name: 'fx__echo', arguments: { text: 'four' } });
+    await host.close();
+  });
+
+  it('upstream concurrency: a call beyond the cap is refused while the others run; they all finish', async () => {
+    const daemon = await startDaemon({ rateLimits: { upstreamConcurrency: 2 }, mcpServers: { fx: stdioFixture() } });
+    const hosts = await Promise.all([0, 1, 2].map(() => connectHost('streamable-http', { daemon })));
+    const slow = hosts.slice(0, 2).map((h) => h.client.callTool({ name: 'fx__slow', arguments: { ms: 800 } }));
+    await new Promise((r) => setTimeout(r, 200));
+    const error = await refusal(hosts[2].client.callTool({ name: 'fx__echo', arguments: { text: 'third' } }));
+    expect(error.code).toBe(-31429);
+    expect(error.message).toMatch(/upstream 'fx' already has 2 calls in flight/);
+    const done = await Promise.all(slow);
+    expect(done.map((r) => r.isError ?? false)).toEqual([false, false]);
+    // The slots are free again.
+    await hosts[2].client.callTool({ name: 'fx__echo', arguments: { text: 'now' } });
+    await Promise.all(hosts.map((h) => h.close()));
+  });
+});
