@@ -51,7 +51,7 @@ describe('audit rows written by the daemon (strict mode)', () => {
       arguments: '{"text":"hello audit"}',
       arguments_truncated: 0,
       decision: 'allowed',
-      rule: 'default-allow',
+      rule: 'policy:default-allow',
       outcome: 'ok',
       error_code: null,
       error_message: null,

@@ -2,7 +2,6 @@ import { spawnSync } from 'node:child_process';
 import { createServer, request as httpRequest, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { startHttpFixture, type HttpFixture } from '@switchboard/testing';
@@ -10,22 +9,15 @@ import { exportJWK, generateKeyPair, SignJWT, type CryptoKey as JoseKey } from '
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, SWITCHBOARD_BIN, startDaemon, stdioFixture, stopAllDaemons, tempDir, writeConfig, type DaemonHandle } from './support/daemon.js';
+import { auditRows, type AuditRowRecord } from './support/audit-rows.js';
 
-type Row = Record<string, unknown>;
+type Row = AuditRowRecord;
 
 function cli(args: string[], env: Record<string, string> = {}) {
   const r = spawnSync(process.execPath, [SWITCHBOARD_BIN, ...args], { encoding: 'utf8', timeout: 30_000, env: { ...process.env, ...env } });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
-function rows(dataDir: string, where: string, ...params: unknown[]): Row[] {
-  const db = new Database(join(dataDir, 'switchboard.sqlite'), { readonly: true });
-  try {
-    return db.prepare(`SELECT * FROM audit_record WHERE ${where} ORDER BY id`).all(...params) as Row[];
-  } finally {
-    db.close();
-  }
-}
 
 const INITIALIZE = {
   jsonrpc: '2.0',
@@ -81,7 +73,7 @@ describe('authentication with API keys (auth.mode: required)', () => {
     });
     await request(daemon.baseUrl).get('/.well-known/oauth-protected-resource/mcp').expect(200);
     const [row] = await eventually(() => {
-      const found = rows(dataDir, `decision = 'unauthenticated' AND rule = 'auth:missing'`);
+      const found = auditRows(dataDir, `decision = 'unauthenticated' AND rule = 'auth:missing'`);
       return found.length > 0 ? found : undefined;
     });
     expect(row).toMatchObject({ principal: 'anonymous', method: 'http', name: 'POST /mcp' });
@@ -92,7 +84,7 @@ describe('authentication with API keys (auth.mode: required)', () => {
     const result = await client.callTool({ name: 'fx__echo', arguments: { text: 'as bob' } });
     expect(result.content).toEqual([{ type: 'text', text: 'as bob' }]);
     await client.close();
-    const [row] = rows(dataDir, `method = 'tools/call' AND arguments LIKE '%as bob%'`);
+    const [row] = auditRows(dataDir, `method = 'tools/call' AND arguments LIKE '%as bob%'`);
     expect(row).toMatchObject({ principal: 'bob', auth_method: 'api-key', decision: 'allowed', outcome: 'ok' });
   });
 
@@ -114,7 +106,7 @@ describe('authentication with API keys (auth.mode: required)', () => {
       .send(INITIALIZE)
       .expect(401);
     expect(res.headers['www-authenticate']).toContain('error="invalid_token"');
-    await eventually(() => rows(dataDir, `rule = 'auth:unknown-key'`).length > 0 || undefined);
+    await eventually(() => auditRows(dataDir, `rule = 'auth:unknown-key'`).length > 0 || undefined);
   });
 
   it('a session belongs to its principal: another key cannot use its id', async () => {
@@ -148,7 +140,7 @@ describe('authentication with API keys (auth.mode: required)', () => {
     expect(denied.body.error.message).toMatch(/admin/);
     await request(daemon.baseUrl).get('/admin/api/audit').set('Authorization', `Bearer ${keys.alice}`).expect(200);
     const [row] = await eventually(() => {
-      const found = rows(dataDir, `rule = 'auth:admin-role'`);
+      const found = auditRows(dataDir, `rule = 'auth:admin-role'`);
       return found.length > 0 ? found : undefined;
     });
     expect(row).toMatchObject({ principal: 'bob', auth_method: 'api-key', decision: 'denied', name: 'GET /admin/api/audit' });
@@ -165,7 +157,7 @@ describe('authentication with API keys (auth.mode: required)', () => {
     expect(cli(['keys', 'revoke', '--config', configPath, 'carol']).code).toBe(0);
     const res = await request(daemon.baseUrl).post('/mcp').set('Accept', MCP_ACCEPT).set('X-API-Key', keys.carol).send(INITIALIZE).expect(401);
     expect(res.body.error.message).toMatch(/revoked/);
-    await eventually(() => rows(dataDir, `rule = 'auth:revoked-key'`).length > 0 || undefined);
+    await eventually(() => auditRows(dataDir, `rule = 'auth:revoked-key'`).length > 0 || undefined);
     expect(cli(['keys', 'revoke', '--config', configPath, 'carol']).code).toBe(1);
   });
 
@@ -181,7 +173,7 @@ describe('authentication with API keys (auth.mode: required)', () => {
     );
     await client.callTool({ name: 'fx__echo', arguments: { text: 'stdio as alice' } });
     await client.close();
-    await eventually(() => rows(dataDir, `arguments LIKE '%stdio as alice%' AND principal = 'alice'`).length > 0 || undefined);
+    await eventually(() => auditRows(dataDir, `arguments LIKE '%stdio as alice%' AND principal = 'alice'`).length > 0 || undefined);
 
     const bad = spawnSync(process.execPath, [SWITCHBOARD_BIN, 'stdio', '--config', configPath], {
       encoding: 'utf8',
@@ -249,7 +241,7 @@ describe('JWT bearer tokens from an OIDC issuer (auth.jwt)', () => {
     );
     await client.callTool({ name: 'fx__echo', arguments: { text: 'as erin' } });
     await client.close();
-    const [row] = rows(dataDir, `arguments LIKE '%as erin%'`);
+    const [row] = auditRows(dataDir, `arguments LIKE '%as erin%'`);
     expect(row).toMatchObject({ principal: 'erin@example.com', auth_method: 'jwt', decision: 'allowed' });
   });
 
@@ -269,7 +261,7 @@ describe('JWT bearer tokens from an OIDC issuer (auth.jwt)', () => {
     expect(res.status).toBe(401);
     expect(res.headers['www-authenticate']).toContain('error="invalid_token"');
     expect(res.body.error.message).toMatch(reason);
-    await eventually(() => rows(dataDir, `rule = ?`, rule).length > 0 || undefined);
+    await eventually(() => auditRows(dataDir, `rule = ?`, rule).length > 0 || undefined);
   });
 });
 

@@ -1,20 +1,11 @@
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { ProtocolError } from '@modelcontextprotocol/client';
 import { afterAll, describe, expect, it } from 'vitest';
 import { connectHost } from './support/hosts.js';
 import { startDaemon, stdioFixture, stopAllDaemons, tempDir, writeConfig } from './support/daemon.js';
+import { auditRows } from './support/audit-rows.js';
 
-type Row = Record<string, unknown>;
 
-function rows(dataDir: string, where: string): Row[] {
-  const db = new Database(join(dataDir, 'switchboard.sqlite'), { readonly: true });
-  try {
-    return db.prepare(`SELECT * FROM audit_record WHERE ${where} ORDER BY id`).all() as Row[];
-  } finally {
-    db.close();
-  }
-}
 
 async function refusal(call: Promise<unknown>): Promise<ProtocolError> {
   const error = await call.then(
@@ -48,7 +39,7 @@ describe('rate limits', () => {
     // Other tools have their own bucket.
     await host.client.callTool({ name: 'fx__add', arguments: { a: 1, b: 2 } });
 
-    const [limited] = rows(join(dir, 'data'), `decision = 'limited'`);
+    const [limited] = auditRows(join(dir, 'data'), `decision = 'limited'`);
     expect(limited).toMatchObject({
       method: 'tools/call',
       name: 'fx__echo',

@@ -12,6 +12,7 @@ import { parseOptions, USAGE, type BenchOptions } from './options.js';
 import { errorText, progress } from './progress.js';
 import { renderReport, type BenchReport } from './report.js';
 import { runAuditScenario } from './scenarios/audit.js';
+import { runPolicyScenario } from './scenarios/policy.js';
 import { runIdleSessionsScenario, type IdleSessionsResult } from './scenarios/idle-sessions.js';
 import { measureIdleRss, runMainMatrix } from './scenarios/main-matrix.js';
 import { runPayloadScenario } from './scenarios/payload.js';
@@ -91,6 +92,7 @@ async function main(argv: string[]): Promise<number> {
     // After the main targets are gone: the audit scenario's daemons and the in-process
     // writer then have the machine to themselves.
     const audit = await runAuditScenario(context, options);
+    const policy = await runPolicyScenario(context, options);
     const strays = strayProcesses();
     if (strays.length > 0) killStrays(strays);
 
@@ -108,6 +110,7 @@ async function main(argv: string[]): Promise<number> {
       ...(payload ? { payload } : {}),
       ...(idleSessions ? { idleSessions } : {}),
       audit,
+      policy,
       checks: evaluateTargets({
         windows: main.windows,
         concurrency: options.concurrency,
@@ -116,6 +119,7 @@ async function main(argv: string[]): Promise<number> {
           : {}),
         ...(sbIdle ? { idleSessions: { sessions: sbIdle.sessions, perSessionKb: sbIdle.perSessionKb } } : {}),
         ...(audit.daemon ? { audit: audit.daemon.windows } : {}),
+        ...(policy.windows ? { policy: policy.windows } : {}),
       }),
       strays: strays.map((stray) => `${stray.pid} (${stray.comm})`),
     };

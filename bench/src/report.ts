@@ -4,7 +4,9 @@ import type { WindowResult } from './measure/window.js';
 import { formatMb, formatMs, formatRate, formatUs, table } from './markdown.js';
 import type { BenchOptions } from './options.js';
 import { renderAudit } from './report-audit.js';
+import { renderPolicy } from './report-policy.js';
 import type { AuditResult } from './scenarios/audit.js';
+import type { PolicyResult } from './scenarios/policy.js';
 import type { IdleSessionsResult } from './scenarios/idle-sessions.js';
 import type { IdleRss } from './scenarios/main-matrix.js';
 import type { ToolsListResult } from './scenarios/tools-list.js';
@@ -26,6 +28,7 @@ export interface BenchReport {
   payload?: { windows: WindowResult[]; rows: AggregateRow[]; errors: string[] };
   idleSessions?: IdleSessionsResult[];
   audit: AuditResult;
+  policy?: PolicyResult;
   checks: CheckResult[];
   strays: string[];
 }
@@ -138,6 +141,7 @@ export function renderReport(report: BenchReport): string {
   }
 
   out.push(...renderAudit(report.audit));
+  out.push(...renderPolicy(report.policy));
 
   out.push('## Targets', '');
   out.push(table(['', 'target', 'measured', 'verdict'], report.checks.map((check) => [check.id, check.goal, check.measured, verdictText(check)])), '');

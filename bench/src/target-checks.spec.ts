@@ -38,6 +38,10 @@ describe('evaluateTargets', () => {
         listing: { walkP50Ms: 3.2, daemonIdleRssMb: 95, tools: 1000 },
         idleSessions: { sessions: 1000, perSessionKb: 20 },
         audit: auditWindows,
+        policy: [
+          { ...windowOf('no-policy', 16, 1), cpuUsPerCall: 100 },
+          { ...windowOf('policy-200', 16, 1), cpuUsPerCall: 104.9 },
+        ],
       }),
     );
     expect(Object.values(checks).map((check) => `${check.id} ${check.verdict}`)).toEqual([
@@ -50,7 +54,9 @@ describe('evaluateTargets', () => {
       'g PASS',
       'h PASS',
       'i PASS',
+      'j PASS',
     ]);
+    expect(checks['j']!.measured).toBe('1.05×');
     expect(checks['a']!.measured).toBe('0.90×');
     expect(checks['h']!.measured).toBe('1.10× (+10 µs/call) vs off; 1.05× (+5 µs/call) vs relaxed (for information)');
     expect(checks['i']!.measured).toBe('+0.50 ms vs off; +0.10 ms vs relaxed (for information)');

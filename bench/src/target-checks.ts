@@ -3,6 +3,7 @@ import { auditCost, type AuditCost, type AuditWindow } from './measure/audit-cos
 import type { WindowResult } from './measure/window.js';
 import { signed } from './markdown.js';
 import { AUDIT_DEFAULT, AUDIT_OFF, AUDIT_RELAXED } from './scenarios/audit-configs.js';
+import { POLICY_LARGE, POLICY_NONE, POLICY_RULES } from './scenarios/policy.js';
 
 /**
  * The performance targets Switchboard is held to (the "Targets" section of the
@@ -30,6 +31,8 @@ export interface CheckInputs {
   idleSessions?: { sessions: number; perSessionKb: number };
   /** The audit scenario's daemon windows (target = audit configuration id). */
   audit?: readonly AuditWindow[];
+  /** The policy scenario's windows (target = no-policy or policy-200). */
+  policy?: readonly WindowResult[];
 }
 
 const SB = 'switchboard-stdio';
@@ -103,6 +106,13 @@ export function evaluateTargets(inputs: CheckInputs): CheckResult[] {
     verdict: idle ? verdictOf(mebiToMega(per1000Mb), (v) => v < 50) : 'n/a',
   });
   checks.push(...auditChecks(inputs.audit));
+  const policyRatio = inputs.policy ? medianRatio(inputs.policy, POLICY_LARGE, POLICY_NONE, 'echo', 16, 'cpuUsPerCall') : Number.NaN;
+  checks.push({
+    id: 'j',
+    goal: `a ${POLICY_RULES}-rule policy adds < 5% CPU per call to switchboard-stdio at C=16 (vs no policy)`,
+    measured: Number.isFinite(policyRatio) ? formatRatio(policyRatio) : 'not measured',
+    verdict: verdictOf(policyRatio, (r) => r < 1.05),
+  });
   return checks;
 }
 

@@ -26,9 +26,14 @@ const USAGE = `Usage:
       Every key: name, prefix, roles, status, created, expires, last used.
   switchboard keys revoke NAME|ID
       Revoke a key; the daemon refuses it from its next request.
+  switchboard policy check --principal P [--roles r1,r2] [--groups g1]
+                           (--tool T [--args JSON] | --prompt P | --resource URI --server S) [--action A]
+      The decision and the rule that makes it; exit 0 allow, 3 deny.
+  switchboard policy lint [--file FILE]
+      Check a policy file (default: the config's policy.file); every problem listed.
   switchboard --version | --help
 
-The db, audit and keys commands also take --config FILE and --data-dir DIR.
+The db, audit, keys and policy commands also take --config FILE and --data-dir DIR.
 FILTERS: --since WHEN --until WHEN (ISO 8601 date or date-time, or a duration ago: 30m, 24h, 7d)
   --principal P --tool T --decision allowed|denied|limited|unauthenticated|refused
   --method M --upstream U --session ID
@@ -36,8 +41,8 @@ Without --config the embedded default (config/default.yaml) is used.`;
 
 /** Exit codes: 0 ok, 1 runtime failure, 2 bad usage or bad config. */
 export async function main(argv: string[]): Promise<number> {
-  // db, audit and keys parse their own options; they are named first: `switchboard audit tail -n 5`.
-  if (argv[0] === 'db' || argv[0] === 'audit' || argv[0] === 'keys') {
+  // db, audit, keys and policy parse their own options; they are named first: `switchboard audit tail -n 5`.
+  if (argv[0] === 'db' || argv[0] === 'audit' || argv[0] === 'keys' || argv[0] === 'policy') {
     const { runCommandFamily } = await import('./commands/index.js');
     return runCommandFamily(argv[0], argv.slice(1), USAGE);
   }

@@ -97,6 +97,9 @@ export async function runDaemon(config: GatewayConfig, fileListen: GatewayConfig
     if (JSON.stringify(outcome.config.auth) !== JSON.stringify(runtime.config.auth)) {
       logger.warn({ auth: outcome.config.auth }, 'new auth settings take effect after a restart');
     }
+    if (JSON.stringify(outcome.config.policy) !== JSON.stringify(runtime.config.policy)) {
+      logger.warn({ policy: outcome.config.policy }, 'a new policy file path or default effect takes effect after a restart (edits to the file apply at once)');
+    }
     // The listener cannot move, the audit log and authentication stay as started (auth.mode
     // was checked against the listen address), and command-line overrides (--data-dir)
     // outlive a reload.
@@ -106,6 +109,7 @@ export async function runDaemon(config: GatewayConfig, fileListen: GatewayConfig
       dataDir: runtime.config.dataDir,
       audit: runtime.config.audit,
       auth: runtime.config.auth,
+      policy: runtime.config.policy,
     };
     void runtime.reload(next).catch((err) => logger.error({ err }, 'config reload failed'));
   });

@@ -1,4 +1,6 @@
 import type { AuditLog } from '@switchboard/audit';
+import type { FileWatcher } from '@switchboard/config';
+import type { PolicyDocument, PolicyEngine } from '@switchboard/policy';
 import { MemoryBucketStore, RequestLimiter } from '@switchboard/rate-limit';
 import { CatalogStore } from '@switchboard/catalog';
 import type { GatewayConfig } from '@switchboard/config';
@@ -12,6 +14,7 @@ import {
   SubscriptionManager,
 } from '@switchboard/relay';
 import { DefaultTransportFactory, UpstreamRegistry } from '@switchboard/upstream';
+import { openPolicy } from './policy-setup.js';
 import { SWITCHBOARD_VERSION } from './version.js';
 
 /**
@@ -24,6 +27,9 @@ export class GatewayRuntime {
   readonly sessions = new SessionDirectory();
   readonly sync: CatalogSync;
   readonly dispatcher: GatewayDispatcher;
+  /** Who may do what; its file is watched once started. */
+  readonly policy: PolicyEngine;
+  private readonly policyWatcher?: FileWatcher<PolicyDocument>;
   private current: GatewayConfig;
 
   constructor(
@@ -33,6 +39,7 @@ export class GatewayRuntime {
     readonly audit?: AuditLog,
   ) {
     this.current = config;
+    ({ engine: this.policy, watcher: this.policyWatcher } = openPolicy(config, logger));
     this.registry = new UpstreamRegistry({
       logger,
       factory: new DefaultTransportFactory(),
@@ -53,6 +60,7 @@ export class GatewayRuntime {
       serverInfo: { name: 'switchboard', title: 'Switchboard MCP gateway', version: SWITCHBOARD_VERSION },
       audit,
       limiter: new RequestLimiter(() => this.current.rateLimits, new MemoryBucketStore()),
+      policy: this.policy,
     });
   }
 
@@ -61,6 +69,7 @@ export class GatewayRuntime {
   }
 
   async start(): Promise<void> {
+    this.policyWatcher?.start();
     await this.apply(this.current);
   }
 
@@ -73,6 +82,7 @@ export class GatewayRuntime {
 
   /** Refuses new requests, waits for in-flight ones (bounded), then stops every upstream. */
   async drainAndStop(maxWaitMs: number): Promise<void> {
+    this.policyWatcher?.stop();
     this.dispatcher.startDraining();
     const deadline = Date.now() + maxWaitMs;
     while (this.registry.inFlight() > 0 && Date.now() < deadline) {

@@ -39,7 +39,7 @@ export interface AuditEntry {
   /** Digest of the full, unredacted arguments (canonical JSON), to match a known call. */
   argumentsDigest: string | null;
   decision: AuditDecision;
-  /** The rule that made the decision, e.g. `default-allow`, `catalog:unknown-tool`. */
+  /** The rule that made the decision, e.g. a policy rule's id, `policy:default-deny`, `catalog:unknown-tool`. */
   rule: string | null;
   outcome: AuditOutcome | null;
   errorCode: number | null;

@@ -41,6 +41,7 @@ describe('loadConfig: formats', () => {
       security: { allowedHosts: [], allowedOrigins: [] },
       log: { level: 'info' },
       auth: { mode: 'none', authorizationServers: [] },
+      policy: {},
       rateLimits: {},
       audit: {
         enabled: true,

@@ -29,6 +29,10 @@ export function normalizeConfig(file: string, input: ConfigInput): GatewayConfig
       authorizationServers: [...input.auth.authorizationServers],
       ...(input.auth.jwt && { jwt: { ...input.auth.jwt, algorithms: [...input.auth.jwt.algorithms], claims: { ...input.auth.jwt.claims } } }),
     },
+    policy: {
+      ...(input.policy.file !== undefined && { file: resolve(base, input.policy.file) }),
+      ...(input.policy.defaultEffect !== undefined && { defaultEffect: input.policy.defaultEffect }),
+    },
     rateLimits: {
       ...(input.rateLimits.perPrincipal && { perPrincipal: { ...input.rateLimits.perPrincipal } }),
       ...(input.rateLimits.perPrincipalServer && { perPrincipalServer: { ...input.rateLimits.perPrincipalServer } }),

@@ -241,6 +241,15 @@ export const configInputSchema = z
             .describe('Accept JWT bearer tokens from one OIDC issuer, verified against its JWKS.'),
         })
         .prefault({}),
+      policy: z
+        .strictObject({
+          file: nonEmpty().optional().describe("Policy file (docs/policy.md); relative to the config file's directory. Reloaded when it changes."),
+          defaultEffect: z
+            .enum(['allow', 'deny'])
+            .optional()
+            .describe('Without a matching rule. Default: allow on a loopback listener, deny on any other.'),
+        })
+        .prefault({}),
       rateLimits: z
         .strictObject({
           perPrincipal: bucketSchema.optional().describe('Recorded requests (tools/call, resources/read, prompts/get, completion/complete) per principal.'),

@@ -64,6 +64,7 @@ export interface GatewayConfig {
   };
   log: { level: 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal' | 'silent' };
   auth: AuthConfig;
+  policy: PolicyConfig;
   rateLimits: RateLimitsConfig;
   audit: AuditConfig;
   /** In config-file order, disabled ones included. */
@@ -75,6 +76,14 @@ export interface ConfigProblem {
   /** Dotted path inside the file, e.g. `mcpServers.github.url`; empty for the whole file. */
   path: string;
   reason: string;
+}
+
+/** Who may do what (docs/policy.md). */
+export interface PolicyConfig {
+  /** Absolute path of the policy file; absent, only the default effect applies. */
+  file?: string;
+  /** Absent: allow on a loopback listener, deny on any other. A policy file's own defaultEffect wins. */
+  defaultEffect?: 'allow' | 'deny';
 }
 
 /** A token bucket: `points` requests per `durationSec` window. */

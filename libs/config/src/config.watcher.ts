@@ -13,18 +13,17 @@ export interface ConfigWatcherOptions {
 }
 
 /**
- * Reloads the config file when it changes and reports the new config or the ConfigError;
- * the caller keeps its current config on error.
+ * Reloads a file when it changes (the config, the policy) and reports what `load` made of
+ * it, or the ConfigError it threw; the caller keeps what it has on error.
  *
  * It watches the directory, not the file: editors save by writing a temp file and renaming
  * it over the original, and a watch on the original inode would go silent after the first
  * save. Neither the watch nor the debounce timer keeps the process alive.
  */
-export class ConfigWatcher {
+export class FileWatcher<T> {
   private readonly file: string;
   private readonly name: string;
   private readonly debounceMs: number;
-  private readonly env: Readonly<Record<string, string | undefined>>;
   private watcher: FSWatcher | undefined;
   private timer: NodeJS.Timeout | undefined;
   /** Bytes of the last load; null when the file could not be read then. */
@@ -32,13 +31,13 @@ export class ConfigWatcher {
 
   constructor(
     file: string,
-    private readonly onChange: (change: ConfigChange) => void,
-    opts: ConfigWatcherOptions = {},
+    private readonly load: (file: string, bytes: Buffer) => T,
+    private readonly onChange: (change: T | { error: ConfigError }) => void,
+    debounceMs = 200,
   ) {
     this.file = resolve(file);
     this.name = basename(this.file);
-    this.debounceMs = opts.debounceMs ?? 200;
-    this.env = opts.env ?? process.env;
+    this.debounceMs = debounceMs;
   }
 
   /** Takes the file as it is now as the baseline: the caller has just loaded it. */
@@ -85,12 +84,12 @@ export class ConfigWatcher {
       this.onChange({ error: unreadable(this.file, err) });
       return;
     }
-    // Saving without changes, or touching the file, must not restart upstreams.
+    // Saving without changes, or touching the file, must not reload anything.
     if (this.last?.equals(bytes)) return;
     this.last = bytes;
-    let change: ConfigChange;
+    let change: T | { error: ConfigError };
     try {
-      change = loadConfigBytes(this.file, bytes, this.env);
+      change = this.load(this.file, bytes);
     } catch (err) {
       if (!(err instanceof ConfigError)) throw err;
       change = { error: err };
@@ -104,5 +103,13 @@ export class ConfigWatcher {
     } catch {
       return null;
     }
+  }
+}
+
+/** The config file, reloaded when it changes: the new config, or the ConfigError. */
+export class ConfigWatcher extends FileWatcher<LoadedConfig> {
+  constructor(file: string, onChange: (change: ConfigChange) => void, opts: ConfigWatcherOptions = {}) {
+    const env = opts.env ?? process.env;
+    super(file, (path, bytes) => loadConfigBytes(path, bytes, env), onChange, opts.debounceMs);
   }
 }

@@ -1,3 +1,4 @@
+import type { PolicyEngine } from '@switchboard/policy';
 import type { RequestLimiter } from '@switchboard/rate-limit';
 import type { CatalogStore } from '@switchboard/catalog';
 import type { GatewayConfig } from '@switchboard/config';
@@ -28,6 +29,8 @@ export interface RelayServices {
   audit?: AuditLog;
   /** The rate-limit gate; undefined in tests that do not need one. */
   limiter?: RequestLimiter;
+  /** Who may do what; undefined in tests that do not need one (everything is allowed). */
+  policy?: PolicyEngine;
 }
 
 export interface RequestContext extends InboundContext {

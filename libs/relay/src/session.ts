@@ -10,6 +10,9 @@ type Item = Record<string, unknown>;
 export interface Principal {
   id: string;
   authMethod: string;
+  /** From the key or token; what policies match on. */
+  roles?: readonly string[];
+  groups?: readonly string[];
 }
 
 /**

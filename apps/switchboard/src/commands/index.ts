@@ -2,13 +2,15 @@ import { runAuditCommand } from './audit.js';
 import { runReporting } from './command-error.js';
 import { runDbCommand } from './db.js';
 import { runKeysCommand } from './keys.js';
+import { runPolicyCommand } from './policy.js';
 
-export type CommandFamily = 'db' | 'audit' | 'keys';
+export type CommandFamily = 'db' | 'audit' | 'keys' | 'policy';
 
 const FAMILIES: Record<CommandFamily, (args: string[], usage: string) => Promise<number>> = {
   db: runDbCommand,
   audit: runAuditCommand,
   keys: runKeysCommand,
+  policy: runPolicyCommand,
 };
 
 /** The commands that work on the database rather than run the gateway. */

@@ -9,6 +9,8 @@ export interface AuditFacts {
   deniedBy: string | null;
   /** Set when a rate limit refused it: e.g. `limit:principal-tool`. */
   limitedBy: string | null;
+  /** The policy rule that allowed it, when a policy decided. */
+  allowedBy: string | null;
 }
 
-export const newAuditFacts = (): AuditFacts => ({ upstream: null, originalName: null, deniedBy: null, limitedBy: null });
+export const newAuditFacts = (): AuditFacts => ({ upstream: null, originalName: null, deniedBy: null, limitedBy: null, allowedBy: null });

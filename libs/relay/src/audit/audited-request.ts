@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { ErrorCode, McpError, jsonTextOf } from '@switchboard/core';
 import type { Item, MethodHandler, RelayServices, RequestContext } from '../relay.types.js';
 
-/** Until policies exist (a later issue), whatever the catalog can route is allowed by this rule. */
+/** Without a policy engine (tests, tools), whatever the catalog can route is allowed by this rule. */
 const DEFAULT_RULE = 'default-allow';
 
 export interface Refusal {
@@ -56,7 +56,7 @@ export async function runAudited(
       entry.rule = facts.limitedBy;
     } else if (facts.upstream !== null) {
       entry.decision = 'allowed';
-      entry.rule = DEFAULT_RULE;
+      entry.rule = facts.allowedBy ?? DEFAULT_RULE;
     } else {
       entry.decision = 'denied';
       entry.rule = facts.deniedBy ?? 'invalid-request';

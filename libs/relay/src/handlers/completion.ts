@@ -1,6 +1,7 @@
 import { invalidParams } from '@switchboard/core';
 import type { Item, MethodHandler, RelayServices } from '../relay.types.js';
 import { optionalObject, requireString } from './params.js';
+import { authorized } from '../gates/policy-gate.js';
 import { rateLimited } from '../gates/rate-limited.js';
 import { upstreamOf } from './upstream-of.js';
 
@@ -32,6 +33,12 @@ export const complete: MethodHandler = async (ctx, services) => {
   if (!optionalObject(ctx.params, 'argument')) throw invalidParams("Invalid params: 'argument' is required");
   ctx.audit.deniedBy = 'catalog:unknown-ref';
   const target = resolveRef(services, ref);
+  // Completing a name's arguments is using the prompt or template: the policy says whether.
+  const allowed =
+    ref.type === 'ref/prompt'
+      ? authorized(ctx, services, 'complete', 'Prompt', { server: target.server, name: String(ref.name) })
+      : authorized(ctx, services, 'complete', 'Resource', { server: target.server, uri: String(ref.uri) });
+  if (!allowed) throw invalidParams(ref.type === 'ref/prompt' ? `Unknown prompt: ${String(ref.name)}` : `Unknown resource: ${String(ref.uri)}`);
   const original = (target.ref.name ?? target.ref.uri) as string;
   const connection = upstreamOf(services, target.server, ctx.audit, original);
   // An upstream without completions simply has no suggestions; that is not an error for the host.

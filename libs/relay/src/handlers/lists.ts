@@ -17,16 +17,18 @@ const MAX_PAGES_PER_CATALOG = 1024;
 /** A merged list, one page at a time, with the gateway's own cursors. */
 const listOf =
   (kind: Kind): MethodHandler =>
-  async ({ params }, services) => {
+  async ({ params, session }, services) => {
     const catalog = services.catalog.current;
     const cursor = optionalCursor(params);
     const pageSize = services.config().pageSize;
-    const key = `${kind}\n${pageSize}\n${cursor ?? ''}`;
+    // What this principal may see (the policy): principals with the same roles share pages.
+    const visible = services.policy?.listView(session.principal, kind);
+    const key = `${kind}\n${pageSize}\n${cursor ?? ''}\n${visible?.view ?? ''}`;
     let pages = served.get(catalog);
     const hit = pages?.get(key);
     if (hit) return hit;
 
-    const page = catalog.page(kind, cursor, pageSize);
+    const page = catalog.page(kind, cursor, pageSize, visible?.filter);
     const result: Item = page.nextCursor === undefined ? { [kind]: page.items } : { [kind]: page.items, nextCursor: page.nextCursor };
     if (!pages) served.set(catalog, (pages = new Map()));
     // Only valid cursors get here (page() refuses others), so this bound is rarely reached.

@@ -2,6 +2,7 @@ import { invalidParams } from '@switchboard/core';
 import type { MethodHandler } from '../relay.types.js';
 import { requireString } from './params.js';
 import { publicUrisInContent } from './uri-mapping.js';
+import { authorized } from '../gates/policy-gate.js';
 import { rateLimited } from '../gates/rate-limited.js';
 import { upstreamOf } from './upstream-of.js';
 
@@ -9,13 +10,18 @@ import { upstreamOf } from './upstream-of.js';
  * tools/call: the public name is resolved to (upstream, original name) by the catalog and the
  * call forwarded with the original name. The audit row is written around this by the dispatcher
  * (audit/audited-request.ts). The gates run here, in the order architecture.md gives: the
- * rate limits (gates/rate-limited.ts) now; policy and approval slot in before them.
+ * policy (gates/policy-gate.ts), then the rate limits (gates/rate-limited.ts); approval
+ * will slot in between.
  */
 export const callTool: MethodHandler = async (ctx, services) => {
   const publicName = requireString(ctx.params, 'name');
   const target = services.catalog.current.resolveTool(publicName);
   if (!target) {
     ctx.audit.deniedBy = 'catalog:unknown-tool';
+    throw invalidParams(`Unknown tool: ${publicName}`);
+  }
+  const args = ctx.params.arguments ?? {};
+  if (!authorized(ctx, services, 'call', 'Tool', { server: target.server, name: publicName, args })) {
     throw invalidParams(`Unknown tool: ${publicName}`);
   }
   const connection = upstreamOf(services, target.server, ctx.audit, target.name);

@@ -1,0 +1,104 @@
+import { resolve } from 'node:path';
+import { ConfigError, type GatewayConfig } from '@switchboard/config';
+import { isLoopbackHost } from '@switchboard/downstream';
+import { loadPolicyFile, PolicyEngine, type SubjectFields, type SubjectType } from '@switchboard/policy';
+import { COMMON_OPTIONS, loadCommandConfig, parseCommandArgs, printUsage } from './command-args.js';
+import { CommandError, usageError } from './command-error.js';
+
+const CHECK_OPTIONS = {
+  ...COMMON_OPTIONS,
+  file: { type: 'string' },
+  principal: { type: 'string' },
+  roles: { type: 'string' },
+  groups: { type: 'string' },
+  action: { type: 'string' },
+  tool: { type: 'string' },
+  prompt: { type: 'string' },
+  resource: { type: 'string' },
+  server: { type: 'string' },
+  args: { type: 'string' },
+} as const;
+const LINT_OPTIONS = { ...COMMON_OPTIONS, file: { type: 'string' } } as const;
+
+/** `switchboard policy check|lint`. */
+export async function runPolicyCommand(args: string[], usage: string): Promise<number> {
+  const [subcommand, ...rest] = args;
+  if (subcommand === '--help' || subcommand === '-h') return printUsage(usage);
+  if (subcommand === 'lint') return lint(rest, usage);
+  if (subcommand === 'check') return check(rest, usage);
+  throw usageError(`${subcommand === undefined ? 'a command is missing' : `unknown policy command '${subcommand}'`}; try: check, lint`);
+}
+
+/** Validates a policy file (--file, else the config's policy.file); every problem listed, exit 1. */
+async function lint(args: string[], usage: string): Promise<number> {
+  const { values } = parseCommandArgs(args, LINT_OPTIONS);
+  if (values.help) return printUsage(usage);
+  const file = policyFile(values.file, values.file ? undefined : loadCommandConfig(values));
+  const doc = load(file);
+  const rules = Object.values(doc.roles).reduce((n, r) => n + r.length, 0);
+  process.stdout.write(`ok: ${file}: ${Object.keys(doc.roles).length} roles, ${rules} rules\n`);
+  return 0;
+}
+
+/**
+ * The decision the daemon would make for one request, and the rule that makes it. Exit 0
+ * when allowed, 3 when denied, so scripts can test policies.
+ */
+async function check(args: string[], usage: string): Promise<number> {
+  const { values } = parseCommandArgs(args, CHECK_OPTIONS);
+  if (values.help) return printUsage(usage);
+  if (!values.principal) throw usageError('policy check needs --principal P');
+  const config = loadCommandConfig(values);
+  const file = values.file ?? config.policy.file;
+  const fallback = config.policy.defaultEffect ?? (isLoopbackHost(config.listen.host) ? 'allow' : 'deny');
+  const engine = file ? new PolicyEngine(load(resolve(file)), fallback, file) : PolicyEngine.defaultOnly(fallback);
+  const [type, action, fields] = subjectOf(values, config.separator);
+  const principal = { id: values.principal, roles: list(values.roles), groups: list(values.groups) };
+  const decision = engine.decide(principal, action, type, fields);
+  process.stdout.write(
+    `${decision.allowed ? 'allow' : 'deny'}  rule: ${decision.rule}\n` +
+      `principal ${principal.id} has roles: ${engine.rolesOf(principal).join(', ') || 'none'}; policy: ${file ?? '(none)'}, default ${engine.defaultEffect}\n`,
+  );
+  return decision.allowed ? 0 : 3;
+}
+
+function subjectOf(
+  values: { action?: string; tool?: string; prompt?: string; resource?: string; server?: string; args?: string },
+  separator: string,
+): [SubjectType, string, SubjectFields] {
+  const given = [values.tool, values.prompt, values.resource].filter((v) => v !== undefined).length;
+  if (given !== 1) throw usageError('give one of --tool NAME, --prompt NAME or --resource URI');
+  // A prefixed public name says its upstream (github__create_issue); --server says it otherwise.
+  const name = values.tool ?? values.prompt;
+  const server = values.server ?? (name?.includes(separator) ? name.slice(0, name.indexOf(separator)) : undefined);
+  if (server === undefined) throw usageError('give --server SERVER: the upstream that serves it');
+  let args: unknown = {};
+  if (values.args !== undefined) {
+    try {
+      args = JSON.parse(values.args);
+    } catch {
+      throw usageError('--args must be a JSON object');
+    }
+  }
+  if (values.tool !== undefined) return ['Tool', values.action ?? 'call', { server, name: values.tool, args }];
+  if (values.prompt !== undefined) return ['Prompt', values.action ?? 'get', { server, name: values.prompt, args }];
+  return ['Resource', values.action ?? 'read', { server, uri: values.resource! }];
+}
+
+function policyFile(given: string | undefined, config: GatewayConfig | undefined): string {
+  if (given) return resolve(given);
+  if (!config?.policy.file) throw usageError('no policy file: give --file FILE, or set policy.file in the config');
+  return config.policy.file;
+}
+
+function load(file: string) {
+  try {
+    return loadPolicyFile(file);
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    const lines = err.problems.map((p) => `  - ${p.path ? `${p.path}: ` : ''}${p.reason}`);
+    throw new CommandError([`invalid policy file ${file}:`, ...lines].join('\n'), 1);
+  }
+}
+
+const list = (text: string | undefined): string[] => (text ?? '').split(',').map((s) => s.trim()).filter(Boolean);

@@ -1,0 +1,42 @@
+import { ConfigError, FileWatcher, type GatewayConfig } from '@switchboard/config';
+import { isLoopbackHost } from '@switchboard/downstream';
+import type { Logger } from '@switchboard/observability';
+import { loadPolicyBytes, loadPolicyFile, PolicyEngine, type PolicyDocument } from '@switchboard/policy';
+
+/**
+ * The policy in force, and the watch that reloads its file. Without a file only the default
+ * effect applies: allow on a loopback listener (everyone is a local user), deny on any other,
+ * unless `policy.defaultEffect` says otherwise. An invalid file at start stops the start,
+ * listing every problem; an invalid edit later is logged and the old policy stays.
+ */
+export function openPolicy(config: GatewayConfig, logger: Logger): { engine: PolicyEngine; watcher?: FileWatcher<PolicyDocument> } {
+  const fallback = config.policy.defaultEffect ?? (isLoopbackHost(config.listen.host) ? 'allow' : 'deny');
+  const file = config.policy.file;
+  if (!file) {
+    if (fallback === 'deny') {
+      logger.warn('no policy file and default effect deny: every tools/call, read, prompt and completion is refused; set policy.file (docs/policy.md)');
+    }
+    return { engine: PolicyEngine.defaultOnly(fallback) };
+  }
+  let doc: PolicyDocument;
+  try {
+    doc = loadPolicyFile(file);
+  } catch (err) {
+    throw err instanceof ConfigError ? new Error(describe(err)) : err;
+  }
+  const engine = new PolicyEngine(doc, fallback, file);
+  logger.info({ file, roles: Object.keys(doc.roles).length, defaultEffect: engine.defaultEffect }, 'policy loaded');
+  const watcher = new FileWatcher(file, loadPolicyBytes, (change) => {
+    if ('error' in change) {
+      logger.error({ file, problems: change.error.problems }, 'policy change refused; the previous policy stays in force');
+      return;
+    }
+    engine.replace(change);
+    logger.info({ file, version: engine.version, defaultEffect: engine.defaultEffect }, 'policy reloaded');
+  });
+  return { engine, watcher };
+}
+
+function describe(err: ConfigError): string {
+  return [`invalid policy file ${err.file}:`, ...err.problems.map((p) => `  - ${p.path ? `${p.path}: ` : ''}${p.reason}`)].join('\n');
+}

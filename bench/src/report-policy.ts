@@ -1,0 +1,30 @@
+import { signed, table } from './markdown.js';
+import { POLICY_RULES, type PolicyResult } from './scenarios/policy.js';
+import { formatRatio } from './target-checks.js';
+
+/** The policy section of the report: the same daemon with and without a 200-rule policy. */
+export function renderPolicy(policy: PolicyResult | undefined): string[] {
+  if (!policy) return [];
+  const out = ['## Policy on the hot path: switchboard-stdio, tools/call echo, C=16', ''];
+  if (policy.skipped) return [...out, `Policy: ${policy.skipped}.`, ''];
+  out.push(
+    `The same daemon without a policy file and with a policy of ${POLICY_RULES} rules in 10 roles the caller has (globs, argument conditions, denies; one rule allows the call). ` +
+      '“× none” and “p50 vs none” are medians of per-round ratios and differences.',
+    '',
+    table(
+      ['policy', 'calls/s', 'p50 ms', 'p50 vs none ms', 'CPU µs/call', 'CPU × none', 'failed'],
+      (policy.rows ?? []).map((row) => [
+        row.config,
+        row.callsPerSec.toFixed(0),
+        row.p50Ms.toFixed(2),
+        signed(row.p50DeltaMs, 2),
+        row.cpuUsPerCall.toFixed(0),
+        formatRatio(row.cpuRatio),
+        String(row.failures),
+      ]),
+    ),
+    '',
+  );
+  for (const error of policy.errors ?? []) out.push(`- not measured: ${error}`);
+  return out;
+}

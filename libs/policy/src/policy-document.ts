@@ -1,0 +1,54 @@
+import { z } from 'zod';
+
+/** What a rule may allow or deny. `*` is every action. */
+export const POLICY_ACTIONS = ['list', 'call', 'read', 'subscribe', 'get', 'complete', 'sample', 'elicit'] as const;
+export type PolicyAction = (typeof POLICY_ACTIONS)[number];
+
+const ACTION_ERROR = `must be one of ${[...POLICY_ACTIONS, '*'].join(', ')}, or a list of them`;
+const action = z.enum([...POLICY_ACTIONS, '*'], { error: ACTION_ERROR });
+const actions = z.union([action, z.array(action).min(1)], { error: ACTION_ERROR });
+const name = z.string().min(1).max(200);
+
+/** A test on one argument: `args.repo: { in: [a, b] }`. */
+const condition = z
+  .strictObject({
+    eq: z.union([z.string(), z.number(), z.boolean()]).optional(),
+    in: z.array(z.union([z.string(), z.number(), z.boolean()])).min(1).optional(),
+    notIn: z.array(z.union([z.string(), z.number(), z.boolean()])).min(1).optional(),
+    startsWith: z.string().optional(),
+  })
+  .refine((c) => Object.values(c).filter((v) => v !== undefined).length === 1, { message: 'give exactly one of eq, in, notIn, startsWith' });
+
+export const ruleSchema = z
+  .strictObject({
+    id: name.optional().describe('Names the rule in audit rows and `policy check`; default <role>#<n>.'),
+    allow: actions.optional(),
+    deny: actions.optional(),
+    tool: name.optional().describe('Public tool name glob, e.g. github__*'),
+    prompt: name.optional().describe('Public prompt name glob'),
+    resource: name.optional().describe('Public resource URI glob; ** crosses /'),
+    server: name.optional().describe('Upstream name glob'),
+    when: z
+      .record(z.string().regex(/^args\.[A-Za-z0-9_.-]+$/, { message: 'conditions name an argument: args.<name>' }), condition)
+      .optional()
+      .describe('Conditions on the arguments of a tools/call or prompts/get.'),
+  })
+  .refine((r) => (r.allow === undefined) !== (r.deny === undefined), { message: 'a rule has exactly one of allow or deny' })
+  .refine((r) => [r.tool, r.prompt, r.resource].filter((v) => v !== undefined).length <= 1, {
+    message: 'a rule selects at most one of tool, prompt, resource',
+  })
+  .refine((r) => r.when === undefined || r.resource === undefined, { message: 'resources have no arguments: when applies to tools and prompts' });
+
+export const policyDocumentSchema = z.strictObject(
+  {
+    defaultEffect: z.enum(['allow', 'deny']).optional().describe('Without a matching rule; overrides policy.defaultEffect in the config.'),
+    roles: z.record(name, z.array(ruleSchema)).describe('Rules by role.'),
+    users: z.record(name, z.array(name)).default({}).describe('Principal -> roles.'),
+    groups: z.record(name, z.array(name)).default({}).describe('Group (from a token) -> roles.'),
+    everyone: z.array(name).default([]).describe('Roles every principal has.'),
+  },
+  { error: 'must be a mapping with roles (and optionally users, groups, everyone, defaultEffect)' },
+);
+
+export type PolicyRule = z.output<typeof ruleSchema>;
+export type PolicyDocument = z.output<typeof policyDocumentSchema>;

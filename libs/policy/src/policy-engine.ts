@@ -1,0 +1,80 @@
+import { CompiledPolicy, type PolicyDecision, type PolicyPrincipal, type SubjectFields, type SubjectType } from './compiled-policy.js';
+import type { PolicyDocument } from './policy-document.js';
+
+export type ListKind = 'tools' | 'prompts' | 'resources' | 'resourceTemplates';
+
+/** An item of a merged list and where it came from, as the catalog's list filter sees them. */
+export type ListItemFilter = (item: Record<string, unknown>, origin: { server: string }) => boolean;
+
+const SUBJECT_OF: Record<ListKind, SubjectType> = { tools: 'Tool', prompts: 'Prompt', resources: 'Resource', resourceTemplates: 'Resource' };
+
+/**
+ * The policy in force. Replaced whole on a reload, so a request sees one version from start
+ * to end; `version` tells caches apart.
+ */
+export class PolicyEngine {
+  private compiled: CompiledPolicy;
+  private generation = 1;
+  /** No rule and a default of allow: lists need no filter at all. */
+  private permitsAll: boolean;
+
+  constructor(
+    doc: PolicyDocument,
+    private readonly fallbackEffect: 'allow' | 'deny',
+    /** Where the document came from, for logs and `policy check`; undefined without a file. */
+    readonly source?: string,
+  ) {
+    this.compiled = new CompiledPolicy(doc, doc.defaultEffect ?? fallbackEffect);
+    this.permitsAll = permitsAll(doc, this.compiled.defaultEffect);
+  }
+
+  /** A policy without a file: only the default effect. */
+  static defaultOnly(effect: 'allow' | 'deny'): PolicyEngine {
+    return new PolicyEngine({ roles: {}, users: {}, groups: {}, everyone: [] }, effect);
+  }
+
+  get defaultEffect(): 'allow' | 'deny' {
+    return this.compiled.defaultEffect;
+  }
+
+  get version(): number {
+    return this.generation;
+  }
+
+  replace(doc: PolicyDocument): void {
+    this.compiled = new CompiledPolicy(doc, doc.defaultEffect ?? this.fallbackEffect);
+    this.permitsAll = permitsAll(doc, this.compiled.defaultEffect);
+    this.generation += 1;
+  }
+
+  decide(principal: PolicyPrincipal, action: string, type: SubjectType, fields: SubjectFields): PolicyDecision {
+    return this.compiled.decide(principal, action, type, fields);
+  }
+
+  rolesOf(principal: PolicyPrincipal): string[] {
+    return this.compiled.rolesOf(principal);
+  }
+
+  /**
+   * What a principal may see of a list: the same rules that authorize calls (an allowed
+   * call lists the tool, a call denied for every argument hides it). `view` names the
+   * outcome for page caches: principals with the same roles see the same pages.
+   */
+  listView(principal: PolicyPrincipal, kind: ListKind): { filter: ListItemFilter; view: string } | undefined {
+    if (this.permitsAll) return undefined;
+    const compiled = this.compiled;
+    const type = SUBJECT_OF[kind];
+    const filter: ListItemFilter = (item, origin) => {
+      const fields: SubjectFields =
+        type === 'Resource'
+          ? { server: origin.server, uri: String(item.uri ?? item.uriTemplate) }
+          : { server: origin.server, name: String(item.name) };
+      return compiled.decide(principal, 'list', type, fields).allowed;
+    };
+    return { filter, view: `${this.generation}\n${compiled.rolesOf(principal).join(',')}` };
+  }
+}
+
+function permitsAll(doc: PolicyDocument, effect: 'allow' | 'deny'): boolean {
+  return effect === 'allow' && Object.values(doc.roles).every((rules) => rules.length === 0);
+}

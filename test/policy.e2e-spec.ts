@@ -1,0 +1,146 @@
+import { spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Client, ProtocolError, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually, SWITCHBOARD_BIN, startDaemon, stdioFixture, stopAllDaemons, tempDir, writeConfig, type DaemonHandle } from './support/daemon.js';
+import { auditRows } from './support/audit-rows.js';
+
+
+function cli(args: string[]) {
+  const r = spawnSync(process.execPath, [SWITCHBOARD_BIN, ...args], { encoding: 'utf8', timeout: 30_000 });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+
+async function failure(call: Promise<unknown>): Promise<{ code: number; message: string }> {
+  const error = await call.then(
+    () => undefined,
+    (err: unknown) => err,
+  );
+  expect(error).toBeInstanceOf(ProtocolError);
+  const { code, message } = error as ProtocolError;
+  return { code, message };
+}
+
+const POLICY = `
+defaultEffect: deny
+roles:
+  dev:
+    - { id: echo-ok, allow: call, tool: fx__echo, when: { args.text: { startsWith: "ok" } } }
+    - { id: add, allow: call, tool: fx__add }
+  ops:
+    - { id: all-fx, allow: "*", server: fx }
+    - { id: no-crash, deny: call, tool: fx__crash }
+users:
+  bob: [dev]
+`;
+
+afterAll(stopAllDaemons);
+
+describe('policies through the daemon (CASL, from a policy file)', () => {
+  let daemon: DaemonHandle;
+  let dir: string;
+  let policyFile: string;
+  let configPath: string;
+  const keys: Record<string, string> = {};
+
+  async function host(name: string): Promise<Client> {
+    const client = new Client({ name: `e2e-policy-${name}`, version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(daemon.mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${keys[name]}` } } }),
+    );
+    return client;
+  }
+  const toolNames = async (client: Client) => (await client.listTools()).tools.map((t) => t.name).sort();
+
+  beforeAll(async () => {
+    dir = tempDir();
+    policyFile = join(dir, 'policy.yaml');
+    writeFileSync(policyFile, POLICY);
+    configPath = writeConfig({ auth: { mode: 'required' }, policy: { file: 'policy.yaml' }, mcpServers: { fx: stdioFixture() } }, dir);
+    for (const [name, roles] of [['bob', ''], ['olga', 'ops']] as const) {
+      const made = cli(['keys', 'create', '--config', configPath, '--name', name, ...(roles ? ['--roles', roles] : [])]);
+      keys[name] = made.stdout.trimEnd().split('\n').at(-1)!;
+    }
+    daemon = await startDaemon(configPath);
+  });
+
+  it('lists show exactly what a principal may use', async () => {
+    const bob = await host('bob');
+    expect(await toolNames(bob)).toEqual(['fx__add', 'fx__echo']);
+    expect((await bob.listPrompts()).prompts).toEqual([]);
+    const olga = await host('olga');
+    const olgas = await toolNames(olga);
+    expect(olgas).toContain('fx__env');
+    expect(olgas).not.toContain('fx__crash');
+    expect((await olga.listPrompts()).prompts.map((p) => p.name)).toContain('fx__greet');
+    await Promise.all([bob.close(), olga.close()]);
+  });
+
+  it('a denied call answers exactly like an unknown tool, and the row names the rule', async () => {
+    const bob = await host('bob');
+    expect(await bob.callTool({ name: 'fx__add', arguments: { a: 2, b: 3 } })).toMatchObject({ structuredContent: { sum: 5 } });
+    await bob.callTool({ name: 'fx__echo', arguments: { text: 'ok then' } });
+    const denied = await failure(bob.callTool({ name: 'fx__env', arguments: { name: 'HOME' } }));
+    const unknown = await failure(bob.callTool({ name: 'fx__nothing_here', arguments: {} }));
+    expect(denied.code).toBe(unknown.code);
+    expect(denied.message).toBe(unknown.message.replace('fx__nothing_here', 'fx__env'));
+    // An argument condition: the same tool, refused for other arguments.
+    const byArgs = await failure(bob.callTool({ name: 'fx__echo', arguments: { text: 'not ok' } }));
+    expect(byArgs.message).toMatch(/Unknown tool: fx__echo/);
+    await bob.close();
+
+    const dataDir = join(dir, 'data');
+    expect(auditRows(dataDir, `principal = 'bob' AND name = 'fx__add'`)[0]).toMatchObject({ decision: 'allowed', rule: 'add' });
+    expect(auditRows(dataDir, `principal = 'bob' AND name = 'fx__env'`)[0]).toMatchObject({ decision: 'denied', rule: 'policy:default-deny', upstream: null });
+    expect(auditRows(dataDir, `principal = 'bob' AND arguments LIKE '%not ok%'`)[0]).toMatchObject({ decision: 'denied', rule: 'policy:default-deny' });
+  });
+
+  it('a deny rule beats an allow, for lists and calls alike', async () => {
+    const olga = await host('olga');
+    expect((await failure(olga.callTool({ name: 'fx__crash', arguments: {} }))).message).toMatch(/Unknown tool: fx__crash/);
+    await olga.close();
+    expect(auditRows(join(dir, 'data'), `principal = 'olga' AND name = 'fx__crash'`)[0]).toMatchObject({ decision: 'denied', rule: 'no-crash' });
+  });
+
+  it('a changed policy file applies to the next request; an invalid one is refused and the old one stays', async () => {
+    writeFileSync(policyFile, `${POLICY.replace('bob: [dev]', 'bob: [dev, ops]')}`);
+    const bob = await host('bob');
+    await eventually(async () => (await toolNames(bob)).includes('fx__env') || undefined);
+    await bob.callTool({ name: 'fx__env', arguments: { name: 'HOME' } });
+
+    writeFileSync(policyFile, 'roles:\n  dev:\n    - { allow: call, deny: call }\nusers: { bob: [nosuchrole] }\n');
+    await eventually(() => /policy change refused/.test(daemon.stderr()) || undefined);
+    await bob.callTool({ name: 'fx__env', arguments: { name: 'HOME' } });
+    await bob.close();
+  });
+
+  it('policy check prints the decision and the rule (exit 0 allow, 3 deny); lint lists every problem', () => {
+    writeFileSync(policyFile, POLICY);
+    const allow = cli(['policy', 'check', '--config', configPath, '--principal', 'bob', '--tool', 'fx__echo', '--args', '{"text":"ok"}']);
+    expect(allow.code).toBe(0);
+    expect(allow.stdout).toMatch(/^allow {2}rule: echo-ok\n/);
+    const deny = cli(['policy', 'check', '--config', configPath, '--principal', 'bob', '--tool', 'fx__echo', '--args', '{"text":"no"}']);
+    expect(deny.code).toBe(3);
+    expect(deny.stdout).toMatch(/^deny {2}rule: policy:default-deny\n/);
+    expect(cli(['policy', 'check', '--config', configPath, '--principal', 'x', '--roles', 'ops', '--tool', 'fx__crash']).stdout).toMatch(/^deny {2}rule: no-crash/);
+
+    expect(cli(['policy', 'lint', '--config', configPath]).stdout).toMatch(/^ok: .*policy\.yaml: 2 roles, 4 rules\n$/);
+    const bad = join(dir, 'bad-policy.yaml');
+    writeFileSync(bad, 'roles:\n  dev:\n    - { allow: call, deny: call }\n    - { allow: fly, tool: x }\nusers: { bob: [nosuchrole] }\n');
+    const lint = cli(['policy', 'lint', '--file', bad]);
+    expect(lint.code).toBe(1);
+    expect(lint.stderr).toMatch(/roles\.dev\.0: a rule has exactly one of allow or deny/);
+    expect(lint.stderr).toMatch(/roles\.dev\.1\.allow: must be one of list, call, .*, or a list of them/);
+  });
+
+  it('an invalid policy file stops the start, listing the problems', () => {
+    const badDir = tempDir();
+    writeFileSync(join(badDir, 'policy.yaml'), 'roles: { dev: [] }\neveryone: [ghost]\n');
+    const config = writeConfig({ policy: { file: 'policy.yaml' }, mcpServers: {} }, badDir);
+    const r = spawnSync(process.execPath, [SWITCHBOARD_BIN, 'start', '--config', config, '--port', '0'], { encoding: 'utf8', timeout: 30_000 });
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(/invalid policy file .*policy\.yaml:\n {2}- everyone\.0: no role 'ghost' is defined under roles/);
+  });
+});
