@@ -33,7 +33,7 @@ report (markdown) to stdout and to .bench/latest.md and .bench/latest.json.
                         audit scenarios keep their own levels (1 and 16)
   --targets LIST        subset of ${TARGET_NAMES.join(',')}; the audit
                         log's cost through the daemon needs switchboard-stdio
-  --skip-extras         only the main matrix (no tools/list, payload, idle sessions, audit)
+  --skip-extras         only the main matrix (no tools/list, payload, idle sessions, audit, policy)
   --quick               smoke run: 1 round, 1 s windows, fewer list walks and sessions
   --help                this text`;
 
