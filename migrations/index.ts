@@ -2,6 +2,7 @@ import { CreateAuditLog1795219200000 } from './1795219200000-create-audit-log.js
 import { SlimAuditIndexes1795222800000 } from './1795222800000-slim-audit-indexes.js';
 import { AuditRecordAsJson1795226400000 } from './1795226400000-audit-record-as-json.js';
 import { CreateApiKeys1795230000000 } from './1795230000000-create-api-keys.js';
+import { CreateToolPins1795233600000 } from './1795233600000-create-tool-pins.js';
 
 /** Every migration, oldest first. Listed by hand: globs differ between src and dist. */
 export const MIGRATIONS = [
@@ -9,4 +10,5 @@ export const MIGRATIONS = [
   SlimAuditIndexes1795222800000,
   AuditRecordAsJson1795226400000,
   CreateApiKeys1795230000000,
+  CreateToolPins1795233600000,
 ];

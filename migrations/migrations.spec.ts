@@ -42,6 +42,7 @@ describe('migrations', () => {
         'index:audit_entry_principal',
         'table:api_key',
         'index:api_key_active_name',
+        'table:tool_pin',
       ]),
     );
   });

@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ConfigError, defaultConfigPath, loadConfigWithWarnings, type GatewayConfig } from '@switchboard/config';
+import type { CommandFamily } from './commands/index.js';
 import { SWITCHBOARD_VERSION } from './version.js';
 
 const USAGE = `Usage:
@@ -31,9 +32,13 @@ const USAGE = `Usage:
       The decision and the rule that makes it; exit 0 allow, 3 deny.
   switchboard policy lint [--file FILE]
       Check a policy file (default: the config's policy.file); every problem listed.
+  switchboard tools review
+      Tools held back because their definition changed since it was pinned, with the change.
+  switchboard tools accept SERVER/TOOL
+      Accept the new definition; the daemon serves the tool again within 2 s.
   switchboard --version | --help
 
-The db, audit, keys and policy commands also take --config FILE and --data-dir DIR.
+The db, audit, keys, policy and tools commands also take --config FILE and --data-dir DIR.
 FILTERS: --since WHEN --until WHEN (ISO 8601 date or date-time, or a duration ago: 30m, 24h, 7d)
   --principal P --tool T --decision allowed|denied|limited|unauthenticated|refused
   --method M --upstream U --session ID
@@ -41,10 +46,10 @@ Without --config the embedded default (config/default.yaml) is used.`;
 
 /** Exit codes: 0 ok, 1 runtime failure, 2 bad usage or bad config. */
 export async function main(argv: string[]): Promise<number> {
-  // db, audit, keys and policy parse their own options; they are named first: `switchboard audit tail -n 5`.
-  if (argv[0] === 'db' || argv[0] === 'audit' || argv[0] === 'keys' || argv[0] === 'policy') {
+  // db, audit, keys, policy and tools parse their own options; they are named first: `switchboard audit tail -n 5`.
+  if (['db', 'audit', 'keys', 'policy', 'tools'].includes(argv[0])) {
     const { runCommandFamily } = await import('./commands/index.js');
-    return runCommandFamily(argv[0], argv.slice(1), USAGE);
+    return runCommandFamily(argv[0] as CommandFamily, argv.slice(1), USAGE);
   }
   let parsed;
   try {

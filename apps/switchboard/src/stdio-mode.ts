@@ -24,7 +24,7 @@ export async function runStdio(config: GatewayConfig): Promise<void> {
     }
     principal = verdict.principal;
   }
-  const runtime = new GatewayRuntime(config, logger, auditStore.log);
+  const runtime = new GatewayRuntime(config, logger, auditStore.log, sqliteConnection(auditStore.dataSource));
   await runtime.start();
   const front = new StdioFront(
     {

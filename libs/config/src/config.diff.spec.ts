@@ -11,6 +11,7 @@ const stdio = (name: string, extra: Partial<StdioServerConfig> = {}): StdioServe
   env: { A: '1' },
   timeouts,
   enabled: true,
+  pin: 'strict',
   ...extra,
 });
 const remote = (name: string, extra: Partial<RemoteServerConfig> = {}): RemoteServerConfig => ({
@@ -20,6 +21,7 @@ const remote = (name: string, extra: Partial<RemoteServerConfig> = {}): RemoteSe
   headers: {},
   timeouts,
   enabled: true,
+  pin: 'strict',
   ...extra,
 });
 

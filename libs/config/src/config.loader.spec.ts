@@ -63,6 +63,7 @@ describe('loadConfig: formats', () => {
           env: {},
           timeouts: { connectMs: 10_000, requestMs: 60_000, maxRequestMs: 600_000 },
           enabled: true,
+          pin: 'strict',
         },
       ],
     });

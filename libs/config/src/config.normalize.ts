@@ -55,6 +55,7 @@ function normalizeServer(name: string, s: ServerInput, base: string, top: Timeou
       maxRequestMs: s.timeouts?.maxRequestMs ?? top.maxRequestMs,
     },
     enabled: s.disabled !== true,
+    pin: s.pin ?? 'strict',
   };
   const transport = resolveTransport(s);
   if (transport === 'stdio') {

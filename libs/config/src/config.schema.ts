@@ -165,6 +165,10 @@ const serverSchema = z
     namespace: z.enum(NAMESPACE_MODES).optional().describe('Overrides the top-level namespace mode.'),
     timeouts: serverTimeouts.optional(),
     disabled: z.boolean().optional().describe('true keeps the entry without starting the server.'),
+    pin: z
+      .enum(['strict', 'warn', 'off'])
+      .optional()
+      .describe('Tool-definition pinning: strict (default) holds back a changed tool until accepted; warn reports it; off.'),
   })
   .meta({ id: 'SwitchboardServer', description: 'One upstream MCP server.' });
 

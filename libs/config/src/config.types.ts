@@ -20,6 +20,8 @@ interface ServerCommon {
   timeouts: Timeouts;
   /** `disabled: true` keeps the entry in the file without starting it. */
   enabled: boolean;
+  /** Tool-definition pinning (docs/policy.md#tool-pinning). */
+  pin: 'strict' | 'warn' | 'off';
 }
 
 export interface StdioServerConfig extends ServerCommon {

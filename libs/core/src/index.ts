@@ -8,3 +8,4 @@ export * from './log-levels.js';
 export * from './line-splitter.js';
 export * from './line-writer.js';
 export * from './json-text.js';
+export * from './canonical-json.js';

@@ -1,4 +1,4 @@
-import type { PolicyEngine } from '@switchboard/policy';
+import type { PinGuard, PolicyEngine } from '@switchboard/policy';
 import type { RequestLimiter } from '@switchboard/rate-limit';
 import type { CatalogStore } from '@switchboard/catalog';
 import type { GatewayConfig } from '@switchboard/config';
@@ -31,6 +31,8 @@ export interface RelayServices {
   limiter?: RequestLimiter;
   /** Who may do what; undefined in tests that do not need one (everything is allowed). */
   policy?: PolicyEngine;
+  /** Tool-definition pins; undefined where nothing is pinned (no database). */
+  pins?: PinGuard;
 }
 
 export interface RequestContext extends InboundContext {

@@ -22,6 +22,19 @@ export function parseCommandArgs<O extends NonNullable<ParseArgsConfig['options'
   }
 }
 
+/** The common options and one word after the subcommand (`keys revoke NAME`, `tools accept S/T`). */
+export function parseOneArgument(args: string[], what: string): { values: { config?: string; 'data-dir'?: string; help?: boolean }; argument: string } {
+  let parsed;
+  try {
+    parsed = parseArgs({ args, options: COMMON_OPTIONS, allowPositionals: true, strict: true });
+  } catch (err) {
+    throw usageError((err as Error).message);
+  }
+  const { values, positionals } = parsed;
+  if (positionals.length !== 1 && !values.help) throw usageError(`give one ${what}`);
+  return { values, argument: positionals[0] ?? '' };
+}
+
 /** The config the daemon would use, with `--data-dir` applied; a bad config is exit 2. */
 export function loadCommandConfig(values: { config?: string; 'data-dir'?: string }): GatewayConfig {
   try {

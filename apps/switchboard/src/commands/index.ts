@@ -3,14 +3,16 @@ import { runReporting } from './command-error.js';
 import { runDbCommand } from './db.js';
 import { runKeysCommand } from './keys.js';
 import { runPolicyCommand } from './policy.js';
+import { runToolsCommand } from './tools.js';
 
-export type CommandFamily = 'db' | 'audit' | 'keys' | 'policy';
+export type CommandFamily = 'db' | 'audit' | 'keys' | 'policy' | 'tools';
 
 const FAMILIES: Record<CommandFamily, (args: string[], usage: string) => Promise<number>> = {
   db: runDbCommand,
   audit: runAuditCommand,
   keys: runKeysCommand,
   policy: runPolicyCommand,
+  tools: runToolsCommand,
 };
 
 /** The commands that work on the database rather than run the gateway. */

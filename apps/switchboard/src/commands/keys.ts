@@ -1,7 +1,6 @@
-import { parseArgs } from 'node:util';
 import { ApiKeyNameTakenError, ApiKeyStore, type ApiKeyInfo } from '@switchboard/auth';
 import { openMigrated } from '../audit-store.js';
-import { COMMON_OPTIONS, loadCommandConfig, parseCommandArgs, printUsage } from './command-args.js';
+import { COMMON_OPTIONS, loadCommandConfig, parseCommandArgs, parseOneArgument, printUsage } from './command-args.js';
 import { CommandError, usageError } from './command-error.js';
 import { formatTable } from './text-table.js';
 
@@ -67,17 +66,10 @@ async function list(args: string[], usage: string): Promise<number> {
 }
 
 async function revoke(args: string[], usage: string): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({ args, options: COMMON_OPTIONS, allowPositionals: true, strict: true });
-  } catch (err) {
-    throw usageError((err as Error).message);
-  }
-  const { values, positionals } = parsed;
+  const { values, argument } = parseOneArgument(args, 'key name or id to keys revoke');
   if (values.help) return printUsage(usage);
-  if (positionals.length !== 1) throw usageError('keys revoke needs one key name or id');
-  const revoked = await withKeys(values, (store) => store.revoke(positionals[0]));
-  if (!revoked) throw new CommandError(`no active key named '${positionals[0]}' and no key with that id`, 1);
+  const revoked = await withKeys(values, (store) => store.revoke(argument));
+  if (!revoked) throw new CommandError(`no active key named '${argument}' and no key with that id`, 1);
   process.stdout.write(`revoked key '${revoked.name}' (id ${revoked.id}); it stops working on the next request\n`);
   return 0;
 }

@@ -1,19 +1,7 @@
 import { createHash, createHmac } from 'node:crypto';
+import { canonicalJson } from '@switchboard/core';
 
-/**
- * JSON text with object keys sorted recursively (by UTF-16 code units; arrays keep their
- * order), so that equal values give equal text whatever order their members were built in.
- * Otherwise it writes what JSON.stringify writes: toJSON() is honoured, undefined, functions
- * and symbols are dropped from objects and become null in arrays, non-finite numbers become
- * null. For plain JSON data that is the RFC 8785 (JCS) form.
- *
- * Two differences, so that the audit path does not fail on what JSON.stringify rejects or
- * loses: a bigint is written as its digits (a valid JSON number), and a top-level value JSON
- * cannot represent gives 'null' rather than undefined. A cycle still throws a TypeError.
- */
-export function canonicalJson(value: unknown): string {
-  return write(value, '', new Set()) ?? 'null';
-}
+export { canonicalJson };
 
 /**
  * 'sha256:' + hex of SHA-256 over canonicalJson(value), UTF-8 encoded; with a key,
@@ -29,53 +17,4 @@ export function argumentsDigest(value: unknown, key?: Buffer): string {
 export function canonicalTextDigest(text: string, key?: Buffer): string {
   if (key) return `hmac-sha256:${createHmac('sha256', key).update(text).digest('hex')}`;
   return `sha256:${createHash('sha256').update(text).digest('hex')}`;
-}
-
-/** The JSON text of `value`, or undefined where JSON.stringify would leave a member out. */
-function write(value: unknown, key: string, ancestors: Set<object>): string | undefined {
-  if (typeof value === 'object' && value !== null && typeof (value as { toJSON?: unknown }).toJSON === 'function') {
-    value = (value as { toJSON(key: string): unknown }).toJSON(key);
-  }
-  switch (typeof value) {
-    case 'string':
-      return JSON.stringify(value);
-    case 'number':
-      return Number.isFinite(value) ? String(value) : 'null';
-    case 'boolean':
-      return value ? 'true' : 'false';
-    case 'bigint':
-      return value.toString();
-    case 'object':
-      if (value === null) return 'null';
-      if (ancestors.has(value)) throw new TypeError('canonicalJson: circular structure');
-      ancestors.add(value);
-      try {
-        if (Array.isArray(value)) return writeArray(value, ancestors);
-        return writeObject(value as Record<string, unknown>, ancestors);
-      } finally {
-        ancestors.delete(value);
-      }
-    default:
-      return undefined;
-  }
-}
-
-function writeArray(array: unknown[], ancestors: Set<object>): string {
-  let out = '[';
-  for (let i = 0; i < array.length; i++) {
-    if (i > 0) out += ',';
-    out += write(array[i], String(i), ancestors) ?? 'null';
-  }
-  return `${out}]`;
-}
-
-function writeObject(record: Record<string, unknown>, ancestors: Set<object>): string {
-  let out = '{';
-  for (const key of Object.keys(record).sort()) {
-    const text = write(record[key], key, ancestors);
-    if (text === undefined) continue;
-    if (out.length > 1) out += ',';
-    out += `${JSON.stringify(key)}:${text}`;
-  }
-  return `${out}}`;
 }

@@ -1,4 +1,4 @@
-import type { Catalog } from '@switchboard/catalog';
+import type { Catalog, ListFilter } from '@switchboard/catalog';
 import { rememberJsonText } from '@switchboard/core';
 import type { Item, MethodHandler } from '../relay.types.js';
 import { optionalCursor } from './params.js';
@@ -23,12 +23,17 @@ const listOf =
     const pageSize = services.config().pageSize;
     // What this principal may see (the policy): principals with the same roles share pages.
     const visible = services.policy?.listView(session.principal, kind);
-    const key = `${kind}\n${pageSize}\n${cursor ?? ''}\n${visible?.view ?? ''}`;
+    // Tools held back by pinning are hidden from everyone until accepted.
+    const pins = kind === 'tools' && services.pins?.holdsAny ? services.pins : undefined;
+    const filter: ListFilter | undefined = pins
+      ? (item, origin) => !pins.isQuarantined(origin.server, origin.original) && (visible?.filter(item, origin) ?? true)
+      : visible?.filter;
+    const key = `${kind}\n${pageSize}\n${cursor ?? ''}\n${visible?.view ?? ''}\n${pins?.version ?? ''}`;
     let pages = served.get(catalog);
     const hit = pages?.get(key);
     if (hit) return hit;
 
-    const page = catalog.page(kind, cursor, pageSize, visible?.filter);
+    const page = catalog.page(kind, cursor, pageSize, filter);
     const result: Item = page.nextCursor === undefined ? { [kind]: page.items } : { [kind]: page.items, nextCursor: page.nextCursor };
     if (!pages) served.set(catalog, (pages = new Map()));
     // Only valid cursors get here (page() refuses others), so this bound is rarely reached.

@@ -20,6 +20,13 @@ export const callTool: MethodHandler = async (ctx, services) => {
     ctx.audit.deniedBy = 'catalog:unknown-tool';
     throw invalidParams(`Unknown tool: ${publicName}`);
   }
+  if (services.pins?.isQuarantined(target.server, target.name)) {
+    // Unlike a policy denial, the reason is said: the host's user can ask an admin about it.
+    ctx.audit.deniedBy = 'pin:quarantined';
+    throw invalidParams(
+      `Tool ${publicName} is held back: its definition changed since it was pinned, and an administrator must review it (switchboard tools review)`,
+    );
+  }
   const args = ctx.params.arguments ?? {};
   if (!authorized(ctx, services, 'call', 'Tool', { server: target.server, name: publicName, args })) {
     throw invalidParams(`Unknown tool: ${publicName}`);

@@ -1,0 +1,68 @@
+import { PinStore, type ToolPin } from '@switchboard/policy';
+import { sqliteConnection } from '@switchboard/persistence';
+import { openMigrated } from '../audit-store.js';
+import { COMMON_OPTIONS, loadCommandConfig, parseCommandArgs, parseOneArgument, printUsage } from './command-args.js';
+import { CommandError, usageError } from './command-error.js';
+
+/** `switchboard tools review|accept`: tools held back because their definition changed. */
+export async function runToolsCommand(args: string[], usage: string): Promise<number> {
+  const [subcommand, ...rest] = args;
+  if (subcommand === '--help' || subcommand === '-h') return printUsage(usage);
+  if (subcommand === 'review') return review(rest, usage);
+  if (subcommand === 'accept') return accept(rest, usage);
+  throw usageError(`${subcommand === undefined ? 'a command is missing' : `unknown tools command '${subcommand}'`}; try: review, accept`);
+}
+
+async function review(args: string[], usage: string): Promise<number> {
+  const { values } = parseCommandArgs(args, COMMON_OPTIONS);
+  if (values.help) return printUsage(usage);
+  const held = await withPins(values, (pins) => pins.quarantined());
+  if (held.length === 0) {
+    process.stdout.write('no tool is held back: every served definition matches its pin\n');
+    return 0;
+  }
+  for (const pin of held) process.stdout.write(describe(pin));
+  process.stdout.write(`Accept a change with: switchboard tools accept SERVER/TOOL\n`);
+  return 0;
+}
+
+async function accept(args: string[], usage: string): Promise<number> {
+  const { values, argument: target } = parseOneArgument(args, 'SERVER/TOOL to tools accept (the upstream name and its own tool name)');
+  if (values.help) return printUsage(usage);
+  const slash = target.indexOf('/');
+  if (slash <= 0) throw usageError('tools accept needs SERVER/TOOL (the upstream name and its own tool name)');
+  const server = target.slice(0, slash);
+  const tool = target.slice(slash + 1);
+  const accepted = await withPins(values, (pins) => {
+    const pin = pins.get(server, tool);
+    if (!pin?.pendingHash || !pin.pendingDefinition) return undefined;
+    pins.accept(server, tool, pin.pendingHash, pin.pendingDefinition);
+    return pin;
+  });
+  if (!accepted) throw new CommandError(`no held-back tool ${server}/${tool}; see switchboard tools review`, 1);
+  process.stdout.write(`accepted the new definition of ${server}/${tool}; the daemon serves it again within 2 s\n`);
+  return 0;
+}
+
+async function withPins<T>(values: { config?: string; 'data-dir'?: string }, use: (pins: PinStore) => T): Promise<T> {
+  const { dataSource } = await openMigrated(loadCommandConfig(values));
+  try {
+    return use(new PinStore(sqliteConnection(dataSource)));
+  } finally {
+    await dataSource.destroy();
+  }
+}
+
+/** The fields that changed, pinned value then served value, one line each. */
+function describe(pin: ToolPin): string {
+  const before = JSON.parse(pin.definition) as Record<string, unknown>;
+  const after = JSON.parse(pin.pendingDefinition ?? '{}') as Record<string, unknown>;
+  const lines = [`${pin.server}/${pin.tool}: changed ${new Date(pin.changedAt ?? 0).toISOString()} (pinned ${new Date(pin.pinnedAt).toISOString()})`];
+  for (const field of ['name', 'description', 'inputSchema', 'annotations']) {
+    const was = JSON.stringify(before[field] ?? null);
+    const now = JSON.stringify(after[field] ?? null);
+    if (was === now) continue;
+    lines.push(`  - ${field}: ${was}`, `  + ${field}: ${now}`);
+  }
+  return `${lines.join('\n')}\n\n`;
+}

@@ -1,0 +1,99 @@
+import { canonicalJson } from '@switchboard/core';
+import type { PinStore } from './pin-store.js';
+import { definitionFingerprint, pinnedDefinition } from './tool-fingerprint.js';
+
+/** Per server: `strict` quarantines a changed tool, `warn` reports and re-pins it, `off` ignores. */
+export type PinMode = 'strict' | 'warn' | 'off';
+
+export interface PinChange {
+  server: string;
+  tool: string;
+  /** `quarantined` (strict): hidden and refused until accepted; `re-pinned` (warn): still served. */
+  outcome: 'quarantined' | 're-pinned';
+  previousHash: string;
+  hash: string;
+}
+
+const keyOf = (server: string, tool: string) => `${server}\u0000${tool}`;
+
+/**
+ * The rug-pull defence. A tool's definition is pinned the first time it is seen; when an
+ * upstream later serves a different definition under the same name, strict mode holds the
+ * tool back (hidden from lists, calls refused with the reason) until an admin accepts the
+ * new definition, and warn mode reports the change and pins the new definition.
+ */
+export class PinGuard {
+  private readonly quarantinedKeys = new Set<string>();
+  /** The fingerprint each held-back tool is served with now, to notice an acceptance. */
+  private readonly served = new Map<string, string>();
+  private generation = 0;
+
+  constructor(
+    private readonly store: PinStore,
+    private readonly modeOf: (server: string) => PinMode,
+    private readonly onChange: (change: PinChange) => void,
+  ) {}
+
+  /** Checks an upstream's tools (its whole list, as last fetched) against their pins. */
+  observe(server: string, tools: readonly Record<string, unknown>[]): void {
+    this.generation += 1;
+    for (const key of [...this.quarantinedKeys]) if (key.startsWith(`${server}\u0000`)) this.quarantinedKeys.delete(key);
+    const mode = this.modeOf(server);
+    if (mode === 'off') return;
+    for (const tool of tools) {
+      const name = String(tool.name);
+      const definition = pinnedDefinition(tool);
+      const hash = definitionFingerprint(definition);
+      const text = canonicalJson(definition);
+      const pin = this.store.get(server, name);
+      if (!pin) {
+        this.store.pin(server, name, hash, text);
+        continue;
+      }
+      if (pin.hash === hash) {
+        // Back to the pinned definition: a pending change is moot.
+        if (pin.pendingHash !== null) this.store.accept(server, name, pin.hash, pin.definition, pin.pinnedAt);
+        continue;
+      }
+      if (mode === 'warn') {
+        this.store.accept(server, name, hash, text);
+        this.onChange({ server, tool: name, outcome: 're-pinned', previousHash: pin.hash, hash });
+        continue;
+      }
+      this.quarantinedKeys.add(keyOf(server, name));
+      this.served.set(keyOf(server, name), hash);
+      if (pin.pendingHash !== hash) {
+        this.store.quarantine(server, name, hash, text);
+        this.onChange({ server, tool: name, outcome: 'quarantined', previousHash: pin.hash, hash });
+      }
+    }
+  }
+
+  isQuarantined(server: string, tool: string): boolean {
+    return this.quarantinedKeys.size > 0 && this.quarantinedKeys.has(keyOf(server, tool));
+  }
+
+  get holdsAny(): boolean {
+    return this.quarantinedKeys.size > 0;
+  }
+
+  /** Changes whenever the held-back set may have: names cached list pages apart. */
+  get version(): number {
+    return this.generation;
+  }
+
+  /** Re-reads the pins of held-back tools (an admin may have accepted one); true if any was released. */
+  refresh(): boolean {
+    let released = false;
+    for (const key of [...this.quarantinedKeys]) {
+      const [server, tool] = key.split('\u0000');
+      if (this.store.get(server, tool)?.hash === this.served.get(key)) {
+        this.quarantinedKeys.delete(key);
+        this.served.delete(key);
+        released = true;
+        this.generation += 1;
+      }
+    }
+    return released;
+  }
+}
