@@ -18,7 +18,8 @@ export function renderAudit(audit: AuditResult): string[] {
       'One daemon per audit configuration, measured in interleaved rounds like the main matrix. ' +
         '“× off” and “p50 vs off” are the medians of the per-round ratios and differences against the daemon with the log off. ' +
         'Audit rows/s counts the rows committed to `audit_record` during the window; it matches calls/s unless the writer lags. ' +
-        'Rows per commit: from the writer’s counters in the daemon’s /readyz.',
+        'Rows per commit: from the writer’s counters in the daemon’s /readyz. ' +
+        '“off again (control)” is a second daemon identical to “off”: how far its ratios stray from 1.00× is the noise of this run.',
       '',
       table(
         DAEMON_COLUMNS,

@@ -9,7 +9,8 @@ export function renderPolicy(policy: PolicyResult | undefined): string[] {
   if (policy.skipped) return [...out, `Policy: ${policy.skipped}.`, ''];
   out.push(
     `The same daemon without a policy file and with a policy of ${POLICY_RULES} rules in 10 roles the caller has (globs, argument conditions, denies; one rule allows the call). ` +
-      '“× none” and “p50 vs none” are medians of per-round ratios and differences.',
+      '“× none” and “p50 vs none” are medians of per-round ratios and differences. ' +
+      'no-policy-control is a second daemon without a policy: how far it strays from 1.00× is the noise of this run.',
     '',
     table(
       ['policy', 'calls/s', 'p50 ms', 'p50 vs none ms', 'CPU µs/call', 'CPU × none', 'failed'],

@@ -2,8 +2,8 @@ import { medianRatio, type Metric } from './measure/aggregate.js';
 import { auditCost, type AuditCost, type AuditWindow } from './measure/audit-cost.js';
 import type { WindowResult } from './measure/window.js';
 import { signed } from './markdown.js';
-import { AUDIT_DEFAULT, AUDIT_OFF, AUDIT_RELAXED } from './scenarios/audit-configs.js';
-import { POLICY_LARGE, POLICY_NONE, POLICY_RULES } from './scenarios/policy.js';
+import { AUDIT_CONTROL, AUDIT_DEFAULT, AUDIT_OFF, AUDIT_RELAXED } from './scenarios/audit-configs.js';
+import { POLICY_CONTROL, POLICY_LARGE, POLICY_NONE, POLICY_RULES } from './scenarios/policy.js';
 
 /**
  * The performance targets Switchboard is held to (the "Targets" section of the
@@ -107,10 +107,13 @@ export function evaluateTargets(inputs: CheckInputs): CheckResult[] {
   });
   checks.push(...auditChecks(inputs.audit));
   const policyRatio = inputs.policy ? medianRatio(inputs.policy, POLICY_LARGE, POLICY_NONE, 'echo', 16, 'cpuUsPerCall') : Number.NaN;
+  const policyControl = inputs.policy ? medianRatio(inputs.policy, POLICY_CONTROL, POLICY_NONE, 'echo', 16, 'cpuUsPerCall') : Number.NaN;
   checks.push({
     id: 'j',
     goal: `a ${POLICY_RULES}-rule policy adds < 5% CPU per call to switchboard-stdio at C=16 (vs no policy)`,
-    measured: Number.isFinite(policyRatio) ? formatRatio(policyRatio) : 'not measured',
+    measured: Number.isFinite(policyRatio)
+      ? `${formatRatio(policyRatio)}${Number.isFinite(policyControl) ? `; control (an identical daemon without policy): ${formatRatio(policyControl)}` : ''}`
+      : 'not measured',
     verdict: verdictOf(policyRatio, (r) => r < 1.05),
   });
   return checks;
@@ -124,14 +127,17 @@ function auditChecks(windows: readonly AuditWindow[] | undefined): CheckResult[]
   const C = 16;
   const vsOff = windows ? auditCost(windows, AUDIT_DEFAULT, AUDIT_OFF, C) : undefined;
   const vsRelaxed = windows ? auditCost(windows, AUDIT_DEFAULT, AUDIT_RELAXED, C) : undefined;
+  const control = windows ? auditCost(windows, AUDIT_CONTROL, AUDIT_OFF, C) : undefined;
   const failed = (windows ?? [])
     .filter((w) => w.concurrency === C && (w.target === AUDIT_DEFAULT || w.target === AUDIT_OFF))
     .reduce((sum, w) => sum + w.failures, 0);
   const note = failed > 0 ? ` — ⚠ ${failed} failed calls in these windows` : '';
   const cpuText = (cost: AuditCost) => `${formatRatio(cost.cpuRatio)} (${signed(cost.cpuDeltaUs, 0)} µs/call)`;
   const p50Text = (cost: AuditCost) => `${signed(cost.p50DeltaMs, 2)} ms`;
+  const controlText = (text: (cost: AuditCost) => string) =>
+    control && Number.isFinite(control.cpuRatio) ? `; control (a second daemon with the log off): ${text(control)}` : '';
   const describe = (value: number, text: (cost: AuditCost) => string) =>
-    Number.isFinite(value) ? `${text(vsOff!)} vs off; ${text(vsRelaxed!)} vs relaxed (for information)${note}` : 'not measured';
+    Number.isFinite(value) ? `${text(vsOff!)} vs off; ${text(vsRelaxed!)} vs relaxed (for information)${controlText(text)}${note}` : 'not measured';
   const cpuRatio = vsOff?.cpuRatio ?? Number.NaN;
   const p50Delta = vsOff?.p50DeltaMs ?? Number.NaN;
   const what = 'the strict audit log (the default: synchronous normal) adds';

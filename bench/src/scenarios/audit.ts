@@ -80,8 +80,10 @@ async function startAuditDaemon(config: AuditConfig, context: StartContext): Pro
   const target = await startTarget('switchboard-stdio', context, suffix, { audit: config.audit });
   rememberTree(target.servingRoots);
   const file = join(switchboardDataDir(targetLabel('switchboard-stdio', suffix), context), DATABASE_FILE);
-  const counter = AuditRowCounter.open(file);
-  if (config.id !== AUDIT_OFF && counter === undefined) {
+  // With the log off the database still exists (API keys live there), but holds no rows to count.
+  const logOff = 'enabled' in config.audit && config.audit.enabled === false;
+  const counter = logOff ? undefined : AuditRowCounter.open(file);
+  if (!logOff && counter === undefined) {
     await target.stop();
     throw new Error(`no audit database at ${file}`);
   }

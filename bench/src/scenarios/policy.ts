@@ -12,6 +12,8 @@ import { echoWindow, recordWindow } from './main-matrix.js';
 
 /** The two daemons: identical but for a policy file of POLICY_RULES rules. */
 export const POLICY_NONE = 'no-policy';
+/** A second daemon without a policy: its ratio to no-policy is the noise floor of the run. */
+export const POLICY_CONTROL = 'no-policy-control';
 export const POLICY_LARGE = 'policy-200';
 export const POLICY_RULES = 200;
 const CONCURRENCY = 16;
@@ -52,6 +54,7 @@ export async function runPolicyScenario(context: StartContext, options: BenchOpt
   try {
     for (const [id, overrides] of [
       [POLICY_NONE, {}],
+      [POLICY_CONTROL, {}],
       [POLICY_LARGE, { policy: { file } }],
     ] as const) {
       try {
@@ -74,7 +77,7 @@ export async function runPolicyScenario(context: StartContext, options: BenchOpt
   } finally {
     await Promise.allSettled(daemons.map((d) => d.target.stop()));
   }
-  const rows = [POLICY_NONE, POLICY_LARGE].map((config): PolicyRow => {
+  const rows = [POLICY_NONE, POLICY_CONTROL, POLICY_LARGE].map((config): PolicyRow => {
     const mine = windows.filter((w) => w.target === config);
     const med = (pick: (w: WindowResult) => number) => median(mine.map(pick));
     return {
