@@ -8,9 +8,9 @@ export function renderPolicy(policy: PolicyResult | undefined): string[] {
   const out = ['## Policy on the hot path: switchboard-stdio, tools/call echo, C=16', ''];
   if (policy.skipped) return [...out, `Policy: ${policy.skipped}.`, ''];
   out.push(
-    `The same daemon without a policy file and with a policy of ${POLICY_RULES} rules in 10 roles the caller has (globs, argument conditions, denies; one rule allows the call). ` +
+    `One daemon whose policy file is rewritten between windows: no rule (everything allowed), or ${POLICY_RULES} rules in 10 roles the caller has (globs, argument conditions, denies; one rule allows the call). ` +
       '“× none” and “p50 vs none” are medians of per-round ratios and differences. ' +
-      'no-policy-control is a second daemon without a policy: how far it strays from 1.00× is the noise of this run.',
+      'no-policy-control is the no-rule file again, measured as a variant of its own: how far it strays from 1.00× is the noise of this run.',
     '',
     table(
       ['policy', 'calls/s', 'p50 ms', 'p50 vs none ms', 'CPU µs/call', 'CPU × none', 'failed'],

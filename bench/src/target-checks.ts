@@ -112,7 +112,7 @@ export function evaluateTargets(inputs: CheckInputs): CheckResult[] {
     id: 'j',
     goal: `a ${POLICY_RULES}-rule policy adds < 5% CPU per call to switchboard-stdio at C=16 (vs no policy)`,
     measured: Number.isFinite(policyRatio)
-      ? `${formatRatio(policyRatio)}${Number.isFinite(policyControl) ? `; control (an identical daemon without policy): ${formatRatio(policyControl)}` : ''}`
+      ? `${formatRatio(policyRatio)}${Number.isFinite(policyControl) ? `; control (the no-rule policy measured again): ${formatRatio(policyControl)}` : ''}`
       : 'not measured',
     verdict: verdictOf(policyRatio, (r) => r < 1.05),
   });
