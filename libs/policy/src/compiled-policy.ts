@@ -1,4 +1,6 @@
-import { createMongoAbility, subject as asSubject, type MongoAbility } from '@casl/ability';
+import { createRequire } from 'node:module';
+import type * as Casl from '@casl/ability';
+import type { MongoAbility } from '@casl/ability';
 import { globToRegExp, prefixRegExp } from './glob.js';
 import type { PolicyDocument, PolicyRule } from './policy-document.js';
 
@@ -43,6 +45,13 @@ type Narrowed = { constant: PolicyDecision } | { ability: MongoAbility };
 
 /** Bound on remembered narrowings (roles x action x item); cleared whole when reached. */
 const MAX_NARROWED = 20_000;
+
+/**
+ * CASL is needed only for rules with argument conditions; loaded (synchronously, through its
+ * CommonJS build) the first time one is met, it costs an idle daemon nothing otherwise.
+ */
+let casl: typeof Casl | undefined;
+const loadCasl = (): typeof Casl => (casl ??= createRequire(import.meta.url)('@casl/ability') as typeof Casl);
 
 /** Actions whose permission also shows the item in lists, so seeing and using never disagree. */
 const SHOWN_BY = new Set(['call', 'get', 'read', 'complete']);
@@ -100,7 +109,7 @@ export class CompiledPolicy {
       this.narrowed.set(key, narrowed);
     }
     if ('constant' in narrowed) return narrowed.constant;
-    const rule = narrowed.ability.relevantRuleFor(action, asSubject(type, { args: fields.args }));
+    const rule = narrowed.ability.relevantRuleFor(action, loadCasl().subject(type, { args: fields.args }));
     if (!rule) return { allowed: false, rule: 'policy:default-deny' };
     return { allowed: !rule.inverted, rule: rule.reason ?? 'policy' };
   }
@@ -123,7 +132,7 @@ export class CompiledPolicy {
       const last = kept.at(-1);
       return { constant: last ? { allowed: !last.inverted, rule: last.reason } : { allowed: false, rule: 'policy:default-deny' } };
     }
-    return { ability: createMongoAbility(kept as never) };
+    return { ability: loadCasl().createMongoAbility(kept as never) };
   }
 
   private rolesKey(principal: PolicyPrincipal): string {

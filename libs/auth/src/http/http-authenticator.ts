@@ -1,6 +1,4 @@
 import type { IncomingMessage } from 'node:http';
-import { Strategy as BearerStrategy } from 'passport-http-bearer';
-import { HeaderAPIKeyStrategy } from 'passport-headerapikey';
 import type { ApiKeyVerifier, KeyVerdict } from '../api-keys/api-key-verifier.js';
 import { KEY_PREFIX } from '../api-keys/key-material.js';
 import type { JwtVerifier, TokenVerdict } from '../jwt/jwt-verifier.js';
@@ -30,13 +28,27 @@ type Done = (err: unknown, user?: unknown) => void;
  */
 export class HttpAuthenticator {
   private readonly verdicts = new WeakMap<IncomingMessage, KeyVerdict | TokenVerdict>();
-  private readonly strategies: PassportStrategy[];
+  private strategies: Promise<PassportStrategy[]> | undefined;
 
   constructor(
     private readonly keys: ApiKeyVerifier,
     private readonly mode: () => AuthMode,
     private readonly jwt?: JwtVerifier,
-  ) {
+  ) {}
+
+  /**
+   * Built with the first credential: a loopback daemon whose callers send none never loads
+   * the strategies (passport-headerapikey brings all of lodash, ~7 MiB).
+   */
+  private loadStrategies(): Promise<PassportStrategy[]> {
+    return (this.strategies ??= this.buildStrategies());
+  }
+
+  private async buildStrategies(): Promise<PassportStrategy[]> {
+    const [{ Strategy: BearerStrategy }, { HeaderAPIKeyStrategy }] = await Promise.all([
+      import('passport-http-bearer'),
+      import('passport-headerapikey'),
+    ]);
     const settle = (req: IncomingMessage, verdict: KeyVerdict | TokenVerdict, done: Done) => {
       this.verdicts.set(req, verdict);
       done(null, verdict.ok ? verdict.principal : false);
@@ -55,7 +67,7 @@ export class HttpAuthenticator {
       if (token.startsWith(KEY_PREFIX) || !this.jwt) return checkKey(req, token, done);
       this.jwt.verify(token).then((verdict) => settle(req, verdict, done), done);
     };
-    this.strategies = [
+    return [
       new BearerStrategy({ passReqToCallback: true }, checkBearer as never),
       // This strategy hands the request last: (key, done, req).
       new HeaderAPIKeyStrategy({ header: 'X-API-Key', prefix: '' }, true, ((key: string, done: Done, req: IncomingMessage) =>
@@ -66,7 +78,7 @@ export class HttpAuthenticator {
   async authenticate(req: IncomingMessage): Promise<HttpAuthResult> {
     // Most loopback requests carry neither header: no strategy needs to look.
     if (req.headers.authorization !== undefined || req.headers['x-api-key'] !== undefined) {
-      for (const strategy of this.strategies) {
+      for (const strategy of await this.loadStrategies()) {
         const outcome = await runStrategy(strategy, req);
         if ('user' in outcome) return { principal: outcome.user as AuthPrincipal };
         if ('error' in outcome) return { refusal: { rule: 'auth:error', reason: 'the credential could not be checked' } };

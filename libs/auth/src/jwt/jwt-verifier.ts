@@ -1,5 +1,10 @@
 import type { JwtConfig } from '@switchboard/config';
-import { createRemoteJWKSet, errors, jwtVerify, type JWTPayload } from 'jose';
+import type { JWTPayload } from 'jose';
+
+type Jose = typeof import('jose');
+/** Loaded with the first token: ~10 MiB a daemon without auth.jwt need not carry. */
+let jose: Promise<Jose> | undefined;
+const loadJose = () => (jose ??= import('jose'));
 import type { AuthPrincipal } from '../principal.js';
 
 export type TokenVerdict =
@@ -18,13 +23,13 @@ const JWKS_MAX_AGE_MS = 10 * 60_000;
  * asymmetric algorithms are accepted; an unsigned token (`alg: none`) never is.
  */
 export class JwtVerifier {
-  private readonly keys: ReturnType<typeof createRemoteJWKSet>;
+  private keys: ReturnType<Jose['createRemoteJWKSet']> | undefined;
 
-  constructor(private readonly options: JwtConfig) {
-    this.keys = createRemoteJWKSet(new URL(options.jwksUrl), { cooldownDuration: JWKS_COOLDOWN_MS, cacheMaxAge: JWKS_MAX_AGE_MS });
-  }
+  constructor(private readonly options: JwtConfig) {}
 
   async verify(token: string): Promise<TokenVerdict> {
+    const { createRemoteJWKSet, errors, jwtVerify } = await loadJose();
+    this.keys ??= createRemoteJWKSet(new URL(this.options.jwksUrl), { cooldownDuration: JWKS_COOLDOWN_MS, cacheMaxAge: JWKS_MAX_AGE_MS });
     let payload: JWTPayload;
     try {
       ({ payload } = await jwtVerify(token, this.keys, {
@@ -35,7 +40,7 @@ export class JwtVerifier {
         requiredClaims: ['exp'],
       }));
     } catch (err) {
-      return refusalOf(err);
+      return refusalOf(err, errors);
     }
     const id = claimAt(payload, this.options.claims.principal);
     if (typeof id !== 'string' || id === '') {
@@ -71,7 +76,7 @@ function listClaim(value: unknown): string[] {
 }
 
 /** What jose said, as a rule and a reason a client may see (no key material, no stack). */
-function refusalOf(err: unknown): TokenVerdict {
+function refusalOf(err: unknown, errors: Jose['errors']): TokenVerdict {
   if (err instanceof errors.JWTExpired) return { ok: false, rule: 'auth:expired-token', reason: 'the token expired' };
   if (err instanceof errors.JWTClaimValidationFailed) {
     return { ok: false, rule: 'auth:invalid-token', reason: `the token's "${err.claim}" claim is not accepted (${err.reason})` };
