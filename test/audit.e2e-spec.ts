@@ -4,20 +4,13 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { auditRows, type AuditRowRecord } from './support/audit-rows.js';
 import { connectHost, type Host } from './support/hosts.js';
 import { eventually, SWITCHBOARD_BIN, startDaemon, stdioFixture, stopAllDaemons, tempDir, writeConfig, type DaemonHandle } from './support/daemon.js';
 
-type Row = Record<string, unknown>;
-
-/** Reads the daemon's audit rows the way an auditor with file access would: a second connection. */
-function rows(dataDir: string, where = '1 = 1', ...params: unknown[]): Row[] {
-  const db = new Database(join(dataDir, 'switchboard.sqlite'), { readonly: true });
-  try {
-    return db.prepare(`SELECT * FROM audit_record WHERE ${where} ORDER BY id`).all(...params) as Row[];
-  } finally {
-    db.close();
-  }
-}
+type Row = AuditRowRecord;
+/** The daemon's audit rows, read through a second connection as an auditor with file access would. */
+const rows = auditRows;
 
 describe('audit rows written by the daemon (strict mode)', () => {
   let daemon: DaemonHandle;

@@ -10,7 +10,7 @@ import { loadPolicyBytes, loadPolicyFile, PolicyEngine, type PolicyDocument } fr
  * listing every problem; an invalid edit later is logged and the old policy stays.
  */
 export function openPolicy(config: GatewayConfig, logger: Logger): { engine: PolicyEngine; watcher?: FileWatcher<PolicyDocument> } {
-  const fallback = config.policy.defaultEffect ?? (isLoopbackHost(config.listen.host) ? 'allow' : 'deny');
+  const fallback = policyDefaultEffect(config);
   const file = config.policy.file;
   if (!file) {
     if (fallback === 'deny') {
@@ -22,7 +22,7 @@ export function openPolicy(config: GatewayConfig, logger: Logger): { engine: Pol
   try {
     doc = loadPolicyFile(file);
   } catch (err) {
-    throw err instanceof ConfigError ? new Error(describe(err)) : err;
+    throw err instanceof ConfigError ? new Error(invalidPolicyMessage(err)) : err;
   }
   const engine = new PolicyEngine(doc, fallback, file);
   logger.info({ file, roles: Object.keys(doc.roles).length, defaultEffect: engine.defaultEffect }, 'policy loaded');
@@ -37,6 +37,12 @@ export function openPolicy(config: GatewayConfig, logger: Logger): { engine: Pol
   return { engine, watcher };
 }
 
-function describe(err: ConfigError): string {
+/** Without a matching rule (and without a file's own defaultEffect): allow on loopback, deny elsewhere. */
+export function policyDefaultEffect(config: GatewayConfig): 'allow' | 'deny' {
+  return config.policy.defaultEffect ?? (isLoopbackHost(config.listen.host) ? 'allow' : 'deny');
+}
+
+/** A refused policy file as people read it: the file, then every problem. */
+export function invalidPolicyMessage(err: ConfigError): string {
   return [`invalid policy file ${err.file}:`, ...err.problems.map((p) => `  - ${p.path ? `${p.path}: ` : ''}${p.reason}`)].join('\n');
 }

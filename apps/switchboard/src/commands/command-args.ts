@@ -22,6 +22,26 @@ export function parseCommandArgs<O extends NonNullable<ParseArgsConfig['options'
   }
 }
 
+/**
+ * `switchboard <family> <subcommand> ...`: runs the subcommand named first, or answers
+ * --help; a missing or unknown one is a usage error naming the ones there are.
+ */
+export function runSubcommand(
+  family: string,
+  args: string[],
+  usage: string,
+  subcommands: Record<string, (args: string[], usage: string) => Promise<number>>,
+): Promise<number> {
+  const [subcommand, ...rest] = args;
+  if (subcommand === '--help' || subcommand === '-h') return Promise.resolve(printUsage(usage));
+  const run = subcommand !== undefined && Object.hasOwn(subcommands, subcommand) ? subcommands[subcommand] : undefined;
+  if (!run) {
+    const problem = subcommand === undefined ? 'a command is missing' : `unknown ${family} command '${subcommand}'`;
+    throw usageError(`${problem}; try: ${Object.keys(subcommands).join(', ')}`);
+  }
+  return run(rest, usage);
+}
+
 /** The common options and one word after the subcommand (`keys revoke NAME`, `tools accept S/T`). */
 export function parseOneArgument(args: string[], what: string): { values: { config?: string; 'data-dir'?: string; help?: boolean }; argument: string } {
   let parsed;

@@ -1,6 +1,6 @@
 import { ApiKeyNameTakenError, ApiKeyStore, type ApiKeyInfo } from '@switchboard/auth';
 import { openMigrated } from '../audit-store.js';
-import { COMMON_OPTIONS, loadCommandConfig, parseCommandArgs, parseOneArgument, printUsage } from './command-args.js';
+import { COMMON_OPTIONS, loadCommandConfig, parseCommandArgs, runSubcommand, parseOneArgument, printUsage } from './command-args.js';
 import { CommandError, usageError } from './command-error.js';
 import { formatTable } from './text-table.js';
 
@@ -14,12 +14,7 @@ const LIST_OPTIONS = { ...COMMON_OPTIONS, json: { type: 'boolean' } } as const;
 
 /** `switchboard keys create|list|revoke`: API keys, in the data dir's database (created if need be). */
 export async function runKeysCommand(args: string[], usage: string): Promise<number> {
-  const [subcommand, ...rest] = args;
-  if (subcommand === '--help' || subcommand === '-h') return printUsage(usage);
-  if (subcommand === 'create') return create(rest, usage);
-  if (subcommand === 'list') return list(rest, usage);
-  if (subcommand === 'revoke') return revoke(rest, usage);
-  throw usageError(`${subcommand === undefined ? 'a command is missing' : `unknown keys command '${subcommand}'`}; try: create, list, revoke`);
+  return runSubcommand('keys', args, usage, { create, list, revoke });
 }
 
 async function create(args: string[], usage: string): Promise<number> {

@@ -1,8 +1,8 @@
 import { resolve } from 'node:path';
 import { ConfigError, type GatewayConfig } from '@switchboard/config';
-import { isLoopbackHost } from '@switchboard/downstream';
 import { loadPolicyFile, PolicyEngine, type SubjectFields, type SubjectType } from '@switchboard/policy';
-import { COMMON_OPTIONS, loadCommandConfig, parseCommandArgs, printUsage } from './command-args.js';
+import { invalidPolicyMessage, policyDefaultEffect } from '../policy-setup.js';
+import { COMMON_OPTIONS, loadCommandConfig, parseCommandArgs, runSubcommand, printUsage } from './command-args.js';
 import { CommandError, usageError } from './command-error.js';
 
 const CHECK_OPTIONS = {
@@ -22,11 +22,7 @@ const LINT_OPTIONS = { ...COMMON_OPTIONS, file: { type: 'string' } } as const;
 
 /** `switchboard policy check|lint`. */
 export async function runPolicyCommand(args: string[], usage: string): Promise<number> {
-  const [subcommand, ...rest] = args;
-  if (subcommand === '--help' || subcommand === '-h') return printUsage(usage);
-  if (subcommand === 'lint') return lint(rest, usage);
-  if (subcommand === 'check') return check(rest, usage);
-  throw usageError(`${subcommand === undefined ? 'a command is missing' : `unknown policy command '${subcommand}'`}; try: check, lint`);
+  return runSubcommand('policy', args, usage, { check, lint });
 }
 
 /** Validates a policy file (--file, else the config's policy.file); every problem listed, exit 1. */
@@ -50,7 +46,7 @@ async function check(args: string[], usage: string): Promise<number> {
   if (!values.principal) throw usageError('policy check needs --principal P');
   const config = loadCommandConfig(values);
   const file = values.file ?? config.policy.file;
-  const fallback = config.policy.defaultEffect ?? (isLoopbackHost(config.listen.host) ? 'allow' : 'deny');
+  const fallback = policyDefaultEffect(config);
   const engine = file ? new PolicyEngine(load(resolve(file)), fallback, file) : PolicyEngine.defaultOnly(fallback);
   const [type, action, fields] = subjectOf(values, config.separator);
   const principal = { id: values.principal, roles: list(values.roles), groups: list(values.groups) };
@@ -96,8 +92,7 @@ function load(file: string) {
     return loadPolicyFile(file);
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err;
-    const lines = err.problems.map((p) => `  - ${p.path ? `${p.path}: ` : ''}${p.reason}`);
-    throw new CommandError([`invalid policy file ${file}:`, ...lines].join('\n'), 1);
+    throw new CommandError(invalidPolicyMessage(err), 1);
   }
 }
 

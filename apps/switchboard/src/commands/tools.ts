@@ -1,16 +1,12 @@
 import { PinStore, type ToolPin } from '@switchboard/policy';
 import { sqliteConnection } from '@switchboard/persistence';
 import { openMigrated } from '../audit-store.js';
-import { COMMON_OPTIONS, loadCommandConfig, parseCommandArgs, parseOneArgument, printUsage } from './command-args.js';
+import { COMMON_OPTIONS, loadCommandConfig, parseCommandArgs, runSubcommand, parseOneArgument, printUsage } from './command-args.js';
 import { CommandError, usageError } from './command-error.js';
 
 /** `switchboard tools review|accept`: tools held back because their definition changed. */
 export async function runToolsCommand(args: string[], usage: string): Promise<number> {
-  const [subcommand, ...rest] = args;
-  if (subcommand === '--help' || subcommand === '-h') return printUsage(usage);
-  if (subcommand === 'review') return review(rest, usage);
-  if (subcommand === 'accept') return accept(rest, usage);
-  throw usageError(`${subcommand === undefined ? 'a command is missing' : `unknown tools command '${subcommand}'`}; try: review, accept`);
+  return runSubcommand('tools', args, usage, { review, accept });
 }
 
 async function review(args: string[], usage: string): Promise<number> {
