@@ -3,6 +3,7 @@ import { SlimAuditIndexes1795222800000 } from './1795222800000-slim-audit-indexe
 import { AuditRecordAsJson1795226400000 } from './1795226400000-audit-record-as-json.js';
 import { CreateApiKeys1795230000000 } from './1795230000000-create-api-keys.js';
 import { CreateToolPins1795233600000 } from './1795233600000-create-tool-pins.js';
+import { CreatePrincipalSecrets1795237200000 } from './1795237200000-create-principal-secrets.js';
 
 /** Every migration, oldest first. Listed by hand: globs differ between src and dist. */
 export const MIGRATIONS = [
@@ -11,4 +12,5 @@ export const MIGRATIONS = [
   AuditRecordAsJson1795226400000,
   CreateApiKeys1795230000000,
   CreateToolPins1795233600000,
+  CreatePrincipalSecrets1795237200000,
 ];

@@ -43,6 +43,7 @@ describe('migrations', () => {
         'table:api_key',
         'index:api_key_active_name',
         'table:tool_pin',
+        'table:principal_secret',
       ]),
     );
   });

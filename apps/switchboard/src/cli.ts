@@ -36,9 +36,15 @@ const USAGE = `Usage:
       Tools held back because their definition changed since it was pinned, with the change.
   switchboard tools accept SERVER/TOOL
       Accept the new definition; the daemon serves the tool again within 2 s.
+  switchboard secrets set --principal P NAME < FILE
+      Store an upstream secret for principal P, read from stdin (never argv); encrypted at rest.
+  switchboard secrets list [--principal P] [--json]
+      Principal, name and last update of each secret; never the values.
+  switchboard secrets delete --principal P NAME
+      Delete a secret; exit 1 when there is none.
   switchboard --version | --help
 
-The db, audit, keys, policy and tools commands also take --config FILE and --data-dir DIR.
+The db, audit, keys, policy, tools and secrets commands also take --config FILE and --data-dir DIR.
 FILTERS: --since WHEN --until WHEN (ISO 8601 date or date-time, or a duration ago: 30m, 24h, 7d)
   --principal P --tool T --decision allowed|denied|limited|unauthenticated|refused
   --method M --upstream U --session ID
@@ -46,8 +52,8 @@ Without --config the embedded default (config/default.yaml) is used.`;
 
 /** Exit codes: 0 ok, 1 runtime failure, 2 bad usage or bad config. */
 export async function main(argv: string[]): Promise<number> {
-  // db, audit, keys, policy and tools parse their own options; they are named first: `switchboard audit tail -n 5`.
-  if (['db', 'audit', 'keys', 'policy', 'tools'].includes(argv[0])) {
+  // These families parse their own options; they are named first: `switchboard audit tail -n 5`.
+  if (['db', 'audit', 'keys', 'policy', 'tools', 'secrets'].includes(argv[0])) {
     const { runCommandFamily } = await import('./commands/index.js');
     return runCommandFamily(argv[0] as CommandFamily, argv.slice(1), USAGE);
   }

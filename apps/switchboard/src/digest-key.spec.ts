@@ -3,7 +3,7 @@ import { mkdtempSync, readdirSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { DIGEST_KEY_FILE, loadDigestKey } from './digest-key.js';
+import { DIGEST_KEY_FILE, SECRETS_KEY_FILE, loadDigestKey, loadSecretsKey } from './digest-key.js';
 
 describe('loadDigestKey', () => {
   it('creates a private 32-byte key once and returns the same key after', () => {
@@ -36,5 +36,17 @@ describe('loadDigestKey', () => {
     );
     expect(keys[0]).toMatch(/^[0-9a-f]{64}$/);
     expect(new Set(keys).size).toBe(1);
+  });
+});
+
+describe('loadSecretsKey', () => {
+  it('keeps its own private key file beside the digest key', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sb-key-secrets-'));
+    const secrets = loadSecretsKey(dir);
+    expect(secrets).toHaveLength(32);
+    expect(statSync(join(dir, SECRETS_KEY_FILE)).mode & 0o777).toBe(0o600);
+    expect(loadDigestKey(dir).equals(secrets)).toBe(false);
+    expect(loadSecretsKey(dir).equals(secrets)).toBe(true);
+    expect(readdirSync(dir).sort()).toEqual([DIGEST_KEY_FILE, SECRETS_KEY_FILE].sort());
   });
 });

@@ -11,12 +11,18 @@ import {
   Forwarder,
   GatewayDispatcher,
   NotificationFanout,
+  pushUpstreamLogLevel,
   SessionDirectory,
   SubscriptionManager,
 } from '@switchboard/relay';
-import { DefaultTransportFactory, UpstreamRegistry } from '@switchboard/upstream';
+import { PrincipalSecretStore } from '@switchboard/secrets';
+import { DefaultTransportFactory, PrincipalConnections, UpstreamRegistry } from '@switchboard/upstream';
+import { loadSecretsKey } from './digest-key.js';
 import { openPolicy } from './policy-setup.js';
+import { PrincipalSecrets, type SecretSource } from './principal-secrets.js';
 import { SWITCHBOARD_VERSION } from './version.js';
+
+const NO_SECRETS: SecretSource = { valuesFor: () => ({}), principalsWith: () => [], fingerprint: () => '' };
 
 /**
  * The gateway's object graph, built once per process. Plain objects rather than Nest
@@ -33,7 +39,12 @@ export class GatewayRuntime {
   private readonly policyWatcher?: FileWatcher<PolicyDocument>;
   /** Tool-definition pins; without a database (tests) nothing is pinned. */
   readonly pins?: PinGuard;
-  private pinPoll?: NodeJS.Timeout;
+  /** One connection per principal for `isolation: per-principal` servers. */
+  readonly principalConnections: PrincipalConnections;
+  /** Their secrets; without a database (tests) nobody has any. */
+  private readonly secrets: PrincipalSecrets;
+  /** Looks for accepted pins and changed secrets that other processes wrote. */
+  private poll?: NodeJS.Timeout;
   private current: GatewayConfig;
 
   constructor(
@@ -54,14 +65,35 @@ export class GatewayRuntime {
       this.watchPins();
     }
     ({ engine: this.policy, watcher: this.policyWatcher } = openPolicy(config, logger));
-    this.registry = new UpstreamRegistry({
+    this.secrets = new PrincipalSecrets(
+      database ? new PrincipalSecretStore(database, loadSecretsKey(config.dataDir)) : NO_SECRETS,
+      logger,
+    );
+    const upstreamDeps = {
       logger,
       factory: new DefaultTransportFactory(),
       client: { name: 'switchboard', version: SWITCHBOARD_VERSION },
-    });
+    };
+    this.registry = new UpstreamRegistry(upstreamDeps);
     this.sync = new CatalogSync(this.registry, this.catalog, logger);
-    const subscriptions = new SubscriptionManager(this.registry, this.sessions, logger);
-    new NotificationFanout(this.sessions, this.registry, this.catalog);
+    const perPrincipal = (server: string) => this.current.servers.some((s) => s.name === server && s.isolation === 'per-principal');
+    const fanout = new NotificationFanout(this.sessions, this.registry, this.catalog, perPrincipal);
+    let subscriptions!: SubscriptionManager;
+    this.principalConnections = new PrincipalConnections({
+      ...upstreamDeps,
+      secrets: this.secrets,
+      listener: {
+        ready: (server, principal, connection) => {
+          subscriptions.principalConnectionReady(server, principal);
+          void pushUpstreamLogLevel(connection, this.sessions);
+        },
+        notification: (server, principal, n) => {
+          fanout.principalNotification(server, principal, n);
+          subscriptions.onNotification(server, principal, n);
+        },
+      },
+    });
+    subscriptions = new SubscriptionManager(this.registry, this.sessions, logger, this.principalConnections);
     this.dispatcher = new GatewayDispatcher({
       config: () => this.current,
       catalog: this.catalog,
@@ -76,6 +108,8 @@ export class GatewayRuntime {
       limiter: new RequestLimiter(() => this.current.rateLimits, new MemoryBucketStore()),
       policy: this.policy,
       pins: this.pins,
+      principalConnections: this.principalConnections,
+      unusableServers: (principal) => this.secrets.unusableServers(principal),
     });
   }
 
@@ -126,9 +160,22 @@ export class GatewayRuntime {
 
   async start(): Promise<void> {
     this.policyWatcher?.start();
-    // An admin's `switchboard tools accept` lands in the database; look for it every 2 s.
-    if (this.pins) this.pinPoll = setInterval(() => this.pins!.refresh(), 2000).unref();
+    // `switchboard tools accept` and `secrets set` land in the database; look every 2 s.
+    this.poll = setInterval(() => this.pollDatabase(), 2000).unref();
     await this.apply(this.current);
+  }
+
+  private pollDatabase(): void {
+    try {
+      this.pins?.refresh();
+      if (this.secrets.poll()) {
+        this.logger.info('upstream secrets changed; per-principal connections follow');
+        void this.apply(this.current);
+      }
+    } catch (err) {
+      // A locked or failing database: try again at the next poll.
+      this.logger.error({ err }, 'could not read pins or secrets from the database');
+    }
   }
 
   /** A live config change: upstreams added, removed or restarted; hosts hear list_changed. */
@@ -141,19 +188,27 @@ export class GatewayRuntime {
   /** Refuses new requests, waits for in-flight ones (bounded), then stops every upstream. */
   async drainAndStop(maxWaitMs: number): Promise<void> {
     this.policyWatcher?.stop();
-    clearInterval(this.pinPoll);
+    clearInterval(this.poll);
     this.dispatcher.startDraining();
     const deadline = Date.now() + maxWaitMs;
-    while (this.registry.inFlight() > 0 && Date.now() < deadline) {
+    const inFlight = () => this.registry.inFlight() + this.principalConnections.inFlight();
+    while (inFlight() > 0 && Date.now() < deadline) {
       await new Promise((r) => setTimeout(r, 25));
     }
-    const left = this.registry.inFlight();
+    const left = inFlight();
     if (left > 0) this.logger.warn({ left }, 'stopping with requests still in flight');
-    await this.registry.stopAll();
+    await Promise.all([this.registry.stopAll(), this.principalConnections.stopAll()]);
   }
 
+  /**
+   * The shared registry runs each per-principal server with one principal's secrets, to
+   * read its lists (principal-secrets.ts); calls go through the caller's own connection.
+   */
   private apply(config: GatewayConfig) {
-    this.sync.configure(config);
-    return this.registry.apply(config.servers);
+    this.secrets.setServers(config.servers);
+    const shared = { ...config, servers: this.secrets.discoveryServers(config.servers) };
+    this.principalConnections.refresh(config.servers);
+    this.sync.configure(shared);
+    return this.registry.apply(shared.servers);
   }
 }

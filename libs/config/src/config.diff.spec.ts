@@ -12,6 +12,7 @@ const stdio = (name: string, extra: Partial<StdioServerConfig> = {}): StdioServe
   timeouts,
   enabled: true,
   pin: 'strict',
+  isolation: 'shared',
   ...extra,
 });
 const remote = (name: string, extra: Partial<RemoteServerConfig> = {}): RemoteServerConfig => ({
@@ -22,6 +23,7 @@ const remote = (name: string, extra: Partial<RemoteServerConfig> = {}): RemoteSe
   timeouts,
   enabled: true,
   pin: 'strict',
+  isolation: 'shared',
   ...extra,
 });
 

@@ -1,4 +1,5 @@
 import { formatPath } from './config.errors.js';
+import { SECRET_NAME, secretMarker } from './config.secrets.js';
 
 /** Where in a server entry variables are expanded; nowhere else, so a `$` elsewhere is just a `$`. */
 const EXPANDED_FIELDS = ['command', 'args', 'env', 'cwd', 'url', 'headers'] as const;
@@ -7,6 +8,12 @@ const SERVER_MAPS = ['mcpServers', 'servers'] as const;
 /** `$${` (a literal `${`), `${...}`, or a `${` that is never closed. */
 const REFERENCE = /\$\$\{|\$\{([^{}]*)\}|\$\{/g;
 const VARIABLE = /^(?:env:)?([A-Za-z_][A-Za-z0-9_]*)$/;
+const SECRET = /^secret:(.*)$/;
+/**
+ * Where a per-principal server may use the caller's secrets. Not in args: every local user
+ * can read a process's arguments (ps), while its environment is private to its owner.
+ */
+const SECRET_FIELDS = new Set(['env', 'headers']);
 
 export interface ExpansionIssue {
   path: string;
@@ -41,34 +48,54 @@ export function expandVariables(raw: unknown, env: Env): { value: unknown; issue
 
 type Report = (path: PropertyKey[], reason: string) => void;
 
+/** Whether `${secret:NAME}` may appear in a field, and if not, why. */
+type SecretsAllowed = true | string;
+
 function expandServer(server: unknown, vars: Env, at: PropertyKey[], report: Report): unknown {
   if (!isRecord(server)) return server;
   const copy: Record<string, unknown> = { ...server };
+  const perPrincipal = server['isolation'] === 'per-principal';
   for (const field of EXPANDED_FIELDS) {
-    if (field in server) copy[field] = expandDeep(server[field], vars, [...at, field], report);
+    const secrets: SecretsAllowed = !SECRET_FIELDS.has(field)
+      ? `cannot be used in ${field}; secrets go in env (stdio) or headers (http, sse)`
+      : perPrincipal || 'needs isolation: per-principal (a secret belongs to the principal making the call)';
+    if (field in server) copy[field] = expandDeep(server[field], vars, secrets, [...at, field], report);
   }
   return copy;
 }
 
-function expandDeep(value: unknown, vars: Env, path: PropertyKey[], report: Report): unknown {
-  if (typeof value === 'string') return expandString(value, vars, (reason) => report(path, reason));
-  if (Array.isArray(value)) return value.map((item, i) => expandDeep(item, vars, [...path, i], report));
+function expandDeep(value: unknown, vars: Env, secrets: SecretsAllowed, path: PropertyKey[], report: Report): unknown {
+  if (typeof value === 'string') return expandString(value, vars, secrets, (reason) => report(path, reason));
+  if (Array.isArray(value)) return value.map((item, i) => expandDeep(item, vars, secrets, [...path, i], report));
   if (isRecord(value)) {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, expandDeep(v, vars, [...path, k], report)]));
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, expandDeep(v, vars, secrets, [...path, k], report)]));
   }
   return value;
 }
 
 /**
  * Expands one string. Unknown or malformed references are reported and left as written,
- * so the caller can still show the value without inventing one.
+ * so the caller can still show the value without inventing one. `${secret:NAME}` becomes
+ * a marker that only the per-principal connection fills in (config.secrets.ts).
  */
-function expandString(input: string, vars: Env, report: (reason: string) => void): string {
+function expandString(input: string, vars: Env, secrets: SecretsAllowed, report: (reason: string) => void): string {
   return input.replace(REFERENCE, (match, body: string | undefined) => {
     if (match === '$${') return '${';
     if (body === undefined) {
       report('has a "${" with no closing "}"; write "$${" for a literal "${"');
       return match;
+    }
+    const secret = SECRET.exec(body);
+    if (secret) {
+      if (!SECRET_NAME.test(secret[1])) {
+        report(`"${match}": a secret name is 1 to 64 of A-Z a-z 0-9 _, not starting with a digit`);
+        return match;
+      }
+      if (secrets !== true) {
+        report(`"${match}" ${secrets}`);
+        return match;
+      }
+      return secretMarker(secret[1]);
     }
     const name = VARIABLE.exec(body)?.[1];
     if (name === undefined) {

@@ -3,6 +3,7 @@ import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { defaultConfigPath, loadConfigWithWarnings } from './config.loader.js';
 import { configJsonSchema } from './config.schema.js';
+import { secretNamesOf } from './config.secrets.js';
 
 // The shipped files under config/, next to default.yaml.
 const configDir = dirname(defaultConfigPath());
@@ -31,7 +32,7 @@ describe('config/default.yaml', () => {
 });
 
 describe('config/example.yaml', () => {
-  const env = { HOME: '/home/someone', GITHUB_TOKEN: 'ghp_x', SEARCH_PORT: '9000', SEARCH_API_KEY: 'k' };
+  const env = { HOME: '/home/someone', SEARCH_PORT: '9000', SEARCH_API_KEY: 'k' };
 
   it('loads without problems or warnings', () => {
     const { config, warnings } = loadConfigWithWarnings(join(configDir, 'example.yaml'), env);
@@ -42,7 +43,8 @@ describe('config/example.yaml', () => {
       ['legacy-search', 'sse', true],
       ['scratch', 'stdio', false],
     ]);
-    expect(config.servers[1]).toMatchObject({ headers: { Authorization: 'Bearer ghp_x' }, namespace: 'auto' });
+    expect(config.servers[1]).toMatchObject({ isolation: 'per-principal', namespace: 'auto' });
+    expect(secretNamesOf(config.servers[1])).toEqual(['GITHUB_TOKEN']);
   });
 
   it('names every key the schema knows', () => {

@@ -64,6 +64,7 @@ describe('loadConfig: formats', () => {
           timeouts: { connectMs: 10_000, requestMs: 60_000, maxRequestMs: 600_000 },
           enabled: true,
           pin: 'strict',
+          isolation: 'shared',
         },
       ],
     });

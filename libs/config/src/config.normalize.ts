@@ -56,6 +56,7 @@ function normalizeServer(name: string, s: ServerInput, base: string, top: Timeou
     },
     enabled: s.disabled !== true,
     pin: s.pin ?? 'strict',
+    isolation: s.isolation ?? 'shared',
   };
   const transport = resolveTransport(s);
   if (transport === 'stdio') {

@@ -32,6 +32,8 @@ import { z } from 'zod';
  *   namespace     overrides the top-level namespace for this server
  *   timeouts      per-server connectMs / requestMs / maxRequestMs, merged over the top-level ones
  *   disabled      true keeps the entry without starting it
+ *   isolation     shared (one connection for everyone) | per-principal (one per user; env
+ *                 and headers may then use ${secret:NAME}, the caller's own secret)
  *
  * Objects are strict so that unknown keys surface as issues; the loader turns those into
  * warnings rather than errors, because Claude Desktop and other hosts add keys of their own.
@@ -165,6 +167,12 @@ const serverSchema = z
     namespace: z.enum(NAMESPACE_MODES).optional().describe('Overrides the top-level namespace mode.'),
     timeouts: serverTimeouts.optional(),
     disabled: z.boolean().optional().describe('true keeps the entry without starting the server.'),
+    isolation: z
+      .enum(['shared', 'per-principal'])
+      .optional()
+      .describe(
+        'shared (default): one connection serves everyone. per-principal: one connection per principal, so per-user credentials (${secret:NAME} in env or headers) never mix.',
+      ),
     pin: z
       .enum(['strict', 'warn', 'off'])
       .optional()

@@ -22,6 +22,11 @@ interface ServerCommon {
   enabled: boolean;
   /** Tool-definition pinning (docs/policy.md#tool-pinning). */
   pin: 'strict' | 'warn' | 'off';
+  /**
+   * `per-principal`: each principal gets a connection of their own, opened with their own
+   * secrets (`${secret:NAME}` in env or headers; docs/isolation.md).
+   */
+  isolation: 'shared' | 'per-principal';
 }
 
 export interface StdioServerConfig extends ServerCommon {

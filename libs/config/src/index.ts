@@ -6,3 +6,4 @@ export { ConfigWatcher, FileWatcher, type ConfigChange, type ConfigWatcherOption
 export { parseConfigText, readConfigBytes } from './config.parse.js';
 export { formatPath } from './config.errors.js';
 export { deepEqual, diffServers, type ServerDiff } from './config.diff.js';
+export { MissingSecretsError, secretNamesOf, withSecrets } from './config.secrets.js';

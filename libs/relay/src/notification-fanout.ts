@@ -16,6 +16,11 @@ export class NotificationFanout {
     private readonly sessions: SessionDirectory,
     registry: UpstreamRegistry,
     store: CatalogStore,
+    /**
+     * Whether a server is per-principal: its shared connection only reads the catalog, and
+     * its log lines (about whoever's credentials opened it) reach nobody.
+     */
+    private readonly perPrincipal: (server: string) => boolean = () => false,
   ) {
     store.onChange((diff) => {
       if (diff.tools) this.broadcast('notifications/tools/list_changed');
@@ -24,7 +29,7 @@ export class NotificationFanout {
     });
     registry.addListener({
       notification: (server, n) => {
-        if (n.method === 'notifications/message') this.log(server, n);
+        if (n.method === 'notifications/message' && !this.perPrincipal(server)) this.log(server, n);
       },
       stateChanged: (server, state) => {
         // A (re)connected upstream starts at its default level; tell it what sessions asked for.
@@ -40,12 +45,18 @@ export class NotificationFanout {
     }
   }
 
-  private log(server: string, n: JsonRpcNotification): void {
+  /** A log line from a principal's own connection goes to that principal's sessions only. */
+  principalNotification(server: string, principal: string, n: JsonRpcNotification): void {
+    if (n.method === 'notifications/message') this.log(server, n, principal);
+  }
+
+  private log(server: string, n: JsonRpcNotification, principal?: string): void {
     const level = n.params?.level;
     if (!isLogLevel(level)) return;
     const logger = typeof n.params?.logger === 'string' ? `${server}/${n.params.logger}` : server;
     const params = { ...n.params, logger };
     for (const session of this.sessions.initialized()) {
+      if (principal !== undefined && session.principal.id !== principal) continue;
       if (!passesLevel(level, session.logLevel ?? DEFAULT_SESSION_LOG_LEVEL)) continue;
       void session.send({ jsonrpc: '2.0', method: 'notifications/message', params }).catch(() => undefined);
     }

@@ -4,7 +4,7 @@ import type { CatalogStore } from '@switchboard/catalog';
 import type { GatewayConfig } from '@switchboard/config';
 import type { InboundContext, JsonRpcRequest } from '@switchboard/core';
 import type { Logger } from '@switchboard/observability';
-import type { UpstreamRegistry } from '@switchboard/upstream';
+import type { PrincipalConnections, UpstreamRegistry } from '@switchboard/upstream';
 import type { AuditLog } from '@switchboard/audit';
 import type { AuditFacts } from './audit/audit-facts.js';
 import type { CatalogSync } from './catalog-sync.js';
@@ -33,6 +33,13 @@ export interface RelayServices {
   policy?: PolicyEngine;
   /** Tool-definition pins; undefined where nothing is pinned (no database). */
   pins?: PinGuard;
+  /** Connections of `isolation: per-principal` servers, one per principal; undefined in tests without any. */
+  principalConnections?: PrincipalConnections;
+  /**
+   * The per-principal servers a principal cannot use, lacking a secret they need; their
+   * items are left out of that principal's lists. Sorted, so it can key a cache.
+   */
+  unusableServers?(principal: string): readonly string[];
 }
 
 export interface RequestContext extends InboundContext {

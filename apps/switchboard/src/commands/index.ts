@@ -3,9 +3,10 @@ import { runReporting } from './command-error.js';
 import { runDbCommand } from './db.js';
 import { runKeysCommand } from './keys.js';
 import { runPolicyCommand } from './policy.js';
+import { runSecretsCommand } from './secrets.js';
 import { runToolsCommand } from './tools.js';
 
-export type CommandFamily = 'db' | 'audit' | 'keys' | 'policy' | 'tools';
+export type CommandFamily = 'db' | 'audit' | 'keys' | 'policy' | 'tools' | 'secrets';
 
 const FAMILIES: Record<CommandFamily, (args: string[], usage: string) => Promise<number>> = {
   db: runDbCommand,
@@ -13,6 +14,7 @@ const FAMILIES: Record<CommandFamily, (args: string[], usage: string) => Promise
   keys: runKeysCommand,
   policy: runPolicyCommand,
   tools: runToolsCommand,
+  secrets: runSecretsCommand,
 };
 
 /** The commands that work on the database rather than run the gateway. */

@@ -40,7 +40,7 @@ export const complete: MethodHandler = async (ctx, services) => {
       : authorized(ctx, services, 'complete', 'Resource', { server: target.server, uri: String(ref.uri) });
   if (!allowed) throw invalidParams(ref.type === 'ref/prompt' ? `Unknown prompt: ${String(ref.name)}` : `Unknown resource: ${String(ref.uri)}`);
   const original = (target.ref.name ?? target.ref.uri) as string;
-  const connection = upstreamOf(services, target.server, ctx.audit, original);
+  const connection = await upstreamOf(ctx, services, target.server, ctx.audit, original);
   // An upstream without completions simply has no suggestions; that is not an error for the host.
   if (!connection.capabilities.completions) return EMPTY;
   return rateLimited(ctx, services, target.server, () =>

@@ -25,10 +25,14 @@ const listOf =
     const visible = services.policy?.listView(session.principal, kind);
     // Tools held back by pinning are hidden from everyone until accepted.
     const pins = kind === 'tools' && services.pins?.holdsAny ? services.pins : undefined;
-    const filter: ListFilter | undefined = pins
-      ? (item, origin) => !pins.isQuarantined(origin.server, origin.original) && (visible?.filter(item, origin) ?? true)
-      : visible?.filter;
-    const key = `${kind}\n${pageSize}\n${cursor ?? ''}\n${visible?.view ?? ''}\n${pins?.version ?? ''}`;
+    // Per-principal servers the principal has no credentials for are hidden from them.
+    const unusable = services.unusableServers?.(session.principal.id) ?? NONE;
+    const filter = combine(
+      pins && ((_item, origin) => !pins.isQuarantined(origin.server, origin.original)),
+      unusable.length > 0 ? (_item, origin) => !unusable.includes(origin.server) : undefined,
+      visible?.filter,
+    );
+    const key = `${kind}\n${pageSize}\n${cursor ?? ''}\n${visible?.view ?? ''}\n${pins?.version ?? ''}\n${unusable.join(',')}`;
     let pages = served.get(catalog);
     const hit = pages?.get(key);
     if (hit) return hit;
@@ -42,6 +46,15 @@ const listOf =
     pages.set(key, result);
     return result;
   };
+
+const NONE: readonly string[] = [];
+
+/** All of the filters given; undefined when none is, so an unfiltered list stays on the fast path. */
+function combine(...filters: (ListFilter | undefined)[]): ListFilter | undefined {
+  const present = filters.filter((f): f is ListFilter => f !== undefined);
+  if (present.length <= 1) return present[0];
+  return (item, origin) => present.every((f) => f(item, origin));
+}
 
 export const listTools = listOf('tools');
 export const listPrompts = listOf('prompts');

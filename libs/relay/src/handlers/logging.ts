@@ -11,6 +11,7 @@ import { pushUpstreamLogLevel } from '../notification-fanout.js';
 export const setLevel: MethodHandler = async ({ session, params }, services) => {
   if (!isLogLevel(params.level)) throw invalidParams("Invalid params: 'level' must be a logging level");
   session.logLevel = params.level;
-  await Promise.all(services.registry.all().map((connection) => pushUpstreamLogLevel(connection, services.sessions)));
+  const own = [...(services.principalConnections?.all() ?? [])].map((c) => c.connection);
+  await Promise.all([...services.registry.all(), ...own].map((connection) => pushUpstreamLogLevel(connection, services.sessions)));
   return {};
 };

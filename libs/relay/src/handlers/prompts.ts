@@ -16,7 +16,7 @@ export const getPrompt: MethodHandler = async (ctx, services) => {
   if (!authorized(ctx, services, 'get', 'Prompt', { server: target.server, name: publicName, args: ctx.params.arguments ?? {} })) {
     throw invalidParams(`Unknown prompt: ${publicName}`);
   }
-  const connection = upstreamOf(services, target.server, ctx.audit, target.name);
+  const connection = await upstreamOf(ctx, services, target.server, ctx.audit, target.name);
   const result = await rateLimited(ctx, services, target.server, () =>
     services.forwarder.forward(ctx.session, ctx.request, connection, { ...ctx.params, name: target.name }, ctx),
   );

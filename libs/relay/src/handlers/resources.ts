@@ -20,7 +20,7 @@ export const readResource: MethodHandler = async (ctx, services) => {
   ctx.audit.deniedBy = 'catalog:unknown-resource';
   const target = resolve(services, uri);
   if (!authorized(ctx, services, 'read', 'Resource', { server: target.server, uri })) throw notFound(uri);
-  const connection = upstreamOf(services, target.server, ctx.audit, target.uri);
+  const connection = await upstreamOf(ctx, services, target.server, ctx.audit, target.uri);
   const result = await rateLimited(ctx, services, target.server, () =>
     services.forwarder.forward(ctx.session, ctx.request, connection, { ...ctx.params, uri: target.uri }, ctx),
   );
@@ -32,12 +32,12 @@ export const subscribe: MethodHandler = async (ctx, services) => {
   const uri = requireString(params, 'uri');
   const target = resolve(services, uri);
   if (!authorized(ctx, services, 'subscribe', 'Resource', { server: target.server, uri })) throw notFound(uri);
-  const connection = upstreamOf(services, target.server);
+  const connection = await upstreamOf(ctx, services, target.server);
   const caps = connection.capabilities.resources as Record<string, unknown> | undefined;
   if (!caps?.subscribe) {
     throw new McpError(ErrorCode.MethodNotFound, `Upstream '${target.server}' does not support resource subscriptions`);
   }
-  await services.subscriptions.subscribe(session, target.server, target.uri, uri);
+  await services.subscriptions.subscribe(session, connection, target.uri, uri);
   return {};
 };
 

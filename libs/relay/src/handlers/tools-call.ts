@@ -31,7 +31,7 @@ export const callTool: MethodHandler = async (ctx, services) => {
   if (!authorized(ctx, services, 'call', 'Tool', { server: target.server, name: publicName, args })) {
     throw invalidParams(`Unknown tool: ${publicName}`);
   }
-  const connection = upstreamOf(services, target.server, ctx.audit, target.name);
+  const connection = await upstreamOf(ctx, services, target.server, ctx.audit, target.name);
   const result = await rateLimited(ctx, services, target.server, () =>
     services.forwarder.forward(ctx.session, ctx.request, connection, { ...ctx.params, name: target.name }, ctx),
   );

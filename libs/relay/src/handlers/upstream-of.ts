@@ -1,20 +1,50 @@
+import { MissingSecretsError, type ServerConfig } from '@switchboard/config';
 import { ErrorCode, McpError } from '@switchboard/core';
 import type { UpstreamConnection } from '@switchboard/upstream';
 import type { AuditFacts } from '../audit/audit-facts.js';
-import type { RelayServices } from '../relay.types.js';
+import type { RelayServices, RequestContext } from '../relay.types.js';
 
 /**
- * The connection for a server the catalog named; it may have left since the lookup. Records
- * the route (upstream and its own name for the item) for the audit row.
+ * The connection a request for `server` goes through: the shared one, or for an
+ * `isolation: per-principal` server the caller's own (opened with their secrets on first
+ * use). Records the route (upstream and its own name for the item) for the audit row.
  */
-export function upstreamOf(services: RelayServices, server: string, facts?: AuditFacts, originalName?: string): UpstreamConnection {
+export async function upstreamOf(
+  ctx: Pick<RequestContext, 'session'>,
+  services: RelayServices,
+  server: string,
+  facts?: AuditFacts,
+  originalName?: string,
+): Promise<UpstreamConnection> {
   if (facts) {
     facts.upstream = server;
     facts.originalName = originalName ?? null;
+  }
+  const config = perPrincipalConfig(services, server);
+  if (config && services.principalConnections) {
+    const principal = ctx.session.principal.id;
+    try {
+      return await services.principalConnections.connectionFor(config, principal);
+    } catch (err) {
+      if (!(err instanceof MissingSecretsError)) throw err;
+      // The caller learns which of *their* secrets is missing, and how it gets set.
+      throw new McpError(
+        ErrorCode.UpstreamUnavailable,
+        `Upstream '${server}' needs your secret${err.missing.length > 1 ? 's' : ''} ${err.missing.join(', ')}; ` +
+          `an administrator sets ${err.missing.length > 1 ? 'them' : 'it'} with: switchboard secrets set --principal ${principal} NAME`,
+        { server, missingSecrets: err.missing },
+      );
+    }
   }
   const connection = services.registry.get(server);
   if (!connection) {
     throw new McpError(ErrorCode.UpstreamUnavailable, `Upstream '${server}' is not available`, { server });
   }
   return connection;
+}
+
+/** The server's config when it is per-principal; undefined for shared ones. */
+export function perPrincipalConfig(services: RelayServices, server: string): ServerConfig | undefined {
+  const config = services.config().servers.find((s) => s.name === server);
+  return config?.isolation === 'per-principal' ? config : undefined;
 }

@@ -1,0 +1,152 @@
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { auditRows } from './support/audit-rows.js';
+import { eventually, SWITCHBOARD_BIN, startDaemon, stdioFixture, stopAllDaemons, tempDir, writeConfig, type DaemonHandle } from './support/daemon.js';
+
+function cli(args: string[], input?: string) {
+  const r = spawnSync(process.execPath, [SWITCHBOARD_BIN, ...args], { encoding: 'utf8', timeout: 30_000, input });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+type ToolResult = { content: { type: string; text?: string }[]; isError?: boolean };
+
+afterAll(stopAllDaemons);
+
+describe('isolation: per-principal, with per-principal secrets', () => {
+  let daemon: DaemonHandle;
+  let configPath: string;
+  let dataDir: string;
+  const keys: Record<string, string> = {};
+  const clients: Client[] = [];
+
+  const setSecret = (principal: string, value: string) => {
+    const r = cli(['secrets', 'set', '--config', configPath, '--principal', principal, 'FIXTURE_TOKEN'], `${value}\n`);
+    expect(r.code, r.stderr).toBe(0);
+  };
+
+  async function connect(name: string): Promise<Client> {
+    const client = new Client({ name: `e2e-${name}`, version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(daemon.mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${keys[name]}` } } }),
+    );
+    clients.push(client);
+    return client;
+  }
+
+  const tokenSeenBy = async (client: Client) => {
+    const result = (await client.callTool({ name: 'own__env', arguments: { name: 'FIXTURE_TOKEN' } })) as ToolResult;
+    return result.content[0].text;
+  };
+
+  const toolNames = async (client: Client) => (await client.listTools()).tools.map((t) => t.name);
+
+  beforeAll(async () => {
+    const dir = tempDir();
+    dataDir = join(dir, 'data');
+    configPath = writeConfig(
+      {
+        auth: { mode: 'required' },
+        mcpServers: {
+          own: stdioFixture({ FIXTURE_TOKEN: '${secret:FIXTURE_TOKEN}', FIXTURE_NAME: 'own' }, { isolation: 'per-principal' }),
+          shared: stdioFixture({ FIXTURE_NAME: 'shared' }),
+        },
+      },
+      dir,
+    );
+    for (const name of ['alice', 'bob', 'carol']) {
+      const made = cli(['keys', 'create', '--config', configPath, '--name', name]);
+      expect(made.code, made.stderr).toBe(0);
+      keys[name] = made.stdout.trimEnd().split('\n').at(-1)!;
+    }
+    setSecret('alice', 'alpha-token');
+    setSecret('bob', 'bravo-token');
+    daemon = await startDaemon(configPath);
+  });
+
+  afterAll(async () => {
+    await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
+  });
+
+  it("runs each principal's calls on their own connection, with their own secret, even when interleaved", async () => {
+    const [alice, bob] = [await connect('alice'), await connect('bob')];
+    await eventually(async () => (await toolNames(alice)).includes('own__env'), 15_000, 'the per-principal server in the catalog');
+    const calls: [string, Client][] = Array.from({ length: 10 }, (_, i) => (i % 2 === 0 ? ['alice', alice] : ['bob', bob]));
+    const seen = await Promise.all(calls.map(async ([who, client]) => [who, await tokenSeenBy(client)]));
+    for (const [who, token] of seen) expect(token).toBe(who === 'alice' ? 'alpha-token' : 'bravo-token');
+    // A shared server is one process for everyone, and never sees a secret.
+    const shared = (await alice.callTool({ name: 'shared__env', arguments: { name: 'FIXTURE_TOKEN' } })) as ToolResult;
+    expect(shared.content[0].text).toBe('');
+  });
+
+  it("hides the server from a principal without the secret, and says which one a direct call lacks", async () => {
+    const carol = await connect('carol');
+    const names = await toolNames(carol);
+    expect(names).toContain('shared__echo');
+    expect(names.some((n) => n.startsWith('own__'))).toBe(false);
+    const error = await carol.callTool({ name: 'own__env', arguments: { name: 'FIXTURE_TOKEN' } }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: -32010 });
+    expect(String((error as Error).message)).toContain('needs your secret FIXTURE_TOKEN');
+    expect(String((error as Error).message)).toContain('switchboard secrets set --principal carol');
+    expect(String((error as Error).message)).not.toMatch(/alpha|bravo/);
+  });
+
+  it('takes a secret set or rotated while running, without a restart', async () => {
+    const carol = await connect('carol');
+    setSecret('carol', 'charlie-token');
+    await eventually(async () => (await toolNames(carol)).includes('own__env'), 10_000, "carol's list to show the server");
+    expect(await tokenSeenBy(carol)).toBe('charlie-token');
+
+    const alice = await connect('alice');
+    setSecret('alice', 'alpha-rotated');
+    await eventually(async () => (await tokenSeenBy(alice)) === 'alpha-rotated', 10_000, "alice's rotated token in use");
+    expect(await tokenSeenBy(await connect('bob'))).toBe('bravo-token');
+  });
+
+  it('records each call under its principal, and no secret value in the log', async () => {
+    const rows = await eventually(() => {
+      const found = auditRows(dataDir).filter((r) => r.upstream === 'own' && r.outcome === 'ok');
+      return found.some((r) => r.principal === 'carol') ? found : undefined;
+    });
+    expect(new Set(rows.map((r) => r.principal))).toEqual(new Set(['alice', 'bob', 'carol']));
+    const denied = auditRows(dataDir).find((r) => r.principal === 'carol' && r.upstream === 'own' && r.outcome === 'error');
+    expect(denied).toMatchObject({ error_code: -32010 });
+    const everything = JSON.stringify(auditRows(dataDir));
+    for (const value of ['alpha-token', 'bravo-token', 'charlie-token', 'alpha-rotated']) expect(everything).not.toContain(value);
+  });
+
+  it('lists secrets by name only', () => {
+    const listed = cli(['secrets', 'list', '--config', configPath]);
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(listed.stdout).toMatch(/alice\s+FIXTURE_TOKEN/);
+    expect(listed.stdout).not.toMatch(/alpha|bravo|charlie/);
+  });
+});
+
+describe('a per-principal server nobody has secrets for', () => {
+  it('is not started, and the daemon says what it waits for', async () => {
+    const dir = tempDir();
+    const daemon = await startDaemon(
+      writeConfig(
+        {
+          log: { level: 'info' },
+          mcpServers: {
+            own: stdioFixture({ FIXTURE_TOKEN: '${secret:FIXTURE_TOKEN}' }, { isolation: 'per-principal' }),
+            shared: stdioFixture(),
+          },
+        },
+        dir,
+      ),
+    );
+    const client = new Client({ name: 'e2e-nobody', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(daemon.mcpUrl)));
+    try {
+      await eventually(async () => (await client.listTools()).tools.some((t) => t.name === 'shared__echo'));
+      expect((await client.listTools()).tools.some((t) => t.name.startsWith('own__'))).toBe(false);
+      expect(daemon.stderr()).toContain("no principal has the secrets FIXTURE_TOKEN yet, so 'own' is not started");
+    } finally {
+      await client.close();
+    }
+  });
+});
