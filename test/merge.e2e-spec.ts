@@ -453,7 +453,12 @@ function unionOf(upstreams: Item[]): Item {
 
 /** Runs `use` with an SDK client connected straight to an upstream, bypassing the gateway. */
 async function direct<T>(server: { command: string; args: string[] }, use: (client: Client) => Promise<T>): Promise<T> {
-  const client = new Client({ name: 'reference', version: '1' });
+  // The capabilities Switchboard declares upstream: servers offer some tools only to clients
+  // that can answer sampling or elicitation.
+  const client = new Client(
+    { name: 'reference', version: '1' },
+    { capabilities: { roots: { listChanged: true }, sampling: {}, elicitation: { form: {}, url: {} } } },
+  );
   await client.connect(new StdioClientTransport({ ...server, env: getDefaultEnvironment(), stderr: 'ignore' }));
   try {
     return await use(client);

@@ -12,6 +12,7 @@ import {
   GatewayDispatcher,
   NotificationFanout,
   pushUpstreamLogLevel,
+  ServerRequestRelay,
   SessionDirectory,
   SubscriptionManager,
 } from '@switchboard/relay';
@@ -21,6 +22,12 @@ import { loadSecretsKey } from './digest-key.js';
 import { openPolicy } from './policy-setup.js';
 import { PrincipalSecrets, type SecretSource } from './principal-secrets.js';
 import { SWITCHBOARD_VERSION } from './version.js';
+
+/**
+ * What the gateway declares to upstreams it can answer: it relays these to the host that
+ * caused them, and answers -32602 when no host can (relay/server-requests).
+ */
+const RELAYED_CAPABILITIES = { roots: { listChanged: true }, sampling: {}, elicitation: { form: {}, url: {} } };
 
 const NO_SECRETS: SecretSource = { valuesFor: () => ({}), principalsWith: () => [], fingerprint: () => '' };
 
@@ -69,10 +76,13 @@ export class GatewayRuntime {
       database ? new PrincipalSecretStore(database, loadSecretsKey(config.dataDir)) : NO_SECRETS,
       logger,
     );
+    let relay!: ServerRequestRelay;
     const upstreamDeps = {
       logger,
       factory: new DefaultTransportFactory(),
       client: { name: 'switchboard', version: SWITCHBOARD_VERSION },
+      clientCapabilities: RELAYED_CAPABILITIES,
+      serverRequests: (request: Parameters<ServerRequestRelay['handle']>[0]) => relay.handle(request),
     };
     this.registry = new UpstreamRegistry(upstreamDeps);
     this.sync = new CatalogSync(this.registry, this.catalog, logger);
@@ -90,6 +100,7 @@ export class GatewayRuntime {
         notification: (server, principal, n) => {
           fanout.principalNotification(server, principal, n);
           subscriptions.onNotification(server, principal, n);
+          relay.upstreamNotification(n);
         },
       },
     });
@@ -111,6 +122,8 @@ export class GatewayRuntime {
       principalConnections: this.principalConnections,
       unusableServers: (principal) => this.secrets.unusableServers(principal),
     });
+    relay = new ServerRequestRelay(this.dispatcher.services, () => this.current.relay);
+    this.registry.addListener({ notification: (_server, n) => relay.upstreamNotification(n) });
   }
 
   get config(): GatewayConfig {

@@ -12,4 +12,4 @@ export { chainHash, recordText } from './chain/row-hash.js';
 export * from './retention/prune.js';
 export * from './retention/retention-job.js';
 export * from './redaction/index.js';
-export { systemEntry } from './system-entry.js';
+export { bareEntry, systemEntry } from './system-entry.js';

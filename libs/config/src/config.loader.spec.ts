@@ -43,6 +43,7 @@ describe('loadConfig: formats', () => {
       auth: { mode: 'none', authorizationServers: [] },
       policy: {},
       rateLimits: {},
+      relay: { timeoutMs: 300_000, maxSamplingTokens: 4096 },
       audit: {
         enabled: true,
         mode: 'strict',

@@ -39,6 +39,7 @@ export function normalizeConfig(file: string, input: ConfigInput): GatewayConfig
       ...(input.rateLimits.perPrincipalTool && { perPrincipalTool: { ...input.rateLimits.perPrincipalTool } }),
       ...(input.rateLimits.upstreamConcurrency !== undefined && { upstreamConcurrency: input.rateLimits.upstreamConcurrency }),
     },
+    relay: { ...input.relay },
     audit: { ...input.audit, redact: { ...input.audit.redact, keys: [...input.audit.redact.keys], patterns: [...input.audit.redact.patterns] } },
     servers,
   };

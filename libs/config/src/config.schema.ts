@@ -272,6 +272,15 @@ export const configInputSchema = z
             .describe('Calls in flight per upstream, all principals together; more are refused.'),
         })
         .prefault({}),
+      relay: z
+        .strictObject({
+          timeoutMs: millis().default(300_000).describe('How long a host (its user) has to answer a relayed sampling, elicitation or roots request.'),
+          maxSamplingTokens: intIn(1, 1_000_000, 'must be an integer from 1 to 1000000')
+            .default(4096)
+            .describe("A relayed sampling request's maxTokens is capped to this."),
+        })
+        .prefault({})
+        .describe("The upstreams' own requests (sampling, elicitation, roots), relayed to the host that caused them (docs/relay.md)."),
       audit: auditSchema.prefault({}),
       mcpServers: serverMap().optional().describe('Upstream servers by name (Claude Desktop / Cursor style).'),
       servers: serverMap().optional().describe('Synonym of mcpServers (VS Code mcp.json style); use only one.'),

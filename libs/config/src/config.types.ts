@@ -73,9 +73,18 @@ export interface GatewayConfig {
   auth: AuthConfig;
   policy: PolicyConfig;
   rateLimits: RateLimitsConfig;
+  relay: RelayConfig;
   audit: AuditConfig;
   /** In config-file order, disabled ones included. */
   servers: ServerConfig[];
+}
+
+/** The upstreams' own requests, relayed to hosts (docs/relay.md). */
+export interface RelayConfig {
+  /** How long a host has to answer. */
+  timeoutMs: number;
+  /** Cap on a relayed sampling request's maxTokens. */
+  maxSamplingTokens: number;
 }
 
 export interface ConfigProblem {

@@ -24,11 +24,24 @@ export interface PeerRequestOptions {
   /** Aborting abandons the request and tells the other side with `notifications/cancelled`. */
   signal?: AbortSignal;
   relatedRequestId?: RequestId;
+  /**
+   * Whatever the caller wants to find again while the request is pending (the gateway keeps
+   * the downstream request that caused it, to route the server's questions back).
+   */
+  origin?: unknown;
+}
+
+/** What the transport knows about an incoming message. */
+export interface MessageExtra {
+  /** The request of ours whose response stream carried it (Streamable HTTP). */
+  relatedRequestId?: RequestId;
 }
 
 export interface InboundContext {
   /** Aborted when the other side cancels the request (or the peer closes). */
   signal: AbortSignal;
+  /** See MessageExtra. */
+  relatedRequestId?: RequestId;
 }
 
 export interface PeerHandlers {
@@ -45,6 +58,7 @@ interface Pending {
   onProgress?: (params: Record<string, unknown>) => void;
   idleMs?: number;
   deadline?: number;
+  origin?: unknown;
   timer?: NodeJS.Timeout;
   cleanup(): void;
 }
@@ -107,6 +121,7 @@ export class JsonRpcPeer {
         onProgress: options.onProgress,
         idleMs: options.timeoutMs,
         deadline: options.maxTotalMs ? Date.now() + options.maxTotalMs : undefined,
+        origin: options.origin,
         cleanup: () => {
           if (entry.timer) clearTimeout(entry.timer);
           options.signal?.removeEventListener('abort', onAbort);
@@ -130,10 +145,22 @@ export class JsonRpcPeer {
     return this.send({ jsonrpc: '2.0', method, ...(params ? { params } : {}) }, options);
   }
 
+  /** The origin given to a request of ours still pending; undefined once it settled. */
+  originOf(id: RequestId): unknown {
+    return this.pending.get(id)?.origin;
+  }
+
+  /** The origins of every request of ours still pending (those given one). */
+  pendingOrigins(): unknown[] {
+    const origins: unknown[] = [];
+    for (const entry of this.pending.values()) if (entry.origin !== undefined) origins.push(entry.origin);
+    return origins;
+  }
+
   /** Feeds one message that arrived from the other side. */
-  handle(message: JsonRpcMessage): void {
+  handle(message: JsonRpcMessage, extra?: MessageExtra): void {
     if (!('method' in message)) return this.handleResponse(message);
-    if ('id' in message) return void this.handleRequest(message as JsonRpcRequest);
+    if ('id' in message) return void this.handleRequest(message as JsonRpcRequest, extra?.relatedRequestId);
     const n = message as JsonRpcNotification;
     if (n.method === 'notifications/progress' && this.routeProgress(n)) return;
     if (n.method === 'notifications/cancelled') {
@@ -168,12 +195,14 @@ export class JsonRpcPeer {
     else entry.resolve(message.result);
   }
 
-  private async handleRequest(request: JsonRpcRequest): Promise<void> {
+  private async handleRequest(request: JsonRpcRequest, relatedRequestId?: RequestId): Promise<void> {
     const controller = new AbortController();
     this.inbound.set(request.id, controller);
     let response: JsonRpcResponse;
     try {
-      const result = await this.handlers.onRequest(request, { signal: controller.signal });
+      const ctx: InboundContext = { signal: controller.signal };
+      if (relatedRequestId !== undefined) ctx.relatedRequestId = relatedRequestId;
+      const result = await this.handlers.onRequest(request, ctx);
       response = { jsonrpc: '2.0', id: request.id, result };
     } catch (err) {
       if (!(err instanceof McpError)) this.handlers.onInternalError?.(err, request);

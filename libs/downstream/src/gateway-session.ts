@@ -1,4 +1,4 @@
-import { JsonRpcPeer, type JsonRpcMessage, type LogLevel, type SendOptions } from '@switchboard/core';
+import { JsonRpcPeer, type JsonRpcMessage, type LogLevel, type PeerRequestOptions, type SendOptions } from '@switchboard/core';
 import type { Logger } from '@switchboard/observability';
 import type { DownstreamSession, GatewayDispatcher, Principal } from '@switchboard/relay';
 
@@ -38,6 +38,10 @@ export class GatewaySession implements DownstreamSession {
 
   send(message: JsonRpcMessage, options?: SendOptions): Promise<void> {
     return this.channel(message, options);
+  }
+
+  request(method: string, params: Item | undefined, options?: PeerRequestOptions): Promise<Item> {
+    return this.peer.request(method, params, options);
   }
 
   receive(message: JsonRpcMessage): void {

@@ -5,7 +5,8 @@ import { globToRegExp, prefixRegExp } from './glob.js';
 import type { PolicyDocument, PolicyRule } from './policy-document.js';
 
 /** What policies are about. A server rule without a name selects all three. */
-export type SubjectType = 'Tool' | 'Prompt' | 'Resource';
+/** Server: what an upstream asks of the user through the gateway (`sample`, `elicit`). */
+export type SubjectType = 'Tool' | 'Prompt' | 'Resource' | 'Server';
 
 /** The fields a rule can test: the upstream, the public name or URI, and the arguments. */
 export interface SubjectFields {
@@ -173,7 +174,7 @@ function rawRules(rule: PolicyRule, reason: string): RawRule[] {
         : rule.resource !== undefined
           ? 'Resource'
           : rule.server !== undefined
-            ? ['Tool', 'Prompt', 'Resource']
+            ? ['Tool', 'Prompt', 'Resource', 'Server']
             : 'all';
   const selectors: Record<string, RegExp> = {};
   if (rule.server !== undefined) selectors.server = globToRegExp(rule.server);

@@ -1,6 +1,7 @@
 import type { InboundContext, JsonRpcRequest, PeerRequestOptions } from '@switchboard/core';
 import type { UpstreamConnection } from '@switchboard/upstream';
 import type { DownstreamSession } from './session.js';
+import type { RelayOrigin } from './server-requests/relay-origin.js';
 
 type Item = Record<string, unknown>;
 
@@ -27,10 +28,13 @@ export class Forwarder {
       if (Object.keys(restMeta).length === 0) delete upstreamParams._meta;
     }
     const timeouts = connection.config.timeouts;
+    // The origin routes the upstream's own questions (sampling, elicitation) back to this host.
+    const origin: RelayOrigin = { session, requestId: request.id, signal: ctx.signal };
     const options: PeerRequestOptions = {
       timeoutMs: timeouts.requestMs,
       maxTotalMs: timeouts.maxRequestMs,
       signal: ctx.signal,
+      origin,
     };
     if (hostToken !== undefined) {
       options.onProgress = (progress) => {

@@ -67,9 +67,22 @@ export class GatewayDispatcher {
 
   handleNotification(session: DownstreamSession, notification: JsonRpcNotification): void {
     if (notification.method === 'notifications/initialized') session.initialized = true;
-    // notifications/cancelled and progress are consumed by the session's JSON-RPC peer; roots
-    // list changes matter once roots are relayed (a later issue). Others are ignored, as the
-    // spec asks of unknown notifications.
+    if (notification.method === 'notifications/roots/list_changed') this.rootsChanged(session);
+    // notifications/cancelled and progress are consumed by the session's JSON-RPC peer. Others
+    // are ignored, as the spec asks of unknown notifications.
+  }
+
+  /**
+   * A host's roots changed: every upstream it may be the roots of hears so (the shared ones
+   * and the principal's own); each asks again with roots/list, which is relayed back.
+   */
+  private rootsChanged(session: DownstreamSession): void {
+    const own = [...(this.services.principalConnections?.all() ?? [])]
+      .filter((c) => c.principal === session.principal.id)
+      .map((c) => c.connection);
+    for (const connection of [...this.services.registry.all(), ...own]) {
+      if (connection.isAvailable) void connection.notify('notifications/roots/list_changed');
+    }
   }
 }
 

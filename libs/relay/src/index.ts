@@ -7,3 +7,5 @@ export * from './notification-fanout.js';
 export * from './gateway-dispatcher.js';
 export { advertisedCapabilities } from './handlers/lifecycle.js';
 export type { AuditFacts } from './audit/audit-facts.js';
+export { ServerRequestRelay, type RelayLimits } from './server-requests/server-request-relay.js';
+export type { RelayOrigin } from './server-requests/relay-origin.js';

@@ -1,4 +1,4 @@
-import type { JsonRpcMessage, LogLevel, SendOptions } from '@switchboard/core';
+import type { JsonRpcMessage, LogLevel, PeerRequestOptions, SendOptions } from '@switchboard/core';
 
 type Item = Record<string, unknown>;
 
@@ -32,6 +32,8 @@ export interface DownstreamSession {
   logLevel?: LogLevel;
   /** Delivers a message to the host; relatedRequestId puts it on that request's stream. */
   send(message: JsonRpcMessage, options?: SendOptions): Promise<void>;
+  /** Asks the host something (a relayed sampling, elicitation or roots request) and waits for its answer. */
+  request(method: string, params: Item | undefined, options?: PeerRequestOptions): Promise<Item>;
 }
 
 /** Every live session, so notifications can be fanned out. */

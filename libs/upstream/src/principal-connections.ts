@@ -103,6 +103,13 @@ export class PrincipalConnections {
     for (const { server, principal, connection } of this.entries.values()) yield { server, principal, connection };
   }
 
+  /** Whose connection this is; undefined for one this pool does not hold. */
+  ownerOf(connection: UpstreamConnection): string | undefined {
+    for (const entry of this.entries.values()) if (entry.connection === connection) return entry.principal;
+    for (const retired of this.retired) if (retired === connection) return undefined;
+    return undefined;
+  }
+
   /** The principal's open connection to `server`, without opening one. */
   existing(server: string, principal: string): UpstreamConnection | undefined {
     return this.entries.get(keyOf(server, principal))?.connection;

@@ -28,6 +28,8 @@ export interface UpstreamDeps {
   client: ClientIdentity;
   listener: UpstreamListener;
   serverRequests?: ServerRequestHandler;
+  /** Declared in initialize: what the gateway can answer of the server's own requests. */
+  clientCapabilities?: Item;
   healthIntervalMs?: number;
 }
 
@@ -231,7 +233,7 @@ export class UpstreamConnection {
       onNotification: (n) => this.deps.listener.notification?.(this.name, n),
       onInternalError: (err, request) => this.log.error({ err, method: request.method }, 'server request handler failed'),
     });
-    transport.onmessage = (message) => peer.handle(message);
+    transport.onmessage = (message, extra) => peer.handle(message, extra);
     transport.onclose = () => {
       // During the handshake this fails initialize at once (a child that exits on start is
       // reported with its exit status, not after the connect timeout); later it is a loss.
@@ -245,7 +247,7 @@ export class UpstreamConnection {
         transport.start().then(() =>
           peer.request('initialize', {
             protocolVersion: LATEST_LEGACY_VERSION,
-            capabilities: {},
+            capabilities: this.deps.clientCapabilities ?? {},
             clientInfo: this.deps.client,
           }),
         ),
@@ -279,8 +281,13 @@ export class UpstreamConnection {
 
   private async onServerRequest(request: JsonRpcRequest, ctx: InboundContext): Promise<Item> {
     if (request.method === 'ping') return {};
-    if (this.deps.serverRequests) return this.deps.serverRequests(this.name, request, ctx);
-    throw methodNotFound(request.method);
+    if (!this.deps.serverRequests) throw methodNotFound(request.method);
+    // What caused it: the request whose response stream carried it (Streamable HTTP), or,
+    // when the transport cannot say (stdio), every request of ours still in flight here.
+    const peer = this.peer ?? this.opening;
+    const related = ctx.relatedRequestId === undefined ? undefined : peer?.originOf(ctx.relatedRequestId);
+    const candidates = related !== undefined ? [related] : (peer?.pendingOrigins() ?? []);
+    return this.deps.serverRequests({ connection: this, request, signal: ctx.signal, related: related !== undefined, candidates });
   }
 
   private onTransportClosed(generation: number): void {

@@ -1,4 +1,5 @@
-import type { JsonRpcNotification, JsonRpcRequest, InboundContext } from '@switchboard/core';
+import type { JsonRpcNotification, JsonRpcRequest } from '@switchboard/core';
+import type { UpstreamConnection } from './upstream-connection.js';
 
 /**
  * - connecting: a connect attempt (spawn/initialize) is under way;
@@ -26,12 +27,20 @@ export interface UpstreamListener {
   notification?(server: string, notification: JsonRpcNotification): void;
 }
 
-/** Answers the requests an upstream sends to the gateway (roots, sampling, elicitation). */
-export type ServerRequestHandler = (
-  server: string,
-  request: JsonRpcRequest,
-  ctx: InboundContext,
-) => Promise<Record<string, unknown>>;
+/** A request an upstream sent to the gateway (roots, sampling, elicitation), with what may have caused it. */
+export interface ServerRequest {
+  connection: UpstreamConnection;
+  request: JsonRpcRequest;
+  /** Aborted when the upstream cancels it, or the connection closes. */
+  signal: AbortSignal;
+  /** True when the transport named the request that caused it: `candidates` is then that one. */
+  related: boolean;
+  /** The origins (PeerRequestOptions.origin) of the requests that may have caused it. */
+  candidates: unknown[];
+}
+
+/** Answers the requests an upstream sends to the gateway. */
+export type ServerRequestHandler = (request: ServerRequest) => Promise<Record<string, unknown>>;
 
 export interface ClientIdentity {
   name: string;

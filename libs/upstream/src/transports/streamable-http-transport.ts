@@ -1,5 +1,5 @@
 import type { ClientRequest, IncomingMessage, OutgoingHttpHeaders } from 'node:http';
-import { classifyMessage, encodeMessage, type JsonRpcMessage, type RequestId } from '@switchboard/core';
+import { classifyMessage, encodeMessage, type JsonRpcMessage, type MessageExtra, type RequestId } from '@switchboard/core';
 import type { RemoteServerConfig } from '@switchboard/config';
 import type { Logger } from '@switchboard/observability';
 import { HttpEndpoint } from './http-endpoint.js';
@@ -31,6 +31,8 @@ interface Outgoing {
 
 /** The response stream of one POST that carried requests, followed across resumptions. */
 interface ResponseStream {
+  /** The request the POST carried: what the server sends on this stream relates to it. */
+  readonly requestId: RequestId;
   /** Requests whose responses have not arrived yet. */
   readonly owed: Set<RequestId>;
   /** Set once the server has given an event id: the stream can then be resumed. */
@@ -61,7 +63,7 @@ interface ResponseStream {
  * - close() aborts everything, ends the session with DELETE and drops the pool.
  */
 export class StreamableHttpUpstreamTransport implements UpstreamTransport, ListenHost {
-  onmessage?: (message: JsonRpcMessage) => void;
+  onmessage?: (message: JsonRpcMessage, extra?: MessageExtra) => void;
   onclose?: () => void;
   onerror?: (error: Error) => void;
 
@@ -132,8 +134,13 @@ export class StreamableHttpUpstreamTransport implements UpstreamTransport, Liste
     return headers;
   }
 
-  /** Parses the JSON text of an SSE event or a POST answer (a message or a batch) and delivers it. */
-  receive(json: string): void {
+  /**
+   * Parses the JSON text of an SSE event or a POST answer (a message or a batch) and delivers
+   * it. A server request on a POST's stream is related to the request that POST carried: the
+   * gateway routes it to the host that caused that request.
+   */
+  receive(json: string, stream?: ResponseStream): void {
+    const extra = stream ? { relatedRequestId: stream.requestId } : undefined;
     let value: unknown;
     try {
       value = JSON.parse(json);
@@ -141,8 +148,8 @@ export class StreamableHttpUpstreamTransport implements UpstreamTransport, Liste
       this.logger.warn({ data: json.slice(0, 200) }, 'upstream sent something that is not JSON');
       return;
     }
-    if (Array.isArray(value)) for (const item of value) this.deliver(item);
-    else this.deliver(value, json);
+    if (Array.isArray(value)) for (const item of value) this.deliver(item, undefined, extra);
+    else this.deliver(value, json, extra);
   }
 
   private post(out: Outgoing): void {
@@ -229,7 +236,7 @@ export class StreamableHttpUpstreamTransport implements UpstreamTransport, Liste
     const parser = readMessageEvents(
       res,
       stream.lastEventId,
-      (json) => this.receive(json),
+      (json) => this.receive(json, stream),
       (ms) => (this.retryMs = ms),
     );
     res.on('close', () => {
@@ -238,7 +245,7 @@ export class StreamableHttpUpstreamTransport implements UpstreamTransport, Liste
     });
   }
 
-  private deliver(value: unknown, json?: string): void {
+  private deliver(value: unknown, json?: string, extra?: MessageExtra): void {
     if (classifyMessage(value) === 'invalid') {
       this.logger.warn({ message: JSON.stringify(value)?.slice(0, 200) }, 'upstream sent something that is not a JSON-RPC message');
       return;
@@ -246,11 +253,11 @@ export class StreamableHttpUpstreamTransport implements UpstreamTransport, Liste
     const message = value as JsonRpcMessage;
     if (!('method' in message) && message.id !== null) this.settle(message.id);
     if (json !== undefined) keepResultText(message, json);
-    this.onmessage?.(message);
+    this.onmessage?.(message, extra);
   }
 
   private openStream(id: RequestId): ResponseStream {
-    const stream: ResponseStream = { owed: new Set([id]), attempts: 0 };
+    const stream: ResponseStream = { requestId: id, owed: new Set([id]), attempts: 0 };
     this.streams.add(stream);
     this.owedBy.set(id, stream);
     return stream;

@@ -1,4 +1,4 @@
-import type { JsonRpcMessage, SendOptions } from '@switchboard/core';
+import type { JsonRpcMessage, MessageExtra, SendOptions } from '@switchboard/core';
 
 /**
  * What the connection needs from a transport. The stdio and Streamable HTTP ones are our own
@@ -9,7 +9,7 @@ export interface UpstreamTransport {
   start(): Promise<void>;
   send(message: JsonRpcMessage, options?: SendOptions): Promise<void>;
   close(): Promise<void>;
-  onmessage?: (message: JsonRpcMessage) => void;
+  onmessage?: (message: JsonRpcMessage, extra?: MessageExtra) => void;
   onclose?: () => void;
   onerror?: (error: Error) => void;
   setProtocolVersion?: (version: string) => void;

@@ -1,0 +1,40 @@
+import type { DownstreamSession } from '../session.js';
+
+type Item = Record<string, unknown>;
+
+/** The elicitation mode a request asks for: `url`, or `form` (also when absent, as before 2025-11-25). */
+export function elicitationMode(params: Item): 'form' | 'url' {
+  return params.mode === 'url' ? 'url' : 'form';
+}
+
+/**
+ * Whether a host declared what answering this request needs. An `elicitation: {}` declared
+ * before modes existed means form only; a url request never goes to a form-only host, nor a
+ * form request to a url-only one.
+ */
+export function hostCanAnswer(session: DownstreamSession, method: string, params: Item): boolean {
+  const caps = session.clientCapabilities;
+  switch (method) {
+    case 'sampling/createMessage':
+      return isObject(caps.sampling);
+    case 'roots/list':
+      return isObject(caps.roots);
+    case 'elicitation/create': {
+      const elicitation = caps.elicitation;
+      if (!isObject(elicitation)) return false;
+      const modes = elicitation as Item;
+      const declaresModes = 'form' in modes || 'url' in modes;
+      return elicitationMode(params) === 'url' ? isObject(modes.url) : !declaresModes || isObject(modes.form);
+    }
+    default:
+      return false;
+  }
+}
+
+/** Tool use inside sampling (2025-11-25) needs the host's `sampling.tools`. */
+export function hostSamplesWithTools(session: DownstreamSession): boolean {
+  const sampling = session.clientCapabilities.sampling;
+  return isObject(sampling) && isObject((sampling as Item).tools);
+}
+
+const isObject = (v: unknown): boolean => typeof v === 'object' && v !== null && !Array.isArray(v);

@@ -1,0 +1,211 @@
+import { bareEntry, type AuditEntry } from '@switchboard/audit';
+import { ErrorCode, McpError, methodNotFound, type JsonRpcNotification } from '@switchboard/core';
+import type { ServerRequest } from '@switchboard/upstream';
+import type { Item, RelayServices } from '../relay.types.js';
+import type { DownstreamSession } from '../session.js';
+import { elicitationSchemaProblems } from './elicitation-schema.js';
+import { elicitationMode, hostCanAnswer, hostSamplesWithTools } from './host-capability.js';
+import { isRelayOrigin, type RelayOrigin } from './relay-origin.js';
+
+export interface RelayLimits {
+  /** How long a host (its user) has to answer. */
+  timeoutMs: number;
+  /** A sampling request's maxTokens is capped to this. */
+  maxSamplingTokens: number;
+}
+
+/** The server-to-client requests the gateway relays; anything else is -32601. */
+const RELAYED = new Set(['sampling/createMessage', 'elicitation/create', 'roots/list']);
+
+/** What the gateway tells an upstream when no host can answer (the inbox will take these). */
+const refused = (message: string) => new McpError(ErrorCode.InvalidParams, message);
+
+interface Route {
+  session?: DownstreamSession;
+  origin?: RelayOrigin;
+  /** Why there is no session. */
+  reason?: string;
+}
+
+/**
+ * Relays an upstream's sampling, elicitation and roots requests to the host whose request
+ * caused them (architecture.md, "Relay routing"): the request whose response stream carried
+ * it, else the one host with requests in flight on that connection, else the one session of
+ * the principal who owns a per-principal connection. Never to a host that did not declare
+ * the capability (or the elicitation mode). Sampling needs a policy rule that allows it.
+ * Every relay is an audit row holding the request and the answer, redacted.
+ */
+export class ServerRequestRelay {
+  /** URL-mode elicitations answered with accept: where their completion notice goes. */
+  private readonly urlElicitations = new Map<string, { session: DownstreamSession; until: number }>();
+
+  constructor(
+    private readonly services: RelayServices,
+    private readonly limits: () => RelayLimits,
+  ) {}
+
+  readonly handle = async (req: ServerRequest): Promise<Item> => {
+    const { request, connection } = req;
+    const started = performance.now();
+    const params = (request.params ?? {}) as Item;
+    const route = this.route(req, params);
+    const entry = this.draft(req, route);
+    let result: Item | undefined;
+    let errorText: string | null = null;
+    let forwarded = false;
+    try {
+      if (!RELAYED.has(request.method)) throw methodNotFound(request.method);
+      const session = route.session;
+      if (!session) {
+        entry.rule = 'relay:no-host';
+        throw refused(`No host can answer ${request.method} from '${connection.name}': ${route.reason}`);
+      }
+      if (!hostCanAnswer(session, request.method, params)) {
+        entry.rule = 'relay:host-lacks-capability';
+        const what = request.method === 'elicitation/create' ? `${elicitationMode(params)}-mode elicitation` : request.method;
+        throw refused(`The host that caused this request did not declare support for ${what}`);
+      }
+      const outgoing = this.admit(session, connection.name, request.method, params, entry);
+      forwarded = true;
+      result = await session.request(request.method, outgoing, {
+        timeoutMs: this.limits().timeoutMs,
+        signal: anySignal(req.signal, route.origin?.signal),
+        ...(route.origin && { relatedRequestId: route.origin.requestId }),
+      });
+      this.rememberUrlElicitation(session, outgoing, result);
+      entry.decision = 'allowed';
+      entry.rule ??= 'relay:host';
+      entry.outcome = 'ok';
+      return result;
+    } catch (err) {
+      const error = err instanceof McpError ? err : new McpError(ErrorCode.InternalError, 'Internal error');
+      // Past the gates, a failure is the host's answer (declined by its user, timed out, gone).
+      if (forwarded) {
+        entry.decision = 'allowed';
+        entry.rule ??= 'relay:host';
+        entry.outcome = 'error';
+      }
+      entry.errorCode = error.code;
+      errorText = error.message;
+      throw error;
+    } finally {
+      entry.latencyMs = Math.round((performance.now() - started) * 1000) / 1000;
+      await this.record(entry, params, result, errorText);
+    }
+  };
+
+  /** notifications/elicitation/complete from an upstream goes to the host that took the elicitation. */
+  upstreamNotification(n: JsonRpcNotification): void {
+    if (n.method !== 'notifications/elicitation/complete') return;
+    const id = String(n.params?.elicitationId ?? '');
+    const found = this.urlElicitations.get(id);
+    if (!found) return;
+    this.urlElicitations.delete(id);
+    void found.session.send(n).catch(() => undefined);
+  }
+
+  private route(req: ServerRequest, params: Item): Route {
+    const origins = req.candidates.filter(isRelayOrigin).filter((o) => this.services.sessions.get(o.session.id) === o.session);
+    const sessions = [...new Set(origins.map((o) => o.session))];
+    if (sessions.length === 1) {
+      const mine = origins.filter((o) => o.session === sessions[0]);
+      // On the stream of the causing request when it is known; else on the session's own stream.
+      return { session: sessions[0], origin: req.related || mine.length === 1 ? mine[0] : undefined };
+    }
+    if (sessions.length > 1) {
+      return { reason: 'several hosts have requests in flight on that connection, and it did not say which one this is for' };
+    }
+    const owner = this.services.principalConnections?.ownerOf(req.connection);
+    if (owner !== undefined) {
+      const theirs = [...this.services.sessions.initialized()].filter(
+        (s) => s.principal.id === owner && hostCanAnswer(s, req.request.method, params),
+      );
+      if (theirs.length === 1) return { session: theirs[0] };
+    }
+    return { reason: 'no host request is in flight on that connection' };
+  }
+
+  /** Policy and limits on what reaches the host; returns the params to send. Throws a refusal. */
+  private admit(session: DownstreamSession, server: string, method: string, params: Item, entry: AuditEntry): Item {
+    const policy = this.services.policy;
+    if (method === 'sampling/createMessage') {
+      // Off unless a rule allows it: a default of allow is not consent to spend a user's model.
+      const decision = policy?.decide(session.principal, 'sample', 'Server', { server });
+      if (!decision?.allowed || decision.rule === 'policy:default-allow') {
+        entry.decision = 'denied';
+        entry.rule = decision && !decision.allowed ? decision.rule : 'relay:sampling-not-allowed';
+        throw refused(`Sampling is not allowed for '${server}' (the gateway's policy has no rule allowing it)`);
+      }
+      entry.rule = decision.rule;
+      if ((params.tools !== undefined || params.toolChoice !== undefined) && !hostSamplesWithTools(session)) {
+        entry.rule = 'relay:host-lacks-capability';
+        throw refused('The host does not support tool use in sampling (sampling.tools)');
+      }
+      const max = this.limits().maxSamplingTokens;
+      return typeof params.maxTokens === 'number' && params.maxTokens > max ? { ...params, maxTokens: max } : params;
+    }
+    if (method === 'elicitation/create') {
+      const decision = policy?.decide(session.principal, 'elicit', 'Server', { server });
+      if (decision && !decision.allowed) {
+        entry.decision = 'denied';
+        entry.rule = decision.rule;
+        throw refused(`Elicitation is not allowed for '${server}'`);
+      }
+      if (decision) entry.rule = decision.rule;
+      if (elicitationMode(params) === 'form') {
+        const problems = elicitationSchemaProblems(params.requestedSchema);
+        if (problems.length > 0) {
+          entry.rule = 'relay:invalid-schema';
+          throw new McpError(ErrorCode.InvalidParams, `Invalid requestedSchema: ${problems.join('; ')}`);
+        }
+      } else if (typeof params.url !== 'string' || typeof params.elicitationId !== 'string') {
+        entry.rule = 'relay:invalid-request';
+        throw new McpError(ErrorCode.InvalidParams, 'A url-mode elicitation needs url and elicitationId');
+      }
+    }
+    return params;
+  }
+
+  private rememberUrlElicitation(session: DownstreamSession, params: Item, result: Item): void {
+    if (elicitationMode(params) !== 'url' || result.action !== 'accept') return;
+    const now = Date.now();
+    for (const [id, e] of this.urlElicitations) if (e.until < now) this.urlElicitations.delete(id);
+    this.urlElicitations.set(String(params.elicitationId), { session, until: now + this.limits().timeoutMs });
+  }
+
+  private draft(req: ServerRequest, route: Route): AuditEntry {
+    const session = route.session;
+    const owner = this.services.principalConnections?.ownerOf(req.connection);
+    const client = session?.clientInfo;
+    return bareEntry({
+      principal: session?.principal.id ?? owner ?? 'unknown',
+      authMethod: session?.principal.authMethod ?? 'none',
+      sessionId: session?.id ?? null,
+      transport: session?.transport ?? null,
+      clientName: typeof client?.name === 'string' ? client.name : null,
+      clientVersion: typeof client?.version === 'string' ? client.version : null,
+      protocolVersion: session?.protocolVersion || null,
+      upstream: req.connection.name,
+      method: req.request.method,
+      name: req.request.method === 'elicitation/create' ? elicitationMode((req.request.params ?? {}) as Item) : null,
+      decision: 'refused',
+      rule: null,
+      outcome: null,
+      errorMessage: null,
+      requestId: String(req.request.id),
+    });
+  }
+
+  /** The row holds the request and the answer (redacted by the audit log's rules). */
+  private async record(entry: AuditEntry, params: Item, result: Item | undefined, error: string | null): Promise<void> {
+    const audit = this.services.audit;
+    if (!audit) return;
+    if (result) entry.responseBytes = Buffer.byteLength(JSON.stringify(result));
+    await audit.record(entry, { request: params, answer: result ?? null }, error).catch(() => undefined);
+  }
+}
+
+function anySignal(...signals: (AbortSignal | undefined)[]): AbortSignal | undefined {
+  const present = signals.filter((s): s is AbortSignal => s !== undefined);
+  return present.length <= 1 ? present[0] : AbortSignal.any(present);
+}

@@ -1,0 +1,151 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { auditRows } from './support/audit-rows.js';
+import { EVERYTHING_SERVER, eventually, startDaemon, stopAllDaemons, tempDir, writeConfig, type DaemonHandle } from './support/daemon.js';
+
+type ToolResult = { content: { type: string; text?: string }[]; isError?: boolean };
+type Capabilities = ConstructorParameters<typeof Client>[1] extends infer O ? (O extends { capabilities?: infer C } ? C : never) : never;
+
+const everythingStdio = { command: process.execPath, args: [EVERYTHING_SERVER, 'stdio'] };
+
+/** A host that declares `capabilities` and answers sampling and elicitation as `who`. */
+async function host(daemon: DaemonHandle, who: string, capabilities: Capabilities): Promise<{ client: Client; asked: string[] }> {
+  const asked: string[] = [];
+  const client = new Client({ name: `host-${who}`, version: '1.0.0' }, { capabilities });
+  // The SDK refuses a handler for a capability the client does not declare.
+  if (capabilities?.sampling) {
+    client.setRequestHandler('sampling/createMessage', async (request) => {
+      asked.push(`sampling:${JSON.stringify(request.params.messages)}`);
+      return { role: 'assistant', content: { type: 'text', text: `sampled by ${who}` }, model: `model-of-${who}`, stopReason: 'endTurn' };
+    });
+  }
+  if (capabilities?.elicitation) {
+    client.setRequestHandler('elicitation/create', async (request) => {
+      asked.push(`elicitation:${String(request.params.message)}`);
+      return { action: 'accept', content: { name: `name from ${who}` } };
+    });
+  }
+  await client.connect(new StreamableHTTPClientTransport(new URL(daemon.mcpUrl)));
+  return { client, asked };
+}
+
+const textOf = (r: unknown) => (r as ToolResult).content.map((c) => c.text ?? '').join('\n');
+
+afterAll(stopAllDaemons);
+
+describe('sampling and elicitation relayed to the host that caused them (stdio upstream)', () => {
+  let daemon: DaemonHandle;
+  let dataDir: string;
+  let policyFile: string;
+  const clients: Client[] = [];
+
+  beforeAll(async () => {
+    const dir = tempDir();
+    dataDir = join(dir, 'data');
+    policyFile = join(dir, 'policy.yaml');
+    writeFileSync(policyFile, 'roles: {}\n');
+    daemon = await startDaemon(writeConfig({ policy: { file: policyFile }, mcpServers: { everything: everythingStdio } }, dir));
+  });
+  afterAll(async () => Promise.all(clients.map((c) => c.close().catch(() => undefined))));
+
+  it('refuses sampling by default, and relays it once a policy rule allows it', async () => {
+    const { client, asked } = await host(daemon, 'alice', { sampling: {} });
+    clients.push(client);
+    await eventually(async () => (await client.listTools()).tools.some((t) => t.name === 'everything__trigger-sampling-request'));
+    const refused = await client
+      .callTool({ name: 'everything__trigger-sampling-request', arguments: { prompt: 'hello', maxTokens: 50 } })
+      .then(textOf, (e: Error) => e.message);
+    expect(refused).toContain('Sampling is not allowed');
+    expect(asked).toEqual([]);
+
+    writeFileSync(policyFile, 'everyone: [sampler]\nroles:\n  sampler:\n    - { id: sampling-ok, allow: sample, server: everything }\n');
+    const answer = await eventually(async () => {
+      const text = await client
+        .callTool({ name: 'everything__trigger-sampling-request', arguments: { prompt: 'hello', maxTokens: 50 } })
+        .then(textOf, (e: Error) => e.message);
+      return text.includes('sampled by alice') ? text : undefined;
+    }, 10_000);
+    expect(answer).toContain('model-of-alice');
+    expect(asked.some((a) => a.includes('hello'))).toBe(true);
+
+    const rows = auditRows(dataDir).filter((r) => r.method === 'sampling/createMessage');
+    expect(rows.some((r) => r.decision === 'denied' && r.upstream === 'everything')).toBe(true);
+    const ok = rows.find((r) => r.decision === 'allowed');
+    expect(ok).toMatchObject({ rule: 'sampling-ok', outcome: 'ok', principal: 'anonymous', client_name: 'host-alice' });
+    expect(String(ok!.arguments)).toContain('sampled by alice');
+  });
+
+  it('relays a form elicitation to a host that takes forms, and never to a url-only host', async () => {
+    const form = await host(daemon, 'bob', { elicitation: { form: {} } });
+    const urlOnly = await host(daemon, 'carol', { elicitation: { url: {} } });
+    clients.push(form.client, urlOnly.client);
+    const name = 'everything__trigger-elicitation-request';
+    await eventually(async () => (await form.client.listTools()).tools.some((t) => t.name === name));
+
+    const accepted = textOf(await form.client.callTool({ name, arguments: {} }));
+    expect(form.asked).toHaveLength(1);
+    expect(accepted).toContain('name from bob');
+
+    const refused = await urlOnly.client.callTool({ name, arguments: {} }).then(textOf, (e: Error) => e.message);
+    expect(urlOnly.asked).toEqual([]);
+    expect(refused).not.toContain('name from');
+    const row = auditRows(dataDir).find((r) => r.method === 'elicitation/create' && r.client_name === 'host-carol');
+    expect(row).toMatchObject({ decision: 'refused', rule: 'relay:host-lacks-capability', error_code: -32602, name: 'form' });
+  });
+});
+
+describe('two hosts calling one Streamable HTTP upstream at once', () => {
+  let upstream: ChildProcess;
+  let daemon: DaemonHandle;
+
+  beforeAll(async () => {
+    const port = await freePort();
+    upstream = spawn(process.execPath, [EVERYTHING_SERVER, 'streamableHttp'], {
+      env: { ...process.env, PORT: String(port) },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    upstream.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
+    await eventually(() => stderr.includes('listening on port'), 15_000, 'server-everything over HTTP');
+    const dir = tempDir();
+    const policyFile = join(dir, 'policy.yaml');
+    writeFileSync(policyFile, 'everyone: [sampler]\nroles:\n  sampler:\n    - { allow: sample, server: remote }\n');
+    daemon = await startDaemon(writeConfig({ policy: { file: policyFile }, mcpServers: { remote: { url: `http://127.0.0.1:${port}/mcp` } } }, dir));
+  });
+  afterAll(() => upstream?.kill());
+
+  it('gives each host only its own sampling requests', async () => {
+    const a = await host(daemon, 'a', { sampling: {} });
+    const b = await host(daemon, 'b', { sampling: {} });
+    try {
+      const name = 'remote__trigger-sampling-request';
+      await eventually(async () => (await a.client.listTools()).tools.some((t) => t.name === name));
+      const calls = Array.from({ length: 6 }, (_, i) => {
+        const [who, h] = i % 2 === 0 ? (['a', a] as const) : (['b', b] as const);
+        return h.client.callTool({ name, arguments: { prompt: `from-${who}-${i}`, maxTokens: 20 } }).then((r) => [who, textOf(r)] as const);
+      });
+      for (const [who, text] of await Promise.all(calls)) expect(text).toContain(`sampled by ${who}`);
+      expect(a.asked.every((q) => q.includes('from-a-'))).toBe(true);
+      expect(b.asked.every((q) => q.includes('from-b-'))).toBe(true);
+      expect(a.asked).toHaveLength(3);
+      expect(b.asked).toHaveLength(3);
+    } finally {
+      await Promise.all([a.client.close(), b.client.close()]);
+    }
+  });
+});
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+    server.on('error', reject);
+  });
+}
