@@ -106,7 +106,6 @@ export class PrincipalConnections {
   /** Whose connection this is; undefined for one this pool does not hold. */
   ownerOf(connection: UpstreamConnection): string | undefined {
     for (const entry of this.entries.values()) if (entry.connection === connection) return entry.principal;
-    for (const retired of this.retired) if (retired === connection) return undefined;
     return undefined;
   }
 
