@@ -1,12 +1,12 @@
 import { systemEntry, type AuditLog } from '@switchboard/audit';
-import type { FileWatcher } from '@switchboard/config';
+import { pinnedRootsChanged, type FileWatcher, type GatewayConfig } from '@switchboard/config';
 import { PinGuard, PinStore, type PinChange, type PolicyDocument, type PolicyEngine } from '@switchboard/policy';
 import type { SqliteConnection } from '@switchboard/persistence';
 import { MemoryBucketStore, RequestLimiter } from '@switchboard/rate-limit';
 import { CatalogStore } from '@switchboard/catalog';
-import type { GatewayConfig } from '@switchboard/config';
 import type { Logger } from '@switchboard/observability';
 import {
+  answeringPinnedRoots,
   CatalogSync,
   Forwarder,
   GatewayDispatcher,
@@ -17,17 +17,20 @@ import {
   SubscriptionManager,
 } from '@switchboard/relay';
 import { PrincipalSecretStore } from '@switchboard/secrets';
-import { DefaultTransportFactory, PrincipalConnections, UpstreamRegistry } from '@switchboard/upstream';
+import {
+  DefaultTransportFactory,
+  PrincipalConnections,
+  SessionConnections,
+  UpstreamRegistry,
+  type OwnedConnectionListener,
+  type ServerRequest,
+  type ServerRequestHandler,
+} from '@switchboard/upstream';
 import { loadSecretsKey } from './digest-key.js';
 import { openPolicy } from './policy-setup.js';
 import { PrincipalSecrets, type SecretSource } from './principal-secrets.js';
+import { RELAYED_CAPABILITIES, sessionCapabilitiesFor } from './upstream-capabilities.js';
 import { SWITCHBOARD_VERSION } from './version.js';
-
-/**
- * What the gateway declares to upstreams it can answer: it relays these to the host that
- * caused them, and answers -32602 when no host can (relay/server-requests).
- */
-const RELAYED_CAPABILITIES = { roots: { listChanged: true }, sampling: {}, elicitation: { form: {}, url: {} } };
 
 const NO_SECRETS: SecretSource = { valuesFor: () => ({}), principalsWith: () => [], fingerprint: () => '' };
 
@@ -48,6 +51,8 @@ export class GatewayRuntime {
   readonly pins?: PinGuard;
   /** One connection per principal for `isolation: per-principal` servers. */
   readonly principalConnections: PrincipalConnections;
+  /** One connection per downstream session for `isolation: per-session` servers. */
+  readonly sessionConnections: SessionConnections;
   /** Their secrets; without a database (tests) nobody has any. */
   private readonly secrets: PrincipalSecrets;
   /** Looks for accepted pins and changed secrets that other processes wrote. */
@@ -77,34 +82,41 @@ export class GatewayRuntime {
       logger,
     );
     let relay!: ServerRequestRelay;
+    let serverRequests!: ServerRequestHandler;
     const upstreamDeps = {
       logger,
       factory: new DefaultTransportFactory(),
       client: { name: 'switchboard', version: SWITCHBOARD_VERSION },
       clientCapabilities: RELAYED_CAPABILITIES,
-      serverRequests: (request: Parameters<ServerRequestRelay['handle']>[0]) => relay.handle(request),
+      serverRequests: (request: ServerRequest) => serverRequests(request),
     };
     this.registry = new UpstreamRegistry(upstreamDeps);
     this.sync = new CatalogSync(this.registry, this.catalog, logger);
-    const perPrincipal = (server: string) => this.current.servers.some((s) => s.name === server && s.isolation === 'per-principal');
-    const fanout = new NotificationFanout(this.sessions, this.registry, this.catalog, perPrincipal);
+    const isolated = (server: string) => this.current.servers.some((s) => s.name === server && s.isolation !== 'shared');
+    const fanout = new NotificationFanout(this.sessions, this.registry, this.catalog, isolated);
     let subscriptions!: SubscriptionManager;
-    this.principalConnections = new PrincipalConnections({
-      ...upstreamDeps,
-      secrets: this.secrets,
-      listener: {
-        ready: (server, principal, connection) => {
-          subscriptions.principalConnectionReady(server, principal);
-          void pushUpstreamLogLevel(connection, this.sessions);
-        },
-        notification: (server, principal, n) => {
-          fanout.principalNotification(server, principal, n);
-          subscriptions.onNotification(server, principal, n);
-          relay.upstreamNotification(n);
-        },
+    /** What an owned connection reports goes to its owner: a principal's sessions, or the one session. */
+    const toOwner = (perSession: boolean): OwnedConnectionListener => ({
+      ready: (server, owner, connection) => {
+        subscriptions.ownedConnectionReady(server, owner);
+        void pushUpstreamLogLevel(connection, this.sessions, perSession ? owner : undefined);
+      },
+      notification: (server, owner, n) => {
+        if (perSession) fanout.sessionNotification(server, owner, n);
+        else fanout.principalNotification(server, owner, n);
+        subscriptions.onNotification(server, owner, n);
+        relay.upstreamNotification(n);
       },
     });
-    subscriptions = new SubscriptionManager(this.registry, this.sessions, logger, this.principalConnections);
+    this.principalConnections = new PrincipalConnections({ ...upstreamDeps, secrets: this.secrets, listener: toOwner(false) });
+    this.sessionConnections = new SessionConnections({
+      ...upstreamDeps,
+      capabilitiesFor: sessionCapabilitiesFor(this.sessions),
+      listener: toOwner(true),
+    });
+    // A session's own connections end with it (and after the idle timeout, like any owned one).
+    this.sessions.onClose((session) => void this.sessionConnections.closeOwner(session.id));
+    subscriptions = new SubscriptionManager(this.registry, this.sessions, logger, [this.principalConnections, this.sessionConnections]);
     this.dispatcher = new GatewayDispatcher({
       config: () => this.current,
       catalog: this.catalog,
@@ -120,9 +132,11 @@ export class GatewayRuntime {
       policy: this.policy,
       pins: this.pins,
       principalConnections: this.principalConnections,
+      sessionConnections: this.sessionConnections,
       unusableServers: (principal) => this.secrets.unusableServers(principal),
     });
     relay = new ServerRequestRelay(this.dispatcher.services, () => this.current.relay);
+    serverRequests = answeringPinnedRoots(this.dispatcher.services, relay.handle);
     this.registry.addListener({ notification: (_server, n) => relay.upstreamNotification(n) });
   }
 
@@ -193,9 +207,21 @@ export class GatewayRuntime {
 
   /** A live config change: upstreams added, removed or restarted; hosts hear list_changed. */
   async reload(next: GatewayConfig): Promise<void> {
+    const previous = this.current;
     this.current = next;
     const changes = await this.apply(next);
+    this.announcePinnedRoots(pinnedRootsChanged(previous.servers, next.servers));
     this.logger.info(changes, 'config reloaded');
+  }
+
+  /** Servers whose pinned roots changed keep running; every connection to them hears so, and asks again. */
+  private announcePinnedRoots(servers: readonly string[]): void {
+    if (servers.length === 0) return;
+    const names = new Set(servers);
+    const owned = [...this.principalConnections.all(), ...this.sessionConnections.all()].map((c) => c.connection);
+    for (const connection of [...this.registry.all(), ...owned]) {
+      if (names.has(connection.name) && connection.isAvailable) void connection.notify('notifications/roots/list_changed');
+    }
   }
 
   /** Refuses new requests, waits for in-flight ones (bounded), then stops every upstream. */
@@ -204,23 +230,25 @@ export class GatewayRuntime {
     clearInterval(this.poll);
     this.dispatcher.startDraining();
     const deadline = Date.now() + maxWaitMs;
-    const inFlight = () => this.registry.inFlight() + this.principalConnections.inFlight();
+    const inFlight = () => this.registry.inFlight() + this.principalConnections.inFlight() + this.sessionConnections.inFlight();
     while (inFlight() > 0 && Date.now() < deadline) {
       await new Promise((r) => setTimeout(r, 25));
     }
     const left = inFlight();
     if (left > 0) this.logger.warn({ left }, 'stopping with requests still in flight');
-    await Promise.all([this.registry.stopAll(), this.principalConnections.stopAll()]);
+    await Promise.all([this.registry.stopAll(), this.principalConnections.stopAll(), this.sessionConnections.stopAll()]);
   }
 
   /**
-   * The shared registry runs each per-principal server with one principal's secrets, to
-   * read its lists (principal-secrets.ts); calls go through the caller's own connection.
+   * The shared registry runs each per-principal server with one principal's secrets, and
+   * each per-session server as configured, to read its lists (principal-secrets.ts); calls
+   * go through the caller's (or the session's) own connection.
    */
   private apply(config: GatewayConfig) {
     this.secrets.setServers(config.servers);
     const shared = { ...config, servers: this.secrets.discoveryServers(config.servers) };
     this.principalConnections.refresh(config.servers);
+    this.sessionConnections.refresh(config.servers);
     this.sync.configure(shared);
     return this.registry.apply(shared.servers);
   }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { deepEqual, diffServers } from './config.diff.js';
+import { deepEqual, diffServers, pinnedRootsChanged, sameConnection } from './config.diff.js';
 import type { RemoteServerConfig, ServerConfig, StdioServerConfig } from './config.types.js';
 
 const timeouts = { connectMs: 1, requestMs: 2, maxRequestMs: 3 };
@@ -78,5 +78,23 @@ describe('deepEqual', () => {
     expect(deepEqual([1, 2], [2, 1])).toBe(false);
     expect(deepEqual({ x: 1, y: 2 }, { y: 2, x: 1 })).toBe(true);
     expect(deepEqual(null, {})).toBe(false);
+  });
+});
+
+describe('pinned roots', () => {
+  const pinned = (uri: string) => stdio('s', { roots: [{ uri }] });
+
+  it('change without restarting the server, and are reported for the connections to be told', () => {
+    expect(diffServers([pinned('file:///a')], [pinned('file:///b')]).changed).toEqual([]);
+    expect(pinnedRootsChanged([pinned('file:///a')], [pinned('file:///b')])).toEqual(['s']);
+    expect(pinnedRootsChanged([pinned('file:///a')], [pinned('file:///a')])).toEqual([]);
+  });
+
+  it('restart the server when they are pinned or unpinned, which is not a change of the list', () => {
+    expect(diffServers([stdio('s')], [pinned('file:///a')]).changed).toHaveLength(1);
+    expect(diffServers([pinned('file:///a')], [stdio('s')]).changed).toHaveLength(1);
+    expect(pinnedRootsChanged([stdio('s')], [pinned('file:///a')])).toEqual([]);
+    expect(sameConnection(pinned('file:///a'), pinned('file:///b'))).toBe(true);
+    expect(sameConnection(pinned('file:///a'), stdio('s', { roots: [{ uri: 'file:///a' }], args: [] }))).toBe(false);
   });
 });

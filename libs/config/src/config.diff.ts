@@ -18,10 +18,33 @@ export function diffServers(prev: readonly ServerConfig[], next: readonly Server
   for (const server of next) {
     const old = before.get(server.name);
     if (old === undefined) added.push(server);
-    else if (!deepEqual(old, server)) changed.push(server);
+    else if (!sameConnection(old, server)) changed.push(server);
   }
   const removed = prev.filter((s) => !after.has(s.name));
   return { added, removed, changed };
+}
+
+/**
+ * Whether two versions of a server run the same connection. The pinned roots' list is left
+ * out: the gateway answers roots/list from the current config and tells the connections it
+ * changed (notifications/roots/list_changed), so a stateful server keeps running. Whether
+ * roots are pinned at all counts, since a per-session connection declares roots by it.
+ */
+export function sameConnection(a: ServerConfig, b: ServerConfig): boolean {
+  return deepEqual(withRootsFlag(a), withRootsFlag(b));
+}
+
+const withRootsFlag = (server: ServerConfig) => ({ ...server, roots: server.roots !== undefined });
+
+/**
+ * The servers pinned in both configs whose pinned roots differ: their connections keep
+ * running and must be told. (Pinning or unpinning restarts them; see sameConnection.)
+ */
+export function pinnedRootsChanged(prev: readonly ServerConfig[], next: readonly ServerConfig[]): string[] {
+  const before = new Map(prev.map((s) => [s.name, s.roots]));
+  return next
+    .filter((s) => s.roots !== undefined && before.get(s.name) !== undefined && !deepEqual(before.get(s.name), s.roots))
+    .map((s) => s.name);
 }
 
 /** For JSON-like values. A key set to undefined counts as absent, as it would once serialised. */

@@ -58,6 +58,7 @@ function normalizeServer(name: string, s: ServerInput, base: string, top: Timeou
     enabled: s.disabled !== true,
     pin: s.pin ?? 'strict',
     isolation: s.isolation ?? 'shared',
+    ...(s.roots !== undefined && { roots: s.roots.map((root) => ({ ...root })) }),
   };
   const transport = resolveTransport(s);
   if (transport === 'stdio') {

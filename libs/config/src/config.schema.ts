@@ -32,8 +32,11 @@ import { z } from 'zod';
  *   namespace     overrides the top-level namespace for this server
  *   timeouts      per-server connectMs / requestMs / maxRequestMs, merged over the top-level ones
  *   disabled      true keeps the entry without starting it
- *   isolation     shared (one connection for everyone) | per-principal (one per user; env
- *                 and headers may then use ${secret:NAME}, the caller's own secret)
+ *   isolation     shared (one connection for everyone) | per-session (one per downstream
+ *                 session) | per-principal (one per user; env and headers may then use
+ *                 ${secret:NAME}, the caller's own secret)
+ *   roots         [{ uri: file://..., name? }]: the gateway answers the server's roots/list
+ *                 with these itself, never asking a host
  *
  * Objects are strict so that unknown keys surface as issues; the loader turns those into
  * warnings rather than errors, because Claude Desktop and other hosts add keys of their own.
@@ -71,6 +74,11 @@ function isHttpUrl(value: string): boolean {
   if (!URL.canParse(value)) return false;
   const { protocol, hostname } = new URL(value);
   return (protocol === 'http:' || protocol === 'https:') && hostname !== '';
+}
+
+/** The spec's roots are file:// URIs only. */
+function isFileUri(value: string): boolean {
+  return value.startsWith('file://') && URL.canParse(value);
 }
 
 /** Retention as written in the file: a count and a unit (minutes, hours, days, weeks), or off. */
@@ -143,6 +151,16 @@ const serverTimeouts = z
   })
   .describe('Overrides of the top-level timeouts for this server (milliseconds).');
 
+const pinnedRoot = z
+  .strictObject({
+    uri: z
+      .string()
+      .refine(isFileUri, { error: 'must be a file:// URI (roots are file URIs)' })
+      .describe('The root, a file:// URI.'),
+    name: text().optional().describe('A name for it that hosts and servers may show.'),
+  })
+  .describe('A root given to the server as it is.');
+
 const serverSchema = z
   .strictObject({
     type: z
@@ -168,11 +186,15 @@ const serverSchema = z
     timeouts: serverTimeouts.optional(),
     disabled: z.boolean().optional().describe('true keeps the entry without starting the server.'),
     isolation: z
-      .enum(['shared', 'per-principal'])
+      .enum(['shared', 'per-session', 'per-principal'])
       .optional()
       .describe(
-        'shared (default): one connection serves everyone. per-principal: one connection per principal, so per-user credentials (${secret:NAME} in env or headers) never mix.',
+        'shared (default): one connection serves everyone. per-session: one connection per downstream session, for stateful servers. per-principal: one connection per principal, so per-user credentials (${secret:NAME} in env or headers) never mix.',
       ),
+    roots: z
+      .array(pinnedRoot)
+      .optional()
+      .describe("The server's roots, answered by the gateway itself (hosts are never asked, nor told of their roots' changes)."),
     pin: z
       .enum(['strict', 'warn', 'off'])
       .optional()

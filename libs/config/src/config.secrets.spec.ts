@@ -74,6 +74,12 @@ describe('${secret:NAME} in a per-principal server', () => {
     ]);
   });
 
+  it('is refused on a per-session server too: a session is not whose secret it would be', () => {
+    expect(problemsOf('mcpServers:\n  s:\n    command: node\n    isolation: per-session\n    env: { X: "${secret:T}" }\n')).toEqual([
+      'mcpServers.s.env.X: "${secret:T}" needs isolation: per-principal (a secret belongs to the principal making the call)',
+    ]);
+  });
+
   it('is refused in args, url, command and cwd, and with a bad name, each reported', () => {
     const problems = problemsOf(
       [

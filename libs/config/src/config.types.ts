@@ -23,10 +23,22 @@ interface ServerCommon {
   /** Tool-definition pinning (docs/policy.md#tool-pinning). */
   pin: 'strict' | 'warn' | 'off';
   /**
+   * `per-session`: each downstream session gets a connection of its own (stateful servers).
    * `per-principal`: each principal gets a connection of their own, opened with their own
    * secrets (`${secret:NAME}` in env or headers; docs/isolation.md).
    */
-  isolation: 'shared' | 'per-principal';
+  isolation: 'shared' | 'per-session' | 'per-principal';
+  /**
+   * Roots pinned in the config: the gateway answers the server's roots/list with exactly
+   * these and never asks a host (docs/relay.md#pinned-roots). Absent: roots come from hosts.
+   */
+  roots?: PinnedRoot[];
+}
+
+/** One root as roots/list gives it: a file:// URI, and a name to show. */
+export interface PinnedRoot {
+  uri: string;
+  name?: string;
 }
 
 export interface StdioServerConfig extends ServerCommon {

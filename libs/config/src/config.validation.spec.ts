@@ -112,6 +112,42 @@ describe('servers', () => {
     expect(problemsOf(one(server))).toEqual([{ path, reason }]);
   });
 
+  it('takes per-session isolation and pinned file:// roots', () => {
+    const file = join(dir, 'roots.yaml');
+    writeFileSync(
+      file,
+      'mcpServers:\n  s:\n    command: x\n    isolation: per-session\n    roots: [{ uri: "file:///srv/a", name: A }, { uri: "file:///srv/b" }]\n  t: { command: y }\n',
+    );
+    const [s, t] = loadConfig(file, {}).servers;
+    expect(s).toMatchObject({ isolation: 'per-session', roots: [{ uri: 'file:///srv/a', name: 'A' }, { uri: 'file:///srv/b' }] });
+    expect(t.roots).toBeUndefined();
+  });
+
+  it('lists every problem of pinned roots', () => {
+    const yaml = [
+      'mcpServers:',
+      '  s:',
+      '    command: x',
+      '    isolation: per-everyone',
+      '    roots:',
+      '      - { uri: "https://example.test/repo" }',
+      '      - { uri: "/srv/plain/path", name: 7 }',
+      '      - { name: nameless }',
+      '      - "file:///a-string"',
+      '  t: { command: x, roots: { uri: "file:///x" } }',
+    ].join('\n');
+    const ROOT = 'must be a file:// URI (roots are file URIs)';
+    expect(problemsOf(yaml)).toEqual([
+      { path: 'mcpServers.s.isolation', reason: 'must be one of: shared, per-session, per-principal' },
+      { path: 'mcpServers.s.roots.0.uri', reason: ROOT },
+      { path: 'mcpServers.s.roots.1.uri', reason: ROOT },
+      { path: 'mcpServers.s.roots.1.name', reason: 'must be a string (quote numbers and booleans)' },
+      { path: 'mcpServers.s.roots.2.uri', reason: 'must be a string' },
+      { path: 'mcpServers.s.roots.3', reason: 'must be a mapping (an object)' },
+      { path: 'mcpServers.t.roots', reason: 'must be a list' },
+    ]);
+  });
+
   it('accepts any characters in a server name, and quotes odd ones in paths', () => {
     const file = join(dir, 'names.yaml');
     writeFileSync(file, 'mcpServers:\n  "my server.io": { command: x }\n  "ünï": { command: y }\n');

@@ -73,15 +73,22 @@ export class GatewayDispatcher {
   }
 
   /**
-   * A host's roots changed: every upstream it may be the roots of hears so (the shared ones
-   * and the principal's own); each asks again with roots/list, which is relayed back.
+   * A host's roots changed: every upstream it may be the roots of hears so (the shared ones,
+   * the principal's own and the session's own); each asks again with roots/list, which is
+   * relayed back. Not a server whose roots are pinned in the config (the gateway answers
+   * those itself), nor the connection that only reads an isolated server's lists.
    */
   private rootsChanged(session: DownstreamSession): void {
-    const own = [...(this.services.principalConnections?.all() ?? [])]
-      .filter((c) => c.principal === session.principal.id)
-      .map((c) => c.connection);
-    for (const connection of [...this.services.registry.all(), ...own]) {
-      if (connection.isAvailable) void connection.notify('notifications/roots/list_changed');
+    const { registry, principalConnections, sessionConnections } = this.services;
+    const servers = new Map(this.services.config().servers.map((s) => [s.name, s]));
+    const hostRooted = (server: string) => servers.get(server)?.roots === undefined;
+    const shared = registry.all().filter((c) => servers.get(c.name)?.isolation === 'shared');
+    const own = [
+      ...[...(principalConnections?.all() ?? [])].filter((c) => c.owner === session.principal.id),
+      ...[...(sessionConnections?.all() ?? [])].filter((c) => c.owner === session.id),
+    ].map((c) => c.connection);
+    for (const connection of [...shared, ...own]) {
+      if (connection.isAvailable && hostRooted(connection.name)) void connection.notify('notifications/roots/list_changed');
     }
   }
 }

@@ -9,3 +9,5 @@ export { advertisedCapabilities } from './handlers/lifecycle.js';
 export type { AuditFacts } from './audit/audit-facts.js';
 export { ServerRequestRelay, type RelayLimits } from './server-requests/server-request-relay.js';
 export type { RelayOrigin } from './server-requests/relay-origin.js';
+export { answeringPinnedRoots } from './server-requests/pinned-roots.js';
+export { sessionClientCapabilities, type SessionCapabilityOptions } from './server-requests/session-client-capabilities.js';

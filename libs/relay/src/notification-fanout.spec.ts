@@ -1,6 +1,8 @@
-import type { UpstreamConnection } from '@switchboard/upstream';
+import { CatalogStore } from '@switchboard/catalog';
+import { silentLogger } from '@switchboard/observability';
+import { DefaultTransportFactory, UpstreamRegistry, type UpstreamConnection } from '@switchboard/upstream';
 import { describe, expect, it } from 'vitest';
-import { pushUpstreamLogLevel } from './notification-fanout.js';
+import { NotificationFanout, pushUpstreamLogLevel, upstreamLogLevel } from './notification-fanout.js';
 import { SessionDirectory, type DownstreamSession } from './session.js';
 
 type Item = Record<string, unknown>;
@@ -66,5 +68,30 @@ describe('pushUpstreamLogLevel', () => {
     const failing = { ...connection, request: () => Promise.reject(new Error('gone')) } as unknown as UpstreamConnection;
     sessions.get('a')!.logLevel = 'info';
     await expect(pushUpstreamLogLevel(failing, sessions)).resolves.toBeUndefined();
+  });
+});
+
+describe('a per-session connection', () => {
+  it('is asked for its own session\'s level, not the most verbose of all', () => {
+    const sessions = new SessionDirectory();
+    session('quiet', sessions).logLevel = 'error';
+    session('chatty', sessions).logLevel = 'debug';
+    expect(upstreamLogLevel(sessions)).toBe('debug');
+    expect(upstreamLogLevel(sessions, 'quiet')).toBe('error');
+    expect(upstreamLogLevel(sessions, 'gone')).toBeUndefined();
+  });
+
+  it('has its log lines delivered to its session only', () => {
+    const sessions = new SessionDirectory();
+    const got: Record<string, unknown[]> = { a: [], b: [] };
+    for (const id of ['a', 'b']) {
+      const s = { id, initialized: true, principal: { id: 'same-user' }, send: async (m: unknown) => void got[id].push(m) };
+      sessions.add(s as unknown as DownstreamSession);
+    }
+    const registry = new UpstreamRegistry({ logger: silentLogger(), factory: new DefaultTransportFactory(), client: { name: 't', version: '1' } });
+    const fanout = new NotificationFanout(sessions, registry, new CatalogStore(), () => true);
+    fanout.sessionNotification('shell', 'b', { jsonrpc: '2.0', method: 'notifications/message', params: { level: 'error', data: 'x' } });
+    expect(got.a).toEqual([]);
+    expect(got.b).toEqual([{ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'error', data: 'x', logger: 'shell' } }]);
   });
 });

@@ -1,7 +1,7 @@
 import type { CatalogStore } from '@switchboard/catalog';
 import { isLogLevel, passesLevel, type JsonRpcNotification, type LogLevel } from '@switchboard/core';
 import type { UpstreamConnection, UpstreamRegistry } from '@switchboard/upstream';
-import type { SessionDirectory } from './session.js';
+import type { DownstreamSession, SessionDirectory } from './session.js';
 
 /** Sessions that never sent logging/setLevel get messages at this level and above. */
 export const DEFAULT_SESSION_LOG_LEVEL: LogLevel = 'info';
@@ -17,10 +17,10 @@ export class NotificationFanout {
     registry: UpstreamRegistry,
     store: CatalogStore,
     /**
-     * Whether a server is per-principal: its shared connection only reads the catalog, and
-     * its log lines (about whoever's credentials opened it) reach nobody.
+     * Whether a server is per-principal or per-session: its shared connection only reads the
+     * catalog, and its log lines (about a connection no host uses) reach nobody.
      */
-    private readonly perPrincipal: (server: string) => boolean = () => false,
+    private readonly isolated: (server: string) => boolean = () => false,
   ) {
     store.onChange((diff) => {
       if (diff.tools) this.broadcast('notifications/tools/list_changed');
@@ -29,7 +29,7 @@ export class NotificationFanout {
     });
     registry.addListener({
       notification: (server, n) => {
-        if (n.method === 'notifications/message' && !this.perPrincipal(server)) this.log(server, n);
+        if (n.method === 'notifications/message' && !this.isolated(server)) this.log(server, n);
       },
       stateChanged: (server, state) => {
         // A (re)connected upstream starts at its default level; tell it what sessions asked for.
@@ -47,26 +47,35 @@ export class NotificationFanout {
 
   /** A log line from a principal's own connection goes to that principal's sessions only. */
   principalNotification(server: string, principal: string, n: JsonRpcNotification): void {
-    if (n.method === 'notifications/message') this.log(server, n, principal);
+    if (n.method === 'notifications/message') this.log(server, n, (s) => s.principal.id === principal);
   }
 
-  private log(server: string, n: JsonRpcNotification, principal?: string): void {
+  /** A log line from a session's own connection goes to that session only. */
+  sessionNotification(server: string, sessionId: string, n: JsonRpcNotification): void {
+    if (n.method === 'notifications/message') this.log(server, n, (s) => s.id === sessionId);
+  }
+
+  private log(server: string, n: JsonRpcNotification, audience: (session: DownstreamSession) => boolean = () => true): void {
     const level = n.params?.level;
     if (!isLogLevel(level)) return;
     const logger = typeof n.params?.logger === 'string' ? `${server}/${n.params.logger}` : server;
     const params = { ...n.params, logger };
     for (const session of this.sessions.initialized()) {
-      if (principal !== undefined && session.principal.id !== principal) continue;
+      if (!audience(session)) continue;
       if (!passesLevel(level, session.logLevel ?? DEFAULT_SESSION_LOG_LEVEL)) continue;
       void session.send({ jsonrpc: '2.0', method: 'notifications/message', params }).catch(() => undefined);
     }
   }
 }
 
-/** The level to ask of upstreams: the most verbose any session wants (they filter further). */
-export function upstreamLogLevel(sessions: SessionDirectory): LogLevel | undefined {
+/**
+ * The level to ask of upstreams: the most verbose any session wants (they filter further);
+ * of a per-session connection, what its one session wants.
+ */
+export function upstreamLogLevel(sessions: SessionDirectory, onlySession?: string): LogLevel | undefined {
   let min: LogLevel | undefined;
   for (const s of sessions.all()) {
+    if (onlySession !== undefined && s.id !== onlySession) continue;
     if (s.logLevel && (!min || passesLevel(min, s.logLevel))) min = s.logLevel;
   }
   return min;
@@ -81,10 +90,10 @@ const levelPushes = new WeakMap<UpstreamConnection, Promise<void>>();
  * upstream (separate POSTs) and leave it at a stale, quieter level, and the last one queued
  * always carries the current wish. Failures are swallowed: the level is advisory.
  */
-export function pushUpstreamLogLevel(connection: UpstreamConnection, sessions: SessionDirectory): Promise<void> {
+export function pushUpstreamLogLevel(connection: UpstreamConnection, sessions: SessionDirectory, onlySession?: string): Promise<void> {
   const previous = levelPushes.get(connection) ?? Promise.resolve();
   const next = previous.then(async () => {
-    const level = upstreamLogLevel(sessions);
+    const level = upstreamLogLevel(sessions, onlySession);
     if (!level || !connection.isAvailable || !connection.capabilities.logging) return;
     await connection
       .request('logging/setLevel', { level }, { timeoutMs: connection.config.timeouts.requestMs })

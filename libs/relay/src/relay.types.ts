@@ -4,7 +4,7 @@ import type { CatalogStore } from '@switchboard/catalog';
 import type { GatewayConfig } from '@switchboard/config';
 import type { InboundContext, JsonRpcRequest } from '@switchboard/core';
 import type { Logger } from '@switchboard/observability';
-import type { PrincipalConnections, UpstreamRegistry } from '@switchboard/upstream';
+import type { PrincipalConnections, SessionConnections, UpstreamRegistry } from '@switchboard/upstream';
 import type { AuditLog } from '@switchboard/audit';
 import type { AuditFacts } from './audit/audit-facts.js';
 import type { CatalogSync } from './catalog-sync.js';
@@ -35,6 +35,8 @@ export interface RelayServices {
   pins?: PinGuard;
   /** Connections of `isolation: per-principal` servers, one per principal; undefined in tests without any. */
   principalConnections?: PrincipalConnections;
+  /** Connections of `isolation: per-session` servers, one per downstream session; undefined in tests without any. */
+  sessionConnections?: SessionConnections;
   /**
    * The per-principal servers a principal cannot use, lacking a secret they need; their
    * items are left out of that principal's lists. Sorted, so it can key a cache.

@@ -1,11 +1,15 @@
 import type { Logger } from '@switchboard/observability';
 import type { JsonRpcNotification } from '@switchboard/core';
-import type { PrincipalConnections, UpstreamConnection, UpstreamRegistry } from '@switchboard/upstream';
+import type { OwnedConnections, UpstreamConnection, UpstreamRegistry } from '@switchboard/upstream';
 import type { DownstreamSession, SessionDirectory } from './session.js';
 
 interface Subscription {
   server: string;
-  /** The principal whose own connection holds it (per-principal servers); '' on a shared one. */
+  /**
+   * Whose connection holds it: the principal (per-principal servers), the session id
+   * (per-session servers), or '' on a shared one. A server has one isolation, so the two
+   * kinds of owner never meet under one server.
+   */
   owner: string;
   uri: string;
   /** session id -> the URI as that session knows it (the public form). */
@@ -19,7 +23,8 @@ const keyOf = (server: string, owner: string, uri: string) => `${server}\u0000${
  * Resource subscriptions, reference-counted: one upstream subscription per (connection, URI)
  * however many hosts subscribed, and `notifications/resources/updated` delivered only to the
  * sessions that subscribed to that URI on that connection. On a per-principal server each
- * principal subscribes on their own connection and hears only its updates.
+ * principal subscribes on their own connection and hears only its updates; on a per-session
+ * server each session on its own.
  */
 export class SubscriptionManager {
   private readonly subs = new Map<string, Subscription>();
@@ -28,7 +33,8 @@ export class SubscriptionManager {
     private readonly registry: UpstreamRegistry,
     private readonly sessions: SessionDirectory,
     private readonly logger: Logger,
-    private readonly principalConnections?: PrincipalConnections,
+    /** The pools of isolated servers' connections (per-principal, per-session). */
+    private readonly owned: readonly OwnedConnections[] = [],
   ) {
     sessions.onClose((s) => this.dropSession(s.id));
     registry.addListener({
@@ -39,19 +45,19 @@ export class SubscriptionManager {
     });
   }
 
-  /** A principal's own connection (re)connected: renew what they subscribed there. */
-  principalConnectionReady(server: string, principal: string): void {
-    this.resubscribe(server, principal);
+  /** An owned connection (a principal's, a session's) (re)connected: renew what was subscribed there. */
+  ownedConnectionReady(server: string, owner: string): void {
+    this.resubscribe(server, owner);
   }
 
-  /** A notification from a principal's own connection. */
+  /** A notification from an owned connection. */
   onNotification(server: string, owner: string, n: JsonRpcNotification): void {
     if (n.method === 'notifications/resources/updated') this.deliver(server, owner, String(n.params?.uri ?? ''), n.params);
   }
 
   /**
-   * `connection` is the one the request was routed to: the shared one, or the session's
-   * principal's own on a per-principal server.
+   * `connection` is the one the request was routed to: the shared one, the session's
+   * principal's own on a per-principal server, or the session's own on a per-session one.
    */
   async subscribe(session: DownstreamSession, connection: UpstreamConnection, uri: string, publicUri: string): Promise<void> {
     const owner = this.ownerOf(connection, session);
@@ -66,10 +72,11 @@ export class SubscriptionManager {
   }
 
   async unsubscribe(session: DownstreamSession, server: string, uri: string): Promise<void> {
-    const shared = this.subs.get(keyOf(server, SHARED, uri));
-    const key = shared?.sessions.has(session.id) ? keyOf(server, SHARED, uri) : keyOf(server, session.principal.id, uri);
-    const sub = this.subs.get(key);
-    if (!sub) return;
+    const key = [SHARED, session.principal.id, session.id]
+      .map((owner) => keyOf(server, owner, uri))
+      .find((k) => this.subs.get(k)?.sessions.has(session.id));
+    if (key === undefined) return;
+    const sub = this.subs.get(key)!;
     sub.sessions.delete(session.id);
     if (sub.sessions.size === 0) await this.release(key, sub);
   }
@@ -86,11 +93,21 @@ export class SubscriptionManager {
   }
 
   private ownerOf(connection: UpstreamConnection, session: DownstreamSession): string {
-    return this.registry.get(connection.name) === connection ? SHARED : session.principal.id;
+    if (this.registry.get(connection.name) === connection) return SHARED;
+    for (const pool of this.owned) {
+      const owner = pool.ownerOf(connection);
+      if (owner !== undefined) return owner;
+    }
+    return session.principal.id;
   }
 
   private connectionOf(server: string, owner: string): UpstreamConnection | undefined {
-    return owner === SHARED ? this.registry.get(server) : this.principalConnections?.existing(server, owner);
+    if (owner === SHARED) return this.registry.get(server);
+    for (const pool of this.owned) {
+      const found = pool.existing(server, owner);
+      if (found) return found;
+    }
+    return undefined;
   }
 
   private async release(key: string, sub: Subscription): Promise<void> {

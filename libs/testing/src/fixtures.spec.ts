@@ -188,3 +188,34 @@ describe.each<FixtureKind>(['stdio', 'http', 'sse'])('fixture over %s', (kind) =
     await vi.waitFor(async () => expect((await stats(client)).cancelled).toBe(before + 1), { timeout: 5_000 });
   });
 });
+
+describe('the fixture asking its client (stdio)', () => {
+  let fixture: FixtureConnection;
+
+  beforeAll(async () => {
+    fixture = await connectToFixture('stdio', {}, { capabilities: { roots: { listChanged: true }, sampling: {}, elicitation: { form: {} } } });
+    const client = fixture.client;
+    client.setRequestHandler('roots/list', async () => ({ roots: [{ uri: 'file:///work', name: 'work' }] }));
+    client.setRequestHandler('sampling/createMessage', async (request) => ({
+      role: 'assistant',
+      content: { type: 'text', text: `sampled: ${(request.params.messages[0].content as { text: string }).text}` },
+      model: 'test-model',
+    }));
+    client.setRequestHandler('elicitation/create', async () => ({ action: 'accept', content: { name: 'Ada' } }));
+  });
+  afterAll(() => fixture?.close());
+
+  it('reports what the client declared, and counts per connection', async () => {
+    expect(JSON.parse(await textOf(fixture.client, 'client_capabilities'))).toEqual({ roots: { listChanged: true }, sampling: {}, elicitation: { form: {} } });
+    expect(await textOf(fixture.client, 'counter')).toBe('1');
+    expect(await textOf(fixture.client, 'counter')).toBe('2');
+    await fixture.client.sendRootsListChanged();
+    await vi.waitFor(async () => expect((await stats(fixture.client)).rootsChanged).toBe(1));
+  });
+
+  it('asks for roots, a sample and a form, and returns the answers', async () => {
+    expect(JSON.parse(await textOf(fixture.client, 'list_roots'))).toEqual([{ uri: 'file:///work', name: 'work' }]);
+    expect(await textOf(fixture.client, 'ask_sampling', { prompt: 'hi' })).toBe('sampled: hi');
+    expect(JSON.parse(await textOf(fixture.client, 'ask_elicitation', { message: 'who?' }))).toEqual({ action: 'accept', content: { name: 'Ada' } });
+  });
+});

@@ -5,4 +5,6 @@ export * from './backoff.js';
 export * from './transports/upstream-transport.js';
 export * from './transports/transport-factory.js';
 export { StdioUpstreamTransport } from './transports/stdio-transport.js';
+export * from './owned-connections.js';
 export * from './principal-connections.js';
+export * from './session-connections.js';

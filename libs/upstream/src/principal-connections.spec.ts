@@ -133,7 +133,7 @@ describe('PrincipalConnections', () => {
     await pool.connectionFor(server, 'b');
     await pool.connectionFor(server, 'c'); // the cap: a, least recently used, goes
     expect(a.state).toBe('stopped');
-    expect([...pool.all()].map((c) => c.principal).sort()).toEqual(['b', 'c']);
+    expect([...pool.all()].map((c) => c.owner).sort()).toEqual(['b', 'c']);
     await new Promise((r) => setTimeout(r, 200));
     expect([...pool.all()]).toEqual([]);
   });

@@ -1,4 +1,4 @@
-import { deepEqual, diffServers, type ServerConfig } from '@switchboard/config';
+import { diffServers, sameConnection, type ServerConfig } from '@switchboard/config';
 import type { UpstreamConnection, UpstreamDeps } from './upstream-connection.js';
 import { UpstreamConnection as Connection } from './upstream-connection.js';
 import type { UpstreamListener, UpstreamStatus } from './upstream.types.js';
@@ -72,7 +72,7 @@ export class UpstreamRegistry {
 
   private isCurrent(server: ServerConfig): boolean {
     const now = this.current.find((s) => s.name === server.name);
-    return now !== undefined && now.enabled && deepEqual(now, server);
+    return now !== undefined && now.enabled && sameConnection(now, server);
   }
 
   private startOne(config: ServerConfig): void {

@@ -5,9 +5,10 @@ import type { AuditFacts } from '../audit/audit-facts.js';
 import type { RelayServices, RequestContext } from '../relay.types.js';
 
 /**
- * The connection a request for `server` goes through: the shared one, or for an
+ * The connection a request for `server` goes through: the shared one; for an
  * `isolation: per-principal` server the caller's own (opened with their secrets on first
- * use). Records the route (upstream and its own name for the item) for the audit row.
+ * use); for a per-session one the session's own (opened on its first request there).
+ * Records the route (upstream and its own name for the item) for the audit row.
  */
 export async function upstreamOf(
   ctx: Pick<RequestContext, 'session'>,
@@ -20,8 +21,16 @@ export async function upstreamOf(
     facts.upstream = server;
     facts.originalName = originalName ?? null;
   }
-  const config = perPrincipalConfig(services, server);
-  if (config && services.principalConnections) {
+  const config = isolatedConfig(services, server);
+  if (config?.isolation === 'per-session' && services.sessionConnections) {
+    // A request still running for a session that has just ended must not open a connection
+    // nobody would close (closing happens once, when the session is removed).
+    if (services.sessions.get(ctx.session.id) !== ctx.session) {
+      throw new McpError(ErrorCode.ConnectionClosed, 'Session ended before the request completed');
+    }
+    return services.sessionConnections.connectionFor(config, ctx.session.id);
+  }
+  if (config?.isolation === 'per-principal' && services.principalConnections) {
     const principal = ctx.session.principal.id;
     try {
       return await services.principalConnections.connectionFor(config, principal);
@@ -43,8 +52,8 @@ export async function upstreamOf(
   return connection;
 }
 
-/** The server's config when it is per-principal; undefined for shared ones. */
-export function perPrincipalConfig(services: RelayServices, server: string): ServerConfig | undefined {
+/** The server's config when it is per-principal or per-session; undefined for shared ones. */
+export function isolatedConfig(services: RelayServices, server: string): ServerConfig | undefined {
   const config = services.config().servers.find((s) => s.name === server);
-  return config?.isolation === 'per-principal' ? config : undefined;
+  return config && config.isolation !== 'shared' ? config : undefined;
 }

@@ -115,6 +115,13 @@ export class ServerRequestRelay {
     if (sessions.length > 1) {
       return { reason: 'several hosts have requests in flight on that connection, and it did not say which one this is for' };
     }
+    // A per-session connection has exactly one host: its session (whether it can answer is
+    // checked by the caller, as for any route).
+    const sessionId = this.services.sessionConnections?.ownerOf(req.connection);
+    if (sessionId !== undefined) {
+      const session = this.services.sessions.get(sessionId);
+      return session?.initialized ? { session } : { reason: 'the session that owns the connection has ended' };
+    }
     const owner = this.services.principalConnections?.ownerOf(req.connection);
     if (owner !== undefined) {
       const theirs = [...this.services.sessions.initialized()].filter(

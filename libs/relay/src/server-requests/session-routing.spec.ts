@@ -1,0 +1,118 @@
+import type { AuditEntry, AuditLog } from '@switchboard/audit';
+import type { GatewayConfig, ServerConfig } from '@switchboard/config';
+import { McpError } from '@switchboard/core';
+import type { ServerRequest, SessionConnections, UpstreamConnection } from '@switchboard/upstream';
+import { describe, expect, it } from 'vitest';
+import type { RelayServices } from '../relay.types.js';
+import { SessionDirectory, type DownstreamSession } from '../session.js';
+import { answeringPinnedRoots } from './pinned-roots.js';
+import { ServerRequestRelay } from './server-request-relay.js';
+
+type Item = Record<string, unknown>;
+
+/** A host session that answers every question with who it is. */
+function host(id: string, principal: string, clientCapabilities: Item, asked: string[]): DownstreamSession {
+  return {
+    id,
+    transport: 'streamable-http',
+    principal: { id: principal, authMethod: 'api-key' },
+    protocolVersion: '2025-06-18',
+    clientCapabilities,
+    clientInfo: { name: `host-${id}`, version: '1' },
+    initialized: true,
+    send: async () => undefined,
+    request: async (method: string) => {
+      asked.push(`${id}:${method}`);
+      return method === 'roots/list' ? { roots: [{ uri: `file:///${id}` }] } : { answeredBy: id };
+    },
+  } as DownstreamSession;
+}
+
+function world(servers: Partial<ServerConfig>[] = [{ name: 'shell', isolation: 'per-session' }]) {
+  const asked: string[] = [];
+  const rows: { entry: AuditEntry; args: unknown }[] = [];
+  const sessions = new SessionDirectory();
+  const a = host('a', 'alice', { roots: {}, sampling: {} }, asked);
+  const b = host('b', 'alice', { roots: {}, sampling: {} }, asked);
+  sessions.add(a);
+  sessions.add(b);
+  // Connections stand in by identity only: the relay asks the pool whose one is.
+  const owned = new Map<UpstreamConnection, string>();
+  const connection = (name: string, owner?: string) => {
+    const c = { name } as UpstreamConnection;
+    if (owner !== undefined) owned.set(c, owner);
+    return c;
+  };
+  const services = {
+    sessions,
+    config: () => ({ servers }) as GatewayConfig,
+    sessionConnections: { ownerOf: (c: UpstreamConnection) => owned.get(c) } as SessionConnections,
+    audit: { record: async (entry: AuditEntry, args: unknown) => void rows.push({ entry, args }) } as unknown as AuditLog,
+  } as unknown as RelayServices;
+  const relay = new ServerRequestRelay(services, () => ({ timeoutMs: 1000, maxSamplingTokens: 100 }));
+  const handler = answeringPinnedRoots(services, relay.handle);
+  const ask = (c: UpstreamConnection, method: string, params: Item = {}) =>
+    handler({ connection: c, request: { jsonrpc: '2.0', id: 7, method, params }, signal: new AbortController().signal, related: false, candidates: [] } as ServerRequest);
+  return { asked, rows, sessions, connection, ask };
+}
+
+describe('relay routing for per-session connections', () => {
+  it("sends a question with nothing in flight to the session that owns the connection, not to the principal's other session", async () => {
+    const { asked, connection, ask } = world();
+    expect(await ask(connection('shell', 'b'), 'roots/list')).toEqual({ roots: [{ uri: 'file:///b' }] });
+    expect(asked).toEqual(['b:roots/list']);
+  });
+
+  it('refuses when the owning session has ended, and never asks another', async () => {
+    const { asked, sessions, connection, ask } = world();
+    sessions.remove('a');
+    const error = await ask(connection('shell', 'a'), 'roots/list').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(McpError);
+    expect((error as McpError).message).toContain('the session that owns the connection has ended');
+    expect(asked).toEqual([]);
+  });
+
+  it('refuses for a shared connection with nothing in flight, as before', async () => {
+    const { asked, connection, ask } = world([{ name: 'shared', isolation: 'shared' }]);
+    const error = await ask(connection('shared'), 'roots/list').catch((e: unknown) => e);
+    expect((error as McpError).message).toContain('no host request is in flight');
+    expect(asked).toEqual([]);
+  });
+});
+
+describe('pinned roots', () => {
+  const pinned = [{ name: 'files', isolation: 'per-session' as const, roots: [{ uri: 'file:///srv/p', name: 'p' }] }];
+
+  it('are answered from the config without asking any host, and recorded as relay:pinned-roots', async () => {
+    const { asked, rows, connection, ask } = world(pinned);
+    expect(await ask(connection('files', 'a'), 'roots/list')).toEqual({ roots: [{ uri: 'file:///srv/p', name: 'p' }] });
+    expect(asked).toEqual([]);
+    expect(rows).toHaveLength(1);
+    expect(rows[0].entry).toMatchObject({
+      method: 'roots/list',
+      upstream: 'files',
+      decision: 'allowed',
+      rule: 'relay:pinned-roots',
+      outcome: 'ok',
+      principal: 'alice',
+      sessionId: 'a',
+      clientName: 'host-a',
+    });
+    expect(rows[0].args).toEqual({ request: {}, answer: { roots: [{ uri: 'file:///srv/p', name: 'p' }] } });
+  });
+
+  it('are answered for a shared connection too, under the gateway when no session is known', async () => {
+    const { asked, rows, connection, ask } = world([{ ...pinned[0], isolation: 'shared' }]);
+    expect(await ask(connection('files'), 'roots/list')).toEqual({ roots: [{ uri: 'file:///srv/p', name: 'p' }] });
+    expect(asked).toEqual([]);
+    expect(rows[0].entry).toMatchObject({ principal: 'switchboard', authMethod: 'internal', sessionId: null });
+  });
+
+  it('leave the other questions to the relay', async () => {
+    const { asked, connection, ask } = world(pinned);
+    const error = await ask(connection('files', 'a'), 'sampling/createMessage', { messages: [], maxTokens: 5 }).catch((e: unknown) => e);
+    // Refused by the sampling rule (no policy allows it), after routing to the owner.
+    expect((error as McpError).message).toContain('Sampling is not allowed');
+    expect(asked).toEqual([]);
+  });
+});
