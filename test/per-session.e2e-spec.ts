@@ -87,6 +87,9 @@ describe('isolation: per-session', () => {
     configPath = writeConfig(
       {
         policy: { file: policyFile },
+        // With the inbox on, every per-session connection also declares both elicitation
+        // modes (the inbox takes what the host cannot); off, they follow the host alone.
+        relay: { inbox: false },
         mcpServers: {
           own: stdioFixture({ FIXTURE_NAME: 'own' }, { isolation: 'per-session' }),
           pinned: stdioFixture({ FIXTURE_NAME: 'pinned' }, { isolation: 'per-session', roots: PINNED }),

@@ -131,7 +131,7 @@ describe('policies through the daemon (CASL, from a policy file)', () => {
     writeFileSync(bad, 'roles:\n  dev:\n    - { allow: call, deny: call }\n    - { allow: fly, tool: x }\nusers: { bob: [nosuchrole] }\n');
     const lint = cli(['policy', 'lint', '--file', bad]);
     expect(lint.code).toBe(1);
-    expect(lint.stderr).toMatch(/roles\.dev\.0: a rule has exactly one of allow or deny/);
+    expect(lint.stderr).toMatch(/roles\.dev\.0: a rule has exactly one of allow, deny or confirm/);
     expect(lint.stderr).toMatch(/roles\.dev\.1\.allow: must be one of list, call, .*, or a list of them/);
   });
 

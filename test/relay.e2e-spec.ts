@@ -48,7 +48,8 @@ describe('sampling and elicitation relayed to the host that caused them (stdio u
     dataDir = join(dir, 'data');
     policyFile = join(dir, 'policy.yaml');
     writeFileSync(policyFile, 'roles: {}\n');
-    daemon = await startDaemon(writeConfig({ policy: { file: policyFile }, mcpServers: { everything: everythingStdio } }, dir));
+    // Without the inbox, what no host can take is refused at once (relay-inbox.e2e-spec.ts has the inbox).
+    daemon = await startDaemon(writeConfig({ policy: { file: policyFile }, relay: { inbox: false }, mcpServers: { everything: everythingStdio } }, dir));
   });
   afterAll(async () => Promise.all(clients.map((c) => c.close().catch(() => undefined))));
 

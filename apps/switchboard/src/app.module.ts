@@ -28,6 +28,7 @@ export class AppModule {
           config: () => parts.runtime.config,
           onRefused: parts.runtime.audit && ((refusal) => parts.runtime.audit!.recordHttpRefusal(refusal)),
           authenticate: parts.authenticate,
+          inbox: parts.runtime.inbox,
         }),
       ],
       controllers: [HealthController],

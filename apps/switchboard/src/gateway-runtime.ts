@@ -1,6 +1,7 @@
 import { systemEntry, type AuditLog } from '@switchboard/audit';
+import { Inbox } from '@switchboard/inbox';
 import { pinnedRootsChanged, type FileWatcher, type GatewayConfig } from '@switchboard/config';
-import { PinGuard, PinStore, type PinChange, type PolicyDocument, type PolicyEngine } from '@switchboard/policy';
+import { ApprovalBook, PinGuard, PinStore, type PinChange, type PolicyDocument, type PolicyEngine } from '@switchboard/policy';
 import type { SqliteConnection } from '@switchboard/persistence';
 import { MemoryBucketStore, RequestLimiter } from '@switchboard/rate-limit';
 import { CatalogStore } from '@switchboard/catalog';
@@ -51,6 +52,8 @@ export class GatewayRuntime {
   readonly pins?: PinGuard;
   /** One connection per principal for `isolation: per-principal` servers. */
   readonly principalConnections: PrincipalConnections;
+  /** Questions for humans that no host can take, answered on /admin/inbox. */
+  readonly inbox = new Inbox();
   /** One connection per downstream session for `isolation: per-session` servers. */
   readonly sessionConnections: SessionConnections;
   /** Their secrets; without a database (tests) nobody has any. */
@@ -111,7 +114,7 @@ export class GatewayRuntime {
     this.principalConnections = new PrincipalConnections({ ...upstreamDeps, secrets: this.secrets, listener: toOwner(false) });
     this.sessionConnections = new SessionConnections({
       ...upstreamDeps,
-      capabilitiesFor: sessionCapabilitiesFor(this.sessions),
+      capabilitiesFor: sessionCapabilitiesFor(this.sessions, () => this.current.relay.inbox),
       listener: toOwner(true),
     });
     // A session's own connections end with it (and after the idle timeout, like any owned one).
@@ -134,6 +137,8 @@ export class GatewayRuntime {
       principalConnections: this.principalConnections,
       sessionConnections: this.sessionConnections,
       unusableServers: (principal) => this.secrets.unusableServers(principal),
+      inbox: this.inbox,
+      approvals: new ApprovalBook(),
     });
     relay = new ServerRequestRelay(this.dispatcher.services, () => this.current.relay);
     serverRequests = answeringPinnedRoots(this.dispatcher.services, relay.handle);
@@ -229,6 +234,8 @@ export class GatewayRuntime {
     this.policyWatcher?.stop();
     clearInterval(this.poll);
     this.dispatcher.startDraining();
+    // A question waiting for a human would hold its call for the whole drain: end them now.
+    this.inbox.withdrawAll();
     const deadline = Date.now() + maxWaitMs;
     const inFlight = () => this.registry.inFlight() + this.principalConnections.inFlight() + this.sessionConnections.inFlight();
     while (inFlight() > 0 && Date.now() < deadline) {

@@ -3,18 +3,17 @@ import { sessionClientCapabilities, type SessionDirectory } from '@switchboard/r
 
 /**
  * What the gateway declares to shared and per-principal upstreams, which serve many hosts:
- * it relays these to the host that caused them, and answers -32602 when no host can
- * (relay/server-requests).
+ * it relays these to the host that caused them, or to the web inbox (elicitations), and
+ * answers -32602 when nobody can (relay/server-requests).
  */
 export const RELAYED_CAPABILITIES = { roots: { listChanged: true }, sampling: {}, elicitation: { form: {}, url: {} } };
 
 /**
  * What a per-session connection declares: what its session's host can answer (plus roots
- * when they are pinned, and elicitation when the inbox takes it). `inboxEnabled` says
- * whether the web inbox takes elicitations a host cannot; it is off until the inbox
- * exists, which then passes its own switch here.
+ * when they are pinned, and both elicitation modes while the web inbox is on, since it
+ * takes the elicitations a host cannot: `relay.inbox`).
  */
-export function sessionCapabilitiesFor(sessions: SessionDirectory, inboxEnabled: () => boolean = () => false) {
+export function sessionCapabilitiesFor(sessions: SessionDirectory, inboxEnabled: () => boolean) {
   return (server: ServerConfig, sessionId: string): Record<string, unknown> =>
     sessionClientCapabilities(sessions.get(sessionId)?.clientCapabilities ?? {}, {
       pinnedRoots: server.roots !== undefined,

@@ -2,6 +2,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { GatewayConfig } from '@switchboard/config';
 import { describe, expect, it, vi } from 'vitest';
 import { AdminGuardMiddleware } from './admin-guard.middleware.js';
+import { InboxAccess } from './inbox/inbox-access.js';
+import { InboxSessions } from './inbox/inbox-sessions.js';
 
 const config = {
   listen: { host: '127.0.0.1', port: 8780 },
@@ -26,7 +28,8 @@ function fakeResponse() {
 }
 
 async function run(headers: Record<string, string>) {
-  const guard = new AdminGuardMiddleware({ config: () => config });
+  const options = { config: () => config };
+  const guard = new AdminGuardMiddleware(options, new InboxAccess(options, new InboxSessions()));
   const response = fakeResponse();
   const next = vi.fn();
   await guard.use({ headers } as IncomingMessage, response.res, next);

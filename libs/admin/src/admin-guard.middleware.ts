@@ -2,22 +2,24 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Inject, Injectable, type NestMiddleware } from '@nestjs/common';
 import { bearerChallenge } from '@switchboard/auth';
 import { httpRefusal, refuseReason } from '@switchboard/downstream';
-import { ADMIN_OPTIONS, type AdminOptions } from './admin-options.js';
+import { ADMIN_OPTIONS, ADMIN_ROLE, type AdminOptions } from './admin-options.js';
+import { InboxAccess, inboxPathOf } from './inbox/inbox-access.js';
 import { sendError } from './json-response.js';
-
-/** The role a principal needs for the admin API when `auth.mode` is `required`. */
-export const ADMIN_ROLE = 'admin';
 
 /**
  * Runs ahead of every /admin route. The same Host/Origin check as the MCP endpoints: without
  * it a web page could rebind its DNS name to 127.0.0.1 and read the audit log through the
  * visitor's browser. Then the caller: with `auth.mode: required`, a credential whose
- * principal has the `admin` role. Answers are never cached: they hold arguments and
- * principals.
+ * principal has the `admin` role; except the inbox (/admin/inbox*), which any authenticated
+ * principal may use and which InboxAccess admits. Answers are never cached: they hold
+ * arguments and principals.
  */
 @Injectable()
 export class AdminGuardMiddleware implements NestMiddleware {
-  constructor(@Inject(ADMIN_OPTIONS) private readonly options: AdminOptions) {}
+  constructor(
+    @Inject(ADMIN_OPTIONS) private readonly options: AdminOptions,
+    private readonly inbox: InboxAccess,
+  ) {}
 
   async use(req: IncomingMessage, res: ServerResponse, next: () => void): Promise<void> {
     res.setHeader('Cache-Control', 'no-store');
@@ -27,6 +29,8 @@ export class AdminGuardMiddleware implements NestMiddleware {
       this.options.onRefused?.(httpRefusal(req, reason));
       return sendError(res, 403, `request refused: ${reason}`);
     }
+    const inboxPath = inboxPathOf(req);
+    if (inboxPath !== undefined) return this.inbox.admit(req, res, inboxPath, next);
     const auth = await this.options.authenticate?.(req);
     if (auth?.refusal) {
       const { rule, reason: why } = auth.refusal;

@@ -1,6 +1,7 @@
 import type { AuditQuery } from '@switchboard/audit';
 import type { GatewayConfig } from '@switchboard/config';
 import type { RefusalListener, RequestAuthenticator } from '@switchboard/downstream';
+import type { Inbox } from '@switchboard/inbox';
 
 /** What the admin API needs from the daemon. */
 export interface AdminOptions {
@@ -12,6 +13,11 @@ export interface AdminOptions {
   onRefused?: RefusalListener;
   /** Who a request is from; absent, every caller is the anonymous loopback principal. */
   authenticate?: RequestAuthenticator;
+  /** The pending questions for humans that /admin/inbox shows; absent, those routes answer 404. */
+  inbox?: Inbox;
 }
 
 export const ADMIN_OPTIONS = Symbol('ADMIN_OPTIONS');
+
+/** The role a principal needs for the admin API when `auth.mode` is `required` (the inbox shows it everyone's questions). */
+export const ADMIN_ROLE = 'admin';

@@ -2,15 +2,18 @@ import { Module, type DynamicModule, type MiddlewareConsumer, type NestModule } 
 import { AdminGuardMiddleware } from './admin-guard.middleware.js';
 import { ADMIN_OPTIONS, type AdminOptions } from './admin-options.js';
 import { AuditApiController } from './audit-api.controller.js';
+import { InboxAccess } from './inbox/inbox-access.js';
+import { InboxController } from './inbox/inbox.controller.js';
+import { InboxSessions } from './inbox/inbox-sessions.js';
 
-/** The admin HTTP API under /admin. Every route there, known or not, passes the guard first. */
+/** The admin HTTP API and the inbox page under /admin. Every route there, known or not, passes the guard first. */
 @Module({})
 export class AdminModule implements NestModule {
   static register(options: AdminOptions): DynamicModule {
     return {
       module: AdminModule,
-      controllers: [AuditApiController],
-      providers: [{ provide: ADMIN_OPTIONS, useValue: options }, AdminGuardMiddleware],
+      controllers: [AuditApiController, InboxController],
+      providers: [{ provide: ADMIN_OPTIONS, useValue: options }, InboxSessions, InboxAccess, AdminGuardMiddleware],
     };
   }
 

@@ -66,6 +66,11 @@ export class AuditLog {
     return this.writer.append(entry);
   }
 
+  /** A value as the log would store it, for showing to people (an approval's arguments): the same redaction rules. */
+  redact(value: unknown): unknown {
+    return this.options.redactor.redact(value);
+  }
+
   /**
    * An HTTP request refused before it became an MCP request: the Host/Origin check (a DNS
    * rebinding attempt, a misconfigured proxy; `refused`) or a missing or bad credential

@@ -43,7 +43,8 @@ describe('loadConfig: formats', () => {
       auth: { mode: 'none', authorizationServers: [] },
       policy: {},
       rateLimits: {},
-      relay: { timeoutMs: 300_000, maxSamplingTokens: 4096 },
+      relay: { timeoutMs: 300_000, maxSamplingTokens: 4096, inbox: true },
+      approvals: { timeoutMs: 120_000, rememberMs: [900_000, 3_600_000, 28_800_000] },
       audit: {
         enabled: true,
         mode: 'strict',

@@ -40,6 +40,7 @@ export function normalizeConfig(file: string, input: ConfigInput): GatewayConfig
       ...(input.rateLimits.upstreamConcurrency !== undefined && { upstreamConcurrency: input.rateLimits.upstreamConcurrency }),
     },
     relay: { ...input.relay },
+    approvals: { timeoutMs: input.approvals.timeoutMs, rememberMs: [...input.approvals.rememberMs] },
     audit: { ...input.audit, redact: { ...input.audit.redact, keys: [...input.audit.redact.keys], patterns: [...input.audit.redact.patterns] } },
     servers,
   };

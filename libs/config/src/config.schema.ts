@@ -300,9 +300,26 @@ export const configInputSchema = z
           maxSamplingTokens: intIn(1, 1_000_000, 'must be an integer from 1 to 1000000')
             .default(4096)
             .describe("A relayed sampling request's maxTokens is capped to this."),
+          inbox: z
+            .boolean()
+            .default(true)
+            .describe('An elicitation no host can take waits for a human in the web inbox (/admin/inbox); false: the upstream is refused with -32602.'),
         })
         .prefault({})
         .describe("The upstreams' own requests (sampling, elicitation, roots), relayed to the host that caused them (docs/relay.md)."),
+      approvals: z
+        .strictObject({
+          timeoutMs: millis()
+            .default(120_000)
+            .describe('How long a human has to approve a call a `confirm` rule holds; then the call fails with -32014.'),
+          rememberMs: z
+            .array(millis())
+            .max(8, { error: 'offer at most 8 durations' })
+            .default([900_000, 3_600_000, 28_800_000])
+            .describe('The durations an approver may choose to remember an approval for (same principal, tool, arguments and policy); [] offers none.'),
+        })
+        .prefault({})
+        .describe('Calls held by a policy rule with `confirm` until a human approves them (docs/approvals.md).'),
       audit: auditSchema.prefault({}),
       mcpServers: serverMap().optional().describe('Upstream servers by name (Claude Desktop / Cursor style).'),
       servers: serverMap().optional().describe('Synonym of mcpServers (VS Code mcp.json style); use only one.'),

@@ -86,9 +86,18 @@ export interface GatewayConfig {
   policy: PolicyConfig;
   rateLimits: RateLimitsConfig;
   relay: RelayConfig;
+  approvals: ApprovalsConfig;
   audit: AuditConfig;
   /** In config-file order, disabled ones included. */
   servers: ServerConfig[];
+}
+
+/** Calls a `confirm` rule holds until a human approves them (docs/approvals.md). */
+export interface ApprovalsConfig {
+  /** How long a human has to answer. */
+  timeoutMs: number;
+  /** The durations an approver may choose to remember an approval for. */
+  rememberMs: number[];
 }
 
 /** The upstreams' own requests, relayed to hosts (docs/relay.md). */
@@ -97,6 +106,8 @@ export interface RelayConfig {
   timeoutMs: number;
   /** Cap on a relayed sampling request's maxTokens. */
   maxSamplingTokens: number;
+  /** Elicitations no host can take wait in the web inbox. */
+  inbox: boolean;
 }
 
 export interface ConfigProblem {

@@ -21,6 +21,11 @@ export enum ErrorCode {
   UpstreamUnavailable = -32010,
   /** The daemon is shutting down and takes no new requests. */
   ShuttingDown = -32011,
+  /**
+   * A tools/call that needed a human's approval (policy effect `confirm`) did not get it:
+   * declined, or nobody answered in time. `data.reason` says which.
+   */
+  ApprovalRefused = -32014,
   /** URL-mode elicitation required (passes through from upstreams). */
   UrlElicitationRequired = -32042,
   /**

@@ -73,3 +73,41 @@ describe('CompiledPolicy decisions', () => {
     expect(policy.rolesOf({ id: 'q', roles: ['root', 'reader'], groups: ['eng', 'x'] })).toEqual(['dev', 'nobody', 'reader']);
   });
 });
+
+describe('confirm rules', () => {
+  const confirming = new CompiledPolicy(
+    policyDocumentSchema.parse({
+      roles: {
+        ops: [
+          { id: 'fs', allow: 'call', server: 'fs' },
+          { id: 'ask-deletes', confirm: 'call', tool: 'fs__delete*' },
+          { id: 'ask-prod-writes', confirm: 'call', tool: 'fs__write', when: { 'args.path': { startsWith: '/prod/' } } },
+          { id: 'never-root', deny: 'call', tool: 'fs__delete*', when: { 'args.path': { eq: '/' } } },
+        ],
+      },
+      everyone: ['ops'],
+    }),
+    'deny',
+  );
+  const who = { id: 'a' };
+
+  it('is stronger than allow and weaker than deny', () => {
+    expect(confirming.decide(who, 'call', ...tool('fs__read'))).toEqual({ allowed: true, rule: 'fs' });
+    expect(confirming.decide(who, 'call', ...tool('fs__delete', { path: '/tmp' }))).toEqual({ allowed: true, confirm: true, rule: 'ask-deletes' });
+    expect(confirming.decide(who, 'call', ...tool('fs__delete', { path: '/' }))).toEqual({ allowed: false, rule: 'never-root' });
+  });
+
+  it('can depend on the arguments, and lists the tool like an allow', () => {
+    expect(confirming.decide(who, 'call', ...tool('fs__write', { path: '/prod/x' }))).toEqual({ allowed: true, confirm: true, rule: 'ask-prod-writes' });
+    expect(confirming.decide(who, 'call', ...tool('fs__write', { path: '/dev/x' }))).toEqual({ allowed: true, rule: 'fs' });
+    expect(confirming.decide(who, 'list', ...tool('fs__delete'))).toEqual({ allowed: true, rule: 'ask-deletes' });
+  });
+
+  it('applies to tool calls only', () => {
+    const problems = policyDocumentSchema.safeParse({ roles: { r: [{ confirm: 'read', resource: '**' }, { confirm: 'call', prompt: 'x' }] } });
+    expect(problems.error?.issues.map((i) => `${i.path.join('.')}: ${i.message}`)).toEqual([
+      'roles.r.0.confirm: confirm applies to tool calls: confirm: call',
+      'roles.r.1: confirm applies to tools: select them with tool and/or server',
+    ]);
+  });
+});

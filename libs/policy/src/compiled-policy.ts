@@ -27,6 +27,8 @@ export interface PolicyPrincipal {
 
 export interface PolicyDecision {
   allowed: boolean;
+  /** Allowed only once a human approves (a `confirm` rule decided). */
+  confirm?: true;
   /** The rule that decided: its id, or policy:default-allow / policy:default-deny. */
   rule: string;
 }
@@ -36,6 +38,8 @@ interface RawRule {
   subject: string | string[];
   conditions?: Record<string, unknown>;
   inverted?: boolean;
+  /** A `confirm` rule: allows, but asks a human first. */
+  confirm?: boolean;
   reason: string;
   /** The rule's selectors (server, name, uri globs), tested before CASL sees the rule. */
   selectors?: Record<string, RegExp>;
@@ -64,6 +68,7 @@ const SHOWN_BY = new Set(['call', 'get', 'read', 'complete']);
  */
 export class CompiledPolicy {
   private readonly allowRules: Map<string, RawRule[]>;
+  private readonly confirmRules: Map<string, RawRule[]>;
   private readonly denyRules: Map<string, RawRule[]>;
   private readonly ruleLists = new Map<string, RawRule[]>();
   private readonly narrowed = new Map<string, Narrowed>();
@@ -74,14 +79,17 @@ export class CompiledPolicy {
     readonly defaultEffect: 'allow' | 'deny',
   ) {
     this.allowRules = new Map();
+    this.confirmRules = new Map();
     this.denyRules = new Map();
     for (const [role, rules] of Object.entries(doc.roles)) {
       const allow: RawRule[] = [];
+      const confirm: RawRule[] = [];
       const deny: RawRule[] = [];
       rules.forEach((rule, index) => {
-        for (const raw of rawRules(rule, rule.id ?? `${role}#${index + 1}`)) (raw.inverted ? deny : allow).push(raw);
+        for (const raw of rawRules(rule, rule.id ?? `${role}#${index + 1}`)) (raw.inverted ? deny : raw.confirm ? confirm : allow).push(raw);
       });
       this.allowRules.set(role, allow);
+      this.confirmRules.set(role, confirm);
       this.denyRules.set(role, deny);
     }
   }
@@ -112,7 +120,7 @@ export class CompiledPolicy {
     if ('constant' in narrowed) return narrowed.constant;
     const rule = narrowed.ability.relevantRuleFor(action, loadCasl().subject(type, { args: fields.args }));
     if (!rule) return { allowed: false, rule: 'policy:default-deny' };
-    return { allowed: !rule.inverted, rule: rule.reason ?? 'policy' };
+    return decisionOf(rule.origin as RawRule);
   }
 
   /** The rules whose action, subject type and selectors match, lowest precedence first, as CASL rules on the arguments only. */
@@ -126,12 +134,12 @@ export class CompiledPolicy {
       if (!subjects.includes(type) && !subjects.includes('all')) continue;
       const selectors = Object.entries(rule.selectors ?? {});
       if (!selectors.every(([field, pattern]) => values[field] !== undefined && pattern.test(values[field]!))) continue;
-      kept.push({ action: rule.action, subject: rule.subject, inverted: rule.inverted, reason: rule.reason, conditions: rule.conditions });
+      kept.push({ action: rule.action, subject: rule.subject, inverted: rule.inverted, confirm: rule.confirm, reason: rule.reason, conditions: rule.conditions });
     }
     if (kept.every((rule) => rule.conditions === undefined)) {
       // The strongest rule wins: the last one kept (denies come after allows).
       const last = kept.at(-1);
-      return { constant: last ? { allowed: !last.inverted, rule: last.reason } : { allowed: false, rule: 'policy:default-deny' } };
+      return { constant: last ? decisionOf(last) : { allowed: false, rule: 'policy:default-deny' } };
     }
     return { ability: loadCasl().createMongoAbility(kept as never) };
   }
@@ -147,7 +155,7 @@ export class CompiledPolicy {
     return roles.join('\n');
   }
 
-  /** Every rule of these roles, lowest precedence first: the default, the allows, the denies. */
+  /** Every rule of these roles, lowest precedence first: the default, the allows, the confirms, the denies. */
   private rulesFor(rolesKey: string): RawRule[] {
     let rules = this.ruleLists.get(rolesKey);
     if (!rules) {
@@ -155,6 +163,7 @@ export class CompiledPolicy {
       rules = [];
       if (this.defaultEffect === 'allow') rules.push({ action: 'manage', subject: 'all', reason: 'policy:default-allow' });
       for (const role of roles) rules.push(...this.allowRules.get(role)!);
+      for (const role of roles) rules.push(...this.confirmRules.get(role)!);
       for (const role of roles) rules.push(...this.denyRules.get(role)!);
       this.ruleLists.set(rolesKey, rules);
     }
@@ -162,10 +171,16 @@ export class CompiledPolicy {
   }
 }
 
+function decisionOf(rule: RawRule): PolicyDecision {
+  if (rule.inverted) return { allowed: false, rule: rule.reason };
+  return rule.confirm ? { allowed: true, confirm: true, rule: rule.reason } : { allowed: true, rule: rule.reason };
+}
+
 /** One document rule as CASL rules: itself, and the list rule its action implies. */
 function rawRules(rule: PolicyRule, reason: string): RawRule[] {
   const inverted = rule.deny !== undefined;
-  const actions = [rule.allow ?? rule.deny!].flat().map((a) => (a === '*' ? 'manage' : a));
+  const confirm = rule.confirm !== undefined;
+  const actions = [rule.allow ?? rule.deny ?? rule.confirm!].flat().map((a) => (a === '*' ? 'manage' : a));
   const subject: string | string[] =
     rule.tool !== undefined
       ? 'Tool'
@@ -189,7 +204,7 @@ function rawRules(rule: PolicyRule, reason: string): RawRule[] {
     else argConditions[field] = { $regex: prefixRegExp(test.startsWith!) };
   }
   const conditions = Object.keys(argConditions).length > 0 ? argConditions : undefined;
-  const out: RawRule[] = [{ action: actions, subject, reason, inverted, selectors, conditions }];
+  const out: RawRule[] = [{ action: actions, subject, reason, inverted, confirm, selectors, conditions }];
   const shown = actions.filter((a) => SHOWN_BY.has(a));
   // An allowed use shows the item whatever its arguments; a denied use hides it only when
   // it is denied for every argument (an argument condition leaves it listed).

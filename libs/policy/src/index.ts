@@ -5,3 +5,4 @@ export * from './policy-engine.js';
 export * from './pinning/pin-store.js';
 export * from './pinning/pin-guard.js';
 export * from './pinning/tool-fingerprint.js';
+export * from './approvals/approval-book.js';

@@ -24,6 +24,10 @@ export const ruleSchema = z
     id: name.optional().describe('Names the rule in audit rows and `policy check`; default <role>#<n>.'),
     allow: actions.optional(),
     deny: actions.optional(),
+    confirm: z
+      .literal('call', { error: 'confirm applies to tool calls: confirm: call' })
+      .optional()
+      .describe('Allow the call only once a human approves it (docs/approvals.md). Stronger than allow, weaker than deny.'),
     tool: name.optional().describe('Public tool name glob, e.g. github__*'),
     prompt: name.optional().describe('Public prompt name glob'),
     resource: name.optional().describe('Public resource URI glob; ** crosses /'),
@@ -33,7 +37,12 @@ export const ruleSchema = z
       .optional()
       .describe('Conditions on the arguments of a tools/call or prompts/get.'),
   })
-  .refine((r) => (r.allow === undefined) !== (r.deny === undefined), { message: 'a rule has exactly one of allow or deny' })
+  .refine((r) => [r.allow, r.deny, r.confirm].filter((v) => v !== undefined).length === 1, {
+    message: 'a rule has exactly one of allow, deny or confirm',
+  })
+  .refine((r) => r.confirm === undefined || (r.prompt === undefined && r.resource === undefined), {
+    message: 'confirm applies to tools: select them with tool and/or server',
+  })
   .refine((r) => [r.tool, r.prompt, r.resource].filter((v) => v !== undefined).length <= 1, {
     message: 'a rule selects at most one of tool, prompt, resource',
   })

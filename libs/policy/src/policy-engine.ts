@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { CompiledPolicy, type PolicyDecision, type PolicyPrincipal, type SubjectFields, type SubjectType } from './compiled-policy.js';
 import type { PolicyDocument } from './policy-document.js';
 
@@ -18,8 +19,10 @@ export class PolicyEngine {
   /** No rule and a default of allow: lists need no filter at all. */
   private permitsAll: boolean;
 
+  private contentDigest?: string;
+
   constructor(
-    doc: PolicyDocument,
+    private doc: PolicyDocument,
     private readonly fallbackEffect: 'allow' | 'deny',
     /** Where the document came from, for logs and `policy check`; undefined without a file. */
     readonly source?: string,
@@ -41,7 +44,18 @@ export class PolicyEngine {
     return this.generation;
   }
 
+  /**
+   * Names the policy's content (document and default effect). An approval is bound to it:
+   * a changed policy voids approvals given under the old one, while a reload of the same
+   * file does not.
+   */
+  get digest(): string {
+    return (this.contentDigest ??= policyDigest(this.doc, this.compiled.defaultEffect));
+  }
+
   replace(doc: PolicyDocument): void {
+    this.doc = doc;
+    this.contentDigest = undefined;
     this.compiled = new CompiledPolicy(doc, doc.defaultEffect ?? this.fallbackEffect);
     this.permitsAll = permitsAll(doc, this.compiled.defaultEffect);
     this.generation += 1;
@@ -73,6 +87,10 @@ export class PolicyEngine {
     };
     return { filter, view: `${this.generation}\n${compiled.rolesOf(principal).join(',')}` };
   }
+}
+
+function policyDigest(doc: PolicyDocument, effect: 'allow' | 'deny'): string {
+  return createHash('sha256').update(JSON.stringify([effect, doc])).digest('hex').slice(0, 16);
 }
 
 function permitsAll(doc: PolicyDocument, effect: 'allow' | 'deny'): boolean {

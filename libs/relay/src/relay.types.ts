@@ -1,4 +1,4 @@
-import type { PinGuard, PolicyEngine } from '@switchboard/policy';
+import type { ApprovalBook, PinGuard, PolicyEngine } from '@switchboard/policy';
 import type { RequestLimiter } from '@switchboard/rate-limit';
 import type { CatalogStore } from '@switchboard/catalog';
 import type { GatewayConfig } from '@switchboard/config';
@@ -6,6 +6,7 @@ import type { InboundContext, JsonRpcRequest } from '@switchboard/core';
 import type { Logger } from '@switchboard/observability';
 import type { PrincipalConnections, SessionConnections, UpstreamRegistry } from '@switchboard/upstream';
 import type { AuditLog } from '@switchboard/audit';
+import type { Inbox } from '@switchboard/inbox';
 import type { AuditFacts } from './audit/audit-facts.js';
 import type { CatalogSync } from './catalog-sync.js';
 import type { Forwarder } from './forwarder.js';
@@ -35,6 +36,10 @@ export interface RelayServices {
   pins?: PinGuard;
   /** Connections of `isolation: per-principal` servers, one per principal; undefined in tests without any. */
   principalConnections?: PrincipalConnections;
+  /** Approvals a human chose to remember; undefined: every confirm asks. */
+  approvals?: ApprovalBook;
+  /** Questions for humans no host can take (the web inbox); undefined in tests without one. */
+  inbox?: Inbox;
   /** Connections of `isolation: per-session` servers, one per downstream session; undefined in tests without any. */
   sessionConnections?: SessionConnections;
   /**

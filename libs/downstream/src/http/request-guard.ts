@@ -17,24 +17,28 @@ function hostnameOf(hostHeader: string): string {
 /**
  * DNS-rebinding defence (the spec's "validate Origin", plus Host): on a loopback listener
  * only loopback Host names are accepted; browser requests (those with Origin) must come from
- * a loopback origin or one the config lists. Returns the reason to refuse, or undefined.
+ * a loopback origin, one the config lists, or the listed Host itself (same origin). Returns
+ * the reason to refuse, or undefined.
  */
 export function refuseReason(req: IncomingMessage, config: GatewayConfig): string | undefined {
   const { allowedHosts, allowedOrigins } = config.security;
   const host = req.headers.host;
   if (!host) return 'missing Host header';
   const hostname = hostnameOf(host.toLowerCase());
-  const hostAllowed =
-    allowedHosts.includes(host) ||
-    allowedHosts.includes(hostname) ||
-    (isLoopbackHost(config.listen.host) ? isLoopbackHost(hostname) : allowedHosts.length === 0);
+  const hostListed = allowedHosts.includes(host) || allowedHosts.includes(hostname);
+  const hostAllowed = hostListed || (isLoopbackHost(config.listen.host) ? isLoopbackHost(hostname) : allowedHosts.length === 0);
   if (!hostAllowed) return `Host '${host}' is not allowed`;
 
   const origin = req.headers.origin;
   if (origin === undefined) return undefined;
   if (allowedOrigins.includes(origin)) return undefined;
   try {
-    if (isLoopbackHost(new URL(origin).hostname)) return undefined;
+    const from = new URL(origin);
+    if (isLoopbackHost(from.hostname)) return undefined;
+    // The daemon's own pages (the inbox) post to it from the Host the browser used. Only a
+    // Host the config lists counts: with no list every Host passes, and a rebound name
+    // would then vouch for itself.
+    if (hostListed && from.host === host.toLowerCase()) return undefined;
   } catch {
     return `Origin '${origin}' is not a valid origin`;
   }

@@ -11,6 +11,8 @@ export interface AuditFacts {
   limitedBy: string | null;
   /** The policy rule that allowed it, when a policy decided. */
   allowedBy: string | null;
+  /** The `confirm` rule that allowed it only with a human's approval (gates/approval-gate.ts). */
+  confirmBy: string | null;
 }
 
-export const newAuditFacts = (): AuditFacts => ({ upstream: null, originalName: null, deniedBy: null, limitedBy: null, allowedBy: null });
+export const newAuditFacts = (): AuditFacts => ({ upstream: null, originalName: null, deniedBy: null, limitedBy: null, allowedBy: null, confirmBy: null });

@@ -2,6 +2,7 @@ import { AuditUnavailableError, AUDIT_UNAVAILABLE_CODE, type AuditEntry, type Au
 import { randomUUID } from 'node:crypto';
 import { ErrorCode, McpError, jsonTextOf } from '@switchboard/core';
 import type { Item, MethodHandler, RelayServices, RequestContext } from '../relay.types.js';
+import { sessionFields } from './session-fields.js';
 
 /** Without a policy engine (tests, tools), whatever the catalog can route is allowed by this rule. */
 const DEFAULT_RULE = 'default-allow';
@@ -89,16 +90,9 @@ export async function runAudited(
 /** The row's fields known before the request runs; the arguments and error text are AuditLog.record's to fill in. */
 function entryOf(ctx: RequestContext): AuditEntry {
   const { session, request, params } = ctx;
-  const client = session.clientInfo;
   return {
     at: Date.now(),
-    principal: session.principal.id,
-    authMethod: session.principal.authMethod,
-    sessionId: session.id,
-    transport: session.transport,
-    clientName: typeof client?.name === 'string' ? client.name : null,
-    clientVersion: typeof client?.version === 'string' ? client.version : null,
-    protocolVersion: session.protocolVersion || null,
+    ...sessionFields(session),
     upstream: null,
     method: request.method,
     name: publicName(request.method, params),

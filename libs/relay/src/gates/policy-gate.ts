@@ -12,5 +12,7 @@ export function authorized(ctx: RequestContext, services: RelayServices, action:
   const decision = services.policy.decide(ctx.session.principal, action, type, fields);
   if (decision.allowed) ctx.audit.allowedBy = decision.rule;
   else ctx.audit.deniedBy = decision.rule;
+  // Allowed, but only once a human approves: the approval gate asks, before anything goes upstream.
+  if (decision.confirm) ctx.audit.confirmBy = decision.rule;
   return decision.allowed;
 }

@@ -4,14 +4,17 @@ import { requireString } from './params.js';
 import { publicUrisInContent } from './uri-mapping.js';
 import { authorized } from '../gates/policy-gate.js';
 import { rateLimited } from '../gates/rate-limited.js';
+import { approved } from '../gates/approval-gate.js';
 import { upstreamOf } from './upstream-of.js';
 
 /**
  * tools/call: the public name is resolved to (upstream, original name) by the catalog and the
  * call forwarded with the original name. The audit row is written around this by the dispatcher
- * (audit/audited-request.ts). The gates run here, in the order architecture.md gives: the
- * policy (gates/policy-gate.ts), then the rate limits (gates/rate-limited.ts); approval
- * will slot in between.
+ * (audit/audited-request.ts). The gates run here: the policy (gates/policy-gate.ts), a
+ * human's approval when a `confirm` rule asks for one (gates/approval-gate.ts), then the rate
+ * limits (gates/rate-limited.ts). Approval comes before the rate limits, unlike the order in
+ * architecture.md: a call waiting minutes for a human must not hold one of the upstream's
+ * concurrency slots, and a call the human refuses spends no quota.
  */
 export const callTool: MethodHandler = async (ctx, services) => {
   const publicName = requireString(ctx.params, 'name');
@@ -31,6 +34,7 @@ export const callTool: MethodHandler = async (ctx, services) => {
   if (!authorized(ctx, services, 'call', 'Tool', { server: target.server, name: publicName, args })) {
     throw invalidParams(`Unknown tool: ${publicName}`);
   }
+  await approved(ctx, services, { server: target.server, tool: publicName, originalName: target.name, args });
   const connection = await upstreamOf(ctx, services, target.server, ctx.audit, target.name);
   const result = await rateLimited(ctx, services, target.server, () =>
     services.forwarder.forward(ctx.session, ctx.request, connection, { ...ctx.params, name: target.name }, ctx),

@@ -3,7 +3,10 @@ import { ErrorCode, McpError, methodNotFound, type JsonRpcNotification } from '@
 import type { ServerRequest } from '@switchboard/upstream';
 import type { Item, RelayServices } from '../relay.types.js';
 import type { DownstreamSession } from '../session.js';
-import { elicitationSchemaProblems } from './elicitation-schema.js';
+import { elicitationSchemaProblems } from '@switchboard/inbox';
+import type { Inbox } from '@switchboard/inbox';
+import type { PolicyPrincipal } from '@switchboard/policy';
+import { elicitThroughInbox } from './inbox-elicitation.js';
 import { elicitationMode, hostCanAnswer, hostSamplesWithTools } from './host-capability.js';
 import { isRelayOrigin, type RelayOrigin } from './relay-origin.js';
 
@@ -12,12 +15,14 @@ export interface RelayLimits {
   timeoutMs: number;
   /** A sampling request's maxTokens is capped to this. */
   maxSamplingTokens: number;
+  /** Whether an elicitation no host can take waits in the web inbox (else the upstream gets -32602). */
+  inbox: boolean;
 }
 
 /** The server-to-client requests the gateway relays; anything else is -32601. */
 const RELAYED = new Set(['sampling/createMessage', 'elicitation/create', 'roots/list']);
 
-/** What the gateway tells an upstream when no host can answer (the inbox will take these). */
+/** What the gateway tells an upstream when no host can answer and the inbox cannot either. */
 const refused = (message: string) => new McpError(ErrorCode.InvalidParams, message);
 
 interface Route {
@@ -30,9 +35,11 @@ interface Route {
 /**
  * Relays an upstream's sampling, elicitation and roots requests to the host whose request
  * caused them (architecture.md, "Relay routing"): the request whose response stream carried
- * it, else the one host with requests in flight on that connection, else the one session of
- * the principal who owns a per-principal connection. Never to a host that did not declare
- * the capability (or the elicitation mode). Sampling needs a policy rule that allows it.
+ * it, else the one host with requests in flight on that connection, else the session that
+ * owns a per-session connection, else the one session of the principal who owns a
+ * per-principal connection. Never to a host that did not declare
+ * the capability (or the elicitation mode): an elicitation no host can take waits in the web
+ * inbox instead, when it is on. Sampling needs a policy rule that allows it.
  * Every relay is an audit row holding the request and the answer, redacted.
  */
 export class ServerRequestRelay {
@@ -53,26 +60,42 @@ export class ServerRequestRelay {
     let result: Item | undefined;
     let errorText: string | null = null;
     let forwarded = false;
+    let answeredBy: string | undefined;
     try {
       if (!RELAYED.has(request.method)) throw methodNotFound(request.method);
       const session = route.session;
-      if (!session) {
-        entry.rule = 'relay:no-host';
-        throw refused(`No host can answer ${request.method} from '${connection.name}': ${route.reason}`);
+      const unanswerable = !session
+        ? { rule: 'relay:no-host', why: `No host can answer ${request.method} from '${connection.name}': ${route.reason}` }
+        : !hostCanAnswer(session, request.method, params)
+          ? { rule: 'relay:host-lacks-capability', why: `The host that caused this request did not declare support for ${this.what(request.method, params)}` }
+          : undefined;
+      if (unanswerable) {
+        const inbox = this.inboxFor(request.method);
+        if (!inbox) {
+          entry.rule = unanswerable.rule;
+          throw refused(unanswerable.why);
+        }
+        // Nobody's host can take it: a human answers on the inbox page instead.
+        const principal = session?.principal.id ?? this.services.principalConnections?.ownerOf(connection) ?? null;
+        const outgoing = this.admit(session?.principal ?? { id: principal ?? '' }, session, connection.name, request.method, params, entry);
+        forwarded = true;
+        entry.rule = 'relay:inbox';
+        const limits = this.limits();
+        // Withdrawn when the upstream stops waiting, or the host request that caused it ends.
+        const signal = anySignal(req.signal, route.origin?.signal);
+        const answer = await elicitThroughInbox(outgoing, { inbox, server: connection.name, principal, timeoutMs: limits.timeoutMs, signal });
+        answeredBy = answer.answeredBy;
+        result = answer.result;
+      } else {
+        const outgoing = this.admit(session!.principal, session!, connection.name, request.method, params, entry);
+        forwarded = true;
+        result = await session!.request(request.method, outgoing, {
+          timeoutMs: this.limits().timeoutMs,
+          signal: anySignal(req.signal, route.origin?.signal),
+          ...(route.origin && { relatedRequestId: route.origin.requestId }),
+        });
+        this.rememberUrlElicitation(session!, outgoing, result);
       }
-      if (!hostCanAnswer(session, request.method, params)) {
-        entry.rule = 'relay:host-lacks-capability';
-        const what = request.method === 'elicitation/create' ? `${elicitationMode(params)}-mode elicitation` : request.method;
-        throw refused(`The host that caused this request did not declare support for ${what}`);
-      }
-      const outgoing = this.admit(session, connection.name, request.method, params, entry);
-      forwarded = true;
-      result = await session.request(request.method, outgoing, {
-        timeoutMs: this.limits().timeoutMs,
-        signal: anySignal(req.signal, route.origin?.signal),
-        ...(route.origin && { relatedRequestId: route.origin.requestId }),
-      });
-      this.rememberUrlElicitation(session, outgoing, result);
       entry.decision = 'allowed';
       entry.rule ??= 'relay:host';
       entry.outcome = 'ok';
@@ -90,7 +113,7 @@ export class ServerRequestRelay {
       throw error;
     } finally {
       entry.latencyMs = Math.round((performance.now() - started) * 1000) / 1000;
-      await this.record(entry, params, result, errorText);
+      await this.record(entry, params, result, errorText, answeredBy);
     }
   };
 
@@ -132,19 +155,32 @@ export class ServerRequestRelay {
     return { reason: 'no host request is in flight on that connection' };
   }
 
-  /** Policy and limits on what reaches the host; returns the params to send. Throws a refusal. */
-  private admit(session: DownstreamSession, server: string, method: string, params: Item, entry: AuditEntry): Item {
+  /** The inbox, when it is on and can take this request: only elicitations (a human is not a model, nor has roots). */
+  private inboxFor(method: string): Inbox | undefined {
+    return method === 'elicitation/create' && this.limits().inbox ? this.services.inbox : undefined;
+  }
+
+  private what(method: string, params: Item): string {
+    return method === 'elicitation/create' ? `${elicitationMode(params)}-mode elicitation` : method;
+  }
+
+  /**
+   * Policy and limits on what reaches the human, for the principal it is asked on behalf of;
+   * returns the params to send. Throws a refusal. `session` is the host that will answer
+   * (undefined when the inbox does).
+   */
+  private admit(principal: PolicyPrincipal, session: DownstreamSession | undefined, server: string, method: string, params: Item, entry: AuditEntry): Item {
     const policy = this.services.policy;
     if (method === 'sampling/createMessage') {
       // Off unless a rule allows it: a default of allow is not consent to spend a user's model.
-      const decision = policy?.decide(session.principal, 'sample', 'Server', { server });
+      const decision = policy?.decide(principal, 'sample', 'Server', { server });
       if (!decision?.allowed || decision.rule === 'policy:default-allow') {
         entry.decision = 'denied';
         entry.rule = decision && !decision.allowed ? decision.rule : 'relay:sampling-not-allowed';
         throw refused(`Sampling is not allowed for '${server}' (the gateway's policy has no rule allowing it)`);
       }
       entry.rule = decision.rule;
-      if ((params.tools !== undefined || params.toolChoice !== undefined) && !hostSamplesWithTools(session)) {
+      if ((params.tools !== undefined || params.toolChoice !== undefined) && !(session && hostSamplesWithTools(session))) {
         entry.rule = 'relay:host-lacks-capability';
         throw refused('The host does not support tool use in sampling (sampling.tools)');
       }
@@ -152,7 +188,7 @@ export class ServerRequestRelay {
       return typeof params.maxTokens === 'number' && params.maxTokens > max ? { ...params, maxTokens: max } : params;
     }
     if (method === 'elicitation/create') {
-      const decision = policy?.decide(session.principal, 'elicit', 'Server', { server });
+      const decision = policy?.decide(principal, 'elicit', 'Server', { server });
       if (decision && !decision.allowed) {
         entry.decision = 'denied';
         entry.rule = decision.rule;
@@ -168,6 +204,10 @@ export class ServerRequestRelay {
       } else if (typeof params.url !== 'string' || typeof params.elicitationId !== 'string') {
         entry.rule = 'relay:invalid-request';
         throw new McpError(ErrorCode.InvalidParams, 'A url-mode elicitation needs url and elicitationId');
+      } else if (!isWebUrl(params.url)) {
+        // A user is asked to open it: javascript:, file: or data: URLs are not a web page to visit.
+        entry.rule = 'relay:invalid-request';
+        throw new McpError(ErrorCode.InvalidParams, 'A url-mode elicitation needs an http or https URL');
       }
     }
     return params;
@@ -204,12 +244,17 @@ export class ServerRequestRelay {
   }
 
   /** The row holds the request and the answer (redacted by the audit log's rules). */
-  private async record(entry: AuditEntry, params: Item, result: Item | undefined, error: string | null): Promise<void> {
+  private async record(entry: AuditEntry, params: Item, result: Item | undefined, error: string | null, answeredBy?: string): Promise<void> {
     const audit = this.services.audit;
     if (!audit) return;
     if (result) entry.responseBytes = Buffer.byteLength(JSON.stringify(result));
-    await audit.record(entry, { request: params, answer: result ?? null }, error).catch(() => undefined);
+    const answer = { request: params, answer: result ?? null, ...(answeredBy !== undefined && { answeredBy }) };
+    await audit.record(entry, answer, error).catch(() => undefined);
   }
+}
+
+function isWebUrl(url: string): boolean {
+  return URL.canParse(url) && ['http:', 'https:'].includes(new URL(url).protocol);
 }
 
 function anySignal(...signals: (AbortSignal | undefined)[]): AbortSignal | undefined {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { DownstreamSession } from '../session.js';
-import { elicitationSchemaProblems } from './elicitation-schema.js';
+import { elicitationSchemaProblems } from '@switchboard/inbox';
 import { hostCanAnswer, hostSamplesWithTools } from './host-capability.js';
 
 const hostWith = (clientCapabilities: Record<string, unknown>) => ({ clientCapabilities }) as unknown as DownstreamSession;

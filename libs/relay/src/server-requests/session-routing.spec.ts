@@ -49,7 +49,7 @@ function world(servers: Partial<ServerConfig>[] = [{ name: 'shell', isolation: '
     sessionConnections: { ownerOf: (c: UpstreamConnection) => owned.get(c) } as SessionConnections,
     audit: { record: async (entry: AuditEntry, args: unknown) => void rows.push({ entry, args }) } as unknown as AuditLog,
   } as unknown as RelayServices;
-  const relay = new ServerRequestRelay(services, () => ({ timeoutMs: 1000, maxSamplingTokens: 100 }));
+  const relay = new ServerRequestRelay(services, () => ({ timeoutMs: 1000, maxSamplingTokens: 100, inbox: false }));
   const handler = answeringPinnedRoots(services, relay.handle);
   const ask = (c: UpstreamConnection, method: string, params: Item = {}) =>
     handler({ connection: c, request: { jsonrpc: '2.0', id: 7, method, params }, signal: new AbortController().signal, related: false, candidates: [] } as ServerRequest);

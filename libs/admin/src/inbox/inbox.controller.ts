@@ -1,0 +1,128 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Controller, Get, Inject, Param, Post, Req, Res } from '@nestjs/common';
+import type { Inbox } from '@switchboard/inbox';
+import { ADMIN_OPTIONS, type AdminOptions } from '../admin-options.js';
+import { sendError, sendJson } from '../json-response.js';
+import { InboxAccess, inboxPathOf, type InboxCaller } from './inbox-access.js';
+import { parseInboxAnswer } from './inbox-answer.js';
+import { streamInboxEvents } from './inbox-events.js';
+import { ASSETS, INBOX_HTML, LOGIN_HTML, isAssetName, sendAsset, sendHtml } from './inbox-page.js';
+import { sessionCookie } from './inbox-sessions.js';
+import { readJsonBody } from './json-body.js';
+
+const MAX_ID_LENGTH = 100;
+
+/**
+ * The inbox web page and its JSON/SSE API (docs/inbox.md). The admin guard has run first:
+ * Host/Origin checked, and InboxAccess has recorded the caller, or let an open route (page,
+ * assets, login, logout) through without one. Every other route refuses a request without a
+ * caller, in case it arrived here some other way.
+ */
+@Controller('admin/inbox')
+export class InboxController {
+  constructor(
+    @Inject(ADMIN_OPTIONS) private readonly options: AdminOptions,
+    private readonly access: InboxAccess,
+  ) {}
+
+  @Get()
+  page(@Req() req: IncomingMessage, @Res() res: ServerResponse): void {
+    if (!this.inboxOr404(res)) return;
+    sendHtml(res, this.access.callerOf(req) ? INBOX_HTML : LOGIN_HTML);
+  }
+
+  @Get(Object.keys(ASSETS))
+  asset(@Req() req: IncomingMessage, @Res() res: ServerResponse): void {
+    if (!this.inboxOr404(res)) return;
+    const name = (inboxPathOf(req) ?? '').split('/').pop() ?? '';
+    if (isAssetName(name)) sendAsset(res, name);
+    else sendError(res, 404, 'no such file');
+  }
+
+  @Get('items')
+  items(@Req() req: IncomingMessage, @Res() res: ServerResponse): void {
+    const found = this.callerOr401(req, res);
+    if (!found) return;
+    const { inbox, caller } = found;
+    sendJson(res, 200, { items: inbox.visibleTo(caller.viewer), now: Date.now(), viewer: caller.viewer, session: caller.sessionId !== undefined });
+  }
+
+  @Get('events')
+  events(@Req() req: IncomingMessage, @Res() res: ServerResponse): void {
+    const found = this.callerOr401(req, res);
+    if (!found) return;
+    const { inbox, caller } = found;
+    const { principal, admin } = caller.viewer;
+    streamInboxEvents(res, {
+      inbox,
+      viewer: caller.viewer,
+      session: caller.sessionId !== undefined,
+      stillAdmitted: async () => {
+        const now = await this.access.resolve(req);
+        return now.caller?.viewer.principal === principal && now.caller.viewer.admin === admin;
+      },
+    });
+  }
+
+  @Post('items/:id/answer')
+  async answer(@Param('id') id: string, @Req() req: IncomingMessage, @Res() res: ServerResponse): Promise<void> {
+    const found = this.callerOr401(req, res);
+    if (!found) return;
+    const body = await readJsonBody(req);
+    if (!body.ok) return sendError(res, body.status, body.message);
+    const parsed = parseInboxAnswer(body.value);
+    if (!parsed.ok) return sendError(res, 400, 'invalid answer', parsed.problems);
+    const refusal = id.length > MAX_ID_LENGTH ? { status: 404 as const, problems: ['no such pending question'] } : found.inbox.answer(id, found.caller.viewer, parsed.answer);
+    if (!refusal) {
+      res.writeHead(204).end();
+      return;
+    }
+    const message = refusal.status === 400 ? 'the answer does not fit the question' : refusal.status === 404 ? 'no such pending question' : 'forbidden';
+    sendError(res, refusal.status, message, refusal.problems);
+  }
+
+  @Post('login')
+  async login(@Req() req: IncomingMessage, @Res() res: ServerResponse): Promise<void> {
+    if (!this.inboxOr404(res)) return;
+    const body = await readJsonBody(req, 16 * 1024);
+    if (!body.ok) return sendError(res, body.status, body.message);
+    const token = (body.value as { token?: unknown } | null)?.token;
+    // A new sign-in ends the session this browser had, so no stale id lives on beside the new one.
+    this.access.logout(req);
+    const outcome = await this.access.login(token);
+    if ('refusal' in outcome) {
+      const { rule, reason } = outcome.refusal;
+      if (outcome.status === 401) this.options.onRefused?.({ httpMethod: 'POST', path: '/admin/inbox/login', decision: 'unauthenticated', rule, reason });
+      return sendError(res, outcome.status, `sign-in refused: ${reason}`);
+    }
+    res.setHeader('Set-Cookie', sessionCookie(req, outcome.sessionId));
+    sendJson(res, 200, { viewer: outcome.caller.viewer });
+  }
+
+  @Post('logout')
+  async logout(@Req() req: IncomingMessage, @Res() res: ServerResponse): Promise<void> {
+    if (!this.inboxOr404(res)) return;
+    const body = await readJsonBody(req, 1024);
+    if (!body.ok) return sendError(res, body.status, body.message);
+    this.access.logout(req);
+    res.setHeader('Set-Cookie', sessionCookie(req, undefined));
+    res.writeHead(204).end();
+  }
+
+  private inboxOr404(res: ServerResponse): Inbox | undefined {
+    const inbox = this.options.inbox;
+    if (!inbox) sendError(res, 404, 'the inbox is not available: this daemon was started without one');
+    return inbox;
+  }
+
+  private callerOr401(req: IncomingMessage, res: ServerResponse): { inbox: Inbox; caller: InboxCaller } | undefined {
+    const inbox = this.inboxOr404(res);
+    if (!inbox) return undefined;
+    const caller = this.access.callerOf(req);
+    if (!caller) {
+      sendError(res, 401, 'unauthorized: sign in at /admin/inbox, or send a credential');
+      return undefined;
+    }
+    return { inbox, caller };
+  }
+}

@@ -1,0 +1,32 @@
+import type { IncomingMessage } from 'node:http';
+import type { GatewayConfig } from '@switchboard/config';
+import { describe, expect, it } from 'vitest';
+import { refuseReason } from './request-guard.js';
+
+const config = (host: string, allowedHosts: string[] = [], allowedOrigins: string[] = []) =>
+  ({ listen: { host, port: 8780 }, security: { allowedHosts, allowedOrigins } }) as unknown as GatewayConfig;
+const req = (headers: Record<string, string>) => ({ headers }) as unknown as IncomingMessage;
+
+describe('refuseReason (Host and Origin)', () => {
+  it('on loopback, takes loopback hosts and origins only', () => {
+    const loopback = config('127.0.0.1');
+    expect(refuseReason(req({ host: '127.0.0.1:8780', origin: 'http://localhost:5173' }), loopback)).toBeUndefined();
+    expect(refuseReason(req({ host: 'evil.example:8780' }), loopback)).toBe("Host 'evil.example:8780' is not allowed");
+    expect(refuseReason(req({ host: '127.0.0.1:8780', origin: 'https://evil.example' }), loopback)).toBe("Origin 'https://evil.example' is not allowed");
+  });
+
+  it("off loopback, takes the page's own origin on a listed Host, and listed origins", () => {
+    const team = config('0.0.0.0', ['gateway.example.com'], ['https://tools.example.com']);
+    expect(refuseReason(req({ host: 'gateway.example.com:8780', origin: 'http://gateway.example.com:8780' }), team)).toBeUndefined();
+    expect(refuseReason(req({ host: 'gateway.example.com', origin: 'https://tools.example.com' }), team)).toBeUndefined();
+    expect(refuseReason(req({ host: 'gateway.example.com', origin: 'https://evil.example' }), team)).toBe("Origin 'https://evil.example' is not allowed");
+  });
+
+  it('off loopback without a Host list, a Host cannot vouch for its own Origin', () => {
+    const open = config('0.0.0.0');
+    expect(refuseReason(req({ host: 'rebound.example:8780' }), open)).toBeUndefined();
+    expect(refuseReason(req({ host: 'rebound.example:8780', origin: 'http://rebound.example:8780' }), open)).toBe(
+      "Origin 'http://rebound.example:8780' is not allowed",
+    );
+  });
+});

@@ -1,0 +1,107 @@
+import { describe, expect, it } from 'vitest';
+import { Inbox } from './inbox.js';
+import type { InboxEvent, InboxQuestion } from './inbox-item.js';
+import { elicitationContentProblems } from './elicitation-form.js';
+
+const form: InboxQuestion = {
+  kind: 'elicitation',
+  mode: 'form',
+  message: 'Who are you?',
+  requestedSchema: {
+    type: 'object',
+    properties: { name: { type: 'string', minLength: 2 }, age: { type: 'integer', minimum: 0 }, colour: { type: 'string', enum: ['red', 'blue'] } },
+    required: ['name'],
+  },
+  server: 'fixture',
+  principal: 'alice',
+  timeoutMs: 60_000,
+};
+const alice = { principal: 'alice', admin: false };
+const bob = { principal: 'bob', admin: false };
+const admin = { principal: 'root', admin: true };
+
+describe('Inbox', () => {
+  it('shows a question only to its principal and admins, and takes a valid answer once', async () => {
+    const inbox = new Inbox();
+    const events: InboxEvent['type'][] = [];
+    inbox.onChange((e) => events.push(e.type));
+    const outcome = inbox.ask(form);
+    expect(inbox.visibleTo(bob)).toEqual([]);
+    expect(inbox.visibleTo(admin)).toHaveLength(1);
+    const [item] = inbox.visibleTo(alice);
+    expect(item.expiresAt - item.createdAt).toBe(60_000);
+    expect(inbox.answer(item.id, bob, { action: 'decline' })?.status).toBe(404);
+    expect(inbox.answer(item.id, alice, { action: 'accept', content: { name: 'A', age: 1.5, extra: 1 } })).toEqual({
+      status: 400,
+      problems: ['extra is not a field of this form', 'name must be at least 2 characters', 'age must be a whole number'],
+    });
+    expect(inbox.answer(item.id, alice, { action: 'approve' })?.status).toBe(400);
+    expect(inbox.answer(item.id, alice, { action: 'accept', content: { name: 'Al', colour: 'red' } })).toBeUndefined();
+    await expect(outcome).resolves.toEqual({ action: 'accept', content: { name: 'Al', colour: 'red' }, answeredBy: 'alice' });
+    expect(inbox.answer(item.id, alice, { action: 'cancel' })?.status).toBe(404);
+    expect(inbox.size).toBe(0);
+    expect(events).toEqual(['added', 'removed']);
+  });
+
+  it('expires, and leaves the inbox', async () => {
+    const inbox = new Inbox();
+    await expect(inbox.ask({ ...form, timeoutMs: 5 })).resolves.toEqual({ action: 'expired' });
+    expect(inbox.size).toBe(0);
+  });
+
+  it('is withdrawn when the asker stops waiting, and at shutdown', async () => {
+    const inbox = new Inbox();
+    const abort = new AbortController();
+    const first = inbox.ask(form, abort.signal);
+    const second = inbox.ask({ ...form, principal: null });
+    expect(inbox.visibleTo(alice)).toHaveLength(1);
+    abort.abort();
+    await expect(first).resolves.toEqual({ action: 'withdrawn' });
+    inbox.withdrawAll();
+    await expect(second).resolves.toEqual({ action: 'withdrawn' });
+    expect(inbox.size).toBe(0);
+  });
+
+  it('lets an approval be remembered only for the offered durations', async () => {
+    const inbox = new Inbox();
+    const asked = inbox.ask({
+      kind: 'approval',
+      tool: 'fs__delete',
+      arguments: { path: '/tmp/x' },
+      argumentsDigest: 'd',
+      rule: 'ops#1',
+      rememberChoicesMs: [900_000],
+      server: 'fs',
+      principal: 'alice',
+      timeoutMs: 60_000,
+    });
+    const [item] = inbox.visibleTo(alice);
+    expect(inbox.answer(item.id, alice, { action: 'approve', rememberForMs: 5 })?.problems).toEqual(['rememberForMs must be one of 0, 900000']);
+    expect(inbox.answer(item.id, alice, { action: 'accept' })?.status).toBe(400);
+    expect(inbox.answer(item.id, alice, { action: 'approve', rememberForMs: 900_000 })).toBeUndefined();
+    await expect(asked).resolves.toMatchObject({ action: 'approve', rememberForMs: 900_000 });
+  });
+});
+
+describe('elicitationContentProblems', () => {
+  it('checks formats, choices and multi-selects', () => {
+    const schema = {
+      type: 'object',
+      properties: {
+        email: { type: 'string', format: 'email' },
+        when: { type: 'string', format: 'date' },
+        size: { type: 'string', oneOf: [{ const: 's', title: 'Small' }] },
+        tags: { type: 'array', items: { enum: ['a', 'b'] }, maxItems: 1 },
+        ok: { type: 'boolean' },
+      },
+    };
+    expect(elicitationContentProblems(schema, { email: 'a@b', when: '2026-11-22', size: 's', tags: ['a'], ok: true })).toEqual([]);
+    expect(elicitationContentProblems(schema, { email: 'nope', when: '22/11', size: 'm', tags: ['a', 'b'], ok: 'yes' })).toEqual([
+      'email must be a valid email',
+      'when must be a valid date',
+      'size must be one of s',
+      'tags allows at most 1 choices',
+      'ok must be true or false',
+    ]);
+  });
+});

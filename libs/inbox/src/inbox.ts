@@ -1,0 +1,113 @@
+import { randomUUID } from 'node:crypto';
+import { elicitationContentProblems } from './elicitation-form.js';
+import type { AnswerRefusal, InboxAnswer, InboxEvent, InboxItem, InboxOutcome, InboxQuestion, InboxViewer } from './inbox-item.js';
+
+/** Bound on pending questions: each holds a waiting upstream request, and memory. */
+const MAX_PENDING = 500;
+
+export class InboxFullError extends Error {
+  constructor() {
+    super(`The inbox already holds ${MAX_PENDING} pending questions`);
+  }
+}
+
+interface Pending {
+  item: InboxItem;
+  settle(outcome: InboxOutcome): void;
+}
+
+/**
+ * Questions for humans that no host could take: elicitations from upstreams and approvals of
+ * tool calls. Each waits here, with a deadline, until someone allowed to answer does so on
+ * the web page (/admin/inbox), it expires, or the asker stops waiting; in every case it
+ * leaves the inbox, so nothing pending outlives its request. Held in memory: a pending
+ * question is a request in flight, which a restart ends anyway.
+ */
+export class Inbox {
+  private readonly pending = new Map<string, Pending>();
+  private readonly listeners = new Set<(event: InboxEvent) => void>();
+
+  /** Asks, and resolves with how it ended; never rejects once asked (InboxFullError before). */
+  ask(question: InboxQuestion, signal?: AbortSignal): Promise<InboxOutcome> {
+    if (this.pending.size >= MAX_PENDING) return Promise.reject(new InboxFullError());
+    if (signal?.aborted) return Promise.resolve({ action: 'withdrawn' });
+    const now = Date.now();
+    const item: InboxItem = { ...question, id: randomUUID(), createdAt: now, expiresAt: now + question.timeoutMs };
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => settle({ action: 'expired' }), question.timeoutMs);
+      timer.unref();
+      const onAbort = () => settle({ action: 'withdrawn' });
+      const settle = (outcome: InboxOutcome) => {
+        if (!this.pending.delete(item.id)) return;
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+        this.emit({ type: 'removed', id: item.id, principal: item.principal, outcome: outcome.action });
+        resolve(outcome);
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.pending.set(item.id, { item, settle });
+      this.emit({ type: 'added', item });
+    });
+  }
+
+  /** Takes a viewer's answer, or says why not. An answer the question does not allow is refused, not guessed at. */
+  answer(id: string, viewer: InboxViewer, answer: InboxAnswer): AnswerRefusal | undefined {
+    const found = this.pending.get(id);
+    // Someone else's question is "not found", as an unknown one: its existence is not theirs to know.
+    if (!found || !mayAnswer(viewer, found.item)) return { status: 404, problems: ['no such pending question (answered, expired or withdrawn)'] };
+    const problems = answerProblems(found.item, answer);
+    if (problems.length > 0) return { status: 400, problems };
+    found.settle({ ...answer, answeredBy: viewer.principal });
+    return undefined;
+  }
+
+  /** What this viewer may see, oldest first. */
+  visibleTo(viewer: InboxViewer): InboxItem[] {
+    return [...this.pending.values()].map((p) => p.item).filter((item) => mayAnswer(viewer, item));
+  }
+
+  get size(): number {
+    return this.pending.size;
+  }
+
+  /** Every addition and removal; returns the function that stops listening. */
+  onChange(listener: (event: InboxEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** At shutdown: every asker gets `withdrawn` at once instead of waiting out its deadline. */
+  withdrawAll(): void {
+    for (const p of [...this.pending.values()]) p.settle({ action: 'withdrawn' });
+  }
+
+  private emit(event: InboxEvent): void {
+    for (const listener of this.listeners) {
+      try {
+        listener(event);
+      } catch {
+        // A listener (an SSE stream that just closed) must not stop the others.
+      }
+    }
+  }
+}
+
+export function mayAnswer(viewer: InboxViewer, item: { principal: string | null }): boolean {
+  return viewer.admin || (item.principal !== null && item.principal === viewer.principal);
+}
+
+function answerProblems(item: InboxItem, answer: InboxAnswer): string[] {
+  const allowed = item.kind === 'approval' ? ['approve', 'decline'] : ['accept', 'decline', 'cancel'];
+  if (!allowed.includes(answer.action)) return [`action must be one of ${allowed.join(', ')}`];
+  if (answer.action === 'approve') {
+    const remember = answer.rememberForMs;
+    if (remember !== undefined && remember !== 0 && !(item.kind === 'approval' && item.rememberChoicesMs.includes(remember))) {
+      return [`rememberForMs must be one of ${item.kind === 'approval' ? [0, ...item.rememberChoicesMs].join(', ') : '0'}`];
+    }
+  }
+  if (answer.action === 'accept' && item.kind === 'elicitation') {
+    if (item.mode === 'url') return answer.content === undefined ? [] : ['a url-mode elicitation is accepted without content'];
+    return elicitationContentProblems(item.requestedSchema ?? {}, answer.content ?? {});
+  }
+  return [];
+}

@@ -1,0 +1,3 @@
+export * from './elicitation-form.js';
+export * from './inbox-item.js';
+export * from './inbox.js';

@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest';
+import { ApprovalBook, type ApprovalBinding } from './approval-book.js';
+
+describe('ApprovalBook', () => {
+  const binding: ApprovalBinding = { principal: 'alice', tool: 'fs__delete', argumentsDigest: 'a1', policyDigest: 'p1' };
+
+  it('covers exactly the remembered call until it runs out', () => {
+    let now = 1_000;
+    const book = new ApprovalBook(() => now);
+    expect(book.covers(binding)).toBe(false);
+    book.remember(binding, 60_000);
+    expect(book.covers(binding)).toBe(true);
+    expect(book.covers({ ...binding, argumentsDigest: 'a2' })).toBe(false);
+    expect(book.covers({ ...binding, policyDigest: 'p2' })).toBe(false);
+    expect(book.covers({ ...binding, principal: 'bob' })).toBe(false);
+    now += 60_000;
+    expect(book.covers(binding)).toBe(false);
+    expect(book.size).toBe(0);
+  });
+
+  it('does not remember a one-off approval, and forgets by principal', () => {
+    const book = new ApprovalBook();
+    book.remember(binding, 0);
+    expect(book.size).toBe(0);
+    book.remember(binding, 1000);
+    book.remember({ ...binding, principal: 'bob' }, 1000);
+    book.forget('alice');
+    expect(book.covers(binding)).toBe(false);
+    expect(book.covers({ ...binding, principal: 'bob' })).toBe(true);
+  });
+});

@@ -1,0 +1,55 @@
+/** What an approval is for: who, which tool, which arguments, under which policy. */
+export interface ApprovalBinding {
+  principal: string;
+  /** The public tool name. */
+  tool: string;
+  /** A keyed digest of the canonical arguments: the same call, byte for byte. */
+  argumentsDigest: string;
+  /** PolicyEngine.digest when the approval was given. */
+  policyDigest: string;
+}
+
+/** Bound on remembered approvals; the oldest go first. */
+const MAX_REMEMBERED = 10_000;
+
+/**
+ * Approvals a human chose to remember for a while: the same principal calling the same tool
+ * with the same arguments under the same policy is not asked again until it runs out.
+ * Anything else (other arguments, a changed policy) asks again. Kept in memory, so a restart
+ * forgets them, which errs on the side of asking.
+ */
+export class ApprovalBook {
+  private readonly until = new Map<string, number>();
+
+  constructor(private readonly now: () => number = Date.now) {}
+
+  remember(binding: ApprovalBinding, forMs: number): void {
+    if (forMs <= 0) return;
+    const key = keyOf(binding);
+    this.until.delete(key);
+    if (this.until.size >= MAX_REMEMBERED) this.until.delete(this.until.keys().next().value!);
+    this.until.set(key, this.now() + forMs);
+  }
+
+  /** Whether an approval for exactly this is remembered and still running; expired ones are dropped. */
+  covers(binding: ApprovalBinding): boolean {
+    const key = keyOf(binding);
+    const until = this.until.get(key);
+    if (until === undefined) return false;
+    if (until > this.now()) return true;
+    this.until.delete(key);
+    return false;
+  }
+
+  /** Forgets every approval of this principal (or all), e.g. when an admin revokes them. */
+  forget(principal?: string): void {
+    if (principal === undefined) return this.until.clear();
+    for (const key of [...this.until.keys()]) if (key.startsWith(`${principal}\0`)) this.until.delete(key);
+  }
+
+  get size(): number {
+    return this.until.size;
+  }
+}
+
+const keyOf = (b: ApprovalBinding) => `${b.principal}\0${b.tool}\0${b.argumentsDigest}\0${b.policyDigest}`;

@@ -1,0 +1,103 @@
+import { ErrorCode, McpError } from '@switchboard/core';
+import type { Inbox } from '@switchboard/inbox';
+import type { RequestContext } from '../relay.types.js';
+
+/** What a human is asked to approve. */
+export interface ApprovalRequest {
+  server: string;
+  tool: string;
+  /** Redacted, as the audit log would show them. */
+  arguments: unknown;
+  argumentsDigest: string;
+  rule: string;
+  timeoutMs: number;
+  rememberChoicesMs: number[];
+}
+
+/** How the asking ended. */
+export type ApprovalAnswer =
+  | { action: 'approve'; rememberForMs: number; answeredBy: string }
+  | { action: 'decline'; answeredBy: string }
+  | { action: 'expired' }
+  | { action: 'withdrawn' }
+  /** The host could not show the question (an error, or it went away); nobody approved. */
+  | { action: 'failed'; reason: string };
+
+/**
+ * Asks the host that made the call, as a form elicitation on the call's own stream: accepting
+ * the form approves (with how long to remember it), declining or cancelling refuses. The
+ * form is one optional choice, so every host that renders forms can show it.
+ */
+export async function askHost(ctx: RequestContext, request: ApprovalRequest): Promise<ApprovalAnswer> {
+  const labels = new Map<string, number>([['Just this once', 0], ...request.rememberChoicesMs.map((ms): [string, number] => [`For ${duration(ms)}`, ms])]);
+  const properties =
+    request.rememberChoicesMs.length === 0
+      ? {}
+      : { remember: { type: 'string', title: 'Remember this approval', enum: [...labels.keys()], default: 'Just this once' } };
+  try {
+    const answer = await ctx.session.request(
+      'elicitation/create',
+      { message: approvalMessage(request), requestedSchema: { type: 'object', properties } },
+      { timeoutMs: request.timeoutMs, signal: ctx.signal, relatedRequestId: ctx.request.id },
+    );
+    if (answer.action !== 'accept') return { action: 'decline', answeredBy: ctx.session.principal.id };
+    const chosen = (answer.content as Record<string, unknown> | undefined)?.remember;
+    return { action: 'approve', rememberForMs: labels.get(String(chosen)) ?? 0, answeredBy: ctx.session.principal.id };
+  } catch (err) {
+    if (ctx.signal.aborted) return { action: 'withdrawn' };
+    if (err instanceof McpError && err.code === ErrorCode.RequestTimeout) return { action: 'expired' };
+    return { action: 'failed', reason: err instanceof McpError ? err.message : 'the host failed to answer' };
+  }
+}
+
+/** Puts the approval in the web inbox, for the caller (or an admin) to answer there. */
+export async function askInbox(ctx: RequestContext, inbox: Inbox, request: ApprovalRequest): Promise<ApprovalAnswer> {
+  const outcome = await inbox.ask(
+    {
+      kind: 'approval',
+      tool: request.tool,
+      arguments: request.arguments,
+      argumentsDigest: request.argumentsDigest,
+      rule: request.rule,
+      rememberChoicesMs: request.rememberChoicesMs,
+      server: request.server,
+      principal: ctx.session.principal.id,
+      timeoutMs: request.timeoutMs,
+    },
+    ctx.signal,
+  );
+  switch (outcome.action) {
+    case 'approve':
+      return { action: 'approve', rememberForMs: outcome.rememberForMs ?? 0, answeredBy: outcome.answeredBy };
+    case 'expired':
+    case 'withdrawn':
+      return { action: outcome.action };
+    default:
+      // decline, and answers an approval cannot take (the inbox refuses those before here).
+      return { action: 'decline', answeredBy: 'answeredBy' in outcome ? outcome.answeredBy : 'unknown' };
+  }
+}
+
+function approvalMessage(r: ApprovalRequest): string {
+  return [
+    `Allow the tool ${r.tool} on server '${r.server}' to run?`,
+    `The gateway's policy (rule '${r.rule}') asks you to confirm this call.`,
+    '',
+    'Arguments:',
+    JSON.stringify(r.arguments ?? {}, null, 2),
+  ].join('\n');
+}
+
+/** 900000 -> "15 minutes", 3600000 -> "1 hour". */
+export function duration(ms: number): string {
+  const units: [number, string][] = [
+    [86_400_000, 'day'],
+    [3_600_000, 'hour'],
+    [60_000, 'minute'],
+    [1000, 'second'],
+  ];
+  for (const [size, unit] of units) {
+    if (ms >= size && ms % size === 0) return `${ms / size} ${unit}${ms === size ? '' : 's'}`;
+  }
+  return `${Math.round(ms / 1000)} seconds`;
+}

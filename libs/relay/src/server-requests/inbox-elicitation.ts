@@ -1,0 +1,50 @@
+import { ErrorCode, McpError } from '@switchboard/core';
+import type { Inbox, InboxOutcome } from '@switchboard/inbox';
+import type { Item } from '../relay.types.js';
+import { elicitationMode } from './host-capability.js';
+
+export interface InboxElicitation {
+  inbox: Inbox;
+  server: string;
+  /** Whose request caused it; null when unknown (then only admins see it). */
+  principal: string | null;
+  timeoutMs: number;
+  signal?: AbortSignal;
+}
+
+/**
+ * Puts an elicitation no host could take in the web inbox and waits for a human's answer.
+ * Returns the result for the upstream (accept/decline/cancel, as the human gave it) and who
+ * answered, for the audit row. Nobody answering in time is a timeout error, as it would be
+ * from a host; a withdrawn question means the upstream stopped waiting.
+ */
+export async function elicitThroughInbox(params: Item, at: InboxElicitation): Promise<{ result: Item; answeredBy: string }> {
+  const mode = elicitationMode(params);
+  const outcome: InboxOutcome = await at.inbox.ask(
+    {
+      kind: 'elicitation',
+      mode,
+      message: typeof params.message === 'string' ? params.message : '',
+      ...(mode === 'form'
+        ? { requestedSchema: params.requestedSchema as Item }
+        : { url: String(params.url), elicitationId: String(params.elicitationId) }),
+      server: at.server,
+      principal: at.principal,
+      timeoutMs: at.timeoutMs,
+    },
+    at.signal,
+  );
+  switch (outcome.action) {
+    case 'accept':
+      return { result: outcome.content === undefined ? { action: 'accept' } : { action: 'accept', content: outcome.content }, answeredBy: outcome.answeredBy };
+    case 'decline':
+    case 'cancel':
+      return { result: { action: outcome.action }, answeredBy: outcome.answeredBy };
+    case 'expired':
+      throw new McpError(ErrorCode.RequestTimeout, `Nobody answered the elicitation in the inbox within ${Math.round(at.timeoutMs / 1000)} s`);
+    case 'withdrawn':
+      throw new McpError(ErrorCode.RequestTimeout, 'Request cancelled');
+    default:
+      throw new McpError(ErrorCode.InternalError, 'Internal error');
+  }
+}

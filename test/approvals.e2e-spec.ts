@@ -1,0 +1,153 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { auditRows } from './support/audit-rows.js';
+import { eventually, startDaemon, stdioFixture, stopAllDaemons, tempDir, writeConfig, type DaemonHandle } from './support/daemon.js';
+import { answerItem, inboxItems, pendingItem } from './support/inbox-client.js';
+
+type ToolResult = { content: { type: string; text?: string }[] };
+type Answer = (message: string, schema: Record<string, unknown>) => Record<string, unknown>;
+
+const textOf = (r: unknown) => (r as ToolResult).content.map((c) => c.text ?? '').join('\n');
+/** The JSON-RPC error a failed call carried: its code and message. */
+const failure = (e: unknown) => ({ code: (e as { code?: number }).code, message: String((e as Error).message) });
+
+/** A host; with `answer` it declares form elicitation and answers approval forms with it. */
+async function host(daemon: DaemonHandle, name: string, answer?: Answer): Promise<{ client: Client; asked: string[] }> {
+  const asked: string[] = [];
+  const client = new Client({ name, version: '1.0.0' }, { capabilities: answer ? { elicitation: { form: {} } } : {} });
+  if (answer) {
+    client.setRequestHandler('elicitation/create', async (request) => {
+      const params = request.params as { message: string; requestedSchema: Record<string, unknown> };
+      asked.push(params.message);
+      return answer(params.message, params.requestedSchema) as never;
+    });
+  }
+  await client.connect(new StreamableHTTPClientTransport(new URL(daemon.mcpUrl)));
+  return { client, asked };
+}
+
+const POLICY = `everyone: [ops]
+roles:
+  ops:
+    - { id: ask-echo, confirm: call, tool: "fix__echo" }
+`;
+
+afterAll(stopAllDaemons);
+
+describe('approvals: a confirm rule holds the call until a human approves', () => {
+  let daemon: DaemonHandle;
+  let dataDir: string;
+  let policyFile: string;
+  const clients: Client[] = [];
+
+  beforeAll(async () => {
+    const dir = tempDir();
+    dataDir = join(dir, 'data');
+    policyFile = join(dir, 'policy.yaml');
+    writeFileSync(policyFile, POLICY);
+    daemon = await startDaemon(
+      writeConfig({ policy: { file: policyFile }, approvals: { timeoutMs: 2000, rememberMs: [900_000] }, mcpServers: { fix: stdioFixture() } }, dir),
+    );
+  });
+  afterAll(async () => Promise.all(clients.map((c) => c.close().catch(() => undefined))));
+
+  const echo = (client: Client, text: string) => client.callTool({ name: 'fix__echo', arguments: { text } }).then(textOf);
+
+  it('asks the calling host with a form showing server, tool and arguments; declining refuses the call', async () => {
+    const { client, asked } = await host(daemon, 'decliner', () => ({ action: 'decline' }));
+    clients.push(client);
+    await eventually(async () => (await client.listTools()).tools.some((t) => t.name === 'fix__echo'));
+    const refused = await echo(client, 'rm -rf /tmp/x').then(() => undefined, failure);
+    expect(refused).toEqual({ code: -32014, message: expect.stringContaining('was declined by anonymous') });
+    expect(asked).toHaveLength(1);
+    expect(asked[0]).toContain('fix__echo');
+    expect(asked[0]).toContain("server 'fix'");
+    expect(asked[0]).toContain('rm -rf /tmp/x');
+    expect(asked[0]).toContain("rule 'ask-echo'");
+
+    const rows = auditRows(dataDir, "client_name = 'decliner'");
+    expect(rows.find((r) => r.method === 'switchboard/approval')).toMatchObject({ decision: 'denied', rule: 'approval:declined', name: 'fix__echo', upstream: 'fix' });
+    expect(rows.find((r) => r.method === 'tools/call')).toMatchObject({ decision: 'denied', rule: 'approval:declined', error_code: -32014 });
+  });
+
+  it('runs the call once approved, asks again next time, and remembers when told to, for the same arguments only', async () => {
+    let remember = 'Just this once';
+    const { client, asked } = await host(daemon, 'approver', (_message, schema) => {
+      const choices = ((schema.properties as Record<string, { enum: string[] }>).remember.enum);
+      expect(choices).toEqual(['Just this once', 'For 15 minutes']);
+      return { action: 'accept', content: { remember } };
+    });
+    clients.push(client);
+    expect(await echo(client, 'one')).toContain('one');
+    expect(await echo(client, 'one')).toContain('one');
+    expect(asked).toHaveLength(2);
+    remember = 'For 15 minutes';
+    await echo(client, 'two');
+    await echo(client, 'two');
+    expect(asked).toHaveLength(3);
+    await echo(client, 'three');
+    expect(asked).toHaveLength(4);
+
+    const approvals = auditRows(dataDir, "client_name = 'approver' AND method = 'switchboard/approval'");
+    expect(approvals.map((r) => r.rule)).toEqual(['approval:host', 'approval:host', 'approval:host', 'approval:remembered', 'approval:host']);
+    expect(JSON.parse(String(approvals[2].arguments))).toMatchObject({ via: 'host', answeredBy: 'anonymous', rememberForMs: 900_000 });
+    const calls = auditRows(dataDir, "client_name = 'approver' AND method = 'tools/call'");
+    expect(calls.every((r) => r.decision === 'allowed' && r.rule === 'ask-echo' && r.outcome === 'ok')).toBe(true);
+  });
+
+  it('forgets a remembered approval when the policy changes', async () => {
+    let answers = 0;
+    const { client } = await host(daemon, 'policy-changer', () => {
+      answers++;
+      return { action: 'accept', content: { remember: 'For 15 minutes' } };
+    });
+    clients.push(client);
+    await echo(client, 'kept');
+    await echo(client, 'kept');
+    expect(answers).toBe(1);
+    writeFileSync(policyFile, `${POLICY}    - { id: unrelated, deny: call, tool: "nothing__here" }\n`);
+    await eventually(async () => {
+      await echo(client, 'kept');
+      return answers === 2;
+    }, 10_000);
+    writeFileSync(policyFile, POLICY);
+  });
+
+  it('asks in the inbox when the host cannot show a form: approve, decline, and expiry', async () => {
+    const { client, asked } = await host(daemon, 'formless');
+    clients.push(client);
+    const approvedCall = echo(client, 'via inbox');
+    const item = await pendingItem(daemon, (i) => i.kind === 'approval' && JSON.stringify(i.arguments).includes('via inbox'));
+    expect(item).toMatchObject({ server: 'fix', tool: 'fix__echo', principal: 'anonymous', rule: 'ask-echo', rememberChoicesMs: [900_000] });
+    expect(await answerItem(daemon, item.id, { action: 'accept' })).toMatchObject({ status: 400 });
+    expect(await answerItem(daemon, item.id, { action: 'approve' })).toMatchObject({ status: 204 });
+    expect(await approvedCall).toContain('via inbox');
+
+    const declinedCall = echo(client, 'declined in inbox').then(() => undefined, failure);
+    const second = await pendingItem(daemon, (i) => JSON.stringify(i.arguments).includes('declined in inbox'));
+    await answerItem(daemon, second.id, { action: 'decline' });
+    expect(await declinedCall).toEqual({ code: -32014, message: expect.stringContaining('declined') });
+
+    const expired = await echo(client, 'nobody answers').then(() => undefined, failure);
+    expect(expired).toEqual({ code: -32014, message: 'Nobody approved the call to fix__echo within 2 seconds' });
+    expect(await inboxItems(daemon)).toEqual([]);
+    expect(asked).toEqual([]);
+
+    const rules = auditRows(dataDir, "client_name = 'formless' AND method = 'switchboard/approval'").map((r) => r.rule);
+    expect(rules).toEqual(['approval:inbox', 'approval:declined', 'approval:expired']);
+  });
+
+  it('withdraws the inbox question when the caller cancels its call', async () => {
+    const { client } = await host(daemon, 'canceller');
+    clients.push(client);
+    const abort = new AbortController();
+    const call = client.callTool({ name: 'fix__echo', arguments: { text: 'cancel me' } }, { signal: abort.signal }).catch(() => 'cancelled');
+    await pendingItem(daemon, (i) => JSON.stringify(i.arguments).includes('cancel me'));
+    abort.abort();
+    expect(await call).toBe('cancelled');
+    await eventually(async () => (await inboxItems(daemon)).length === 0, 5000, 'the question withdrawn');
+    await eventually(() => auditRows(dataDir, "client_name = 'canceller' AND rule = 'approval:withdrawn'").length === 1, 5000, 'the withdrawal audited');
+  });
+});
