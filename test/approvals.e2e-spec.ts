@@ -1,9 +1,10 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import type { Client } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditRows } from './support/audit-rows.js';
 import { eventually, startDaemon, stdioFixture, stopAllDaemons, tempDir, writeConfig, type DaemonHandle } from './support/daemon.js';
+import { relayHost } from './support/hosts.js';
 import { answerItem, inboxItems, pendingItem } from './support/inbox-client.js';
 
 type ToolResult = { content: { type: string; text?: string }[] };
@@ -14,18 +15,9 @@ const textOf = (r: unknown) => (r as ToolResult).content.map((c) => c.text ?? ''
 const failure = (e: unknown) => ({ code: (e as { code?: number }).code, message: String((e as Error).message) });
 
 /** A host; with `answer` it declares form elicitation and answers approval forms with it. */
-async function host(daemon: DaemonHandle, name: string, answer?: Answer): Promise<{ client: Client; asked: string[] }> {
-  const asked: string[] = [];
-  const client = new Client({ name, version: '1.0.0' }, { capabilities: answer ? { elicitation: { form: {} } } : {} });
-  if (answer) {
-    client.setRequestHandler('elicitation/create', async (request) => {
-      const params = request.params as { message: string; requestedSchema: Record<string, unknown> };
-      asked.push(params.message);
-      return answer(params.message, params.requestedSchema) as never;
-    });
-  }
-  await client.connect(new StreamableHTTPClientTransport(new URL(daemon.mcpUrl)));
-  return { client, asked };
+async function host(daemon: DaemonHandle, name: string, answer?: Answer) {
+  const capabilities = answer ? { elicitation: { form: {} } } : {};
+  return relayHost(daemon, name, capabilities, { elicitation: (p) => answer!(String(p.message), p.requestedSchema as Record<string, unknown>) });
 }
 
 const POLICY = `everyone: [ops]
@@ -62,10 +54,11 @@ describe('approvals: a confirm rule holds the call until a human approves', () =
     const refused = await echo(client, 'rm -rf /tmp/x').then(() => undefined, failure);
     expect(refused).toEqual({ code: -32014, message: expect.stringContaining('was declined by anonymous') });
     expect(asked).toHaveLength(1);
-    expect(asked[0]).toContain('fix__echo');
-    expect(asked[0]).toContain("server 'fix'");
-    expect(asked[0]).toContain('rm -rf /tmp/x');
-    expect(asked[0]).toContain("rule 'ask-echo'");
+    const message = String(asked[0].message);
+    expect(message).toContain('fix__echo');
+    expect(message).toContain("server 'fix'");
+    expect(message).toContain('rm -rf /tmp/x');
+    expect(message).toContain("rule 'ask-echo'");
 
     const rows = auditRows(dataDir, "client_name = 'decliner'");
     expect(rows.find((r) => r.method === 'switchboard/approval')).toMatchObject({ decision: 'denied', rule: 'approval:declined', name: 'fix__echo', upstream: 'fix' });

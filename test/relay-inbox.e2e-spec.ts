@@ -1,30 +1,20 @@
 import { join } from 'node:path';
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import type { Client } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditRows } from './support/audit-rows.js';
 import { EVERYTHING_SERVER, eventually, startDaemon, stopAllDaemons, tempDir, writeConfig, type DaemonHandle } from './support/daemon.js';
+import { connectHost, relayHost, type ClientCapabilities } from './support/hosts.js';
 import { answerItem, inboxItems, pendingItem } from './support/inbox-client.js';
 
 type ToolResult = { content: { type: string; text?: string }[] };
-type Capabilities = ConstructorParameters<typeof Client>[1] extends infer O ? (O extends { capabilities?: infer C } ? C : never) : never;
 
 const textOf = (r: unknown) => (r as ToolResult).content.map((c) => c.text ?? '').join('\n');
 const FORM_TOOL = 'everything__trigger-elicitation-request';
 const URL_TOOL = 'everything__trigger-url-elicitation';
 
-/** A host declaring `capabilities`; its elicitation handler records what it was asked and answers with `answer`. */
-async function host(daemon: DaemonHandle, name: string, capabilities: Capabilities, answer?: () => Promise<Record<string, unknown>>) {
-  const asked: Record<string, unknown>[] = [];
-  const client = new Client({ name, version: '1.0.0' }, { capabilities });
-  if (capabilities?.elicitation) {
-    client.setRequestHandler('elicitation/create', async (request) => {
-      asked.push(request.params as Record<string, unknown>);
-      return (answer ? await answer() : { action: 'accept' }) as never;
-    });
-  }
-  await client.connect(new StreamableHTTPClientTransport(new URL(daemon.mcpUrl)));
-  return { client, asked };
-}
+/** A host declaring `capabilities` that accepts every elicitation, or answers with `answer`. */
+const host = (daemon: DaemonHandle, name: string, capabilities: ClientCapabilities, answer: () => Promise<Record<string, unknown>> = async () => ({ action: 'accept' })) =>
+  relayHost(daemon, name, capabilities, { elicitation: answer });
 
 afterAll(stopAllDaemons);
 
@@ -107,6 +97,19 @@ describe('elicitations no host can take wait in the inbox; URL mode; timeouts', 
     // A user is only ever asked to open a web page: javascript:, data: and file: URLs are refused.
     const refused = await client.callTool({ name: URL_TOOL, arguments: { url: "javascript:alert('x')" } }).then(textOf, (e: Error) => e.message);
     expect(refused).toContain('needs an http or https URL');
+    expect(await inboxItems(daemon)).toEqual([]);
+  });
+
+  it('has no inbox in switchboard stdio, which serves no page: what the host cannot take is refused at once', async () => {
+    const stdio = await connectHost('stdio', { configPath: daemon.configPath });
+    try {
+      await eventually(async () => (await stdio.client.listTools()).tools.some((t) => t.name === FORM_TOOL));
+      const text = await stdio.client.callTool({ name: FORM_TOOL, arguments: {} }).then(textOf, (e: Error) => e.message);
+      // Refused, rather than left to expire in an inbox nobody can open ("Nobody answered ...").
+      expect(text).toContain('did not declare support for form-mode elicitation');
+    } finally {
+      await stdio.close();
+    }
     expect(await inboxItems(daemon)).toEqual([]);
   });
 

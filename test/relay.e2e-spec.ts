@@ -2,36 +2,24 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditRows } from './support/audit-rows.js';
+import { relayHost, type ClientCapabilities } from './support/hosts.js';
+import type { Client } from '@modelcontextprotocol/client';
 import { EVERYTHING_SERVER, eventually, startDaemon, stopAllDaemons, tempDir, writeConfig, type DaemonHandle } from './support/daemon.js';
 
 type ToolResult = { content: { type: string; text?: string }[]; isError?: boolean };
-type Capabilities = ConstructorParameters<typeof Client>[1] extends infer O ? (O extends { capabilities?: infer C } ? C : never) : never;
 
 const everythingStdio = { command: process.execPath, args: [EVERYTHING_SERVER, 'stdio'] };
 
 /** A host that declares `capabilities` and answers sampling and elicitation as `who`. */
-async function host(daemon: DaemonHandle, who: string, capabilities: Capabilities): Promise<{ client: Client; asked: string[] }> {
-  const asked: string[] = [];
-  const client = new Client({ name: `host-${who}`, version: '1.0.0' }, { capabilities });
-  // The SDK refuses a handler for a capability the client does not declare.
-  if (capabilities?.sampling) {
-    client.setRequestHandler('sampling/createMessage', async (request) => {
-      asked.push(`sampling:${JSON.stringify(request.params.messages)}`);
-      return { role: 'assistant', content: { type: 'text', text: `sampled by ${who}` }, model: `model-of-${who}`, stopReason: 'endTurn' };
-    });
-  }
-  if (capabilities?.elicitation) {
-    client.setRequestHandler('elicitation/create', async (request) => {
-      asked.push(`elicitation:${String(request.params.message)}`);
-      return { action: 'accept', content: { name: `name from ${who}` } };
-    });
-  }
-  await client.connect(new StreamableHTTPClientTransport(new URL(daemon.mcpUrl)));
-  return { client, asked };
-}
+const host = (daemon: DaemonHandle, who: string, capabilities: ClientCapabilities) =>
+  relayHost(daemon, `host-${who}`, capabilities, {
+    sampling: () => ({ role: 'assistant', content: { type: 'text', text: `sampled by ${who}` }, model: `model-of-${who}`, stopReason: 'endTurn' }),
+    elicitation: () => ({ action: 'accept', content: { name: `name from ${who}` } }),
+  });
+/** What a host was asked, as text to search. */
+const said = (asked: Record<string, unknown>[]) => asked.map((p) => JSON.stringify(p));
 
 const textOf = (r: unknown) => (r as ToolResult).content.map((c) => c.text ?? '').join('\n');
 
@@ -71,7 +59,7 @@ describe('sampling and elicitation relayed to the host that caused them (stdio u
       return text.includes('sampled by alice') ? text : undefined;
     }, 10_000);
     expect(answer).toContain('model-of-alice');
-    expect(asked.some((a) => a.includes('hello'))).toBe(true);
+    expect(said(asked).some((a) => a.includes('hello'))).toBe(true);
 
     const rows = auditRows(dataDir).filter((r) => r.method === 'sampling/createMessage');
     expect(rows.some((r) => r.decision === 'denied' && r.upstream === 'everything')).toBe(true);
@@ -130,8 +118,8 @@ describe('two hosts calling one Streamable HTTP upstream at once', () => {
         return h.client.callTool({ name, arguments: { prompt: `from-${who}-${i}`, maxTokens: 20 } }).then((r) => [who, textOf(r)] as const);
       });
       for (const [who, text] of await Promise.all(calls)) expect(text).toContain(`sampled by ${who}`);
-      expect(a.asked.every((q) => q.includes('from-a-'))).toBe(true);
-      expect(b.asked.every((q) => q.includes('from-b-'))).toBe(true);
+      expect(said(a.asked).every((q) => q.includes('from-a-'))).toBe(true);
+      expect(said(b.asked).every((q) => q.includes('from-b-'))).toBe(true);
       expect(a.asked).toHaveLength(3);
       expect(b.asked).toHaveLength(3);
     } finally {

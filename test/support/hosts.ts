@@ -54,3 +54,32 @@ export async function connectHost(
   }
   return { client, notifications, close: () => client.close().catch(() => undefined) };
 }
+
+type Params = Record<string, unknown>;
+type Answer = (params: Params) => Params | Promise<Params>;
+export type ClientCapabilities = NonNullable<ClientOptions['capabilities']>;
+
+/**
+ * A host over Streamable HTTP that declares `capabilities` and answers the relayed sampling
+ * and elicitation requests with `answers` (the SDK refuses a handler for a capability the
+ * client did not declare, so only declared ones are set). `asked` holds each request's
+ * params, in arrival order.
+ */
+export async function relayHost(
+  daemon: DaemonHandle,
+  name: string,
+  capabilities: ClientCapabilities,
+  answers: { sampling?: Answer; elicitation?: Answer } = {},
+): Promise<{ client: Client; asked: Params[] }> {
+  const asked: Params[] = [];
+  const client = new Client({ name, version: '1.0.0' }, { capabilities });
+  const answering = (answer: Answer | undefined) => async (request: { params: unknown }) => {
+    asked.push(request.params as Params);
+    if (!answer) throw new Error(`${name} was not expecting a question`);
+    return (await answer(request.params as Params)) as never;
+  };
+  if (capabilities.sampling) client.setRequestHandler('sampling/createMessage', answering(answers.sampling));
+  if (capabilities.elicitation) client.setRequestHandler('elicitation/create', answering(answers.elicitation));
+  await client.connect(new StreamableHTTPClientTransport(new URL(daemon.mcpUrl)));
+  return { client, asked };
+}

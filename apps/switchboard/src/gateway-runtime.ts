@@ -52,8 +52,11 @@ export class GatewayRuntime {
   readonly pins?: PinGuard;
   /** One connection per principal for `isolation: per-principal` servers. */
   readonly principalConnections: PrincipalConnections;
-  /** Questions for humans that no host can take, answered on /admin/inbox. */
-  readonly inbox = new Inbox();
+  /**
+   * Questions for humans that no host can take, answered on /admin/inbox. Undefined where no
+   * page serves it (`switchboard stdio`): a question there would only wait out its deadline.
+   */
+  readonly inbox?: Inbox;
   /** One connection per downstream session for `isolation: per-session` servers. */
   readonly sessionConnections: SessionConnections;
   /** Their secrets; without a database (tests) nobody has any. */
@@ -69,8 +72,11 @@ export class GatewayRuntime {
     readonly audit?: AuditLog,
     /** The daemon's database: tool pins live there. */
     database?: SqliteConnection,
+    /** Whether this process serves the inbox page (the HTTP daemon does; stdio mode does not). */
+    servesInbox = false,
   ) {
     this.current = config;
+    if (servesInbox) this.inbox = new Inbox();
     if (database) {
       this.pins = new PinGuard(
         new PinStore(database),
@@ -114,7 +120,7 @@ export class GatewayRuntime {
     this.principalConnections = new PrincipalConnections({ ...upstreamDeps, secrets: this.secrets, listener: toOwner(false) });
     this.sessionConnections = new SessionConnections({
       ...upstreamDeps,
-      capabilitiesFor: sessionCapabilitiesFor(this.sessions, () => this.current.relay.inbox),
+      capabilitiesFor: sessionCapabilitiesFor(this.sessions, () => this.inbox !== undefined && this.current.relay.inbox),
       listener: toOwner(true),
     });
     // A session's own connections end with it (and after the idle timeout, like any owned one).
@@ -235,7 +241,7 @@ export class GatewayRuntime {
     clearInterval(this.poll);
     this.dispatcher.startDraining();
     // A question waiting for a human would hold its call for the whole drain: end them now.
-    this.inbox.withdrawAll();
+    this.inbox?.withdrawAll();
     const deadline = Date.now() + maxWaitMs;
     const inFlight = () => this.registry.inFlight() + this.principalConnections.inFlight() + this.sessionConnections.inFlight();
     while (inFlight() > 0 && Date.now() < deadline) {
