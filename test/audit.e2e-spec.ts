@@ -12,6 +12,8 @@ type Row = AuditRowRecord;
 /** The daemon's audit rows, read through a second connection as an auditor with file access would. */
 const rows = auditRows;
 
+afterAll(stopAllDaemons);
+
 describe('audit rows written by the daemon (strict mode)', () => {
   let daemon: DaemonHandle;
   let host: Host;

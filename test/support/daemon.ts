@@ -41,6 +41,11 @@ export interface DaemonHandle {
 }
 
 const running = new Set<DaemonHandle>();
+// A test file that forgets stopAllDaemons would leave its daemons running after the test
+// worker exits (and skew whatever runs next on the machine): they go with the worker.
+process.once('exit', () => {
+  for (const daemon of running) daemon.proc.kill('SIGKILL');
+});
 
 /** Starts the real daemon (`switchboard start`) on an ephemeral port and waits for it to listen. */
 export async function startDaemon(
