@@ -45,7 +45,7 @@ export async function runDaemon(config: GatewayConfig, fileListen: GatewayConfig
   );
   if (config.auth.mode === 'none') logger.info('auth.mode: none: HTTP callers without a credential are the anonymous loopback user');
 
-  const runtime = new GatewayRuntime(config, logger, auditStore.log, sqliteConnection(auditStore.dataSource), true);
+  const runtime = new GatewayRuntime(config, logger, auditStore.log, sqliteConnection(auditStore.dataSource), { servesInbox: true });
   const deps: DownstreamDeps = {
     dispatcher: runtime.dispatcher,
     sessions: runtime.sessions,

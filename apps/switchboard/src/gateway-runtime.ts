@@ -35,6 +35,11 @@ import { SWITCHBOARD_VERSION } from './version.js';
 
 const NO_SECRETS: SecretSource = { valuesFor: () => ({}), principalsWith: () => [], fingerprint: () => '' };
 
+export interface RuntimeOptions {
+  /** Whether this process serves the inbox page (the HTTP daemon does; stdio mode does not). */
+  servesInbox?: boolean;
+}
+
 /**
  * The gateway's object graph, built once per process. Plain objects rather than Nest
  * providers so that `switchboard stdio` runs the same graph without an HTTP server.
@@ -72,11 +77,10 @@ export class GatewayRuntime {
     readonly audit?: AuditLog,
     /** The daemon's database: tool pins live there. */
     database?: SqliteConnection,
-    /** Whether this process serves the inbox page (the HTTP daemon does; stdio mode does not). */
-    servesInbox = false,
+    options: RuntimeOptions = {},
   ) {
     this.current = config;
-    if (servesInbox) this.inbox = new Inbox();
+    if (options.servesInbox) this.inbox = new Inbox();
     if (database) {
       this.pins = new PinGuard(
         new PinStore(database),

@@ -3,8 +3,17 @@ import type { DownstreamSession } from '../session.js';
 
 type SessionFields = Pick<AuditEntry, 'principal' | 'authMethod' | 'sessionId' | 'transport' | 'clientName' | 'clientVersion' | 'protocolVersion'>;
 
-/** The audit row's fields that say who asked, and through which host and session. */
-export function sessionFields(session: DownstreamSession): SessionFields {
+/**
+ * The audit row's fields that say who asked, and through which host and session. Without a
+ * session (a relayed request nobody's host took), `nobody` names whom the row is filed under.
+ */
+export function sessionFields(
+  session: DownstreamSession | undefined,
+  nobody: Pick<AuditEntry, 'principal' | 'authMethod'> = { principal: 'unknown', authMethod: 'none' },
+): SessionFields {
+  if (!session) {
+    return { ...nobody, sessionId: null, transport: null, clientName: null, clientVersion: null, protocolVersion: null };
+  }
   const client = session.clientInfo;
   return {
     principal: session.principal.id,

@@ -1,5 +1,6 @@
 import { bareEntry } from '@switchboard/audit';
 import type { ServerRequest, ServerRequestHandler } from '@switchboard/upstream';
+import { sessionFields } from '../audit/session-fields.js';
 import type { Item, RelayServices } from '../relay.types.js';
 import type { DownstreamSession } from '../session.js';
 import { isRelayOrigin } from './relay-origin.js';
@@ -32,16 +33,10 @@ function sessionOf(services: RelayServices, req: ServerRequest): DownstreamSessi
 async function record(services: RelayServices, req: ServerRequest, result: Item): Promise<void> {
   if (!services.audit) return;
   const session = sessionOf(services, req);
-  const principal = session?.principal.id ?? services.principalConnections?.ownerOf(req.connection);
-  const client = session?.clientInfo;
+  const owner = services.principalConnections?.ownerOf(req.connection);
   const entry = bareEntry({
-    // Nobody but the gateway took part when no session is known.
-    principal: principal ?? 'switchboard',
-    authMethod: session?.principal.authMethod ?? (principal === undefined ? 'internal' : 'none'),
-    sessionId: session?.id ?? null,
-    transport: session?.transport ?? null,
-    clientName: typeof client?.name === 'string' ? client.name : null,
-    clientVersion: typeof client?.version === 'string' ? client.version : null,
+    // Nobody but the gateway took part when no session or owner is known.
+    ...sessionFields(session, owner === undefined ? { principal: 'switchboard', authMethod: 'internal' } : { principal: owner, authMethod: 'none' }),
     upstream: req.connection.name,
     method: 'roots/list',
     decision: 'allowed',

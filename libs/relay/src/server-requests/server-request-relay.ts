@@ -8,6 +8,7 @@ import type { Inbox } from '@switchboard/inbox';
 import type { PolicyPrincipal } from '@switchboard/policy';
 import { elicitThroughInbox } from './inbox-elicitation.js';
 import { elicitationMode, hostCanAnswer, hostSamplesWithTools } from './host-capability.js';
+import { sessionFields } from '../audit/session-fields.js';
 import { isRelayOrigin, type RelayOrigin } from './relay-origin.js';
 
 export interface RelayLimits {
@@ -221,17 +222,9 @@ export class ServerRequestRelay {
   }
 
   private draft(req: ServerRequest, route: Route): AuditEntry {
-    const session = route.session;
     const owner = this.services.principalConnections?.ownerOf(req.connection);
-    const client = session?.clientInfo;
     return bareEntry({
-      principal: session?.principal.id ?? owner ?? 'unknown',
-      authMethod: session?.principal.authMethod ?? 'none',
-      sessionId: session?.id ?? null,
-      transport: session?.transport ?? null,
-      clientName: typeof client?.name === 'string' ? client.name : null,
-      clientVersion: typeof client?.version === 'string' ? client.version : null,
-      protocolVersion: session?.protocolVersion || null,
+      ...sessionFields(route.session, { principal: owner ?? 'unknown', authMethod: 'none' }),
       upstream: req.connection.name,
       method: req.request.method,
       name: req.request.method === 'elicitation/create' ? elicitationMode((req.request.params ?? {}) as Item) : null,
