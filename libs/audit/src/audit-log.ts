@@ -42,12 +42,24 @@ export class AuditLog {
   }
 
   /**
+   * A recorded request is about to run (go upstream): its row will follow, and strict
+   * commits wait a few event-loop turns for it rather than commit without it. Pair each
+   * call with a `record(..., true)`.
+   */
+  expectRow(): void {
+    this.writer.expectRow();
+  }
+
+  /**
    * Completes `entry` from the request's raw arguments and error text (redacted, capped,
-   * digested) and queues it. `entry` is filled in place: it is the pipeline's own, and a
-   * copy of a 25-field object costs more than the rest of this method.
+   * digested) and queues it; `expected` when expectRow announced it. `entry` is filled in
+   * place: it is the pipeline's own, and a copy of a 25-field object costs more than the
+   * rest of this method.
    * Strict: resolves when the row is committed. Relaxed: at once.
    */
-  record(entry: AuditEntry, args: unknown, error: string | null): Promise<void> {
+  record(entry: AuditEntry, args: unknown, error: string | null, expected = false): Promise<void> {
+    // First, so that a row that fails to build is not waited for either.
+    if (expected) this.writer.expectedRowDone();
     if (args === undefined) {
       entry.arguments = null;
       entry.argumentsTruncated = false;

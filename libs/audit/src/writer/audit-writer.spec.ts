@@ -38,6 +38,67 @@ describe('AuditWriter, strict', () => {
     expect(writer.status()).toMatchObject({ commits: 1, committedRows: 200, writable: true, queuedRows: 0 });
   });
 
+  it('holds a batch for the rows of recorded requests still running, while they keep arriving', async () => {
+    const { db } = await setup();
+    const writer = writerFor(db);
+    writer.expectRow();
+    writer.expectRow();
+    const arrive = () => {
+      writer.expectedRowDone();
+      return writer.append(entry());
+    };
+    const first = arrive();
+    writer.expectRow(); // a third request starts in the same turn
+    await nextTurn();
+    const second = arrive();
+    await nextTurn();
+    const third = arrive();
+    await Promise.all([first, second, third]);
+    expect(writer.status()).toMatchObject({ commits: 1, committedRows: 3 });
+  });
+
+  it('commits at once when no row is expected: a lone caller does not wait', async () => {
+    const { db } = await setup();
+    const writer = writerFor(db);
+    writer.expectRow();
+    writer.expectedRowDone();
+    let committed = false;
+    const written = writer.append(entry()).then(() => (committed = true));
+    await nextTurn();
+    await Promise.resolve();
+    expect(committed).toBe(true);
+    await written;
+  });
+
+  it('stops waiting after a turn in which nothing happened, though a row is still expected', async () => {
+    const { db } = await setup();
+    const writer = writerFor(db);
+    writer.expectRow(); // a slow call, still upstream
+    writer.expectRow();
+    writer.expectedRowDone();
+    await writer.append(entry());
+    expect(writer.status()).toMatchObject({ commits: 1, committedRows: 1 });
+  });
+
+  it('waits at most eight turns while requests keep starting', async () => {
+    const { db } = await setup();
+    const writer = writerFor(db);
+    writer.expectRow();
+    writer.expectedRowDone();
+    writer.expectRow(); // never arrives in this test
+    let turns = 0;
+    let committedAt: number | undefined;
+    const written = writer.append(entry()).then(() => (committedAt = turns));
+    while (turns < 20) {
+      writer.expectRow(); // a new request every turn: never a quiet one
+      turns += 1;
+      await nextTurn();
+    }
+    await written;
+    expect(committedAt).toBeGreaterThan(1);
+    expect(committedAt).toBeLessThanOrEqual(9);
+  });
+
   it('refuses while the database is locked by another process, then recovers and keeps every row', async () => {
     const { db, dataSource, file, count } = await setup();
     const writer = writerFor(db);

@@ -50,12 +50,20 @@ const RETRY_FIRST_MS = 100;
 const RETRY_MAX_MS = 5_000;
 /** A relaxed batch this large commits at once rather than waiting out flushMs. */
 const EAGER_BATCH = 512;
+/** Strict: the most event-loop turns a batch waits for the rows of requests still running. */
+const MAX_GATHER_TURNS = 8;
 
 /**
  * Group commit: rows are gathered into batches and each batch is one transaction. At most
  * one commit is in flight; whatever arrives while it runs (strict) or within `flushMs`
  * (relaxed) makes the next batch, so batches grow with load and the cost of a commit is
  * shared. One transaction per call would cost ~20 µs of CPU per row more.
+ *
+ * Strict batches also wait, a few event-loop turns at most, for the rows of recorded
+ * requests still running (see expectRow): under load their answers arrive in the next
+ * turns, and one commit for all of them costs less than one each. The wait ends at once
+ * when no row is expected (a lone caller waits for nothing) or when a turn passes with no
+ * row queued and no recorded request started (the loop is only waiting on upstreams).
  *
  * Failures are never silent: rows stay queued and are retried with backoff, the failure
  * is logged as an error (and shown by /readyz), strict mode refuses new calls until a
@@ -75,6 +83,10 @@ export class AuditWriter {
   private lost = { rows: 0, since: 0 };
   private readonly counters = { committedRows: 0, commits: 0, lostRows: 0 };
   private closed = false;
+  /** Recorded requests running whose rows are not yet queued (expectRow minus expectedRowDone). */
+  private rowsExpected = 0;
+  /** Counts expectRow and append calls: unchanged over a turn means nothing happened in it. */
+  private activity = 0;
 
   constructor(
     private readonly committer: Committer,
@@ -96,10 +108,25 @@ export class AuditWriter {
   }
 
   /**
+   * A recorded request has started and will append its row when it ends: strict batches
+   * wait a little for such rows (see the class comment). Pair with expectedRowDone.
+   */
+  expectRow(): void {
+    this.rowsExpected += 1;
+    this.activity += 1;
+  }
+
+  /** The request announced by expectRow has ended; its row, if any, is appended next. */
+  expectedRowDone(): void {
+    if (this.rowsExpected > 0) this.rowsExpected -= 1;
+  }
+
+  /**
    * Queues a row. Strict: resolves once it is committed, rejects with AuditUnavailableError
    * if that commit fails (the row stays queued and is retried). Relaxed: resolves at once.
    */
   append(entry: AuditEntry): Promise<void> {
+    this.activity += 1;
     if (this.closed) throw new Error('audit writer is closed');
     if (this.queuedRows() >= this.options.maxQueuedRows) return this.lose();
     const batch = (this.pending ??= newBatch());
@@ -163,11 +190,31 @@ export class AuditWriter {
       this.scheduled = undefined;
       this.commit();
     };
-    if (delayMs === 0) {
+    if (delayMs === 0 && this.options.mode === 'strict' && !this.failure) {
+      this.scheduled = { immediate: setImmediate(this.gatherer(run)) };
+    } else if (delayMs === 0) {
       this.scheduled = { immediate: setImmediate(run) };
     } else {
       this.scheduled = { timeout: setTimeout(run, delayMs).unref() };
     }
+  }
+
+  /**
+   * A check-phase callback that runs `commit` once the batch is complete enough: no row
+   * expected, a turn with nothing new, or MAX_GATHER_TURNS turns. Each further turn is a new
+   * immediate, recorded in `scheduled` so that flush and close can still cancel it.
+   */
+  private gatherer(commit: () => void): () => void {
+    let turns = 0;
+    let seen = this.activity;
+    const gather = () => {
+      turns += 1;
+      const quiet = this.activity === seen;
+      seen = this.activity;
+      if (this.rowsExpected === 0 || quiet || turns >= MAX_GATHER_TURNS) commit();
+      else this.scheduled = { immediate: setImmediate(gather) };
+    };
+    return gather;
   }
 
   private cancelSchedule(): void {

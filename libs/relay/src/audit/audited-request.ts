@@ -45,6 +45,7 @@ export async function runAudited(
     entry.decision = 'refused';
     entry.rule = refusal.rule;
   } else {
+    audit.expectRow();
     try {
       result = await handler(ctx, services);
     } catch (err) {
@@ -74,7 +75,7 @@ export async function runAudited(
     entry.errorCode = code;
     errorMessage = message;
   }
-  const written = audit.record(entry, argumentsOf(ctx.request.method, ctx.params), errorMessage);
+  const written = audit.record(entry, argumentsOf(ctx.request.method, ctx.params), errorMessage, refusal === undefined);
   if (audit.mode === 'strict' && !(refusal?.rule === 'audit:unavailable')) {
     try {
       await written;
