@@ -4,12 +4,12 @@ import { parseOptions } from './options.js';
 describe('parseOptions', () => {
   it('has defaults sized for a run of about five minutes', () => {
     const options = parseOptions([]);
-    expect(options).toMatchObject({ rounds: 3, durationS: 3, concurrency: [1, 16, 64], skipExtras: false, quick: false });
+    expect(options).toMatchObject({ rounds: 3, auditRounds: 5, durationS: 3, concurrency: [1, 16, 64], skipExtras: false, quick: false });
     expect(options !== 'help' && options.targets).toEqual(['direct-http', 'direct-stdio', 'switchboard-stdio', 'switchboard-http', 'mcp-proxy']);
   });
 
   it('--quick shrinks the run, and explicit flags still win', () => {
-    expect(parseOptions(['--quick'])).toMatchObject({ rounds: 1, durationS: 1, quick: true, idleSessions: 200, writerDurationS: 1 });
+    expect(parseOptions(['--quick'])).toMatchObject({ rounds: 1, auditRounds: 1, durationS: 1, quick: true, idleSessions: 200, writerDurationS: 1 });
     expect(parseOptions(['--quick', '--rounds', '2'])).toMatchObject({ rounds: 2, durationS: 1 });
   });
 
@@ -30,6 +30,7 @@ describe('parseOptions', () => {
 
   it('rejects bad values with the reason', () => {
     expect(() => parseOptions(['--rounds', '0'])).toThrow(/--rounds must be a positive integer/);
+    expect(() => parseOptions(['--audit-rounds', 'x'])).toThrow(/--audit-rounds must be a positive integer/);
     expect(() => parseOptions(['--duration', 'x'])).toThrow(/--duration/);
     expect(() => parseOptions(['--targets', 'nginx'])).toThrow(/unknown target "nginx"/);
     expect(() => parseOptions(['--bogus'])).toThrow();

@@ -3,6 +3,11 @@ import { TARGET_NAMES, type TargetName } from './targets/target.js';
 
 export interface BenchOptions {
   rounds: number;
+  /**
+   * Rounds of the audit scenario, each with freshly started daemons. More than the main
+   * matrix: targets h and i are judged on a ratio of a few percent.
+   */
+  auditRounds: number;
   /** Measurement window per target x concurrency, seconds. */
   durationS: number;
   /** Unrecorded load before each window, seconds. */
@@ -27,7 +32,8 @@ Measures Switchboard against the bare bench upstream (direct-http, the baseline 
 every ratio), the upstream over stdio, and mcp-proxy. Progress goes to stderr, the
 report (markdown) to stdout and to .bench/latest.md and .bench/latest.json.
 
-  --rounds N            interleaved rounds of the main matrix and of the audit scenario (default 3)
+  --rounds N            interleaved rounds of the main matrix and the policy scenario (default 3)
+  --audit-rounds N      rounds of the audit scenario, fresh daemons each (default 5)
   --duration SECONDS    measurement window per target and concurrency (default 3)
   --concurrency LIST    closed-loop workers, e.g. 1,16,64 (default); the payload and
                         audit scenarios keep their own levels (1 and 16)
@@ -39,6 +45,7 @@ report (markdown) to stdout and to .bench/latest.md and .bench/latest.json.
 
 const DEFAULTS: BenchOptions = {
   rounds: 3,
+  auditRounds: 5,
   durationS: 3,
   warmupS: 1,
   concurrency: [1, 16, 64],
@@ -53,6 +60,7 @@ const DEFAULTS: BenchOptions = {
 
 const QUICK: Partial<BenchOptions> = {
   rounds: 1,
+  auditRounds: 1,
   durationS: 1,
   warmupS: 0.5,
   listIterations: 40,
@@ -67,6 +75,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions | 'help' {
     args: [...argv],
     options: {
       rounds: { type: 'string' },
+      'audit-rounds': { type: 'string' },
       duration: { type: 'string' },
       concurrency: { type: 'string' },
       targets: { type: 'string' },
@@ -81,6 +90,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions | 'help' {
   // --quick sets the smoke-run defaults; explicit flags still win over them.
   const options: BenchOptions = { ...DEFAULTS, ...(values.quick ? QUICK : {}), quick: values.quick ?? false };
   if (values.rounds !== undefined) options.rounds = positiveInt('--rounds', values.rounds);
+  if (values['audit-rounds'] !== undefined) options.auditRounds = positiveInt('--audit-rounds', values['audit-rounds']);
   if (values.duration !== undefined) {
     options.durationS = positiveNumber('--duration', values.duration);
     options.payloadDurationS = Math.min(options.payloadDurationS, options.durationS);

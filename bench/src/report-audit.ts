@@ -15,7 +15,7 @@ export function renderAudit(audit: AuditResult): string[] {
     out.push(
       `## Audit log through the daemon: switchboard-stdio, tools/call echo (median of ${plural(daemon.rounds, 'round')})`,
       '',
-      'One daemon per audit configuration, measured in interleaved rounds like the main matrix. ' +
+      'A daemon per audit configuration, started afresh every round in a rotated order and warmed up for 2 s at C=16, then measured in interleaved windows like the main matrix. ' +
         '“× off” and “p50 vs off” are the medians of the per-round ratios and differences against the daemon with the log off. ' +
         'Audit rows/s counts the rows committed to `audit_record` during the window; it matches calls/s unless the writer lags. ' +
         'Rows per commit: from the writer’s counters in the daemon’s /readyz. ' +

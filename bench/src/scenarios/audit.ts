@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { DATABASE_FILE } from '@switchboard/persistence';
+import { runClosedLoop } from '../load/closed-loop.js';
 import { summarizeAudit, type AuditSummaryRow, type AuditWindow } from '../measure/audit-cost.js';
 import { AuditRowCounter } from '../measure/audit-rows.js';
 import { measureWindow } from '../measure/window.js';
@@ -23,7 +24,7 @@ export interface AuditResult {
 
 /**
  * What the audit log costs: the same daemon as the main matrix's switchboard-stdio, once
- * per audit configuration, measured in interleaved rounds like the main matrix; rows
+ * per audit configuration and round, measured in interleaved rounds like the main matrix; rows
  * committed per second are counted in each daemon's database next to its calls per second.
  * Then the writer alone. An extra: --skip-extras skips it, and the daemon part needs
  * switchboard-stdio among --targets.
@@ -44,39 +45,47 @@ interface AuditDaemon {
   counter: AuditRowCounter | undefined;
 }
 
+/** Unrecorded load on a freshly started daemon before its first window: JIT, SQLite's cache and the WAL settle. */
+const FRESH_WARMUP_S = 2;
+
 async function runDaemonAudit(context: StartContext, options: BenchOptions): Promise<NonNullable<AuditResult['daemon']>> {
-  const daemons: AuditDaemon[] = [];
   const windows: AuditWindow[] = [];
   const errors: string[] = [];
-  try {
-    progress(`audit: starting switchboard-stdio in ${AUDIT_CONFIGS.length} audit configurations`);
-    for (const config of AUDIT_CONFIGS) {
-      try {
-        daemons.push(await startAuditDaemon(config, context));
-      } catch (error) {
-        errors.push(`audit ${config.id} did not start: ${errorText(error)}`);
-        progress(`audit ${config.id}: FAILED to start: ${errorText(error)}`);
+  const rounds = options.auditRounds;
+  let slot = 0;
+  for (let round = 1; round <= rounds; round++) {
+    // Fresh daemons every round, started in a rotated order. A daemon keeps whatever
+    // advantage it starts with (its place in the start order, its memory layout) for its
+    // whole life: up to 8% between two identical daemons here, persistent across rounds,
+    // where a median over rounds cannot remove it. New daemons make it noise that can.
+    const daemons: AuditDaemon[] = [];
+    try {
+      progress(`audit round ${round}/${rounds}: starting switchboard-stdio in ${AUDIT_CONFIGS.length} audit configurations`);
+      for (const config of rotate(AUDIT_CONFIGS, round - 1)) {
+        try {
+          daemons.push(await startAuditDaemon(config, context, round));
+        } catch (error) {
+          errors.push(`audit ${config.id} (round ${round}) did not start: ${errorText(error)}`);
+          progress(`audit ${config.id}: FAILED to start: ${errorText(error)}`);
+        }
       }
-    }
-    let slot = 0;
-    for (let round = 1; round <= options.rounds; round++) {
       for (const concurrency of AUDIT_CONCURRENCY) {
         for (const daemon of rotate(daemons, slot++)) {
-          const label = `audit round ${round}/${options.rounds} C=${concurrency} ${daemon.config.id}`;
+          const label = `audit round ${round}/${rounds} C=${concurrency} ${daemon.config.id}`;
           await recordWindow(label, windows, errors, () => measureAuditWindow(daemon, concurrency, round, options), describeAuditWindow);
         }
       }
+    } finally {
+      for (const daemon of daemons) daemon.counter?.close();
+      await Promise.allSettled(daemons.map((daemon) => daemon.target.stop()));
     }
-  } finally {
-    for (const daemon of daemons) daemon.counter?.close();
-    await Promise.allSettled(daemons.map((daemon) => daemon.target.stop()));
   }
   const rows = summarizeAudit(windows, AUDIT_CONFIGS.map((config) => config.id), AUDIT_OFF);
-  return { rounds: options.rounds, windows, rows, errors };
+  return { rounds, windows, rows, errors };
 }
 
-async function startAuditDaemon(config: AuditConfig, context: StartContext): Promise<AuditDaemon> {
-  const suffix = `-audit-${config.id}`;
+async function startAuditDaemon(config: AuditConfig, context: StartContext, round: number): Promise<AuditDaemon> {
+  const suffix = `-audit-${config.id}-r${round}`;
   const target = await startTarget('switchboard-stdio', context, suffix, { audit: config.audit });
   rememberTree(target.servingRoots);
   const file = join(switchboardDataDir(targetLabel('switchboard-stdio', suffix), context), DATABASE_FILE);
@@ -87,8 +96,13 @@ async function startAuditDaemon(config: AuditConfig, context: StartContext): Pro
     await target.stop();
     throw new Error(`no audit database at ${file}`);
   }
+  const warmup = echoWindow(target, WARMUP_CONCURRENCY, round, { warmupS: 0, durationS: FRESH_WARMUP_S });
+  await runClosedLoop(await target.callers(WARMUP_CONCURRENCY), warmup.request, FRESH_WARMUP_S * 1000, false);
   return { config, target, counter };
 }
+
+/** The level the targets are judged at warms every daemon, whatever levels follow. */
+const WARMUP_CONCURRENCY = 16;
 
 async function measureAuditWindow(daemon: AuditDaemon, concurrency: number, round: number, options: BenchOptions): Promise<AuditWindow> {
   const { counter, target } = daemon;

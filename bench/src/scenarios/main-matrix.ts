@@ -52,7 +52,7 @@ export async function runMainMatrix(targets: readonly Target[], options: BenchOp
 
 /** Runs one window and keeps its result, or the reason it could not run; never throws. */
 /** The window every echo measurement uses: the main matrix's and the audit scenario's. */
-export function echoWindow(target: Target, concurrency: number, round: number, options: BenchOptions) {
+export function echoWindow(target: Target, concurrency: number, round: number, options: Pick<BenchOptions, 'warmupS' | 'durationS'>) {
   return {
     variant: 'echo',
     request: toolCall(target.tools.echo, { text: 'hello from the bench' }),
