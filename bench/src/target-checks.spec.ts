@@ -58,7 +58,9 @@ describe('evaluateTargets', () => {
     ]);
     expect(checks['j']!.measured).toBe('1.05×');
     expect(checks['a']!.measured).toBe('0.90×');
-    expect(checks['h']!.measured).toBe('1.10× (+10 µs/call) vs off; 1.05× (+5 µs/call) vs relaxed (for information)');
+    expect(checks['h']!.measured).toBe(
+      '1.10× (+10 µs/call; rounds 1.05–1.30) vs off; 1.05× (+5 µs/call; rounds 1.05–1.05) vs relaxed (for information)',
+    );
     expect(checks['i']!.measured).toBe('+0.50 ms vs off; +0.10 ms vs relaxed (for information)');
     expect(checks['g']!.measured).toContain('19.5 MiB per 1,000');
   });

@@ -52,6 +52,18 @@ export function medianDifference(
   return medianPerRound(windows, target, reference, variant, concurrency, metric, difference);
 }
 
+/** Each round's ratio of target's metric to reference's, in round order: the spread behind medianRatio. */
+export function perRoundRatios(
+  windows: readonly WindowResult[],
+  target: string,
+  reference: string,
+  variant: string,
+  concurrency: number,
+  metric: Metric,
+): number[] {
+  return perRound(windows, target, reference, variant, concurrency, metric, ratio);
+}
+
 function medianPerRound(
   windows: readonly WindowResult[],
   target: string,
@@ -61,13 +73,25 @@ function medianPerRound(
   metric: Metric,
   compare: (mine: number, theirs: number | undefined) => number,
 ): number {
+  return median(perRound(windows, target, reference, variant, concurrency, metric, compare));
+}
+
+function perRound(
+  windows: readonly WindowResult[],
+  target: string,
+  reference: string,
+  variant: string,
+  concurrency: number,
+  metric: Metric,
+  compare: (mine: number, theirs: number | undefined) => number,
+): number[] {
   const values: number[] = [];
   for (const mine of windows) {
     if (mine.target !== target || mine.variant !== variant || mine.concurrency !== concurrency) continue;
     const theirs = windows.find((other) => other.target === reference && sameSlot(mine, other));
     values.push(compare(mine[metric], theirs?.[metric]));
   }
-  return median(values);
+  return values;
 }
 
 /** One row per target x variant x concurrency, in the order the windows first appear per variant and C. */

@@ -20,11 +20,14 @@ describe('auditCost', () => {
     expect(cost.cpuRatio).toBeCloseTo(1.08); // median of 1.05, 1.08, 1.20
     expect(cost.cpuDeltaUs).toBeCloseTo(16); // median of 5, 16, 20
     expect(cost.p50DeltaMs).toBeCloseTo(0.2); // median of 0.1, 0.4, 0.2
+    expect(cost.cpuRatioRange[0]).toBeCloseTo(1.05); // the spread of those rounds
+    expect(cost.cpuRatioRange[1]).toBeCloseTo(1.2);
   });
 
   it('is NaN where the reference was not measured', () => {
     const cost = auditCost([auditWindow('strict-full', 16, 1)], 'strict-full', 'off', 16);
     expect(cost.cpuRatio).toBeNaN();
+    expect(cost.cpuRatioRange).toEqual([Number.NaN, Number.NaN]);
     expect(cost.p50DeltaMs).toBeNaN();
   });
 });

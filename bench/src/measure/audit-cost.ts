@@ -1,5 +1,5 @@
 import { median } from '../stats.js';
-import { medianDifference, medianRatio } from './aggregate.js';
+import { medianDifference, medianRatio, perRoundRatios } from './aggregate.js';
 import type { WindowResult } from './window.js';
 
 /** A window of the audit scenario: `target` is the audit configuration's id. */
@@ -16,6 +16,8 @@ export interface AuditWindow extends WindowResult {
 export interface AuditCost {
   /** Median of the per-round ratios of CPU per call. */
   cpuRatio: number;
+  /** The lowest and highest of those per-round ratios: how far one round strays. */
+  cpuRatioRange: [number, number];
   /** Median of the per-round differences of CPU per call, µs. */
   cpuDeltaUs: number;
   /** Median of the per-round differences of p50, ms. */
@@ -23,8 +25,10 @@ export interface AuditCost {
 }
 
 export function auditCost(windows: readonly AuditWindow[], config: string, reference: string, concurrency: number): AuditCost {
+  const ratios = perRoundRatios(windows, config, reference, 'echo', concurrency, 'cpuUsPerCall').filter(Number.isFinite);
   return {
     cpuRatio: medianRatio(windows, config, reference, 'echo', concurrency, 'cpuUsPerCall'),
+    cpuRatioRange: ratios.length > 0 ? [Math.min(...ratios), Math.max(...ratios)] : [Number.NaN, Number.NaN],
     cpuDeltaUs: medianDifference(windows, config, reference, 'echo', concurrency, 'cpuUsPerCall'),
     p50DeltaMs: medianDifference(windows, config, reference, 'echo', concurrency, 'p50Ms'),
   };

@@ -56,8 +56,8 @@ async function runDaemonAudit(context: StartContext, options: BenchOptions): Pro
   for (let round = 1; round <= rounds; round++) {
     // Fresh daemons every round, started in a rotated order. A daemon keeps whatever
     // advantage it starts with (its place in the start order, its memory layout) for its
-    // whole life: up to 8% between two identical daemons here, persistent across rounds,
-    // where a median over rounds cannot remove it. New daemons make it noise that can.
+    // whole life: 5-7% between two identical daemons in runs here, the same in every
+    // round, where a median over rounds cannot remove it. New daemons make it noise that can.
     const daemons: AuditDaemon[] = [];
     try {
       progress(`audit round ${round}/${rounds}: starting switchboard-stdio in ${AUDIT_CONFIGS.length} audit configurations`);
@@ -96,8 +96,14 @@ async function startAuditDaemon(config: AuditConfig, context: StartContext, roun
     await target.stop();
     throw new Error(`no audit database at ${file}`);
   }
-  const warmup = echoWindow(target, WARMUP_CONCURRENCY, round, { warmupS: 0, durationS: FRESH_WARMUP_S });
-  await runClosedLoop(await target.callers(WARMUP_CONCURRENCY), warmup.request, FRESH_WARMUP_S * 1000, false);
+  try {
+    const { request } = echoWindow(target, WARMUP_CONCURRENCY, round, { warmupS: 0, durationS: FRESH_WARMUP_S });
+    await runClosedLoop(await target.callers(WARMUP_CONCURRENCY), request, FRESH_WARMUP_S * 1000, false);
+  } catch (error) {
+    counter?.close();
+    await target.stop();
+    throw error;
+  }
   return { config, target, counter };
 }
 
