@@ -37,7 +37,7 @@ export function medianRatio(
   concurrency: number,
   metric: Metric,
 ): number {
-  return medianPerRound(windows, target, reference, variant, concurrency, metric, ratio);
+  return median(perRound(windows, target, reference, variant, concurrency, metric, ratio));
 }
 
 /** As medianRatio, with target's metric minus reference's (e.g. the latency a feature adds, in ms). */
@@ -49,7 +49,7 @@ export function medianDifference(
   concurrency: number,
   metric: Metric,
 ): number {
-  return medianPerRound(windows, target, reference, variant, concurrency, metric, difference);
+  return median(perRound(windows, target, reference, variant, concurrency, metric, difference));
 }
 
 /** Each round's ratio of target's metric to reference's, in round order: the spread behind medianRatio. */
@@ -62,18 +62,6 @@ export function perRoundRatios(
   metric: Metric,
 ): number[] {
   return perRound(windows, target, reference, variant, concurrency, metric, ratio);
-}
-
-function medianPerRound(
-  windows: readonly WindowResult[],
-  target: string,
-  reference: string,
-  variant: string,
-  concurrency: number,
-  metric: Metric,
-  compare: (mine: number, theirs: number | undefined) => number,
-): number {
-  return median(perRound(windows, target, reference, variant, concurrency, metric, compare));
 }
 
 function perRound(

@@ -1,5 +1,5 @@
 import { median } from '../stats.js';
-import { medianDifference, medianRatio, perRoundRatios } from './aggregate.js';
+import { medianDifference, perRoundRatios } from './aggregate.js';
 import type { WindowResult } from './window.js';
 
 /** A window of the audit scenario: `target` is the audit configuration's id. */
@@ -25,10 +25,11 @@ export interface AuditCost {
 }
 
 export function auditCost(windows: readonly AuditWindow[], config: string, reference: string, concurrency: number): AuditCost {
-  const ratios = perRoundRatios(windows, config, reference, 'echo', concurrency, 'cpuUsPerCall').filter(Number.isFinite);
+  const ratios = perRoundRatios(windows, config, reference, 'echo', concurrency, 'cpuUsPerCall');
+  const measured = ratios.filter(Number.isFinite);
   return {
-    cpuRatio: medianRatio(windows, config, reference, 'echo', concurrency, 'cpuUsPerCall'),
-    cpuRatioRange: ratios.length > 0 ? [Math.min(...ratios), Math.max(...ratios)] : [Number.NaN, Number.NaN],
+    cpuRatio: median(ratios),
+    cpuRatioRange: measured.length > 0 ? [Math.min(...measured), Math.max(...measured)] : [Number.NaN, Number.NaN],
     cpuDeltaUs: medianDifference(windows, config, reference, 'echo', concurrency, 'cpuUsPerCall'),
     p50DeltaMs: medianDifference(windows, config, reference, 'echo', concurrency, 'p50Ms'),
   };

@@ -47,6 +47,8 @@ interface AuditDaemon {
 
 /** Unrecorded load on a freshly started daemon before its first window: JIT, SQLite's cache and the WAL settle. */
 const FRESH_WARMUP_S = 2;
+/** The level the targets are judged at warms every daemon, whatever levels follow. */
+const WARMUP_CONCURRENCY = 16;
 
 async function runDaemonAudit(context: StartContext, options: BenchOptions): Promise<NonNullable<AuditResult['daemon']>> {
   const windows: AuditWindow[] = [];
@@ -106,9 +108,6 @@ async function startAuditDaemon(config: AuditConfig, context: StartContext, roun
   }
   return { config, target, counter };
 }
-
-/** The level the targets are judged at warms every daemon, whatever levels follow. */
-const WARMUP_CONCURRENCY = 16;
 
 async function measureAuditWindow(daemon: AuditDaemon, concurrency: number, round: number, options: BenchOptions): Promise<AuditWindow> {
   const { counter, target } = daemon;
