@@ -1,5 +1,6 @@
-import { createHash, createHmac } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { canonicalJson } from '@switchboard/core';
+import { HmacSha256 } from './hmac-sha256.js';
 
 export { canonicalJson };
 
@@ -15,6 +16,18 @@ export function argumentsDigest(value: unknown, key?: Buffer): string {
 
 /** argumentsDigest of a value whose canonical text is already at hand. */
 export function canonicalTextDigest(text: string, key?: Buffer): string {
-  if (key) return `hmac-sha256:${createHmac('sha256', key).update(text).digest('hex')}`;
-  return `sha256:${createHash('sha256').update(text).digest('hex')}`;
+  if (key) return `hmac-sha256:${hmacFor(key).hex(text)}`;
+  return `sha256:${hash('sha256', text)}`;
+}
+
+/** One per key Buffer: the daemon has one key for its life, and its padded copies are computed once. */
+const hmacs = new WeakMap<Buffer, HmacSha256>();
+
+function hmacFor(key: Buffer): HmacSha256 {
+  let hmac = hmacs.get(key);
+  if (!hmac) {
+    hmac = new HmacSha256(key);
+    hmacs.set(key, hmac);
+  }
+  return hmac;
 }
