@@ -4,7 +4,7 @@ import { auditConfigLabel } from './scenarios/audit-configs.js';
 import { formatRatio } from './target-checks.js';
 
 const DAEMON_COLUMNS = [
-  'C', 'audit', 'calls/s', 'audit rows/s', 'rows per commit', 'p50 ms', 'p50 vs off ms', 'p99 ms', 'CPU µs/call', 'CPU × off', 'failed',
+  'C', 'audit', 'calls/s', 'audit rows/s', 'rows per commit', 'commit µs/row', 'p50 ms', 'p50 vs off ms', 'p99 ms', 'CPU µs/call', 'CPU × off', 'failed',
 ];
 
 /** The audit section of the report: the log's cost through the daemon, then the writer alone. */
@@ -19,6 +19,7 @@ export function renderAudit(audit: AuditResult): string[] {
         '“× off” and “p50 vs off” are the medians of the per-round ratios and differences against the daemon with the log off. ' +
         'Audit rows/s counts the rows committed to `audit_record` during the window; it matches calls/s unless the writer lags. ' +
         'Rows per commit: from the writer’s counters in the daemon’s /readyz. ' +
+        'Commit µs/row: the event-loop time the daemon spent committing (its /readyz `commitMs`, WAL checkpoints included) per row committed; under `synchronous: full` only the hand-over to the commit thread. ' +
         '“off again (control)” is a second daemon identical to “off”: how far its ratios stray from 1.00× is the noise of this run.',
       '',
       table(
@@ -29,6 +30,7 @@ export function renderAudit(audit: AuditResult): string[] {
           formatRate(row.callsPerSec),
           formatRate(row.auditRowsPerSec),
           Number.isFinite(row.rowsPerCommit) ? row.rowsPerCommit.toFixed(1) : '–',
+          Number.isFinite(row.commitUsPerRow) ? row.commitUsPerRow.toFixed(1) : '–',
           formatMs(row.p50Ms),
           signed(row.vsOff.p50DeltaMs, 2),
           formatMs(row.p99Ms),

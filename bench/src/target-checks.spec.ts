@@ -17,6 +17,7 @@ describe('evaluateTargets', () => {
     auditRows: 0,
     auditRowsPerSec: Number.NaN,
     rowsPerCommit: Number.NaN,
+    commitUsPerRow: Number.NaN,
     ...figures,
   });
   // Per-round: strict-normal (the default) costs 1.05×, 1.10×, 1.30× of off (median 1.10×) and +0.1, +0.5, +2 ms of p50 (median 0.5).

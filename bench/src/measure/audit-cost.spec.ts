@@ -3,7 +3,7 @@ import { windowOf } from '../testing/windows.js';
 import { auditCost, summarizeAudit, type AuditWindow } from './audit-cost.js';
 
 function auditWindow(config: string, concurrency: number, round: number, figures: Partial<AuditWindow> = {}): AuditWindow {
-  return { ...windowOf(config, concurrency, round), auditRows: 3000, auditRowsPerSec: 1000, rowsPerCommit: 4, ...figures };
+  return { ...windowOf(config, concurrency, round), auditRows: 3000, auditRowsPerSec: 1000, rowsPerCommit: 4, commitUsPerRow: 9, ...figures };
 }
 
 describe('auditCost', () => {

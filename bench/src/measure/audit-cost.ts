@@ -10,6 +10,11 @@ export interface AuditWindow extends WindowResult {
   auditRowsPerSec: number;
   /** Rows per group commit in the window, from the daemon's /readyz; NaN with the log off. */
   rowsPerCommit: number;
+  /**
+   * Event-loop time the daemon spent in commits per committed row, µs (its /readyz commitMs):
+   * the writer's own cost in place, which moves far less between runs than CPU per call does.
+   */
+  commitUsPerRow: number;
 }
 
 /** What the audit log costs one configuration, next to a reference configuration, at one C. */
@@ -46,6 +51,7 @@ export interface AuditSummaryRow {
   callsPerSec: number;
   auditRowsPerSec: number;
   rowsPerCommit: number;
+  commitUsPerRow: number;
   p50Ms: number;
   p99Ms: number;
   cpuUsPerCall: number;
@@ -76,6 +82,7 @@ export function summarizeAudit(
         callsPerSec: medianOf((w) => w.callsPerSec),
         auditRowsPerSec: medianOf((w) => w.auditRowsPerSec),
         rowsPerCommit: medianOf((w) => w.rowsPerCommit),
+        commitUsPerRow: medianOf((w) => w.commitUsPerRow),
         p50Ms: medianOf((w) => w.p50Ms),
         p99Ms: medianOf((w) => w.p99Ms),
         cpuUsPerCall: medianOf((w) => w.cpuUsPerCall),

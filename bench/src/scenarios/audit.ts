@@ -133,35 +133,39 @@ async function measureAuditWindow(daemon: AuditDaemon, concurrency: number, roun
   });
   const auditRows = rowsAfter - rowsBefore;
   const seconds = Number(ended - started) / 1e9;
-  const rowsPerCommit =
-    writerBefore && writerAfter
-      ? (writerAfter.committedRows - writerBefore.committedRows) / (writerAfter.commits - writerBefore.commits)
-      : Number.NaN;
+  const committed = writerBefore && writerAfter ? writerAfter.committedRows - writerBefore.committedRows : Number.NaN;
+  const rowsPerCommit = writerBefore && writerAfter ? committed / (writerAfter.commits - writerBefore.commits) : Number.NaN;
+  const commitUsPerRow = writerBefore && writerAfter ? ((writerAfter.commitMs - writerBefore.commitMs) * 1000) / committed : Number.NaN;
   return {
     ...result,
     target: daemon.config.id,
     auditRows,
     auditRowsPerSec: counter ? auditRows / seconds : Number.NaN,
     rowsPerCommit,
+    commitUsPerRow,
   };
 }
 
 interface WriterCounters {
   committedRows: number;
   commits: number;
+  commitMs: number;
 }
 
 /** The audit writer's counters as the daemon's /readyz reports them; undefined with the log off. */
 async function writerCounters(readyz: URL): Promise<WriterCounters | undefined> {
   const response = await fetch(readyz);
   const body = (await response.json()) as { audit?: Partial<WriterCounters> };
-  const { committedRows, commits } = body.audit ?? {};
-  return typeof committedRows === 'number' && typeof commits === 'number' ? { committedRows, commits } : undefined;
+  const { committedRows, commits, commitMs } = body.audit ?? {};
+  return typeof committedRows === 'number' && typeof commits === 'number' && typeof commitMs === 'number'
+    ? { committedRows, commits, commitMs }
+    : undefined;
 }
 
 function describeAuditWindow(result: AuditWindow): string {
   const rows = Number.isFinite(result.auditRowsPerSec)
-    ? `${Math.round(result.auditRowsPerSec)} audit rows/s, ${result.rowsPerCommit.toFixed(1)} per commit`
+    ? `${Math.round(result.auditRowsPerSec)} audit rows/s, ${result.rowsPerCommit.toFixed(1)} per commit, ` +
+      `${result.commitUsPerRow.toFixed(1)} µs of commit per row`
     : 'no audit rows';
   return `${describeWindow(result)}; ${rows}`;
 }

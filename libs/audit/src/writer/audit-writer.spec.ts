@@ -1,9 +1,11 @@
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { DataSource } from 'typeorm';
+import { silentLogger } from '@switchboard/observability';
 import { entry, tempDatabase, writerFor } from '../../test-support/temp-db.js';
 import { verifyChain } from '../chain/verify-chain.js';
-import { AUDIT_UNAVAILABLE_CODE, AuditUnavailableError } from './audit-writer.js';
+import { AUDIT_UNAVAILABLE_CODE, AuditUnavailableError, AuditWriter } from './audit-writer.js';
+import { InlineCommitter, type Committer } from './committer.js';
 
 let open: DataSource[] = [];
 afterEach(async () => {
@@ -55,6 +57,31 @@ describe('AuditWriter, strict', () => {
     const third = arrive();
     await Promise.all([first, second, third]);
     expect(writer.status()).toMatchObject({ commits: 1, committedRows: 3 });
+  });
+
+  it('counts the event-loop time its commits take, and the longest one', async () => {
+    const { db } = await setup();
+    const inner = new InlineCommitter(db);
+    // A commit that holds the thread a known minimum time, as a slow disk or a checkpoint would.
+    const holdMs = [3, 8];
+    let calls = 0;
+    const slow: Committer = {
+      commit(entries) {
+        const until = performance.now() + holdMs[calls++];
+        while (performance.now() < until);
+        return inner.commit(entries);
+      },
+      close: () => inner.close(),
+    };
+    const writer = new AuditWriter(slow, { mode: 'strict', flushMs: 20, maxQueuedRows: 100, logger: silentLogger() });
+    expect(writer.status()).toMatchObject({ commitMs: 0, longestCommitMs: 0 });
+    await writer.append(entry());
+    await writer.append(entry());
+    const { commitMs, longestCommitMs, commits } = writer.status();
+    expect(commits).toBe(2);
+    expect(longestCommitMs).toBeGreaterThanOrEqual(8);
+    expect(longestCommitMs).toBeLessThan(commitMs);
+    expect(commitMs).toBeGreaterThanOrEqual(11);
   });
 
   it('commits at once when no row is expected: a lone caller does not wait', async () => {

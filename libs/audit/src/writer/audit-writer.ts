@@ -36,6 +36,15 @@ export interface AuditWriterStatus {
   committedRows: number;
   commits: number;
   lostRows: number;
+  /**
+   * Milliseconds the event loop has spent in commits since start. With `synchronous: normal`
+   * that is each whole commit (SQLite runs on this thread, WAL checkpoints included), so over
+   * committedRows it is the writer's cost per row inside the daemon; with `full` it is only
+   * the hand-over to the commit thread.
+   */
+  commitMs: number;
+  /** The longest single commit since start, ms: how long one commit held up every call. */
+  longestCommitMs: number;
 }
 
 /** Rows that share one commit, and the promise strict-mode callers wait on. */
@@ -81,7 +90,7 @@ export class AuditWriter {
   private scheduled: { immediate?: NodeJS.Immediate; timeout?: NodeJS.Timeout } | undefined;
   private failure: { message: string; since: number; retryMs: number } | undefined;
   private lost = { rows: 0, since: 0 };
-  private readonly counters = { committedRows: 0, commits: 0, lostRows: 0 };
+  private readonly counters = { committedRows: 0, commits: 0, lostRows: 0, commitMs: 0, longestCommitMs: 0 };
   private closed = false;
   /** Recorded requests running whose rows are not yet queued (expectRow minus expectedRowDone). */
   private rowsExpected = 0;
@@ -253,10 +262,19 @@ export class AuditWriter {
       this.commitAfter = false;
       if (again && this.pending && !this.closed) this.schedule(0);
     };
-    this.inFlight = this.committer.commit(marker ? [...entries, marker] : entries).then(
+    const started = performance.now();
+    const committing = this.committer.commit(marker ? [...entries, marker] : entries);
+    this.timed(performance.now() - started);
+    this.inFlight = committing.then(
       () => settle(),
       (err: unknown) => settle(err),
     );
+  }
+
+  /** Counts the event-loop time of one committer.commit call (see AuditWriterStatus.commitMs). */
+  private timed(ms: number): void {
+    this.counters.commitMs += ms;
+    if (ms > this.counters.longestCommitMs) this.counters.longestCommitMs = ms;
   }
 
   private committed(entries: AuditEntry[], batch: Batch | undefined, hadMarker: boolean): void {
