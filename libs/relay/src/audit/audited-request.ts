@@ -1,6 +1,5 @@
 import { AuditUnavailableError, AUDIT_UNAVAILABLE_CODE, type AuditEntry, type AuditLog } from '@switchboard/audit';
-import { randomUUID } from 'node:crypto';
-import { ErrorCode, McpError, jsonTextOf } from '@switchboard/core';
+import { ErrorCode, McpError, jsonTextOf, newTraceId } from '@switchboard/core';
 import type { Item, MethodHandler, RelayServices, RequestContext } from '../relay.types.js';
 import { sessionFields } from './session-fields.js';
 
@@ -138,8 +137,7 @@ function traceIdOf(params: Item): string {
     const match = /^[0-9a-f]{2}-([0-9a-f]{32})-[0-9a-f]{16}-[0-9a-f]{2}$/.exec(traceparent);
     if (match) return match[1];
   }
-  // randomUUID draws from a cached entropy pool: no system call per request, unlike randomBytes.
-  return randomUUID().replaceAll('-', '');
+  return newTraceId();
 }
 
 function describe(err: unknown): { code: number; message: string } {
