@@ -133,16 +133,25 @@ async function measureAuditWindow(daemon: AuditDaemon, concurrency: number, roun
   });
   const auditRows = rowsAfter - rowsBefore;
   const seconds = Number(ended - started) / 1e9;
-  const committed = writerBefore && writerAfter ? writerAfter.committedRows - writerBefore.committedRows : Number.NaN;
-  const rowsPerCommit = writerBefore && writerAfter ? committed / (writerAfter.commits - writerBefore.commits) : Number.NaN;
-  const commitUsPerRow = writerBefore && writerAfter ? ((writerAfter.commitMs - writerBefore.commitMs) * 1000) / committed : Number.NaN;
   return {
     ...result,
     target: daemon.config.id,
     auditRows,
     auditRowsPerSec: counter ? auditRows / seconds : Number.NaN,
-    rowsPerCommit,
-    commitUsPerRow,
+    ...writerFigures(writerBefore, writerAfter),
+  };
+}
+
+/** Rows per commit and commit time per row between two readings of the writer's counters; NaN without them (log off). */
+function writerFigures(
+  before: WriterCounters | undefined,
+  after: WriterCounters | undefined,
+): Pick<AuditWindow, 'rowsPerCommit' | 'commitUsPerRow'> {
+  if (!before || !after) return { rowsPerCommit: Number.NaN, commitUsPerRow: Number.NaN };
+  const committed = after.committedRows - before.committedRows;
+  return {
+    rowsPerCommit: committed / (after.commits - before.commits),
+    commitUsPerRow: ((after.commitMs - before.commitMs) * 1000) / committed,
   };
 }
 
