@@ -44,6 +44,7 @@ describe('migrations', () => {
         'index:api_key_active_name',
         'table:tool_pin',
         'table:principal_secret',
+        'table:audit_journal_mark',
       ]),
     );
   });

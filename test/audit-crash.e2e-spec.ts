@@ -4,6 +4,7 @@ import { AUDIT_ENTITIES, verifyChain } from '@switchboard/audit';
 import { MIGRATIONS } from '@switchboard/migrations';
 import { openDatabase } from '@switchboard/persistence';
 import { afterAll, describe, expect, it } from 'vitest';
+import { journaledRows } from './support/audit-rows.js';
 import { connectHost } from './support/hosts.js';
 import { startDaemon, stdioFixture, stopAllDaemons, tempDir, writeConfig } from './support/daemon.js';
 
@@ -66,6 +67,36 @@ describe('audit log across kill -9', () => {
     expect(logged.has('after-restart')).toBe(true);
 
     const dataSource = await openDatabase({ file, entities: AUDIT_ENTITIES, migrations: MIGRATIONS, readonly: true });
+    try {
+      expect(await verifyChain(dataSource)).toMatchObject({ ok: true });
+    } finally {
+      await dataSource.destroy();
+    }
+  });
+
+  it('rows still in the journal at the kill are moved in by the next start, once each', async () => {
+    const dir = tempDir();
+    const dataDir = join(dir, 'data');
+    // A move interval far longer than the test: at the kill every row is in the journal only.
+    const configPath = writeConfig({ mcpServers: { fx: stdioFixture() }, audit: { flushMs: 60_000 } }, dir);
+    const daemon = await startDaemon(configPath);
+    const host = await connectHost('streamable-http', { daemon });
+    for (let i = 0; i < 20; i++) await host.client.callTool({ name: 'fx__echo', arguments: { text: `journaled ${i}` } });
+    expect(journaledRows(dataDir)).toBe(20);
+    daemon.proc.kill('SIGKILL');
+    await host.close().catch(() => undefined);
+
+    const again = await startDaemon(configPath);
+    expect(again.stderr()).toMatch(/moved rows into the log from the journal/);
+    await again.stop();
+    const db = new Database(join(dataDir, 'switchboard.sqlite'), { readonly: true });
+    const texts = (db.prepare(`SELECT arguments FROM audit_record WHERE method = 'tools/call' ORDER BY id`).all() as { arguments: string }[]).map(
+      (r) => (JSON.parse(r.arguments) as { text: string }).text,
+    );
+    db.close();
+    expect(texts).toEqual(Array.from({ length: 20 }, (_, i) => `journaled ${i}`));
+    expect(journaledRows(dataDir)).toBe(0);
+    const dataSource = await openDatabase({ file: join(dataDir, 'switchboard.sqlite'), entities: AUDIT_ENTITIES, migrations: MIGRATIONS, readonly: true });
     try {
       expect(await verifyChain(dataSource)).toMatchObject({ ok: true });
     } finally {

@@ -171,21 +171,21 @@ describe('audit over stdio, and with completions off', () => {
 });
 
 describe('strict mode when the database is locked by another process', () => {
-  it('refuses calls with -32013 and says so in /readyz and the log; recovers without losing rows', async () => {
+  it('answers calls whose rows reach the journal, refuses new ones with -32013 while rows cannot be moved, and loses none', async () => {
     const dir = tempDir();
     const dataDir = join(dir, 'data');
-    const daemon = await startDaemon(writeConfig({ mcpServers: { fx: stdioFixture() } }, dir));
+    const daemon = await startDaemon(writeConfig({ mcpServers: { fx: stdioFixture() }, audit: { flushMs: 50 } }, dir));
     const host = await connectHost('streamable-http', { daemon });
     try {
       await host.client.callTool({ name: 'fx__echo', arguments: { text: 'before' } });
       const locker = new Database(join(dataDir, 'switchboard.sqlite'));
       locker.prepare('BEGIN IMMEDIATE').run();
-      // The answer to this one is withheld: its row cannot be committed.
-      await expect(host.client.callTool({ name: 'fx__echo', arguments: { text: 'withheld' } })).rejects.toThrow(/audit log cannot be written/);
-      // And while it cannot, new calls are refused before they reach the upstream.
+      // Its row is safe in the journal, so it is answered; moving it into the database fails.
+      await host.client.callTool({ name: 'fx__echo', arguments: { text: 'journaled' } });
+      await eventually(async () => (await fetch(`${daemon.baseUrl}/readyz`)).status === 503, 10_000, 'the failure reported');
+      // While rows cannot be moved, new calls are refused before they reach the upstream.
       await expect(host.client.callTool({ name: 'fx__echo', arguments: { text: 'refused' } })).rejects.toMatchObject({ code: -32013 });
       const ready = await fetch(`${daemon.baseUrl}/readyz`);
-      expect(ready.status).toBe(503);
       expect(((await ready.json()) as { audit: Record<string, unknown> }).audit).toMatchObject({ writable: false });
       expect(daemon.stderr()).toMatch(/cannot write the audit log/);
       expect(daemon.stderr()).toMatch(/SQLITE_BUSY/);
@@ -197,7 +197,7 @@ describe('strict mode when the database is locked by another process', () => {
       const texts = rows(dataDir, `method = 'tools/call'`).map((r) => [JSON.parse(String(r.arguments)).text, r.decision, r.error_code]);
       expect(texts).toEqual([
         ['before', 'allowed', null],
-        ['withheld', 'allowed', -32013],
+        ['journaled', 'allowed', null],
         ['refused', 'refused', -32013],
         ['after', 'allowed', null],
       ]);

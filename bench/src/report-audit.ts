@@ -48,7 +48,7 @@ export function renderAudit(audit: AuditResult): string[] {
     out.push(
       '## Audit writer alone (in-process, a fresh database file per case)',
       '',
-      'Strict: each appender awaits its row’s commit before appending the next. Relaxed: one row per appender per event-loop turn. ' +
+      'Strict: each appender awaits its row’s release before appending the next (under normal its write to the journal, from which rows are committed like relaxed ones; under full its commit). Relaxed: one row per appender per event-loop turn. ' +
         'Every row is hashed into the chain and inserted with its indexes, by the daemon’s committer for the setting (this thread under normal, a worker thread under full). ' +
         'CPU is this process’s user + system time per row, all threads.',
       '',

@@ -25,6 +25,7 @@ export class AppModule {
       imports: [
         AdminModule.register({
           auditQuery: parts.auditQuery,
+          flushAudit: parts.runtime.audit && (() => parts.runtime.audit!.flush()),
           config: () => parts.runtime.config,
           onRefused: parts.runtime.audit && ((refusal) => parts.runtime.audit!.recordHttpRefusal(refusal)),
           authenticate: parts.authenticate,

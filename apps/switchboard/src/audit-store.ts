@@ -6,7 +6,9 @@ import {
   RetentionJob,
   committerFor,
   createRedactor,
+  journalFor,
   parseRetention,
+  recoverJournals,
 } from '@switchboard/audit';
 import { AUTH_ENTITIES } from '@switchboard/auth';
 import type { GatewayConfig } from '@switchboard/config';
@@ -23,6 +25,9 @@ const DATABASE_ENTITIES = [...AUDIT_ENTITIES, ...AUTH_ENTITIES];
 const WRITER_BUSY_TIMEOUT_MS = 100;
 
 export const databasePath = (config: GatewayConfig): string => join(config.dataDir, DATABASE_FILE);
+
+/** Where strict mode's journals live (one per running daemon; see JournalFile). */
+export const journalDir = (config: GatewayConfig): string => join(config.dataDir, 'audit-journal');
 
 /** How long a start waits for another process that is migrating the same file. */
 const MIGRATION_BUSY_TIMEOUT_MS = 15_000;
@@ -91,11 +96,13 @@ export async function openAuditStore(config: GatewayConfig, logger: Logger): Pro
   const settings = config.audit;
   // Opened even with the log off: API keys live in the same database.
   const { dataSource } = await openMigrated(config, logger, WRITER_BUSY_TIMEOUT_MS);
+  const db = sqliteConnection(dataSource);
+  // Whatever this run's settings: rows a strict run left in its journal belong in the log.
+  recoverJournals(db, journalDir(config), logger);
   if (!settings.enabled) {
     logger.warn('audit log disabled by configuration (audit.enabled: false): tool calls are not recorded');
     return { dataSource, close: () => dataSource.destroy() };
   }
-  const db = sqliteConnection(dataSource);
   const committer = committerFor(db, {
     file: databasePath(config),
     synchronous: settings.synchronous,
@@ -106,6 +113,8 @@ export async function openAuditStore(config: GatewayConfig, logger: Logger): Pro
     flushMs: settings.flushMs,
     maxQueuedRows: settings.maxQueuedRows,
     logger,
+    // Strict on `normal`: answers wait for a write to the journal instead of a commit (ADR 007).
+    journal: journalFor(settings, journalDir(config)),
   });
   const log = new AuditLog(writer, {
     redactor: createRedactor(settings.redact),

@@ -1,5 +1,5 @@
-import { join } from 'node:path';
-import { AUDIT_ENTITIES, AuditWriter, committerFor, type AuditEntry, type AuditMode } from '@switchboard/audit';
+import { dirname, join } from 'node:path';
+import { AUDIT_ENTITIES, AuditWriter, committerFor, journalFor, type AuditEntry, type AuditMode } from '@switchboard/audit';
 import { MIGRATIONS } from '@switchboard/migrations';
 import { silentLogger } from '@switchboard/observability';
 import { DATABASE_FILE, migrate, openDatabase, sqliteConnection, type SyncMode } from '@switchboard/persistence';
@@ -68,13 +68,14 @@ async function measureWriter(file: string, writerCase: WriterCase, durationS: nu
   try {
     await migrate(dataSource);
     // The daemon's committer for this setting: on this thread for normal, a worker thread for
-    // full (process.cpuUsage counts every thread).
+    // full (process.cpuUsage counts every thread); and its journal, for strict on normal.
     const committer = committerFor(sqliteConnection(dataSource), { file, synchronous: writerCase.synchronous, busyTimeoutMs: 100 });
     const writer = new AuditWriter(committer, {
       mode: writerCase.mode,
       flushMs: FLUSH_MS,
       maxQueuedRows: 1_000_000,
       logger: silentLogger(),
+      journal: journalFor(writerCase, join(dirname(file), 'audit-journal')),
     });
     try {
       await appendFor(writer, writerCase.appenders, WARMUP_S);

@@ -7,6 +7,8 @@ import type { Inbox } from '@switchboard/inbox';
 export interface AdminOptions {
   /** Reads the daemon's audit database; undefined when `audit.enabled` is false. */
   auditQuery?: AuditQuery;
+  /** Commits the rows the audit writer still holds, so that a page read next shows every call answered so far. */
+  flushAudit?: () => Promise<void>;
   /** The config in force now (it changes on reload): Host/Origin rules come from it. */
   config: () => GatewayConfig;
   /** Told of every request the Host/Origin check refuses (the audit log records them). */

@@ -20,6 +20,8 @@ export class AuditApiController {
     if (!parsed.ok) return sendError(res, 400, 'invalid query parameters', parsed.problems);
     const { filter, limit, cursor, order } = parsed.request;
     try {
+      // Rows of calls already answered may still be on their way to the database (ADR 007).
+      await this.options.flushAudit?.();
       const page = await auditQuery.page(filter, { limit, cursor, order });
       sendJson(res, 200, { items: page.items.map(auditRowJson), nextCursor: page.nextCursor });
     } catch (err) {

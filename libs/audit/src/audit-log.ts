@@ -119,6 +119,15 @@ export class AuditLog {
   status() {
     return this.writer.status();
   }
+
+  /**
+   * Commits every row queued now. Strict mode answers once a row is in the journal, and
+   * relaxed at once; a reader in this process that must see every call answered so far
+   * (the admin API) flushes first.
+   */
+  flush(): Promise<void> {
+    return this.writer.flush();
+  }
 }
 
 /** The longest prefix of `text` within `maxBytes` of UTF-8, not splitting a surrogate pair. */

@@ -5,6 +5,7 @@ import { MIGRATIONS } from '@switchboard/migrations';
 import { silentLogger } from '@switchboard/observability';
 import { migrate, openDatabase, sqliteConnection, type SqliteConnection } from '@switchboard/persistence';
 import type { DataSource } from 'typeorm';
+import { afterEach } from 'vitest';
 import { AUDIT_ENTITIES } from '../src/audit-record.entity.js';
 import type { AuditEntry } from '../src/audit.types.js';
 import { AuditWriter, type AuditMode } from '../src/writer/audit-writer.js';
@@ -16,6 +17,19 @@ export async function tempDatabase(): Promise<{ dataSource: DataSource; db: Sqli
   const dataSource = await openDatabase({ file, entities: AUDIT_ENTITIES, migrations: MIGRATIONS, busyTimeoutMs: 50 });
   await migrate(dataSource);
   return { dataSource, db: sqliteConnection(dataSource), file };
+}
+
+/** For a spec file: a tempDatabase() maker whose databases are closed after each test. */
+export function tempDatabasePerTest(): () => ReturnType<typeof tempDatabase> {
+  const open: DataSource[] = [];
+  afterEach(async () => {
+    for (const ds of open.splice(0)) if (ds.isInitialized) await ds.destroy();
+  });
+  return async () => {
+    const t = await tempDatabase();
+    open.push(t.dataSource);
+    return t;
+  };
 }
 
 export function writerFor(db: SqliteConnection, mode: AuditMode = 'strict', maxQueuedRows = 1000): AuditWriter {

@@ -111,14 +111,14 @@ const auditSchema = z
     mode: z
       .enum(['strict', 'relaxed'])
       .default('strict')
-      .describe('strict: an answer is released only after its row is committed; relaxed: rows are committed within flushMs.'),
+      .describe('strict: an answer is released only after its row is written to the journal (synchronous: normal) or committed (full); relaxed: rows are committed within flushMs.'),
     synchronous: z
       .enum(['normal', 'full'])
       .default('normal')
       .describe('normal: a committed row survives a killed process (kill -9), not a power cut; full: each commit is also fsynced, surviving power loss.'),
     flushMs: intIn(1, 60_000, 'must be a whole number of milliseconds from 1 to 60000')
       .default(200)
-      .describe('relaxed mode: the longest a row waits for its commit.'),
+      .describe("The longest a row waits for its commit: relaxed mode, and strict mode's rows on their way from the journal."),
     maxQueuedRows: intIn(1000, 10_000_000, 'must be an integer from 1000 to 10000000')
       .default(100_000)
       .describe('Rows held in memory while the database cannot be written; beyond it they are counted as lost.'),

@@ -1,21 +1,15 @@
 import Database from 'better-sqlite3';
-import { afterEach, describe, expect, it } from 'vitest';
-import type { DataSource } from 'typeorm';
+import { describe, expect, it } from 'vitest';
 import { silentLogger } from '@switchboard/observability';
-import { entry, tempDatabase, writerFor } from '../../test-support/temp-db.js';
+import { entry, tempDatabasePerTest, writerFor } from '../../test-support/temp-db.js';
 import { verifyChain } from '../chain/verify-chain.js';
 import { AUDIT_UNAVAILABLE_CODE, AuditUnavailableError, AuditWriter } from './audit-writer.js';
 import { InlineCommitter, type Committer } from './committer.js';
 
-let open: DataSource[] = [];
-afterEach(async () => {
-  for (const ds of open) if (ds.isInitialized) await ds.destroy();
-  open = [];
-});
+const newDatabase = tempDatabasePerTest();
 
 async function setup() {
-  const t = await tempDatabase();
-  open.push(t.dataSource);
+  const t = await newDatabase();
   const count = () => (t.db.prepare('SELECT COUNT(*) AS n FROM audit_record').get() as { n: number }).n;
   return { ...t, count };
 }
@@ -209,15 +203,19 @@ describe('AuditWriter, two writers on one file', () => {
   it('extend one chain (the head is read under the write lock)', async () => {
     const a = await setup();
     const second = await tempDatabaseOn(a.file);
-    const wa = writerFor(a.db);
-    const wb = writerFor(second.db);
-    for (let i = 0; i < 5; i++) {
-      await wa.append(entry());
-      await wb.append(entry());
-      await nextTurn();
+    try {
+      const wa = writerFor(a.db);
+      const wb = writerFor(second.db);
+      for (let i = 0; i < 5; i++) {
+        await wa.append(entry());
+        await wb.append(entry());
+        await nextTurn();
+      }
+      expect(a.count()).toBe(10);
+      expect(await verifyChain(a.dataSource)).toMatchObject({ ok: true, rows: 10 });
+    } finally {
+      await second.dataSource.destroy();
     }
-    expect(a.count()).toBe(10);
-    expect(await verifyChain(a.dataSource)).toMatchObject({ ok: true, rows: 10 });
   });
 });
 
@@ -225,7 +223,6 @@ async function tempDatabaseOn(file: string) {
   const { openDatabase, sqliteConnection } = await import('@switchboard/persistence');
   const { AUDIT_ENTITIES } = await import('../audit-record.entity.js');
   const dataSource = await openDatabase({ file, entities: AUDIT_ENTITIES, migrations: [] });
-  open.push(dataSource);
   return { dataSource, db: sqliteConnection(dataSource) };
 }
 

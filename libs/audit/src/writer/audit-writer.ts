@@ -1,5 +1,8 @@
 import type { Logger } from '@switchboard/observability';
 import type { AuditEntry } from '../audit.types.js';
+import { keepRecordText, recordText } from '../chain/row-hash.js';
+import type { JournalFile } from '../journal/journal-file.js';
+import type { JournalMark } from '../journal/journal-mark.js';
 import { systemEntry } from '../system-entry.js';
 import type { Committer } from './committer.js';
 
@@ -17,6 +20,12 @@ export interface AuditWriterOptions {
   /** Rows held in memory while the database cannot be written; beyond it rows are lost, counted and logged. */
   maxQueuedRows: number;
   logger: Logger;
+  /**
+   * Strict mode: a batch is released once written to this journal, and its rows are
+   * committed like relaxed ones (within `flushMs`). Needs a committer on this thread
+   * (InlineCommitter): a journal write is no fsync, so it is no more durable than that.
+   */
+  journal?: JournalFile;
 }
 
 /** Refusal and withheld-answer error: the log cannot be written, so strict mode will not run unaudited. */
@@ -45,6 +54,9 @@ export interface AuditWriterStatus {
   commitMs: number;
   /** The longest single commit since start, ms: how long one commit held up every call. */
   longestCommitMs: number;
+  /** Strict with a journal: the batches written to it (each one `write`), and its file. */
+  journalWrites: number;
+  journal?: string;
 }
 
 /** Rows that share one commit, and the promise strict-mode callers wait on. */
@@ -90,7 +102,10 @@ export class AuditWriter {
   private scheduled: { immediate?: NodeJS.Immediate; timeout?: NodeJS.Timeout } | undefined;
   private failure: { message: string; since: number; retryMs: number } | undefined;
   private lost = { rows: 0, since: 0 };
-  private readonly counters = { committedRows: 0, commits: 0, lostRows: 0, commitMs: 0, longestCommitMs: 0 };
+  private readonly counters = { committedRows: 0, commits: 0, lostRows: 0, commitMs: 0, longestCommitMs: 0, journalWrites: 0 };
+  /** Strict with a journal: rows not yet written to it, and the turn that will write them. */
+  private journalBatch: Batch | undefined;
+  private journalTurn: NodeJS.Immediate | undefined;
   private closed = false;
   /** Recorded requests running whose rows are not yet queued (expectRow minus expectedRowDone). */
   private rowsExpected = 0;
@@ -145,6 +160,14 @@ export class AuditWriter {
       else this.schedule(this.options.flushMs);
       return RESOLVED;
     }
+    if (this.options.journal) {
+      // Committed like relaxed rows; the caller waits for the journal instead.
+      this.schedule(batch.entries.length >= EAGER_BATCH ? 0 : this.options.flushMs);
+      const journaled = (this.journalBatch ??= newBatch());
+      journaled.entries.push(entry);
+      this.journalTurn ??= setImmediate(this.gatherer(() => this.writeJournal(), (next) => (this.journalTurn = next)));
+      return journaled.promise;
+    }
     this.schedule(0);
     return batch.promise;
   }
@@ -164,10 +187,15 @@ export class AuditWriter {
     this.cancelSchedule();
     await this.committer.close();
     const left = this.queuedRows();
+    const journal = this.options.journal;
+    // With rows left, the journal stays: the next start moves those it holds.
+    journal?.close(left === 0);
     if (left > 0) {
       this.options.logger.fatal(
-        { rows: left, reason: this.failure?.message },
-        'audit: rows could not be written before shutdown and are lost',
+        { rows: left, reason: this.failure?.message, journal: journal?.path },
+        journal
+          ? 'audit: rows could not be committed before shutdown; those in the journal are moved at the next start'
+          : 'audit: rows could not be written before shutdown and are lost',
       );
     }
   }
@@ -180,6 +208,7 @@ export class AuditWriter {
       failingSince: this.failure ? new Date(this.failure.since).toISOString() : undefined,
       queuedRows: this.queuedRows(),
       ...this.counters,
+      journal: this.options.journal?.path,
     };
   }
 
@@ -199,8 +228,8 @@ export class AuditWriter {
       this.scheduled = undefined;
       this.commit();
     };
-    if (delayMs === 0 && this.options.mode === 'strict' && !this.failure) {
-      this.scheduled = { immediate: setImmediate(this.gatherer(run)) };
+    if (delayMs === 0 && this.options.mode === 'strict' && !this.options.journal && !this.failure) {
+      this.scheduled = { immediate: setImmediate(this.gatherer(run, (next) => (this.scheduled = { immediate: next }))) };
     } else if (delayMs === 0) {
       this.scheduled = { immediate: setImmediate(run) };
     } else {
@@ -211,9 +240,9 @@ export class AuditWriter {
   /**
    * A check-phase callback that runs `commit` once the batch is complete enough: no row
    * expected, a turn with nothing new, or MAX_GATHER_TURNS turns. Each further turn is a new
-   * immediate, recorded in `scheduled` so that flush and close can still cancel it.
+   * immediate, handed to `rearmed` so that flush and close can still cancel it.
    */
-  private gatherer(commit: () => void): () => void {
+  private gatherer(commit: () => void, rearmed: (next: NodeJS.Immediate) => void): () => void {
     let turns = 0;
     let seen = this.activity;
     const gather = () => {
@@ -221,9 +250,34 @@ export class AuditWriter {
       const quiet = this.activity === seen;
       seen = this.activity;
       if (this.rowsExpected === 0 || quiet || turns >= MAX_GATHER_TURNS) commit();
-      else this.scheduled = { immediate: setImmediate(gather) };
+      else rearmed(setImmediate(gather));
     };
     return gather;
+  }
+
+  /**
+   * Writes the rows waiting for the journal in one `write` and releases their callers; if
+   * the write fails, their answers are withheld as when a commit fails. Also run by every
+   * commit first, so that a commit never holds a row the journal lacks (the mark counts on it).
+   */
+  private writeJournal(): void {
+    if (this.journalTurn) clearImmediate(this.journalTurn);
+    this.journalTurn = undefined;
+    const batch = this.journalBatch;
+    if (!batch) return;
+    this.journalBatch = undefined;
+    const lines = batch.entries.map((entry) => recordText(0, entry));
+    try {
+      this.options.journal!.write(lines.join('\n') + '\n', lines.length);
+      this.counters.journalWrites += 1;
+      // From here the rows do not change: their commit reuses the text.
+      for (let i = 0; i < lines.length; i++) keepRecordText(batch.entries[i], lines[i]);
+      batch.resolve();
+    } catch (err) {
+      // The rows are still queued for the database, amended to say the answer was withheld.
+      this.withhold(batch, err);
+      this.failed(err);
+    }
   }
 
   private cancelSchedule(): void {
@@ -240,35 +294,57 @@ export class AuditWriter {
       this.commitAfter = true;
       return;
     }
+    if (this.options.journal) this.writeJournal();
     const batch = this.pending;
     this.pending = undefined;
     const entries = this.backlog.length > 0 ? this.backlog.concat(batch?.entries ?? []) : (batch?.entries ?? []);
     if (entries.length === 0 && this.lost.rows === 0) return;
     this.backlog = [];
     const marker = this.lost.rows > 0 ? lostRowsMarker(this.lost.rows, this.lost.since) : undefined;
+    const journal = this.options.journal;
+    // Every row journaled so far is in this commit or an earlier one (see writeJournal).
+    const mark: JournalMark | undefined = journal && { journal: journal.name, generation: journal.generation, movedRows: journal.rows };
     const settle = (err?: unknown) => {
       this.inFlight = undefined;
-      if (err === undefined) this.committed(entries, batch, marker !== undefined);
-      else {
+      if (err === undefined) {
+        this.committed(entries, batch, marker !== undefined);
+        if (mark) this.emptyJournal(mark);
+      } else {
         // Older rows go back in front of anything queued since.
         this.backlog = entries.concat(this.backlog);
-        if (batch && this.options.mode === 'strict') this.withhold(batch, err);
+        // With a journal the callers have had their answers: their rows are safe in it.
+        if (batch && this.options.mode === 'strict' && !journal) this.withhold(batch, err);
         this.failed(err);
         return;
       }
       // Strict rows that arrived during this commit go next, at once: that is the group.
       // So do relaxed rows whose timer fired meanwhile.
-      const again = this.commitAfter || this.options.mode === 'strict';
+      const again = this.commitAfter || (this.options.mode === 'strict' && !journal);
       this.commitAfter = false;
       if (again && this.pending && !this.closed) this.schedule(0);
     };
     const started = performance.now();
-    const committing = this.committer.commit(marker ? [...entries, marker] : entries);
+    const committing = this.committer.commit(marker ? [...entries, marker] : entries, mark);
     this.timed(performance.now() - started);
     this.inFlight = committing.then(
       () => settle(),
       (err: unknown) => settle(err),
     );
+  }
+
+  /**
+   * After a commit: if no row was journaled since it began, all of the journal is in the
+   * database, so it starts a new generation. If emptying fails, writing simply goes on in
+   * this generation (the mark already counts the rows moved).
+   */
+  private emptyJournal(mark: JournalMark): void {
+    const journal = this.options.journal!;
+    if (journal.generation !== mark.generation || journal.rows !== mark.movedRows) return;
+    try {
+      journal.rotate();
+    } catch (err) {
+      this.options.logger.warn({ err: sqliteReason(err), journal: journal.path }, 'audit: could not empty the journal');
+    }
   }
 
   /** Counts the event-loop time of one committer.commit call (see AuditWriterStatus.commitMs). */

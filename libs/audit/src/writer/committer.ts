@@ -1,5 +1,6 @@
 import type { SqliteConnection } from '@switchboard/persistence';
 import type { AuditEntry } from '../audit.types.js';
+import type { JournalMark } from '../journal/journal-mark.js';
 import { RowInserter } from './row-insert.js';
 
 /**
@@ -7,8 +8,11 @@ import { RowInserter } from './row-insert.js';
  * flight and gathers everything that arrives meanwhile into the next one.
  */
 export interface Committer {
-  /** All rows or none; rejects with SQLite's error (its `code` kept: SQLITE_FULL, SQLITE_BUSY, ...). */
-  commit(entries: readonly AuditEntry[]): Promise<void>;
+  /**
+   * All rows or none; rejects with SQLite's error (its `code` kept: SQLITE_FULL, SQLITE_BUSY, ...).
+   * `mark`: how far a journal is in the log with these rows, recorded in the same transaction.
+   */
+  commit(entries: readonly AuditEntry[], mark?: JournalMark): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -24,9 +28,9 @@ export class InlineCommitter implements Committer {
     this.inserter = new RowInserter(db);
   }
 
-  commit(entries: readonly AuditEntry[]): Promise<void> {
+  commit(entries: readonly AuditEntry[], mark?: JournalMark): Promise<void> {
     try {
-      this.inserter.append(entries);
+      this.inserter.append(entries, mark);
       return Promise.resolve();
     } catch (err) {
       return Promise.reject(err);

@@ -2,6 +2,7 @@ import type { SqliteConnection, SqliteStatement } from '@switchboard/persistence
 import type { AuditEntry } from '../audit.types.js';
 import { readChainHead } from '../chain/chain-head.js';
 import { chainHash, recordText } from '../chain/row-hash.js';
+import { journalMarks, type JournalMark } from '../journal/journal-mark.js';
 
 /**
  * Rows per INSERT statement, largest first. One statement for several rows saves SQLite's
@@ -18,10 +19,11 @@ const CHUNKS = [32, 16, 8, 4, 2, 1];
  */
 export class RowInserter {
   private readonly inserts = new Map<number, SqliteStatement>();
-  private readonly appendAll: (entries: readonly AuditEntry[]) => number;
+  private readonly appendAll: (entries: readonly AuditEntry[], mark: JournalMark | undefined) => number;
+  private readonly moveAll: (journal: string, generation: number, rows: readonly AuditEntry[]) => number;
 
   constructor(private readonly db: SqliteConnection) {
-    const tx = db.transaction((entries: readonly AuditEntry[]) => {
+    const insertAll = (entries: readonly AuditEntry[]): number => {
       let head = readChainHead(db);
       let next = 0;
       while (next < entries.length) {
@@ -39,13 +41,41 @@ export class RowInserter {
         next += size;
       }
       return head.id;
+    };
+    const marks = journalMarks(db);
+    const append = db.transaction((entries: readonly AuditEntry[], mark: JournalMark | undefined) => {
+      const last = insertAll(entries);
+      if (mark) marks.write(mark);
+      return last;
     });
-    this.appendAll = (entries) => (tx as unknown as { immediate: typeof tx }).immediate(entries);
+    const move = db.transaction((journal: string, generation: number, rows: readonly AuditEntry[]) => {
+      const mark = marks.read(journal);
+      const moved = mark?.generation === generation ? mark.movedRows : mark && mark.generation > generation ? rows.length : 0;
+      const rest = rows.slice(moved);
+      if (rest.length > 0) insertAll(rest);
+      marks.write({ journal, generation, movedRows: Math.max(moved, rows.length) });
+      return rest.length;
+    });
+    this.appendAll = (entries, mark) => (append as unknown as { immediate: typeof append }).immediate(entries, mark);
+    this.moveAll = (journal, generation, rows) => (move as unknown as { immediate: typeof move }).immediate(journal, generation, rows);
   }
 
-  /** Commits every entry or none; returns the id of the last row. Throws what SQLite threw. */
-  append(entries: readonly AuditEntry[]): number {
-    return this.appendAll(entries);
+  /**
+   * Commits every entry or none; returns the id of the last row. Throws what SQLite threw.
+   * With `mark`, records in the same transaction how far a journal is now in the log.
+   */
+  append(entries: readonly AuditEntry[], mark?: JournalMark): number {
+    return this.appendAll(entries, mark);
+  }
+
+  /**
+   * Moves the rows of a journal left by a process that stopped without moving them all
+   * (`rows`: its generation `generation`, in order), skipping those its mark says are in
+   * the log already; returns how many were inserted. One transaction, the mark read under
+   * the write lock: two processes recovering the same journal move it once.
+   */
+  moveJournal(journal: string, generation: number, rows: readonly AuditEntry[]): number {
+    return this.moveAll(journal, generation, rows);
   }
 
   private insertOf(rows: number): SqliteStatement {

@@ -43,7 +43,9 @@ export class WorkerCommitter implements Committer {
 
   constructor(private readonly options: CommitWorkerOptions) {}
 
-  commit(entries: readonly AuditEntry[]): Promise<void> {
+  /** No journal mark: a journal goes with the inline committer only (see AuditWriterOptions.journal). */
+  commit(entries: readonly AuditEntry[], mark?: unknown): Promise<void> {
+    if (mark !== undefined) return Promise.reject(new Error('the worker committer does not take journal marks'));
     if (this.closed) return Promise.reject(new Error('audit commit thread is closed'));
     const worker = (this.worker ??= this.start());
     const id = this.nextId++;

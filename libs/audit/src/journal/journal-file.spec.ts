@@ -1,0 +1,64 @@
+import { existsSync, mkdtempSync, readFileSync, appendFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { entry } from '../../test-support/temp-db.js';
+import { recordText } from '../chain/row-hash.js';
+import { JournalFile, takeLock } from './journal-file.js';
+import { readJournal } from './recover-journals.js';
+
+const lines = (path: string) => readFileSync(path, 'utf8').split('\n').slice(0, -1);
+const rowLines = (...entries: ReturnType<typeof entry>[]) => entries.map((e) => recordText(0, e) + '\n').join('');
+
+describe('JournalFile', () => {
+  it('starts with a header, appends rows, and empties itself into the next generation', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sb-journal-'));
+    const journal = JournalFile.create(dir);
+    expect(JSON.parse(lines(journal.path)[0])).toEqual({ switchboardAuditJournal: 1, journal: journal.name, generation: 1 });
+    const [a, b] = [entry({ requestId: 'a' }), entry({ requestId: 'b' })];
+    journal.write(rowLines(a, b), 2);
+    expect(journal.rows).toBe(2);
+    expect(readJournal(journal.path)).toEqual({ generation: 1, rows: [a, b], badLines: 0 });
+
+    journal.rotate();
+    expect(lines(journal.path)).toEqual([JSON.stringify({ switchboardAuditJournal: 1, journal: journal.name, generation: 2 })]);
+    expect(journal).toMatchObject({ generation: 2, rows: 0 });
+    journal.close(true);
+    expect(existsSync(journal.path)).toBe(false);
+    expect(existsSync(join(dir, `${journal.name}.lock`))).toBe(false);
+  });
+
+  it('closed with rows it could not hand over, it stays for the next start, and its lock is free', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sb-journal-'));
+    const journal = JournalFile.create(dir);
+    journal.write(rowLines(entry()), 1);
+    expect(takeLock(join(dir, `${journal.name}.lock`))).toBeUndefined(); // held while open
+    journal.close(false);
+    expect(readJournal(journal.path).rows).toHaveLength(1);
+    const lock = takeLock(join(dir, `${journal.name}.lock`));
+    expect(lock).toBeDefined();
+    lock!.release();
+  });
+});
+
+describe('readJournal', () => {
+  it('leaves out an unfinished last line: that write never returned, so its calls were never answered', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sb-journal-'));
+    const journal = JournalFile.create(dir);
+    const kept = entry({ requestId: 'kept' });
+    journal.write(rowLines(kept), 1);
+    journal.close(false);
+    appendFileSync(journal.path, recordText(0, entry()).slice(0, 40));
+    expect(readJournal(journal.path)).toEqual({ generation: 1, rows: [kept], badLines: 0 });
+  });
+
+  it('counts lines that are not rows, and reads an empty file as nothing to move', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sb-journal-'));
+    const path = join(dir, 'x.journal');
+    writeFileSync(path, `${JSON.stringify({ switchboardAuditJournal: 1, journal: 'x', generation: 3 })}\n{"not":"a row"}\n${recordText(0, entry())}\n`);
+    expect(readJournal(path)).toMatchObject({ generation: 3, badLines: 1 });
+    expect(readJournal(path).rows).toHaveLength(1);
+    writeFileSync(path, '');
+    expect(readJournal(path)).toEqual({ rows: [], badLines: 0 });
+  });
+});

@@ -1,0 +1,151 @@
+import { randomBytes } from 'node:crypto';
+import { closeSync, ftruncateSync, mkdirSync, openSync, rmSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+
+export const JOURNAL_SUFFIX = '.journal';
+export const LOCK_SUFFIX = '.lock';
+
+/** The first line of every generation: which journal, which generation. */
+export interface JournalHeader {
+  switchboardAuditJournal: 1;
+  journal: string;
+  generation: number;
+}
+
+/**
+ * One process's strict-mode journal (ADR 007): an append-only file where each batch of rows
+ * is written, one `write` for the batch, before its calls are answered. The rows reach the
+ * database later in large commits; each commit records how many of the journal's rows it
+ * holds (audit_journal_mark), and once every row is in, the file is emptied for the next
+ * generation. A process that dies leaves its journal behind, and the next start moves what
+ * the database does not have yet (recover-journals.ts).
+ *
+ * A row is its record text with id 0 (recordText), one per line; the id and hash are
+ * assigned when it is moved, under the database's write lock, as for any other row.
+ *
+ * Whether the owner is alive is told by a lock, not by a pid: the owner holds an exclusive
+ * SQLite lock on `<id>.lock` (an fcntl lock, which the kernel drops when the process dies,
+ * in whatever container it ran).
+ */
+export class JournalFile {
+  /** The generation being written; a header line starts each. */
+  generation = 1;
+  /** Rows written in this generation. */
+  rows = 0;
+  private size = 0;
+  private headerDue = true;
+  /** A failed write could not be cut back: nothing more is appended until the file is emptied. */
+  private torn = false;
+
+  private constructor(
+    readonly name: string,
+    readonly path: string,
+    private readonly fd: number,
+    private readonly lock: LockHandle,
+  ) {}
+
+  /** Creates this process's journal in `dir` (the lock first: a journal is never without a live owner's lock). */
+  static create(dir: string): JournalFile {
+    mkdirSync(dir, { recursive: true });
+    const name = `${process.pid}-${Date.now().toString(36)}-${randomBytes(4).toString('hex')}`;
+    const lock = takeLock(join(dir, name + LOCK_SUFFIX));
+    if (!lock) throw new Error(`audit journal ${name}: its lock is held by another process`);
+    const path = join(dir, name + JOURNAL_SUFFIX);
+    const fd = openSync(path, 'a');
+    const journal = new JournalFile(name, path, fd, lock);
+    journal.writeHeader();
+    return journal;
+  }
+
+  /**
+   * Appends `rows` rows, `text` being their lines (each ending in a newline). Throws the
+   * file system's error (ENOSPC, EIO); a failed write is cut back off the file, so the rows
+   * after it still follow whole lines.
+   */
+  write(text: string, rows: number): void {
+    if (this.torn) throw new Error('audit journal: an earlier write could not be cut back; waiting for the next commit to empty it');
+    if (this.headerDue) this.writeHeader();
+    this.append(text);
+    this.rows += rows;
+  }
+
+  /** Empties the file and starts the next generation: every row written so far is in the database. */
+  rotate(): void {
+    ftruncateSync(this.fd, 0);
+    this.size = 0;
+    this.torn = false;
+    this.generation += 1;
+    this.rows = 0;
+    this.headerDue = true;
+    this.writeHeader();
+  }
+
+  /**
+   * Closes the file. `remove`: every row is in the database, so the journal and its lock
+   * go; otherwise the journal stays for the next start to move.
+   */
+  close(remove: boolean): void {
+    closeSync(this.fd);
+    if (remove) rmSync(this.path, { force: true });
+    this.lock.release();
+  }
+
+  private writeHeader(): void {
+    const header: JournalHeader = { switchboardAuditJournal: 1, journal: this.name, generation: this.generation };
+    this.append(JSON.stringify(header) + '\n');
+    this.headerDue = false;
+  }
+
+  private append(text: string): void {
+    const bytes = Buffer.byteLength(text);
+    try {
+      // A regular file takes the whole buffer unless the disk fills or fails midway.
+      const written = writeSync(this.fd, text);
+      if (written !== bytes) throw Object.assign(new Error(`short write to the audit journal (${written} of ${bytes} bytes)`), { code: 'EIO' });
+      this.size += bytes;
+    } catch (err) {
+      try {
+        ftruncateSync(this.fd, this.size);
+      } catch {
+        this.torn = true;
+      }
+      throw err;
+    }
+  }
+}
+
+/**
+ * The journal a writer with these settings uses: strict mode on `synchronous: normal` only.
+ * Relaxed mode answers without waiting for anything; under `full` an answer waits for its
+ * commit's fsync, which a journal without one could not match.
+ */
+export function journalFor(settings: { mode: 'strict' | 'relaxed'; synchronous: 'normal' | 'full' }, dir: string): JournalFile | undefined {
+  return settings.mode === 'strict' && settings.synchronous === 'normal' ? JournalFile.create(dir) : undefined;
+}
+
+export interface LockHandle {
+  release(): void;
+}
+
+/**
+ * An exclusive lock on `path` held until release() or the process's end, or undefined if
+ * another process holds it. SQLite's own file locking, so that it works wherever SQLite does.
+ */
+export function takeLock(path: string): LockHandle | undefined {
+  const db = new Database(path, { timeout: 0 });
+  try {
+    db.pragma('locking_mode = EXCLUSIVE');
+    db.exec('BEGIN EXCLUSIVE');
+  } catch (err) {
+    db.close();
+    if ((err as { code?: string }).code === 'SQLITE_BUSY') return undefined;
+    throw err;
+  }
+  return {
+    release() {
+      db.close();
+      rmSync(path, { force: true });
+    },
+  };
+}

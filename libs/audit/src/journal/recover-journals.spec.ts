@@ -1,0 +1,80 @@
+import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { silentLogger } from '@switchboard/observability';
+import { entry, tempDatabasePerTest } from '../../test-support/temp-db.js';
+import { recordText } from '../chain/row-hash.js';
+import { verifyChain } from '../chain/verify-chain.js';
+import { RowInserter } from '../writer/row-insert.js';
+import { JournalFile } from './journal-file.js';
+import { recoverJournals } from './recover-journals.js';
+
+const newDatabase = tempDatabasePerTest();
+
+async function setup() {
+  const t = await newDatabase();
+  const dir = mkdtempSync(join(tmpdir(), 'sb-journals-'));
+  const requestIds = () => (t.db.prepare('SELECT request_id FROM audit_record ORDER BY id').all() as { request_id: string }[]).map((r) => r.request_id);
+  const marks = () => t.db.prepare('SELECT journal FROM audit_journal_mark').all();
+  return { ...t, dir, requestIds, marks };
+}
+
+/** A journal left behind as by a process that died: its rows written, its lock gone with it. */
+function leftBehind(dir: string, ids: string[]): { journal: JournalFile; entries: ReturnType<typeof entry>[] } {
+  const journal = JournalFile.create(dir);
+  const entries = ids.map((requestId) => entry({ requestId }));
+  journal.write(entries.map((e) => recordText(0, e) + '\n').join(''), entries.length);
+  journal.close(false);
+  return { journal, entries };
+}
+
+describe('recoverJournals', () => {
+  it("moves the rows of a dead process's journal into the chain, then removes the journal and its mark", async () => {
+    const { db, dataSource, dir, requestIds, marks } = await setup();
+    new RowInserter(db).append([entry({ requestId: 'earlier' })]);
+    leftBehind(dir, ['a', 'b', 'c']);
+    expect(recoverJournals(db, dir, silentLogger())).toBe(3);
+    expect(requestIds()).toEqual(['earlier', 'a', 'b', 'c']);
+    expect(readdirSync(dir)).toEqual([]);
+    expect(marks()).toEqual([]);
+    expect(await verifyChain(dataSource)).toMatchObject({ ok: true, rows: 4 });
+  });
+
+  it('skips the rows its last commit already moved: a kill between the commit and emptying the file duplicates nothing', async () => {
+    const { db, dir, requestIds } = await setup();
+    const { journal, entries } = leftBehind(dir, ['a', 'b', 'c', 'd']);
+    // The process committed its first three rows, with their mark, and died before emptying the file.
+    new RowInserter(db).append(entries.slice(0, 3), { journal: journal.name, generation: 1, movedRows: 3 });
+    expect(recoverJournals(db, dir, silentLogger())).toBe(1);
+    expect(requestIds()).toEqual(['a', 'b', 'c', 'd']);
+    // Run again (two processes starting at once): nothing more.
+    expect(recoverJournals(db, dir, silentLogger())).toBe(0);
+    expect(requestIds()).toHaveLength(4);
+  });
+
+  it('leaves alone the journal of a process that is still running', async () => {
+    const { db, dir, requestIds } = await setup();
+    const live = JournalFile.create(dir);
+    live.write(recordText(0, entry({ requestId: 'live' })) + '\n', 1);
+    expect(recoverJournals(db, dir, silentLogger())).toBe(0);
+    expect(requestIds()).toEqual([]);
+    expect(existsSync(live.path)).toBe(true);
+    live.close(false);
+    expect(recoverJournals(db, dir, silentLogger())).toBe(1);
+  });
+
+  it('keeps a journal whose rows cannot be moved now (a locked database) for the next start', async () => {
+    const { db, file, dir, requestIds } = await setup();
+    const { journal } = leftBehind(dir, ['a']);
+    const Database = (await import('better-sqlite3')).default;
+    const other = new Database(file);
+    other.prepare('BEGIN IMMEDIATE').run();
+    expect(recoverJournals(db, dir, silentLogger())).toBe(0);
+    expect(existsSync(journal.path)).toBe(true);
+    other.prepare('COMMIT').run();
+    other.close();
+    expect(recoverJournals(db, dir, silentLogger())).toBe(1);
+    expect(requestIds()).toEqual(['a']);
+  });
+});

@@ -1,0 +1,95 @@
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Logger } from '@switchboard/observability';
+import type { SqliteConnection } from '@switchboard/persistence';
+import type { AuditEntry } from '../audit.types.js';
+import { entryFromRecord } from '../chain/row-hash.js';
+import { RowInserter } from '../writer/row-insert.js';
+import { JOURNAL_SUFFIX, LOCK_SUFFIX, takeLock, type JournalHeader } from './journal-file.js';
+import { journalMarks } from './journal-mark.js';
+
+/** A journal file as read back: its generation's rows, and the lines that were not rows. */
+export interface JournalContents {
+  /** Undefined for an empty file (emptied, and the process died before the next header). */
+  generation?: number;
+  rows: AuditEntry[];
+  /** Lines that are neither the header nor a row; the last line without its newline is not counted (see readJournal). */
+  badLines: number;
+}
+
+/**
+ * Parses a journal. A last line without its newline is a write the process did not finish:
+ * its calls were never answered, so it is left out. Any other line that is not a row is
+ * counted in badLines (the file is then kept for a person to look at).
+ */
+export function readJournal(path: string): JournalContents {
+  const lines = readFileSync(path, 'utf8').split('\n');
+  lines.pop(); // '' after the last newline, or the unfinished last write
+  if (lines.length === 0) return { rows: [], badLines: 0 };
+  let header: Partial<JournalHeader> | undefined;
+  try {
+    header = JSON.parse(lines[0]) as Partial<JournalHeader>;
+  } catch {
+    header = undefined;
+  }
+  if (header?.switchboardAuditJournal !== 1 || typeof header.generation !== 'number') {
+    return { rows: [], badLines: lines.length };
+  }
+  const rows: AuditEntry[] = [];
+  let badLines = 0;
+  for (let i = 1; i < lines.length; i++) {
+    try {
+      rows.push(entryFromRecord(lines[i]));
+    } catch {
+      badLines += 1;
+    }
+  }
+  return { generation: header.generation, rows, badLines };
+}
+
+/**
+ * Moves into the log the rows of journals whose processes are gone (their lock is free):
+ * those their mark says are not in yet. A journal in use by a live process is left alone.
+ * Then removes each moved journal, and the marks of journals that no longer exist.
+ * Returns how many rows were moved. Run at start, after the migrations.
+ */
+export function recoverJournals(db: SqliteConnection, dir: string, logger: Logger): number {
+  if (!existsSync(dir)) return 0;
+  const inserter = new RowInserter(db);
+  const marks = journalMarks(db);
+  let moved = 0;
+  for (const file of readdirSync(dir).filter((f) => f.endsWith(JOURNAL_SUFFIX))) {
+    const name = file.slice(0, -JOURNAL_SUFFIX.length);
+    const lock = takeLock(join(dir, name + LOCK_SUFFIX));
+    if (!lock) continue; // its process is running
+    const path = join(dir, file);
+    try {
+      const journal = readJournal(path);
+      const rows = journal.generation === undefined ? 0 : inserter.moveJournal(name, journal.generation, journal.rows);
+      moved += rows;
+      if (journal.badLines > 0) {
+        renameSync(path, `${path}.corrupt`);
+        logger.error(
+          { journal: `${path}.corrupt`, badLines: journal.badLines, movedRows: rows },
+          'audit: a journal had lines that are not rows; the rows it had were moved, the file is kept for inspection',
+        );
+      } else {
+        rmSync(path, { force: true });
+        if (rows > 0) {
+          logger.warn({ journal: path, rows }, 'audit: moved rows into the log from the journal of a process that stopped without moving them');
+        }
+      }
+    } catch (err) {
+      // Kept as it is: the next start tries again (a locked database, say).
+      logger.error({ journal: path, err: String((err as Error)?.message ?? err) }, 'audit: could not move the rows of a journal; it is kept');
+    } finally {
+      lock.release();
+    }
+  }
+  // After the files: a mark whose journal is gone is never needed again.
+  const present = new Set(readdirSync(dir).filter((f) => f.endsWith(JOURNAL_SUFFIX)).map((f) => f.slice(0, -JOURNAL_SUFFIX.length)));
+  for (const { journal } of db.prepare('SELECT journal FROM audit_journal_mark').all() as { journal: string }[]) {
+    if (!present.has(journal)) marks.remove(journal);
+  }
+  return moved;
+}
