@@ -37,6 +37,7 @@ export class JournalFile {
   private headerDue = true;
   /** A failed write could not be cut back: nothing more is appended until the file is emptied. */
   private torn = false;
+  private scratch = Buffer.allocUnsafe(64 * 1024);
 
   private constructor(
     readonly name: string,
@@ -98,10 +99,12 @@ export class JournalFile {
   }
 
   private append(text: string): void {
-    const bytes = Buffer.byteLength(text);
+    // Encoded once into a buffer kept for the next write: no fresh buffer, no second pass to count bytes.
+    if (text.length * 3 > this.scratch.length) this.scratch = Buffer.allocUnsafe(text.length * 3);
+    const bytes = this.scratch.write(text);
     try {
       // A regular file takes the whole buffer unless the disk fills or fails midway.
-      const written = writeSync(this.fd, text);
+      const written = writeSync(this.fd, this.scratch, 0, bytes);
       if (written !== bytes) throw Object.assign(new Error(`short write to the audit journal (${written} of ${bytes} bytes)`), { code: 'EIO' });
       this.size += bytes;
     } catch (err) {

@@ -80,11 +80,16 @@ const MAX_GATHER_TURNS = 8;
  * (relaxed) makes the next batch, so batches grow with load and the cost of a commit is
  * shared. One transaction per call would cost ~20 µs of CPU per row more.
  *
+ * With a journal (strict mode on `synchronous: normal`), a strict batch is a journal write
+ * instead of a commit: the callers wait for that, and the rows are committed as in relaxed
+ * mode. Each commit then tells the database how many journal rows it holds (JournalMark).
+ *
  * Strict batches also wait, a few event-loop turns at most, for the rows of recorded
  * requests still running (see expectRow): under load their answers arrive in the next
- * turns, and one commit for all of them costs less than one each. The wait ends at once
- * when no row is expected (a lone caller waits for nothing) or when a turn passes with no
- * row queued and no recorded request started (the loop is only waiting on upstreams).
+ * turns, and one commit (or journal write) for all of them costs less than one each. The
+ * wait ends at once when no row is expected (a lone caller waits for nothing) or when a
+ * turn passes with no row queued and no recorded request started (the loop is only
+ * waiting on upstreams).
  *
  * Failures are never silent: rows stay queued and are retried with backoff, the failure
  * is logged as an error (and shown by /readyz), strict mode refuses new calls until a
