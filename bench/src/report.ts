@@ -49,7 +49,7 @@ export function renderReport(report: BenchReport): string {
       (options.quick ? ' (--quick)' : ''),
     `- Wall time: ${formatSeconds(report.wallSeconds)}`,
     `- Switchboard is started as \`npm start\` starts it: \`node ${[...report.switchboardNodeFlags, 'bin/switchboard.js start'].join(' ')}\``,
-    '- The Switchboard targets run with the default audit log (strict, synchronous normal: a row committed before each tools/call is answered); the audit section measures the other settings.',
+    '- The Switchboard targets run with the default audit log (strict, synchronous normal: a row in the journal before each tools/call is answered); the audit section measures the other settings.',
     '- Ratios (×) are relative to direct-http at the same C: the median over rounds of the per-round ratios. ' +
       'Lower is better, except calls/s. CPU is the serving processes’ utime+stime (all descendants) per call. Memory in MiB.',
     '',
