@@ -138,6 +138,8 @@ export interface LockHandle {
 export function takeLock(path: string): LockHandle | undefined {
   const db = new Database(path, { timeout: 0 });
   try {
+    // No rollback journal: nothing is ever written here, and a crash should leave no file behind.
+    db.pragma('journal_mode = MEMORY');
     db.pragma('locking_mode = EXCLUSIVE');
     db.exec('BEGIN EXCLUSIVE');
   } catch (err) {
