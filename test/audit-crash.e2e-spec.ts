@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { AUDIT_ENTITIES, verifyChain } from '@switchboard/audit';
@@ -6,7 +7,7 @@ import { openDatabase } from '@switchboard/persistence';
 import { afterAll, describe, expect, it } from 'vitest';
 import { journaledRows } from './support/audit-rows.js';
 import { connectHost } from './support/hosts.js';
-import { startDaemon, stdioFixture, stopAllDaemons, tempDir, writeConfig } from './support/daemon.js';
+import { SWITCHBOARD_BIN, startDaemon, stdioFixture, stopAllDaemons, tempDir, writeConfig } from './support/daemon.js';
 
 const HOSTS = 8;
 
@@ -85,6 +86,12 @@ describe('audit log across kill -9', () => {
     expect(journaledRows(dataDir)).toBe(20);
     daemon.proc.kill('SIGKILL');
     await host.close().catch(() => undefined);
+    await daemon.stop(); // already killed: waits for the exit
+
+    // Until a start moves them, a reader of the database is told where they are.
+    const stats = spawnSync(process.execPath, [SWITCHBOARD_BIN, 'audit', 'stats', '--config', configPath], { encoding: 'utf8' });
+    expect(stats.status).toBe(0);
+    expect(stats.stderr).toMatch(/warning: 20 audit rows of answered calls are in the journal of a process that stopped/);
 
     const again = await startDaemon(configPath);
     expect(again.stderr()).toMatch(/moved rows into the log from the journal/);

@@ -2,7 +2,8 @@ import { existsSync } from 'node:fs';
 import type { GatewayConfig } from '@switchboard/config';
 import { sqliteConnection } from '@switchboard/persistence';
 import type { DataSource } from 'typeorm';
-import { databasePath, openReadOnly } from '../audit-store.js';
+import { strandedJournalRows } from '@switchboard/audit';
+import { databasePath, journalDir, openReadOnly } from '../audit-store.js';
 import { CommandError } from './command-error.js';
 
 /**
@@ -19,6 +20,13 @@ export async function withAuditReader<T>(config: GatewayConfig, read: (dataSourc
     dataSource = await openReadOnly(config);
   } catch (err) {
     throw new CommandError(`cannot open the audit database ${file}: ${(err as Error).message}`);
+  }
+  const stranded = strandedJournalRows(sqliteConnection(dataSource), journalDir(config));
+  if (stranded > 0) {
+    process.stderr.write(
+      `warning: ${stranded} audit rows of answered calls are in the journal of a process that stopped without ` +
+        `committing them (${journalDir(config)}); they are not shown here until \`switchboard start\` moves them into the log\n`,
+    );
   }
   try {
     return await read(dataSource);

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, ftruncateSync, mkdirSync, openSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, ftruncateSync, mkdirSync, openSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 
@@ -125,6 +125,27 @@ export class JournalFile {
  */
 export function journalFor(settings: { mode: 'strict' | 'relaxed'; synchronous: 'normal' | 'full' }, dir: string): JournalFile | undefined {
   return settings.mode === 'strict' && settings.synchronous === 'normal' ? JournalFile.create(dir) : undefined;
+}
+
+/**
+ * Whether the process that owns a journal is gone: no lock file (a live owner takes its
+ * lock before it creates its journal), or one nobody holds. Creates nothing and takes
+ * nothing, for readers that must not change the data dir.
+ */
+export function ownerIsGone(lockPath: string): boolean {
+  if (!existsSync(lockPath)) return true;
+  let db: Database.Database | undefined;
+  try {
+    db = new Database(lockPath, { timeout: 0, fileMustExist: true });
+    db.pragma('journal_mode = MEMORY');
+    db.exec('BEGIN EXCLUSIVE');
+    db.exec('ROLLBACK');
+    return true;
+  } catch {
+    return false; // held (SQLITE_BUSY), or removed by its owner meanwhile
+  } finally {
+    db?.close();
+  }
 }
 
 export interface LockHandle {

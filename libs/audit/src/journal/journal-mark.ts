@@ -7,6 +7,12 @@ export interface JournalMark {
   movedRows: number;
 }
 
+/** Of a journal generation's `rows` rows, how many its mark says the log holds already. */
+export function rowsMoved(mark: JournalMark | undefined, generation: number, rows: number): number {
+  if (!mark || mark.generation < generation) return 0;
+  return mark.generation === generation ? Math.min(mark.movedRows, rows) : rows;
+}
+
 export interface JournalMarkStatements {
   read(journal: string): JournalMark | undefined;
   write(mark: JournalMark): void;

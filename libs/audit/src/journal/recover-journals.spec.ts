@@ -8,7 +8,7 @@ import { recordText } from '../chain/row-hash.js';
 import { verifyChain } from '../chain/verify-chain.js';
 import { RowInserter } from '../writer/row-insert.js';
 import { JournalFile } from './journal-file.js';
-import { recoverJournals } from './recover-journals.js';
+import { recoverJournals, strandedJournalRows } from './recover-journals.js';
 
 const newDatabase = tempDatabasePerTest();
 
@@ -76,5 +76,16 @@ describe('recoverJournals', () => {
     other.close();
     expect(recoverJournals(db, dir, silentLogger())).toBe(1);
     expect(requestIds()).toEqual(['a']);
+  });
+
+  it('strandedJournalRows counts, without moving or creating anything, the rows only a dead journal holds', async () => {
+    const { db, dir } = await setup();
+    const { journal, entries } = leftBehind(dir, ['a', 'b', 'c', 'd']);
+    new RowInserter(db).append(entries.slice(0, 3), { journal: journal.name, generation: 1, movedRows: 3 });
+    const live = JournalFile.create(dir);
+    live.write(recordText(0, entry()) + '\n', 1);
+    expect(strandedJournalRows(db, dir)).toBe(1);
+    expect(readdirSync(dir).sort()).toEqual([`${journal.name}.journal`, `${live.name}.journal`, `${live.name}.lock`].sort());
+    live.close(true);
   });
 });

@@ -5,8 +5,8 @@ import type { SqliteConnection } from '@switchboard/persistence';
 import type { AuditEntry } from '../audit.types.js';
 import { entryFromRecord } from '../chain/row-hash.js';
 import { RowInserter } from '../writer/row-insert.js';
-import { JOURNAL_SUFFIX, LOCK_SUFFIX, takeLock, type JournalHeader } from './journal-file.js';
-import { journalMarks } from './journal-mark.js';
+import { JOURNAL_SUFFIX, LOCK_SUFFIX, ownerIsGone, takeLock, type JournalHeader } from './journal-file.js';
+import { journalMarks, rowsMoved } from './journal-mark.js';
 
 /** A journal file as read back: its generation's rows, and the lines that were not rows. */
 export interface JournalContents {
@@ -92,4 +92,26 @@ export function recoverJournals(db: SqliteConnection, dir: string, logger: Logge
     if (!present.has(journal)) marks.remove(journal);
   }
   return moved;
+}
+
+/**
+ * Rows that answered calls but are in no database yet: those of journals whose process is
+ * gone, beyond their marks. They are moved by the next start; until then a reader of the
+ * database (the audit CLI) does not see them, and should say so. Reads only.
+ */
+export function strandedJournalRows(db: SqliteConnection, dir: string): number {
+  if (!existsSync(dir)) return 0;
+  let rows = 0;
+  for (const file of readdirSync(dir).filter((f) => f.endsWith(JOURNAL_SUFFIX))) {
+    const name = file.slice(0, -JOURNAL_SUFFIX.length);
+    if (!ownerIsGone(join(dir, name + LOCK_SUFFIX))) continue;
+    try {
+      const journal = readJournal(join(dir, file));
+      if (journal.generation === undefined) continue;
+      rows += journal.rows.length - rowsMoved(journalMarks(db).read(name), journal.generation, journal.rows.length);
+    } catch {
+      // Removed meanwhile (a start moved it), or a database from before journals: nothing to say.
+    }
+  }
+  return rows;
 }

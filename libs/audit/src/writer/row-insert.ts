@@ -2,7 +2,7 @@ import type { SqliteConnection, SqliteStatement } from '@switchboard/persistence
 import type { AuditEntry } from '../audit.types.js';
 import { readChainHead } from '../chain/chain-head.js';
 import { chainHash, recordText } from '../chain/row-hash.js';
-import { journalMarks, type JournalMark } from '../journal/journal-mark.js';
+import { journalMarks, rowsMoved, type JournalMark } from '../journal/journal-mark.js';
 
 /**
  * Rows per INSERT statement, largest first. One statement for several rows saves SQLite's
@@ -50,10 +50,10 @@ export class RowInserter {
     });
     const move = db.transaction((journal: string, generation: number, rows: readonly AuditEntry[]) => {
       const mark = marks.read(journal);
-      const moved = mark?.generation === generation ? mark.movedRows : mark && mark.generation > generation ? rows.length : 0;
+      const moved = rowsMoved(mark, generation, rows.length);
       const rest = rows.slice(moved);
       if (rest.length > 0) insertAll(rest);
-      marks.write({ journal, generation, movedRows: Math.max(moved, rows.length) });
+      if (!mark || mark.generation <= generation) marks.write({ journal, generation, movedRows: rows.length });
       return rest.length;
     });
     this.appendAll = (entries, mark) => (append as unknown as { immediate: typeof append }).immediate(entries, mark);
