@@ -1,6 +1,7 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import { readJournal } from '@switchboard/audit';
 
 export type AuditRowRecord = Record<string, unknown>;
 
@@ -28,20 +29,17 @@ export function auditRows(dataDir: string, where = '1 = 1', ...params: unknown[]
   }
 }
 
-/** Rows in the data dir's journals not yet emptied: lines after each file's header. */
+/** Rows in the data dir's journals not yet emptied, as the daemon's own reader sees them. */
 export function journaledRows(dataDir: string): number {
   const dir = join(dataDir, 'audit-journal');
   if (!existsSync(dir)) return 0;
   let rows = 0;
   for (const file of readdirSync(dir).filter((f) => f.endsWith('.journal'))) {
-    let text: string;
     try {
-      text = readFileSync(join(dir, file), 'utf8');
+      rows += readJournal(join(dir, file)).rows.length;
     } catch {
-      continue; // removed meanwhile
+      // removed meanwhile
     }
-    const lines = text.split('\n').length - 1;
-    rows += Math.max(0, lines - 1);
   }
   return rows;
 }

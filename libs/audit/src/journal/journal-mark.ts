@@ -17,6 +17,8 @@ export interface JournalMarkStatements {
   read(journal: string): JournalMark | undefined;
   write(mark: JournalMark): void;
   remove(journal: string): void;
+  /** Every journal that has a mark. */
+  journals(): string[];
 }
 
 // Prepared once per connection: the mark is written with every commit of journaled rows.
@@ -34,10 +36,12 @@ export function journalMarks(db: SqliteConnection): JournalMarkStatements {
        ON CONFLICT (journal) DO UPDATE SET generation = excluded.generation, moved_rows = excluded.moved_rows`,
     );
     const remove = db.prepare('DELETE FROM audit_journal_mark WHERE journal = ?');
+    const all = db.prepare('SELECT journal FROM audit_journal_mark');
     marks = {
       read: (journal) => read.get(journal) as JournalMark | undefined,
       write: (mark) => void write.run(mark.journal, mark.generation, mark.movedRows),
       remove: (journal) => void remove.run(journal),
+      journals: () => (all.all() as { journal: string }[]).map((row) => row.journal),
     };
     prepared.set(db, marks);
   }

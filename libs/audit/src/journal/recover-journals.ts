@@ -54,15 +54,13 @@ export function readJournal(path: string): JournalContents {
  * Returns how many rows were moved. Run at start, after the migrations.
  */
 export function recoverJournals(db: SqliteConnection, dir: string, logger: Logger): number {
-  if (!existsSync(dir)) return 0;
   const inserter = new RowInserter(db);
   const marks = journalMarks(db);
   let moved = 0;
-  for (const file of readdirSync(dir).filter((f) => f.endsWith(JOURNAL_SUFFIX))) {
-    const name = file.slice(0, -JOURNAL_SUFFIX.length);
+  for (const name of journalNames(dir)) {
     const lock = takeLock(join(dir, name + LOCK_SUFFIX));
     if (!lock) continue; // its process is running
-    const path = join(dir, file);
+    const path = join(dir, name + JOURNAL_SUFFIX);
     try {
       const journal = readJournal(path);
       const rows = journal.generation === undefined ? 0 : inserter.moveJournal(name, journal.generation, journal.rows);
@@ -87,10 +85,8 @@ export function recoverJournals(db: SqliteConnection, dir: string, logger: Logge
     }
   }
   // After the files: a mark whose journal is gone is never needed again.
-  const present = new Set(readdirSync(dir).filter((f) => f.endsWith(JOURNAL_SUFFIX)).map((f) => f.slice(0, -JOURNAL_SUFFIX.length)));
-  for (const { journal } of db.prepare('SELECT journal FROM audit_journal_mark').all() as { journal: string }[]) {
-    if (!present.has(journal)) marks.remove(journal);
-  }
+  const present = new Set(journalNames(dir));
+  for (const journal of marks.journals()) if (!present.has(journal)) marks.remove(journal);
   return moved;
 }
 
@@ -100,13 +96,11 @@ export function recoverJournals(db: SqliteConnection, dir: string, logger: Logge
  * database (the audit CLI) does not see them, and should say so. Reads only.
  */
 export function strandedJournalRows(db: SqliteConnection, dir: string): number {
-  if (!existsSync(dir)) return 0;
   let rows = 0;
-  for (const file of readdirSync(dir).filter((f) => f.endsWith(JOURNAL_SUFFIX))) {
-    const name = file.slice(0, -JOURNAL_SUFFIX.length);
+  for (const name of journalNames(dir)) {
     if (!ownerIsGone(join(dir, name + LOCK_SUFFIX))) continue;
     try {
-      const journal = readJournal(join(dir, file));
+      const journal = readJournal(join(dir, name + JOURNAL_SUFFIX));
       if (journal.generation === undefined) continue;
       rows += journal.rows.length - rowsMoved(journalMarks(db).read(name), journal.generation, journal.rows.length);
     } catch {
@@ -114,4 +108,12 @@ export function strandedJournalRows(db: SqliteConnection, dir: string): number {
     }
   }
   return rows;
+}
+
+/** The names (file names without `.journal`) of the journals in `dir`; none if there is no such dir. */
+function journalNames(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir)
+    .filter((file) => file.endsWith(JOURNAL_SUFFIX))
+    .map((file) => file.slice(0, -JOURNAL_SUFFIX.length));
 }
