@@ -56,8 +56,8 @@ export class RowInserter {
       if (!mark || mark.generation <= generation) marks.write({ journal, generation, movedRows: rows.length });
       return rest.length;
     });
-    this.appendAll = (entries, mark) => (append as unknown as { immediate: typeof append }).immediate(entries, mark);
-    this.moveAll = (journal, generation, rows) => (move as unknown as { immediate: typeof move }).immediate(journal, generation, rows);
+    this.appendAll = immediate(append);
+    this.moveAll = immediate(move);
   }
 
   /**
@@ -87,4 +87,12 @@ export class RowInserter {
     }
     return statement;
   }
+}
+
+/**
+ * A transaction function's BEGIN IMMEDIATE variant: the write lock is taken before the chain
+ * head is read. better-sqlite3 has it (`.immediate`) but its type declarations leave it out.
+ */
+function immediate<F extends (...args: never[]) => unknown>(transaction: F): F {
+  return (transaction as unknown as { immediate: F }).immediate;
 }
