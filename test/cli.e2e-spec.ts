@@ -1,8 +1,8 @@
 import { spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
-import { SWITCHBOARD_BIN, tempDir, writeConfig } from './support/daemon.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { REPO_ROOT, SWITCHBOARD_BIN, eventually, startDaemon, stdioFixture, stopAllDaemons, tempDir, writeConfig } from './support/daemon.js';
 
 /** The command line is a contract other tooling relies on: usage, exit codes, refusals. */
 function run(args: string[]) {
@@ -60,5 +60,36 @@ describe('switchboard CLI', () => {
     const r = run(['start', '--host', '0.0.0.0', '--config', writeConfig({ mcpServers: {} })]);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/auth\.mode: none.*loopback/);
+  });
+});
+
+describe('switchboard start with the Node flags npm start gives it', () => {
+  afterAll(stopAllDaemons);
+
+  it('collects its start-up garbage once it has been idle for 5 s after its upstreams connected', async () => {
+    const start = (JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
+    const flags = start.split(/\s+/).filter((word) => word.startsWith('--'));
+    expect(flags).toContain('--expose-gc');
+    const config = writeConfig({ log: { level: 'debug' }, mcpServers: { a: stdioFixture(), b: stdioFixture() } });
+    const daemon = await startDaemon(config, [], { NODE_OPTIONS: flags.join(' ') });
+    const logged = () =>
+      daemon
+        .stderr()
+        .split('\n')
+        .filter((line) => line.startsWith('{'))
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
+    const collected = (entry: Record<string, unknown>) => entry.msg === 'idle: garbage collected';
+    await eventually(() => logged().some(collected), 20_000, 'the collection logged');
+    const entries = logged();
+    const at = entries.findIndex(collected);
+    for (const server of ['a', 'b']) {
+      const ready = entries.findIndex((entry) => entry.msg === 'upstream state' && entry.upstream === server && entry.state === 'ready');
+      expect(ready, `upstream ${server} ready before the collection`).toBeGreaterThanOrEqual(0);
+      expect(ready).toBeLessThan(at);
+      expect((entries[at].time as number) - (entries[ready].time as number)).toBeGreaterThanOrEqual(5000);
+    }
+    // A full collection: the heap in use after it is smaller than before.
+    const { heapUsedMiB } = entries[at] as { heapUsedMiB: [number, number] };
+    expect(heapUsedMiB[1]).toBeLessThan(heapUsedMiB[0]);
   });
 });

@@ -18,6 +18,7 @@ import { sqliteConnection } from '@switchboard/persistence';
 import { AppModule } from './app.module.js';
 import { openAuditStore } from './audit-store.js';
 import { GatewayRuntime } from './gateway-runtime.js';
+import { IdleGc } from './idle-gc.js';
 
 const MAX_BODY_BYTES = 16 * 1024 * 1024;
 
@@ -68,8 +69,12 @@ export async function runDaemon(config: GatewayConfig, fileListen: GatewayConfig
   framework.disable('x-powered-by');
   await app.init();
 
+  // Start-up, requests and upstreams coming and going are activity; see idle-gc.ts.
+  const idleGc = new IdleGc(logger, { gc: globalThis.gc, busy: () => runtime.inFlight() > 0 });
+  runtime.registry.addListener({ stateChanged: () => idleGc.activity() });
   // Our own listener: the MCP endpoints first, everything else (health, later admin) to Nest.
   const server = createServer((req, res) => {
+    idleGc.activity();
     if (!routes.handle(req, res)) framework(req, res);
   });
   await runtime.start();
@@ -79,6 +84,7 @@ export async function runDaemon(config: GatewayConfig, fileListen: GatewayConfig
   const url = `http://${host}:${address.port}`;
   logger.info({ url, config: config.source }, 'listening');
   process.stdout.write(`Switchboard listening on ${url}/mcp\n`);
+  idleGc.activity();
 
   const watcher = new ConfigWatcher(config.source, (outcome) => {
     if ('error' in outcome) {
@@ -120,6 +126,7 @@ export async function runDaemon(config: GatewayConfig, fileListen: GatewayConfig
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'shutting down: draining in-flight calls');
+    idleGc.stop();
     watcher.stop();
     await runtime.drainAndStop(runtime.config.timeouts.shutdownMs);
     // Every answered call's row is committed before the process exits.

@@ -239,6 +239,11 @@ export class GatewayRuntime {
     }
   }
 
+  /** Requests in flight to upstreams, over the shared, per-principal and per-session connections. */
+  inFlight(): number {
+    return this.registry.inFlight() + this.principalConnections.inFlight() + this.sessionConnections.inFlight();
+  }
+
   /** Refuses new requests, waits for in-flight ones (bounded), then stops every upstream. */
   async drainAndStop(maxWaitMs: number): Promise<void> {
     this.policyWatcher?.stop();
@@ -247,11 +252,10 @@ export class GatewayRuntime {
     // A question waiting for a human would hold its call for the whole drain: end them now.
     this.inbox?.withdrawAll();
     const deadline = Date.now() + maxWaitMs;
-    const inFlight = () => this.registry.inFlight() + this.principalConnections.inFlight() + this.sessionConnections.inFlight();
-    while (inFlight() > 0 && Date.now() < deadline) {
+    while (this.inFlight() > 0 && Date.now() < deadline) {
       await new Promise((r) => setTimeout(r, 25));
     }
-    const left = inFlight();
+    const left = this.inFlight();
     if (left > 0) this.logger.warn({ left }, 'stopping with requests still in flight');
     await Promise.all([this.registry.stopAll(), this.principalConnections.stopAll(), this.sessionConnections.stopAll()]);
   }
