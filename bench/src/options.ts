@@ -55,7 +55,7 @@ const DEFAULTS: BenchOptions = {
   listIterations: 200,
   idleSessions: 1000,
   payloadDurationS: 2,
-  writerDurationS: 3,
+  writerDurationS: 2,
 };
 
 const QUICK: Partial<BenchOptions> = {

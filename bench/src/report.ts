@@ -9,7 +9,7 @@ import type { AuditResult } from './scenarios/audit.js';
 import type { PolicyResult } from './scenarios/policy.js';
 import type { IdleSessionsResult } from './scenarios/idle-sessions.js';
 import type { IdleRss } from './scenarios/main-matrix.js';
-import type { ToolsListResult } from './scenarios/tools-list.js';
+import { IDLE_READING_MS, type ToolsListResult } from './scenarios/tools-list.js';
 import { formatRatio, type CheckResult } from './target-checks.js';
 
 /** Everything one run measured; written as .bench/latest.json and rendered as markdown. */
@@ -183,7 +183,7 @@ function renderToolsList(result: ToolsListResult | { error: string }): string[] 
   out.push(table(['listing', 'p50 ms', 'p90 ms', 'p99 ms'], rows), '');
   out.push(
     `${result.iterations} walks${result.failures ? `, **${result.failures} failed**` : ''}. ` +
-      `Idle RSS of this daemon: ${formatMb(result.daemonIdleRssMb)} MiB alone, ${formatMb(result.daemonTreeIdleRssMb)} MiB with its ${result.upstreams} upstreams.`,
+      `Idle RSS of this daemon, ${IDLE_READING_MS / 1000} s after its last request: ${formatMb(result.daemonIdleRssMb)} MiB alone, ${formatMb(result.daemonTreeIdleRssMb)} MiB with its ${result.upstreams} upstreams.`,
     '',
   );
   return out;
