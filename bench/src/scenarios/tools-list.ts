@@ -68,35 +68,33 @@ export async function runToolsListScenario(context: StartContext, options: Bench
       pages.push(...result.pageMs);
       pagesPerWalk = result.pageMs.length;
     }
-    const result: ToolsListResult = {
-      upstreams: LIST_UPSTREAMS,
-      tools: listing.names.length,
-      pages: pagesPerWalk,
-      iterations: options.listIterations,
-      walk: latencySummary(walks),
-      page: latencySummary(pages),
-      failures,
-      daemonIdleRssMb: Number.NaN,
-      daemonTreeIdleRssMb: Number.NaN,
-      direct: undefined,
-    };
+    const walkSummary = latencySummary(walks);
+    const pageSummary = latencySummary(pages);
     progress(
-      `tools/list: full walk p50 ${result.walk.p50.toFixed(2)} ms, p99 ${result.walk.p99.toFixed(2)} ms; ` +
-        `page p50 ${result.page.p50.toFixed(2)} ms${failures ? `; ${failures} FAILED walks` : ''}`,
+      `tools/list: full walk p50 ${walkSummary.p50.toFixed(2)} ms, p99 ${walkSummary.p99.toFixed(2)} ms; ` +
+        `page p50 ${pageSummary.p50.toFixed(2)} ms${failures ? `; ${failures} FAILED walks` : ''}`,
     );
     await pool.close();
     // The daemon's last request was the pool's close. Its idle RSS is read IDLE_READING_MS
     // later, once its idle collection has run; the direct listing is measured meanwhile.
     const idleSince = Date.now();
-    result.direct = await directListing(options.listIterations);
+    const direct = await directListing(options.listIterations);
     await sleep(Math.max(0, IDLE_READING_MS - (Date.now() - idleSince)));
-    result.daemonIdleRssMb = rssKbOf([daemon.process.pid]) / 1024;
-    result.daemonTreeIdleRssMb = rssKbOf(processTree([daemon.process.pid])) / 1024;
-    progress(
-      `tools/list: idle RSS daemon ${result.daemonIdleRssMb.toFixed(1)} MiB, with children ${result.daemonTreeIdleRssMb.toFixed(1)} MiB`,
-    );
-    await daemon.process.stop();
-    return result;
+    const daemonIdleRssMb = rssKbOf([daemon.process.pid]) / 1024;
+    const daemonTreeIdleRssMb = rssKbOf(processTree([daemon.process.pid])) / 1024;
+    progress(`tools/list: idle RSS daemon ${daemonIdleRssMb.toFixed(1)} MiB, with children ${daemonTreeIdleRssMb.toFixed(1)} MiB`);
+    return {
+      upstreams: LIST_UPSTREAMS,
+      tools: listing.names.length,
+      pages: pagesPerWalk,
+      iterations: options.listIterations,
+      walk: walkSummary,
+      page: pageSummary,
+      failures,
+      daemonIdleRssMb,
+      daemonTreeIdleRssMb,
+      direct,
+    };
   } finally {
     await pool.close().catch(() => undefined);
     await daemon.process.stop();
