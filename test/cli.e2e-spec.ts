@@ -56,10 +56,18 @@ describe('switchboard CLI', () => {
     expect(run(['start', '--port', 'eighty', '--config', writeConfig({ mcpServers: {} })]).code).toBe(2);
   });
 
-  it('refuses to listen off loopback with auth.mode: none (the default), exit 1', () => {
+  it('refuses to listen off loopback with auth.mode: none (the default), exit 2', () => {
     const r = run(['start', '--host', '0.0.0.0', '--config', writeConfig({ mcpServers: {} })]);
-    expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/auth\.mode: none.*loopback/);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/--host 0\.0\.0\.0: auth\.mode must be required .* not a loopback address/);
+  });
+
+  it('lists an unauthenticated listener off loopback with the config file\'s other problems', () => {
+    const file = writeConfig({ listen: { host: '0.0.0.0', port: 'x' }, mcpServers: { a: { command: '' } } });
+    const r = run(['start', '--config', file]);
+    expect(r.code).toBe(2);
+    for (const path of ['listen.port', 'mcpServers.a.command', 'auth.mode']) expect(r.stderr).toContain(path);
+    expect(r.stderr).toMatch(/auth\.mode.*not a loopback address/);
   });
 });
 

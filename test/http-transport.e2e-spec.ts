@@ -62,6 +62,26 @@ describe('Streamable HTTP: sessions', () => {
     await post({ jsonrpc: '2.0', id: 2, method: 'tools/list' }, 'f'.repeat(32)).expect(404);
   });
 
+  it('only a valid initialize request opens a session; a failed one names none', async () => {
+    const sessions = async () => (await request(daemon.baseUrl).get('/readyz')).body.sessions as number;
+    const before = await sessions();
+    await post({ method: 'initialize', id: 1 }).expect(400);
+    await post({ jsonrpc: '2.0', method: 'initialize', id: {} }).expect(400);
+    await post({ jsonrpc: '2.0', method: 'initialize', params: init().params }).expect(400); // a notification: no session to send it to
+    const failed = await post({ jsonrpc: '2.0', id: 1, method: 'initialize' }).expect(200);
+    expect(failed.body.error.code).toBe(-32602);
+    expect(failed.headers['mcp-session-id']).toBeUndefined();
+    expect(await sessions()).toBe(before);
+  });
+
+  it('initialize on an existing session is refused; the session goes on', async () => {
+    const sid = await openSession();
+    const again = await post(init(2, '2025-03-26'), sid).expect(400);
+    expect(again.body.error).toMatchObject({ code: -32600, message: expect.stringContaining('already initialized') });
+    const ping = await post({ jsonrpc: '2.0', id: 3, method: 'ping' }, sid).expect(200);
+    expect(ping.body).toEqual({ jsonrpc: '2.0', id: 3, result: {} });
+  });
+
   it('DELETE ends a session; afterwards it is 404', async () => {
     const sid = await openSession();
     await request(daemon.baseUrl).delete('/mcp').set('Mcp-Session-Id', sid).expect(200);
@@ -150,6 +170,48 @@ describe('Streamable HTTP: JSON-RPC errors', () => {
     expect(cursor.body.error.code).toBe(-32602);
   });
 
+  it('tools/call arguments and prompts/get arguments of the wrong shape are -32602, and never reach the upstream', async () => {
+    const sid = await openSession();
+    for (const [id, args] of [[11, [1]], [12, 'x'], [13, null]] as const) {
+      const res = await post({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'fx__echo', arguments: args } }, sid);
+      expect(res.body.error).toEqual({ code: -32602, message: "Invalid params: 'arguments' must be an object" });
+    }
+    const prompt = await post({ jsonrpc: '2.0', id: 14, method: 'prompts/get', params: { name: 'fx__greet', arguments: { name: 5 } } }, sid);
+    expect(prompt.body.error).toEqual({ code: -32602, message: "Invalid params: 'arguments.name' must be a string" });
+    // Positional params are JSON-RPC, but not MCP.
+    const positional = await post({ jsonrpc: '2.0', id: 15, method: 'tools/list', params: ['x'] }, sid).expect(400);
+    expect(positional.body).toMatchObject({ id: 15, error: { code: -32602 } });
+  });
+
+  it('a request id still in use by a running request is refused; the running one still gets its answer', async () => {
+    const sid = await openSession();
+    const slow = post({ jsonrpc: '2.0', id: 'dup', method: 'tools/call', params: { name: 'fx__slow', arguments: { ms: 1_500 } } }, sid);
+    const first = new Promise<request.Response>((resolve, reject) => slow.end((err, res) => (err ? reject(err) : resolve(res))));
+    await new Promise((r) => setTimeout(r, 300));
+    const second = await post({ jsonrpc: '2.0', id: 'dup', method: 'ping' }, sid).expect(400);
+    expect(second.body).toMatchObject({ id: 'dup', error: { code: -32600, message: expect.stringContaining('already used by a request in progress') } });
+    const answered = await first;
+    expect(answered.status).toBe(200);
+    expect(answered.body).toMatchObject({ id: 'dup', result: { content: [expect.anything()] } });
+  });
+
+  it('a body over the limit is answered 413, not cut off', async () => {
+    const sid = await openSession();
+    const huge = JSON.stringify({ jsonrpc: '2.0', id: 16, method: 'ping', params: { pad: 'x'.repeat(17 * 1024 * 1024) } });
+    const res = await fetch(daemon.mcpUrl, {
+      method: 'POST',
+      headers: { Accept: ACCEPT, 'Content-Type': 'application/json', 'Mcp-Session-Id': sid },
+      body: huge,
+    });
+    expect(res.status).toBe(413);
+    expect(((await res.json()) as { error: { code: number } }).error.code).toBe(-32600);
+  });
+
+  it('a Content-Type that only contains application/json is 415', async () => {
+    await request(daemon.baseUrl).post('/mcp').set('Accept', ACCEPT).set('Content-Type', 'application/jsonx').send(JSON.stringify(init())).expect(415);
+    await request(daemon.baseUrl).post('/mcp').set('Accept', ACCEPT).set('Content-Type', 'application/json; charset=utf-8').send(JSON.stringify(init())).expect(200);
+  });
+
   it('no internal detail reaches the client', async () => {
     const sid = await openSession();
     const res = await post({ jsonrpc: '2.0', id: 10, method: 'tools/call', params: { name: 'fx__throw_error', arguments: {} } }, sid);
@@ -189,6 +251,18 @@ describe('Host and Origin validation', () => {
     await post(init(), undefined, { Host: 'evil.example' }).expect(403);
   });
 
+  it('takes only literal 127/8 addresses as loopback, not DNS names that begin with 127.', async () => {
+    await post(init(), undefined, { Host: '127.evil.example' }).expect(403);
+    await post(init(), undefined, { Host: `127.0.0.1.nip.io:${new URL(daemon.baseUrl).port}` }).expect(403);
+    await post(init(), undefined, { Origin: 'https://127.0.0.1.evil.example' }).expect(403);
+  });
+
+  it('guards /readyz too; /healthz, which says nothing, is open', async () => {
+    const refused = await request(daemon.baseUrl).get('/readyz').set('Host', 'evil.example').expect(403);
+    expect(JSON.stringify(refused.body)).not.toMatch(/upstreams|pid/);
+    await request(daemon.baseUrl).get('/healthz').set('Host', 'evil.example').expect(200);
+  });
+
   it('accepts loopback origins and requests without Origin', async () => {
     const res = await post(init(), undefined, { Origin: 'http://localhost:6274' }).expect(200);
     expect(res.headers['access-control-allow-origin']).toBe('http://localhost:6274');
@@ -206,6 +280,9 @@ describe('HTTP+SSE (legacy)', () => {
     await stream.waitFor(/"protocolVersion":"2024-11-05"/);
     const bad = await request(daemon.baseUrl).post(endpoint).set('Content-Type', 'application/json').send('{nope').expect(400);
     expect(bad.body.error.code).toBe(-32700);
+    // A second initialize would renegotiate the revision under the session: refused.
+    await request(daemon.baseUrl).post(endpoint).set('Content-Type', 'application/json').send(JSON.stringify(init(2, '2025-03-26'))).expect(202);
+    await stream.waitFor(/"id":2,"error":\{"code":-32600,"message":"Invalid request: the session is already initialized"/);
     stream.close();
   });
 });

@@ -138,10 +138,12 @@ describe('isolation between upstreams', () => {
     const tools = await client.listTools();
     await fixture.stop();
     await eventually(async () => (await request(daemon.baseUrl).get('/readyz')).status === 503, 60_000, 'the upstream to be seen down');
-    // The name may already have left the list; if it has, it is an unknown tool.
+    // The name has left the list by now, but the gateway remembers whose it was: the host
+    // hears that the upstream is down, not that the tool does not exist.
     const err = await errorOf(client.callTool({ name: 'fx__echo', arguments: { text: 'x' } }));
     expect(tools.tools.some((t) => t.name === 'fx__echo')).toBe(true);
-    expect([-32010, -32602]).toContain(err?.code);
+    expect(err).toMatchObject({ code: -32010, data: { server: 'fx', state: expect.stringMatching(/^(down|connecting)$/) } });
+    expect((await errorOf(client.callTool({ name: 'fx__nope', arguments: {} })))?.code).toBe(-32602);
   });
 });
 

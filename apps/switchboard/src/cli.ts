@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { ConfigError, defaultConfigPath, loadConfigWithWarnings, type GatewayConfig } from '@switchboard/config';
+import { ConfigError, defaultConfigPath, loadConfigWithWarnings, unsafeListenReason, type GatewayConfig } from '@switchboard/config';
 import type { CommandFamily } from './commands/index.js';
 import { SWITCHBOARD_VERSION } from './version.js';
 
@@ -123,7 +123,11 @@ function applyOverrides(config: GatewayConfig, values: { port?: string; host?: s
     if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be 0..65535, got '${values.port}'`);
     listen.port = port;
   }
-  if (values.host !== undefined) listen.host = values.host;
+  if (values.host !== undefined) {
+    listen.host = values.host;
+    const unsafe = unsafeListenReason(listen.host, config.auth.mode);
+    if (unsafe) throw new UsageError(`--host ${listen.host}: auth.mode ${unsafe}`);
+  }
   return { ...config, listen, dataDir: values['data-dir'] ? resolve(values['data-dir']) : config.dataDir };
 }
 

@@ -5,12 +5,11 @@ import type { AddressInfo } from 'node:net';
 import { NestFactory } from '@nestjs/core';
 import { AuditQuery } from '@switchboard/audit';
 import { ApiKeyVerifier, HttpAuthenticator, JwtVerifier } from '@switchboard/auth';
-import { ConfigWatcher, type GatewayConfig } from '@switchboard/config';
+import { ConfigWatcher, unsafeListenReason, type GatewayConfig } from '@switchboard/config';
 import {
   LegacySseService,
   McpHttpRoutes,
   StreamableHttpService,
-  isLoopbackHost,
   type DownstreamDeps,
 } from '@switchboard/downstream';
 import { PinoNestLogger, createLogger } from '@switchboard/observability';
@@ -28,14 +27,10 @@ const MAX_BODY_BYTES = 16 * 1024 * 1024;
  */
 export async function runDaemon(config: GatewayConfig, fileListen: GatewayConfig['listen']): Promise<void> {
   const logger = createLogger(config.log.level);
-  if (!isLoopbackHost(config.listen.host) && config.auth.mode === 'none') {
-    // Without authentication, a gateway reachable from the network would let anyone call
-    // every upstream tool. Refuse rather than start unsafe.
-    throw new Error(
-      `refusing to listen on ${config.listen.host} with auth.mode: none: set auth.mode: required ` +
-        '(and create keys with `switchboard keys create`), or listen on a loopback address',
-    );
-  }
+  // The config check and `--host` refuse this first (exit 2); this is the last guard, for
+  // callers that build a config themselves.
+  const unsafe = unsafeListenReason(config.listen.host, config.auth.mode);
+  if (unsafe) throw new Error(`refusing to start: auth.mode ${unsafe}`);
   mkdirSync(config.dataDir, { recursive: true });
   const auditStore = await openAuditStore(config, logger);
   // Keys are looked up in the database on every request, so `keys revoke` takes effect at once.

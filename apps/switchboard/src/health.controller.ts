@@ -1,12 +1,14 @@
-import { Controller, Get, Inject, Res } from '@nestjs/common';
-import type { ServerResponse } from 'node:http';
+import { Controller, Get, Inject, Req, Res } from '@nestjs/common';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { httpRefusal, refuseReason } from '@switchboard/downstream';
+import type { UpstreamStatus } from '@switchboard/upstream';
 import { GatewayRuntime } from './gateway-runtime.js';
 
 @Controller()
 export class HealthController {
   constructor(@Inject(GatewayRuntime) private readonly runtime: GatewayRuntime) {}
 
-  /** Up as soon as the HTTP listener is: for liveness probes. */
+  /** Up as soon as the HTTP listener is: for liveness probes. Says nothing else, so it is not checked. */
   @Get('healthz')
   health(): { status: 'ok' } {
     return { status: 'ok' };
@@ -15,15 +17,34 @@ export class HealthController {
   /**
    * 200 when every enabled upstream is connected (ready or degraded) and the audit log is
    * writable, else 503; always lists the upstreams, the audit log's state and the number of
-   * host sessions open.
+   * host sessions open. The Host/Origin check of the MCP endpoints runs first: a rebound web
+   * page must not read it. With `auth.mode: required` the gateway is reachable by more than
+   * its owner and this endpoint asks for no credential, so it shows states only: the
+   * upstreams' errors, process ids and server details, and the audit log's failure and
+   * journal file, are in the daemon's log instead.
    */
   @Get('readyz')
-  ready(@Res() res: ServerResponse): void {
-    const upstreams = this.runtime.registry.statuses();
-    const audit = this.runtime.audit?.status() ?? { enabled: false };
-    const auditOk = !('writable' in audit) || audit.writable;
-    const ready = auditOk && upstreams.every((u) => u.state === 'ready' || u.state === 'degraded');
+  ready(@Req() req: IncomingMessage, @Res() res: ServerResponse): void {
+    const config = this.runtime.config;
+    const refused = refuseReason(req, config);
+    if (refused !== undefined) {
+      this.runtime.audit?.recordHttpRefusal(httpRefusal(req, refused));
+      const body = JSON.stringify({ status: 'refused', error: `request refused: ${refused}` });
+      res.writeHead(403, { 'Content-Type': 'application/json' }).end(body);
+      return;
+    }
+    const detailed = config.auth.mode === 'none';
+    const statuses = this.runtime.registry.statuses();
+    const upstreams = detailed ? statuses : statuses.map(stateOnly);
+    const status = this.runtime.audit?.status();
+    const audit = !status ? { enabled: false } : detailed ? status : { ...status, failure: undefined, journal: undefined };
+    const auditOk = !status || status.writable;
+    const ready = auditOk && statuses.every((u) => u.state === 'ready' || u.state === 'degraded');
     const body = JSON.stringify({ status: ready ? 'ready' : 'not_ready', sessions: this.runtime.sessions.size, upstreams, audit });
     res.writeHead(ready ? 200 : 503, { 'Content-Type': 'application/json' }).end(body);
   }
+}
+
+function stateOnly(u: UpstreamStatus): Pick<UpstreamStatus, 'name' | 'transport' | 'state' | 'since' | 'reconnectAttempts'> {
+  return { name: u.name, transport: u.transport, state: u.state, since: u.since, reconnectAttempts: u.reconnectAttempts };
 }

@@ -1,5 +1,5 @@
 import { ConfigError, FileWatcher, type GatewayConfig } from '@switchboard/config';
-import { isLoopbackHost } from '@switchboard/downstream';
+import { isLoopbackHost } from '@switchboard/core';
 import type { Logger } from '@switchboard/observability';
 import { loadPolicyBytes, loadPolicyFile, PolicyEngine, type PolicyDocument } from '@switchboard/policy';
 

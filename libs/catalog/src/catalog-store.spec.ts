@@ -24,6 +24,32 @@ describe('CatalogStore', () => {
     expect(store.current.items('tools').map((t) => t.name)).toEqual(['a__echo', 'b__echo', 'only_b']);
   });
 
+  it('remembers the names of an upstream that went down until it is back or no longer configured', () => {
+    const prompt = (name: string): Item => ({ name });
+    const store = new CatalogStore();
+    store.setOrder(['a', 'b']);
+    store.setSnapshot(snap('a', { namespace: 'prefix', tools: [tool('echo')], prompts: [prompt('greet')] }));
+    store.setSnapshot(snap('b', { namespace: 'prefix', tools: [tool('echo')] }));
+
+    store.removeServer('a', { remember: true });
+    expect(store.current.resolveTool('a__echo')).toBeUndefined();
+    expect(store.departedTool('a__echo')).toEqual({ server: 'a', name: 'echo' });
+    expect(store.departedPrompt('a__greet')).toEqual({ server: 'a', name: 'greet' });
+    expect(store.departedTool('b__echo')).toBeUndefined(); // still served
+    expect(store.departedTool('nope')).toBeUndefined();
+
+    store.setSnapshot(snap('a', { namespace: 'prefix', tools: [] }));
+    expect(store.departedTool('a__echo')).toBeUndefined();
+
+    store.setSnapshot(snap('a', { namespace: 'prefix', tools: [tool('echo')] }));
+    store.removeServer('a', { remember: true });
+    store.setOrder(['b']);
+    expect(store.departedTool('a__echo')).toBeUndefined();
+
+    store.removeServer('b');
+    expect(store.departedTool('b__echo')).toBeUndefined();
+  });
+
   it('starts empty', () => {
     const store = new CatalogStore();
     expect(store.current.items('tools')).toEqual([]);

@@ -1,7 +1,7 @@
 import { DEFAULT_NAMING, type NamingOptions } from '@switchboard/core';
 import { buildCatalog } from './build-catalog.js';
 import { diff, type Catalog } from './catalog.js';
-import type { CatalogDiff, UpstreamSnapshot } from './catalog.types.js';
+import type { CatalogDiff, NameRoute, UpstreamSnapshot } from './catalog.types.js';
 
 const UNRANKED = Number.MAX_SAFE_INTEGER;
 
@@ -20,6 +20,12 @@ export class CatalogStore {
   /** Depth of `batch` calls under way; rebuilds wait for the outermost to end. */
   private batching = 0;
   private dirty = false;
+  /**
+   * The public tool and prompt names of upstreams that went down, by upstream, until they
+   * are back or removed from the config: a call to one of them is then answered "upstream
+   * unavailable" rather than "unknown tool", which a host would take for a typo.
+   */
+  private readonly departed = new Map<string, { tools: Map<string, NameRoute>; prompts: Map<string, NameRoute> }>();
 
   constructor(private naming: NamingOptions = DEFAULT_NAMING) {
     this.catalog = buildCatalog([], naming);
@@ -41,13 +47,54 @@ export class CatalogStore {
 
   /** Adds or replaces what one upstream offers. */
   setSnapshot(snapshot: UpstreamSnapshot): void {
+    this.departed.delete(snapshot.server);
     this.snapshots.set(snapshot.server, snapshot);
     this.rebuild();
   }
 
-  /** The upstream is gone or unavailable: its items leave the catalog. */
-  removeServer(server: string): void {
+  /**
+   * The upstream is gone or unavailable: its items leave the catalog. With `remember` (it is
+   * down, and expected back) its tool and prompt names stay known to departedTool and
+   * departedPrompt until it is back or removed without `remember`.
+   */
+  removeServer(server: string, options: { remember?: boolean } = {}): void {
+    if (options.remember) this.remember(server);
+    else this.departed.delete(server);
     if (this.snapshots.delete(server)) this.rebuild();
+  }
+
+  /** The route a tool name had on an upstream that is down now, unless the name is served again. */
+  departedTool(publicName: string): NameRoute | undefined {
+    return this.catalog.resolveTool(publicName) ? undefined : this.departedRoute('tools', publicName);
+  }
+
+  /** As departedTool, for prompts. */
+  departedPrompt(publicName: string): NameRoute | undefined {
+    return this.catalog.resolvePrompt(publicName) ? undefined : this.departedRoute('prompts', publicName);
+  }
+
+  private departedRoute(kind: 'tools' | 'prompts', publicName: string): NameRoute | undefined {
+    for (const names of this.departed.values()) {
+      const route = names[kind].get(publicName);
+      if (route) return route;
+    }
+    return undefined;
+  }
+
+  private remember(server: string): void {
+    if (!this.snapshots.has(server)) return; // down again before it came back: keep what is remembered
+    const routesOf = (kind: 'tools' | 'prompts', resolve: (name: string) => NameRoute | undefined) => {
+      const routes = new Map<string, NameRoute>();
+      for (const item of this.catalog.items(kind)) {
+        const route = resolve(String(item.name));
+        if (route?.server === server) routes.set(String(item.name), route);
+      }
+      return routes;
+    };
+    this.departed.set(server, {
+      tools: routesOf('tools', (name) => this.catalog.resolveTool(name)),
+      prompts: routesOf('prompts', (name) => this.catalog.resolvePrompt(name)),
+    });
   }
 
   /**
@@ -57,6 +104,8 @@ export class CatalogStore {
    */
   setOrder(servers: readonly string[]): void {
     this.order = [...servers];
+    // An upstream no longer configured (or disabled) is not coming back.
+    for (const server of [...this.departed.keys()]) if (!servers.includes(server)) this.departed.delete(server);
     this.rebuild();
   }
 

@@ -1,3 +1,4 @@
+import { isLoopbackHost } from '@switchboard/core';
 import { formatPath } from './config.errors.js';
 import { isRecord } from './config.expand.js';
 import { DEFAULT_TIMEOUTS, MAX_TIMER_MS, SERVER_NAME_MAX } from './config.schema.js';
@@ -45,6 +46,9 @@ export function checkRules(raw: unknown): RuleProblem[] {
     report(['servers'], 'cannot be used together with mcpServers (they are synonyms); keep one');
   }
 
+  const unsafe = unauthenticatedOffLoopback(raw);
+  if (unsafe) report(['auth', 'mode'], unsafe);
+
   const top = topTimeouts(raw['timeouts']);
   if (top.maxRequestMs < top.requestMs) {
     report(['timeouts', 'maxRequestMs'], `must be at least timeouts.requestMs (${top.requestMs})`);
@@ -64,6 +68,29 @@ export function checkRules(raw: unknown): RuleProblem[] {
 }
 
 type Report = (path: PropertyKey[], reason: string) => void;
+
+/**
+ * Why a listener off loopback with `auth.mode: none` (the default) is refused, or undefined:
+ * anyone who can reach it could call every upstream tool. Checked here, with every other
+ * problem, and again after `--host` (unsafeListenReason).
+ */
+function unauthenticatedOffLoopback(raw: Record<string, unknown>): string | undefined {
+  const listen = raw['listen'];
+  const auth = raw['auth'];
+  const host = isRecord(listen) ? listen['host'] : undefined;
+  const mode = isRecord(auth) ? auth['mode'] : undefined;
+  if (typeof host !== 'string' || host.length === 0 || (mode !== undefined && mode !== 'none')) return undefined;
+  return unsafeListenReason(host, 'none');
+}
+
+/** Why listening on `host` with `authMode` is refused, or undefined when it is safe. */
+export function unsafeListenReason(host: string, authMode: string): string | undefined {
+  if (authMode !== 'none' || isLoopbackHost(host)) return undefined;
+  return (
+    `must be required to listen on ${host}, which is not a loopback address: without authentication anyone who can ` +
+    'reach it could call every upstream tool (create keys with `switchboard keys create`), or listen on 127.0.0.1'
+  );
+}
 
 function checkNames(mapKey: string, servers: Record<string, unknown>, report: Report): void {
   // Compared case-insensitively: `GitHub` and `github` would give prefixes people confuse.

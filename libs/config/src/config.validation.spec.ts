@@ -36,6 +36,8 @@ describe('top-level settings', () => {
     ['listen: { port: "8780" }', 'listen.port', 'must be an integer from 0 to 65535'],
     ['listen: { host: "" }', 'listen.host', 'must not be empty'],
     ['listen: { host: 127 }', 'listen.host', 'must be a string'],
+    ['listen: { host: 0.0.0.0 }', 'auth.mode', expect.stringMatching(/^must be required to listen on 0\.0\.0\.0, which is not a loopback address/)],
+    ['{ listen: { host: "127.evil.example" }, auth: { mode: none } }', 'auth.mode', expect.stringContaining('not a loopback address')],
     ['dataDir: ""', 'dataDir', 'must not be empty'],
     ['namespace: always', 'namespace', 'must be one of: prefix, auto, none'],
     ['separator: ""', 'separator', 'must be 1 to 4 of A-Z a-z 0-9 _ . -'],

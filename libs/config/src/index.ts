@@ -7,3 +7,4 @@ export { parseConfigText, readConfigBytes } from './config.parse.js';
 export { formatPath } from './config.errors.js';
 export { deepEqual, diffServers, pinnedRootsChanged, sameConnection, type ServerDiff } from './config.diff.js';
 export { MissingSecretsError, secretNamesOf, withSecrets } from './config.secrets.js';
+export { unsafeListenReason } from './config.rules.js';

@@ -58,6 +58,10 @@ export const invalidParams = (message: string, data?: unknown) =>
 export const methodNotFound = (method: string) =>
   new McpError(ErrorCode.MethodNotFound, `Method not found: ${method}`);
 
+/** The answer to a request whose id a request still running already uses (JSON-RPC ids are unique while in flight). */
+export const duplicateIdMessage = (id: string | number) =>
+  `Invalid request: id ${JSON.stringify(id)} is already used by a request in progress`;
+
 /** Turns anything thrown into what a client may see. Unknown errors become a bare -32603. */
 export function toWireError(err: unknown): { code: number; message: string; data?: unknown } {
   if (err instanceof McpError) return err.toJsonRpcError();

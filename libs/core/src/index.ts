@@ -9,3 +9,4 @@ export * from './line-splitter.js';
 export * from './line-writer.js';
 export * from './json-text.js';
 export * from './canonical-json.js';
+export * from './loopback.js';

@@ -34,6 +34,24 @@ describe('JsonRpcPeer', () => {
     expect(client.pendingCount).toBe(0);
   });
 
+  it('refuses a request whose id a running request uses; the running one is still answered, once', async () => {
+    const sent: JsonRpcMessage[] = [];
+    let release!: () => void;
+    const peer = new JsonRpcPeer(async (m) => void sent.push(m), {
+      onRequest: (r) => (r.method === 'slow' ? new Promise((resolve) => (release = () => resolve({ slow: true }))) : Promise.resolve({})),
+      onNotification: () => undefined,
+    });
+    peer.handle({ jsonrpc: '2.0', id: 7, method: 'slow' });
+    expect(peer.isHandling(7)).toBe(true);
+    peer.handle({ jsonrpc: '2.0', id: 7, method: 'ping' });
+    await vi.waitFor(() => expect(sent).toHaveLength(1));
+    expect(sent[0]).toMatchObject({ id: 7, error: { code: ErrorCode.InvalidRequest, message: expect.stringContaining('already used') } });
+    release();
+    await vi.waitFor(() => expect(sent).toHaveLength(2));
+    expect(sent[1]).toEqual({ jsonrpc: '2.0', id: 7, result: { slow: true } });
+    expect(peer.isHandling(7)).toBe(false);
+  });
+
   it('turns an error response into McpError with code, message and data', async () => {
     const { client } = pair({
       onRequest: async () => {

@@ -1,4 +1,4 @@
-import { ErrorCode, McpError, toWireError } from './core.errors.js';
+import { ErrorCode, McpError, duplicateIdMessage, toWireError } from './core.errors.js';
 import type {
   JsonRpcMessage,
   JsonRpcNotification,
@@ -157,6 +157,11 @@ export class JsonRpcPeer {
     return origins;
   }
 
+  /** Whether a request of the other side's with this id is still being handled (not answered, not cancelled). */
+  isHandling(id: RequestId): boolean {
+    return this.inbound.has(id);
+  }
+
   /** Feeds one message that arrived from the other side. */
   handle(message: JsonRpcMessage, extra?: MessageExtra): void {
     if (!('method' in message)) return this.handleResponse(message);
@@ -196,6 +201,14 @@ export class JsonRpcPeer {
   }
 
   private async handleRequest(request: JsonRpcRequest, relatedRequestId?: RequestId): Promise<void> {
+    if (this.inbound.has(request.id)) {
+      // The id is taken by a request still running: its cancellation and its answer are
+      // keyed by that id. Not sent as related to it, so the first request's route (an HTTP
+      // POST) does not receive this answer instead of its own.
+      const error = { code: ErrorCode.InvalidRequest, message: duplicateIdMessage(request.id) };
+      await this.send({ jsonrpc: '2.0', id: request.id, error }).catch(() => undefined);
+      return;
+    }
     const controller = new AbortController();
     this.inbound.set(request.id, controller);
     let response: JsonRpcResponse;

@@ -6,7 +6,6 @@ export { LegacySseService } from './http/legacy-sse.service.js';
 export { McpHttpRoutes } from './http/mcp-routes.js';
 export {
   refuseReason,
-  isLoopbackHost,
   httpRefusal,
   authenticated,
   type HttpRefusal,

@@ -21,6 +21,17 @@ export function parseBody(text: string): { ok: true; value: unknown } | { ok: fa
   }
 }
 
+function hasPositionalParams(item: unknown): boolean {
+  if (typeof item !== 'object' || item === null || !('id' in item)) return false;
+  const message = item as { jsonrpc?: unknown; method?: unknown; params?: unknown };
+  return message.jsonrpc === '2.0' && typeof message.method === 'string' && Array.isArray(message.params);
+}
+
+/** A single initialize request (with an id): what starts a Streamable HTTP session. */
+export function isInitializeRequest(value: unknown): boolean {
+  return classifyMessage(value) === 'request' && (value as { method: unknown }).method === 'initialize';
+}
+
 /**
  * Splits a decoded body into valid messages and error responses for the invalid ones.
  * Batches are accepted only where the negotiated revision has them (2025-03-26), and never
@@ -41,7 +52,10 @@ export function takeMessages(value: unknown, protocolVersion: string | undefined
   const messages: JsonRpcMessage[] = [];
   const errors: JsonRpcErrorResponse[] = [];
   for (const item of items) {
-    if (classifyMessage(item) === 'invalid') {
+    if (hasPositionalParams(item)) {
+      // Valid JSON-RPC, but MCP's params are always named (an object).
+      errors.push(errorResponse(idOf(item), { code: ErrorCode.InvalidParams, message: 'Invalid params: MCP params must be an object' }));
+    } else if (classifyMessage(item) === 'invalid') {
       errors.push(errorResponse(idOf(item), { code: ErrorCode.InvalidRequest, message: 'Invalid request: not a JSON-RPC 2.0 message' }));
     } else if (batch && (item as { method?: unknown }).method === 'initialize') {
       errors.push(errorResponse(idOf(item), { code: ErrorCode.InvalidRequest, message: 'Invalid request: initialize cannot be batched' }));

@@ -21,7 +21,7 @@ export type Admission =
 const CONCURRENCY_RETRY_MS = 250;
 
 /**
- * The rate-limit gate (architecture.md, step 4): token buckets per principal, per
+ * The rate-limit gate (libs/relay/src/gates/rate-limited.ts runs it): token buckets per principal, per
  * principal and upstream, per principal and tool, and a cap on calls in flight per
  * upstream across all principals. Each bucket is optional (`rateLimits` in the config);
  * the settings in force are read at every request, so a reload applies to the next one.

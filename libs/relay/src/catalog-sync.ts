@@ -89,7 +89,7 @@ export class CatalogSync {
   private onState(server: string, state: UpstreamState, previous: UpstreamState): void {
     if (state === 'ready' && previous !== 'degraded') void this.readAll(server);
     if (state === 'down' || state === 'stopped') {
-      this.store.removeServer(server);
+      this.store.removeServer(server, { remember: state === 'down' });
       if (state === 'down') this.settleWarm(server);
     }
   }

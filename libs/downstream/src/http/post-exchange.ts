@@ -34,6 +34,11 @@ export class PostExchange {
     return this.finished;
   }
 
+  /** Leaves `name` out of the answer's headers, if they are not sent yet. */
+  withoutHeader(name: string): void {
+    delete this.headers[name];
+  }
+
   deliver(message: JsonRpcMessage): void {
     if (this.finished) return;
     if (isResponse(message)) {

@@ -5,20 +5,28 @@ import { replyError, replyJson } from './http-replies.js';
 
 export class BodyTooLargeError extends Error {}
 
+/** How long the rest of a refused oversized body may keep arriving after the 413. */
+const DRAIN_AFTER_REFUSAL_MS = 2_000;
+
 /** Reads the whole body as UTF-8, refusing more than `limit` bytes without buffering them. */
 export function readBody(req: IncomingMessage, limit: number): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    req.on('data', (chunk: Buffer) => {
+    const onData = (chunk: Buffer) => {
       size += chunk.length;
       if (size > limit) {
+        // The rest is read and dropped rather than the connection cut: a client still
+        // sending would otherwise get a reset instead of the 413 (see readJsonPost).
+        req.off('data', onData);
+        chunks.length = 0;
+        req.resume();
         reject(new BodyTooLargeError(`body larger than ${limit} bytes`));
-        req.destroy();
         return;
       }
       chunks.push(chunk);
-    });
+    };
+    req.on('data', onData);
     req.once('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
     req.once('error', reject);
   });
@@ -33,7 +41,8 @@ export async function readJsonPost(
   res: ServerResponse,
   limit: number,
 ): Promise<{ value: unknown } | undefined> {
-  if (!(req.headers['content-type'] ?? '').toLowerCase().includes('application/json')) {
+  const mediaType = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+  if (mediaType !== 'application/json') {
     replyError(res, 415, ErrorCode.InvalidRequest, 'Unsupported Media Type: send application/json');
     return undefined;
   }
@@ -41,7 +50,11 @@ export async function readJsonPost(
   try {
     text = await readBody(req, limit);
   } catch (err) {
-    if (err instanceof BodyTooLargeError) replyError(res, 413, ErrorCode.InvalidRequest, 'Request body too large');
+    if (err instanceof BodyTooLargeError) {
+      replyError(res, 413, ErrorCode.InvalidRequest, `Request body too large (the limit is ${limit} bytes)`, null, { Connection: 'close' });
+      // A client that keeps sending after its answer is cut off a little later.
+      res.once('finish', () => setTimeout(() => req.destroy(), DRAIN_AFTER_REFUSAL_MS).unref());
+    }
     return undefined;
   }
   const parsed = parseBody(text);

@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { GatewayConfig } from '@switchboard/config';
 import { describe, expect, it } from 'vitest';
+import { isLoopbackHost } from '@switchboard/core';
 import { refuseReason } from './request-guard.js';
 
 const config = (host: string, allowedHosts: string[] = [], allowedOrigins: string[] = []) =>
@@ -13,6 +14,16 @@ describe('refuseReason (Host and Origin)', () => {
     expect(refuseReason(req({ host: '127.0.0.1:8780', origin: 'http://localhost:5173' }), loopback)).toBeUndefined();
     expect(refuseReason(req({ host: 'evil.example:8780' }), loopback)).toBe("Host 'evil.example:8780' is not allowed");
     expect(refuseReason(req({ host: '127.0.0.1:8780', origin: 'https://evil.example' }), loopback)).toBe("Origin 'https://evil.example' is not allowed");
+  });
+
+  it('counts 127/8 addresses as loopback, not DNS names that begin with 127.', () => {
+    expect(['localhost', '127.0.0.1', '127.1.2.3', '::1', '[::1]'].filter(isLoopbackHost)).toHaveLength(5);
+    expect(['127.evil.example', '127.0.0.1.nip.io', '127.0.0.1.', 'localhost.evil.example', '128.0.0.1'].filter(isLoopbackHost)).toEqual([]);
+    const loopback = config('127.0.0.1');
+    expect(refuseReason(req({ host: '127.evil.example:8780' }), loopback)).toBe("Host '127.evil.example:8780' is not allowed");
+    expect(refuseReason(req({ host: '127.0.0.1:8780', origin: 'https://127.0.0.1.evil.example' }), loopback)).toBe(
+      "Origin 'https://127.0.0.1.evil.example' is not allowed",
+    );
   });
 
   it("off loopback, takes the page's own origin on a listed Host, and listed origins", () => {

@@ -1,12 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { LOOPBACK_PRINCIPAL, bearerChallenge, type AuthPrincipal, type AuthRefusal, type HttpAuthResult } from '@switchboard/auth';
-import { ErrorCode } from '@switchboard/core';
+import { ErrorCode, isLoopbackHost } from '@switchboard/core';
 import type { GatewayConfig } from '@switchboard/config';
 import { replyError } from './http-replies.js';
-
-const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
-
-export const isLoopbackHost = (host: string): boolean => LOOPBACK_NAMES.has(host) || host.startsWith('127.');
 
 function hostnameOf(hostHeader: string): string {
   if (hostHeader.startsWith('[')) return hostHeader.slice(0, hostHeader.indexOf(']') + 1);

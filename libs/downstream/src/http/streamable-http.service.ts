@@ -2,16 +2,20 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
   ErrorCode,
   McpError,
+  duplicateIdMessage,
   encodeMessage,
+  errorResponse,
   isRequest,
   isResponse,
   isSupportedVersion,
   newSessionId,
+  type JsonRpcErrorResponse,
   type JsonRpcMessage,
+  type JsonRpcRequest,
   type RequestId,
   type SendOptions,
 } from '@switchboard/core';
-import { takeMessages } from '../message-intake.js';
+import { isInitializeRequest, takeMessages } from '../message-intake.js';
 import { GatewaySession } from '../gateway-session.js';
 import type { DownstreamDeps } from '../downstream.types.js';
 import { answerPreflight, applyCors } from './cors.js';
@@ -94,31 +98,57 @@ export class StreamableHttpService {
     const body = await readJsonPost(req, res, this.deps.maxBodyBytes);
     if (!body) return;
 
-    const value = body.value as { method?: unknown } | unknown[];
-    const initializing = !Array.isArray(value) && (value as { method?: unknown })?.method === 'initialize';
+    // A session is created only for a valid initialize request, so that nothing else (an
+    // invalid message, an initialize notification) leaves one behind.
+    const initializing = isInitializeRequest(body.value);
+    if (initializing && this.ownedSession(req, principal)) {
+      return replyError(res, 400, ErrorCode.InvalidRequest, 'Bad Request: this session is already initialized; initialize without Mcp-Session-Id to start a new one');
+    }
     const state = initializing ? this.create(principal) : this.existing(req, res, principal);
     if (!state) return;
 
-    const intake = takeMessages(value, state.session.protocolVersion || undefined);
+    const intake = takeMessages(body.value, state.session.protocolVersion || undefined);
     if (!intake.ok) return replyJson(res, 400, intake.error);
-    const requests = intake.messages.filter(isRequest);
+    const { requests, refused } = this.admitIds(state, intake.messages.filter(isRequest));
+    const errors = [...intake.errors, ...refused];
+    const accepted = intake.messages.filter((m) => !isRequest(m) || requests.includes(m));
     if (requests.length === 0) {
-      for (const m of intake.messages) state.session.receive(m);
-      if (intake.errors.length === 0) {
+      for (const m of accepted) state.session.receive(m);
+      if (errors.length === 0) {
         res.writeHead(202).end();
         return;
       }
-      return replyJson(res, 400, intake.batch ? intake.errors : intake.errors[0]);
+      return replyJson(res, 400, intake.batch ? errors : errors[0]);
     }
 
     const headers: Record<string, string> = initializing ? { 'Mcp-Session-Id': state.session.id } : {};
-    const exchange = new PostExchange(res, requests.map((r) => r.id), intake.batch, headers, intake.errors);
+    const exchange = new PostExchange(res, requests.map((r) => r.id), intake.batch, headers, errors);
     for (const r of requests) state.exchanges.set(r.id, exchange);
     // A dropped connection is not a cancellation (spec); only the routing of its answers goes.
     res.once('close', () => {
       for (const id of exchange.ids) if (state.exchanges.get(id) === exchange) state.exchanges.delete(id);
     });
-    for (const m of intake.messages) state.session.receive(m);
+    for (const m of accepted) state.session.receive(m);
+  }
+
+  /**
+   * Splits requests into those that may run and error answers for those whose id is taken:
+   * by a request of this session still running (its answer would go to the wrong POST, and
+   * the first POST would never get one) or by an earlier request in the same batch.
+   */
+  private admitIds(state: HttpSession, requests: JsonRpcRequest[]): { requests: JsonRpcRequest[]; refused: JsonRpcErrorResponse[] } {
+    const admitted: JsonRpcRequest[] = [];
+    const refused: JsonRpcErrorResponse[] = [];
+    const seen = new Set<RequestId>();
+    for (const r of requests) {
+      if (seen.has(r.id) || state.exchanges.has(r.id) || state.session.peer.isHandling(r.id)) {
+        refused.push(errorResponse(r.id, { code: ErrorCode.InvalidRequest, message: duplicateIdMessage(r.id) }));
+      } else {
+        seen.add(r.id);
+        admitted.push(r);
+      }
+    }
+    return { requests: admitted, refused };
   }
 
   private get(req: IncomingMessage, res: ServerResponse, principal: AuthPrincipal): void {
@@ -144,6 +174,13 @@ export class StreamableHttpService {
     if (!state) return;
     this.remove(state.session.id);
     res.writeHead(200).end();
+  }
+
+  /** The session the request's Mcp-Session-Id names, if it is the principal's own. */
+  private ownedSession(req: IncomingMessage, principal: AuthPrincipal): HttpSession | undefined {
+    const id = headerOf(req.headers['mcp-session-id']);
+    const state = id === undefined ? undefined : this.sessions.get(id);
+    return state && state.session.principal.id === principal.id ? state : undefined;
   }
 
   /**
@@ -186,9 +223,14 @@ export class StreamableHttpService {
     const exchange = related === undefined ? undefined : state.exchanges.get(related);
     if (exchange) {
       if (isResponse(message)) state.exchanges.delete(related!);
+      // A failed initialize leaves nothing worth keeping, and its answer names no session.
+      if (isResponse(message) && 'error' in message && !state.session.protocolVersion) {
+        exchange.withoutHeader('Mcp-Session-Id');
+        exchange.deliver(message);
+        this.remove(state.session.id);
+        return;
+      }
       exchange.deliver(message);
-      // A failed initialize leaves nothing worth keeping.
-      if (isResponse(message) && 'error' in message && !state.session.protocolVersion) this.remove(state.session.id);
       return;
     }
     if (isResponse(message)) return; // its POST went away; the spec has no other place for it

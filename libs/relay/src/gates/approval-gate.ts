@@ -26,7 +26,7 @@ export interface ApprovalCall {
 }
 
 /**
- * The approval gate (architecture.md, step 5): a call a `confirm` rule allowed runs only once
+ * The approval gate (after the policy, before the rate limits; tools-call.ts): a call a `confirm` rule allowed runs only once
  * a human approves it. Asked on the calling host when it can show a form (elicitation), else
  * in the web inbox; bound to (principal, tool, arguments digest, policy digest); expires.
  * An approval remembered for a while covers the same call again. Every approval, remembered

@@ -2,7 +2,7 @@ import type { SubjectFields, SubjectType } from '@switchboard/policy';
 import type { RelayServices, RequestContext } from '../relay.types.js';
 
 /**
- * The policy gate (architecture.md, step 3): may this principal do `action` to this
+ * The policy gate (after the catalog and tool pinning; tools-call.ts): may this principal do `action` to this
  * subject? Notes the deciding rule for the audit row. A caller that is refused is answered
  * exactly as if the name did not exist (the handler throws its "unknown" error), so a
  * policy does not reveal what it hides.

@@ -2,7 +2,7 @@ import { ErrorCode, McpError } from '@switchboard/core';
 import type { RequestContext, RelayServices } from '../relay.types.js';
 
 /**
- * Runs `forward` through the rate-limit gate (architecture.md, step 4): after the catalog
+ * Runs `forward` through the rate-limit gate, the last one (tools-call.ts): after the catalog
  * resolved the request to `server`, before anything goes upstream. A refused request
  * answers -31429 with `data.retryAfterMs`, and its audit row says `limited` and which limit.
  * The upstream's concurrency slot is held until the answer is in.

@@ -1,4 +1,4 @@
-import { invalidParams, negotiateVersion } from '@switchboard/core';
+import { ErrorCode, McpError, invalidParams, negotiateVersion } from '@switchboard/core';
 import type { UpstreamConnection } from '@switchboard/upstream';
 import type { Item, MethodHandler } from '../relay.types.js';
 import { optionalObject } from './params.js';
@@ -7,6 +7,10 @@ import { optionalObject } from './params.js';
 const WARM_WAIT_MS = 5_000;
 
 export const initialize: MethodHandler = async ({ session, params }, services) => {
+  // Once per session: a second one would renegotiate the revision (and the batch rules)
+  // under requests already running. Checked before any await, so that two pipelined
+  // initialize requests cannot both pass.
+  if (session.protocolVersion) throw new McpError(ErrorCode.InvalidRequest, 'Invalid request: the session is already initialized');
   if (typeof params.protocolVersion !== 'string') throw invalidParams("Invalid params: 'protocolVersion' must be a string");
   const capabilities = optionalObject(params, 'capabilities') ?? {};
   const clientInfo = optionalObject(params, 'clientInfo');

@@ -17,6 +17,16 @@ export function optionalObject(params: Item, field: string): Item | undefined {
   return value as Item;
 }
 
+/** An object whose values are all strings (prompts/get's arguments), or undefined. */
+export function optionalStringMap(params: Item, field: string): Record<string, string> | undefined {
+  const value = optionalObject(params, field);
+  if (value === undefined) return undefined;
+  for (const [key, entry] of Object.entries(value)) {
+    if (typeof entry !== 'string') throw invalidParams(`Invalid params: '${field}.${key}' must be a string`);
+  }
+  return value as Record<string, string>;
+}
+
 export function optionalCursor(params: Item): string | undefined {
   const cursor = params.cursor;
   if (cursor === undefined || cursor === null) return undefined;

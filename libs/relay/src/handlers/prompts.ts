@@ -1,19 +1,24 @@
 import { invalidParams } from '@switchboard/core';
 import type { MethodHandler } from '../relay.types.js';
-import { requireString } from './params.js';
+import { optionalStringMap, requireString } from './params.js';
 import { publicUrisInMessages } from './uri-mapping.js';
 import { authorized } from '../gates/policy-gate.js';
 import { rateLimited } from '../gates/rate-limited.js';
-import { upstreamOf } from './upstream-of.js';
+import { upstreamDown, upstreamOf } from './upstream-of.js';
 
 export const getPrompt: MethodHandler = async (ctx, services) => {
   const publicName = requireString(ctx.params, 'name');
+  const args = optionalStringMap(ctx.params, 'arguments') ?? {};
   const target = services.catalog.current.resolvePrompt(publicName);
   if (!target) {
-    ctx.audit.deniedBy = 'catalog:unknown-prompt';
+    const departed = services.catalog.departedPrompt(publicName);
+    if (departed && authorized(ctx, services, 'get', 'Prompt', { server: departed.server, name: publicName, args })) {
+      throw upstreamDown(services, departed.server, departed.name, ctx.audit);
+    }
+    if (!departed) ctx.audit.deniedBy = 'catalog:unknown-prompt';
     throw invalidParams(`Unknown prompt: ${publicName}`);
   }
-  if (!authorized(ctx, services, 'get', 'Prompt', { server: target.server, name: publicName, args: ctx.params.arguments ?? {} })) {
+  if (!authorized(ctx, services, 'get', 'Prompt', { server: target.server, name: publicName, args })) {
     throw invalidParams(`Unknown prompt: ${publicName}`);
   }
   const connection = await upstreamOf(ctx, services, target.server, ctx.audit, target.name);

@@ -1,26 +1,33 @@
 import { invalidParams } from '@switchboard/core';
 import type { MethodHandler } from '../relay.types.js';
-import { requireString } from './params.js';
+import { optionalObject, requireString } from './params.js';
 import { publicUrisInContent } from './uri-mapping.js';
 import { authorized } from '../gates/policy-gate.js';
 import { rateLimited } from '../gates/rate-limited.js';
 import { approved } from '../gates/approval-gate.js';
-import { upstreamOf } from './upstream-of.js';
+import { upstreamDown, upstreamOf } from './upstream-of.js';
 
 /**
  * tools/call: the public name is resolved to (upstream, original name) by the catalog and the
  * call forwarded with the original name. The audit row is written around this by the dispatcher
  * (audit/audited-request.ts). The gates run here: the policy (gates/policy-gate.ts), a
  * human's approval when a `confirm` rule asks for one (gates/approval-gate.ts), then the rate
- * limits (gates/rate-limited.ts). Approval comes before the rate limits, unlike the order in
- * architecture.md: a call waiting minutes for a human must not hold one of the upstream's
+ * limits (gates/rate-limited.ts). Approval comes before the rate limits: a call waiting minutes for a human must not hold one of the upstream's
  * concurrency slots, and a call the human refuses spends no quota.
  */
 export const callTool: MethodHandler = async (ctx, services) => {
   const publicName = requireString(ctx.params, 'name');
+  // Checked here, not left to the upstream: the policy's `args` conditions must see what the
+  // upstream would be sent.
+  const args = optionalObject(ctx.params, 'arguments') ?? {};
   const target = services.catalog.current.resolveTool(publicName);
   if (!target) {
-    ctx.audit.deniedBy = 'catalog:unknown-tool';
+    // A tool of an upstream that is down: said as such to those the policy lets see it.
+    const departed = services.catalog.departedTool(publicName);
+    if (departed && authorized(ctx, services, 'call', 'Tool', { server: departed.server, name: publicName, args })) {
+      throw upstreamDown(services, departed.server, departed.name, ctx.audit);
+    }
+    if (!departed) ctx.audit.deniedBy = 'catalog:unknown-tool';
     throw invalidParams(`Unknown tool: ${publicName}`);
   }
   if (services.pins?.isQuarantined(target.server, target.name)) {
@@ -30,7 +37,6 @@ export const callTool: MethodHandler = async (ctx, services) => {
       `Tool ${publicName} is held back: its definition changed since it was pinned, and an administrator must review it (switchboard tools review)`,
     );
   }
-  const args = ctx.params.arguments ?? {};
   if (!authorized(ctx, services, 'call', 'Tool', { server: target.server, name: publicName, args })) {
     throw invalidParams(`Unknown tool: ${publicName}`);
   }

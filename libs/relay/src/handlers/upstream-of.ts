@@ -52,6 +52,18 @@ export async function upstreamOf(
   return connection;
 }
 
+/**
+ * The error for a name whose upstream is down (the catalog remembers it: CatalogStore's
+ * departedTool): -32010 with the server and its state, as for a call that reaches a down
+ * connection. Records the route for the audit row.
+ */
+export function upstreamDown(services: RelayServices, server: string, originalName: string, facts: AuditFacts): McpError {
+  facts.upstream = server;
+  facts.originalName = originalName;
+  const state = services.registry.get(server)?.state ?? 'down';
+  return new McpError(ErrorCode.UpstreamUnavailable, `Upstream '${server}' is not available (${state})`, { server, state });
+}
+
 /** The server's config when it is per-principal or per-session; undefined for shared ones. */
 export function isolatedConfig(services: RelayServices, server: string): ServerConfig | undefined {
   const config = services.config().servers.find((s) => s.name === server);

@@ -35,7 +35,7 @@ interface Route {
 
 /**
  * Relays an upstream's sampling, elicitation and roots requests to the host whose request
- * caused them (architecture.md, "Relay routing"): the request whose response stream carried
+ * caused them (docs/relay.md): the request whose response stream carried
  * it, else the one host with requests in flight on that connection, else the session that
  * owns a per-session connection, else the one session of the principal who owns a
  * per-principal connection. Never to a host that did not declare
