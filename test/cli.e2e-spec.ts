@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT, SWITCHBOARD_BIN, eventually, startDaemon, stdioFixture, stopAllDaemons, tempDir, writeConfig } from './support/daemon.js';
@@ -44,6 +44,26 @@ describe('switchboard CLI', () => {
     for (const path of ['listen.port', 'namespace', 'mcpServers.a', 'mcpServers.b.url', 'mcpServers.c.env.K']) {
       expect(r.stderr).toContain(path);
     }
+  });
+
+  it('config check reports what start would refuse, without starting anything', () => {
+    const dir = tempDir();
+    const good = writeConfig({ mcpServers: { a: stdioFixture(), b: { url: 'http://127.0.0.1:9/mcp', disabled: true } } }, dir);
+    const ok = run(['config', 'check', '--config', good]);
+    expect(ok.code).toBe(0);
+    expect(ok.stdout).toContain(`ok: ${good}`);
+    expect(ok.stdout).toMatch(/upstreams: 1 enabled: a \(stdio\); 1 disabled/);
+    expect(existsSync(join(dir, 'data'))).toBe(false); // no database, no data dir
+
+    const bad = run(['config', 'check', '--config', writeConfig({ listen: { host: '0.0.0.0', port: 'x' }, mcpServers: {} })]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/listen\.port/);
+    expect(bad.stderr).toMatch(/auth\.mode: must be required/);
+
+    writeFileSync(join(dir, 'policy.yaml'), 'roles: { dev: [] }\neveryone: [ghost]\n');
+    const badPolicy = run(['config', 'check', '--config', writeConfig({ policy: { file: 'policy.yaml' }, mcpServers: {} }, dir)]);
+    expect(badPolicy.code).toBe(1);
+    expect(badPolicy.stderr).toMatch(/invalid policy file .*policy\.yaml:\n {2}- everyone\.0: no role 'ghost'/);
   });
 
   it('a missing config file is a clear error, exit 2', () => {

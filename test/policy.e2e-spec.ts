@@ -125,6 +125,9 @@ describe('policies through the daemon (CASL, from a policy file)', () => {
     expect(deny.code).toBe(3);
     expect(deny.stdout).toMatch(/^deny {2}rule: policy:default-deny\n/);
     expect(cli(['policy', 'check', '--config', configPath, '--principal', 'x', '--roles', 'ops', '--tool', 'fx__crash']).stdout).toMatch(/^deny {2}rule: no-crash/);
+    // With an alias, a tool's prefix is the alias; the rule's server: is still the upstream's name.
+    const aliased = writeConfig({ policy: { file: policyFile }, mcpServers: { fx: stdioFixture({}, { alias: 'files' }) } });
+    expect(cli(['policy', 'check', '--config', aliased, '--principal', 'x', '--roles', 'ops', '--tool', 'files__env']).stdout).toMatch(/^allow {2}rule: all-fx/);
 
     expect(cli(['policy', 'lint', '--config', configPath]).stdout).toMatch(/^ok: .*policy\.yaml: 2 roles, 4 rules\n$/);
     const bad = join(dir, 'bad-policy.yaml');

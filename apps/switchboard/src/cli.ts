@@ -7,8 +7,10 @@ import { SWITCHBOARD_VERSION } from './version.js';
 const USAGE = `Usage:
   switchboard start [--config FILE] [--port N] [--host ADDR] [--data-dir DIR]
       Run the gateway daemon (Streamable HTTP at /mcp, HTTP+SSE at /sse).
-  switchboard stdio [--config FILE]
+  switchboard stdio [--config FILE] [--data-dir DIR]
       Serve the same merged endpoint on stdin/stdout.
+  switchboard config check [--config FILE]
+      Check a config (and its policy file) as start would, without starting anything.
   switchboard db migrate [--config FILE] [--data-dir DIR]
       Create the database or apply pending migrations.
   switchboard audit tail [-n N] [-f|--follow] [--json] [FILTERS]
@@ -44,7 +46,7 @@ const USAGE = `Usage:
       Delete a secret; exit 1 when there is none.
   switchboard --version | --help
 
-The db, audit, keys, policy, tools and secrets commands also take --config FILE and --data-dir DIR.
+The config, db, audit, keys, policy, tools and secrets commands also take --config FILE and --data-dir DIR.
 FILTERS: --since WHEN --until WHEN (ISO 8601 date or date-time, or a duration ago: 30m, 24h, 7d)
   --principal P --tool T --decision allowed|denied|limited|unauthenticated|refused
   --method M --upstream U --session ID
@@ -53,7 +55,7 @@ Without --config the embedded default (config/default.yaml) is used.`;
 /** Exit codes: 0 ok, 1 runtime failure, 2 bad usage or bad config. */
 export async function main(argv: string[]): Promise<number> {
   // These families parse their own options; they are named first: `switchboard audit tail -n 5`.
-  if (['db', 'audit', 'keys', 'policy', 'tools', 'secrets'].includes(argv[0])) {
+  if (['config', 'db', 'audit', 'keys', 'policy', 'tools', 'secrets'].includes(argv[0])) {
     const { runCommandFamily } = await import('./commands/index.js');
     return runCommandFamily(argv[0] as CommandFamily, argv.slice(1), USAGE);
   }

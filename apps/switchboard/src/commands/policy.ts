@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { ConfigError, type GatewayConfig } from '@switchboard/config';
+import { sanitizePrefix } from '@switchboard/core';
 import { loadPolicyFile, PolicyEngine, type SubjectFields, type SubjectType } from '@switchboard/policy';
 import { invalidPolicyMessage, policyDefaultEffect } from '../policy-setup.js';
 import { COMMON_OPTIONS, loadCommandConfig, parseCommandArgs, runSubcommand, printUsage } from './command-args.js';
@@ -30,7 +31,7 @@ async function lint(args: string[], usage: string): Promise<number> {
   const { values } = parseCommandArgs(args, LINT_OPTIONS);
   if (values.help) return printUsage(usage);
   const file = policyFile(values.file, values.file ? undefined : loadCommandConfig(values));
-  const doc = load(file);
+  const doc = loadPolicyForCommand(file);
   const rules = Object.values(doc.roles).reduce((n, r) => n + r.length, 0);
   process.stdout.write(`ok: ${file}: ${Object.keys(doc.roles).length} roles, ${rules} rules\n`);
   return 0;
@@ -47,8 +48,8 @@ async function check(args: string[], usage: string): Promise<number> {
   const config = loadCommandConfig(values);
   const file = values.file ?? config.policy.file;
   const fallback = policyDefaultEffect(config);
-  const engine = file ? new PolicyEngine(load(resolve(file)), fallback, file) : PolicyEngine.defaultOnly(fallback);
-  const [type, action, fields] = subjectOf(values, config.separator);
+  const engine = file ? new PolicyEngine(loadPolicyForCommand(resolve(file)), fallback, file) : PolicyEngine.defaultOnly(fallback);
+  const [type, action, fields] = subjectOf(values, config);
   const principal = { id: values.principal, roles: list(values.roles), groups: list(values.groups) };
   const decision = engine.decide(principal, action, type, fields);
   process.stdout.write(
@@ -58,15 +59,20 @@ async function check(args: string[], usage: string): Promise<number> {
   return decision.allowed ? 0 : 3;
 }
 
+/** The upstream whose public prefix (its alias, else its name, as the catalog writes it) is `prefix`. */
+function serverOfPrefix(config: GatewayConfig, prefix: string): string {
+  return config.servers.find((s) => sanitizePrefix(s.alias ?? s.name) === prefix)?.name ?? prefix;
+}
+
 function subjectOf(
   values: { action?: string; tool?: string; prompt?: string; resource?: string; server?: string; args?: string },
-  separator: string,
+  config: GatewayConfig,
 ): [SubjectType, string, SubjectFields] {
   const given = [values.tool, values.prompt, values.resource].filter((v) => v !== undefined).length;
   if (given !== 1) throw usageError('give one of --tool NAME, --prompt NAME or --resource URI');
   // A prefixed public name says its upstream (github__create_issue); --server says it otherwise.
   const name = values.tool ?? values.prompt;
-  const server = values.server ?? (name?.includes(separator) ? name.slice(0, name.indexOf(separator)) : undefined);
+  const server = values.server ?? (name?.includes(config.separator) ? serverOfPrefix(config, name.slice(0, name.indexOf(config.separator))) : undefined);
   if (server === undefined) throw usageError('give --server SERVER: the upstream that serves it');
   let args: unknown = {};
   if (values.args !== undefined) {
@@ -87,7 +93,8 @@ function policyFile(given: string | undefined, config: GatewayConfig | undefined
   return config.policy.file;
 }
 
-function load(file: string) {
+/** A policy file, or a CommandError (exit 1) listing every problem: what `lint` and `config check` report. */
+export function loadPolicyForCommand(file: string) {
   try {
     return loadPolicyFile(file);
   } catch (err) {
