@@ -68,6 +68,8 @@ describe('Streamable HTTP: sessions', () => {
     await post({ method: 'initialize', id: 1 }).expect(400);
     await post({ jsonrpc: '2.0', method: 'initialize', id: {} }).expect(400);
     await post({ jsonrpc: '2.0', method: 'initialize', params: init().params }).expect(400); // a notification: no session to send it to
+    const batched = await post([init()]).expect(400);
+    expect(batched.body.error).toEqual({ code: -32600, message: 'Invalid request: initialize cannot be batched' });
     const failed = await post({ jsonrpc: '2.0', id: 1, method: 'initialize' }).expect(200);
     expect(failed.body.error.code).toBe(-32602);
     expect(failed.headers['mcp-session-id']).toBeUndefined();

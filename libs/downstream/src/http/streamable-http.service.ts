@@ -104,6 +104,11 @@ export class StreamableHttpService {
     if (initializing && this.ownedSession(req, principal)) {
       return replyError(res, 400, ErrorCode.InvalidRequest, 'Bad Request: this session is already initialized; initialize without Mcp-Session-Id to start a new one');
     }
+    // Without a session, say what is wrong with the batch rather than ask for a session id.
+    const sessionless = headerOf(req.headers['mcp-session-id']) === undefined;
+    if (sessionless && Array.isArray(body.value) && body.value.some(isInitializeRequest)) {
+      return replyError(res, 400, ErrorCode.InvalidRequest, 'Invalid request: initialize cannot be batched');
+    }
     const state = initializing ? this.create(principal) : this.existing(req, res, principal);
     if (!state) return;
 
