@@ -136,6 +136,10 @@ describe('policies through the daemon (CASL, from a policy file)', () => {
     expect(lint.code).toBe(1);
     expect(lint.stderr).toMatch(/roles\.dev\.0: a rule has exactly one of allow, deny or confirm/);
     expect(lint.stderr).toMatch(/roles\.dev\.1\.allow: must be one of list, call, .*, or a list of them/);
+    // The generic problems read as in a config file, not as the schema library's wording.
+    writeFileSync(bad, 'users: { bob: dev }\n');
+    const shapes = cli(['policy', 'lint', '--file', bad]);
+    expect(shapes.stderr).toMatch(/- roles: must be a mapping \(an object\)\n {2}- users\.bob: must be a list/);
   });
 
   it('an invalid policy file stops the start, listing the problems', () => {

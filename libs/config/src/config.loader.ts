@@ -91,8 +91,11 @@ const TYPE_NAMES: Record<string, string> = {
   array: 'a list',
 };
 
-/** Plain-English reasons for the generic issues; schema-specific messages take precedence. */
-const describeIssue: z.core.$ZodErrorMap = (issue) => {
+/**
+ * Plain-English reasons for the generic issues; schema-specific messages take precedence.
+ * Also for the other files people write by hand (the policy file).
+ */
+export const describeIssue: z.core.$ZodErrorMap = (issue) => {
   switch (issue.code) {
     case 'invalid_type':
       return `must be ${TYPE_NAMES[issue.expected] ?? issue.expected}`;

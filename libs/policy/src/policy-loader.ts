@@ -1,4 +1,4 @@
-import { ConfigError, ConfigErrorCode, formatPath, parseConfigText, readConfigBytes, type ConfigProblem } from '@switchboard/config';
+import { ConfigError, ConfigErrorCode, describeIssue, formatPath, parseConfigText, readConfigBytes, type ConfigProblem } from '@switchboard/config';
 import { policyDocumentSchema, type PolicyDocument } from './policy-document.js';
 
 /** Reads and checks a policy file; throws a ConfigError listing every problem. */
@@ -9,7 +9,7 @@ export function loadPolicyFile(file: string): PolicyDocument {
 export function loadPolicyBytes(file: string, bytes: Buffer): PolicyDocument {
   const value = parseConfigText(file, bytes);
   const at = (path: string, reason: string): ConfigProblem => ({ file, path, reason });
-  const parsed = policyDocumentSchema.safeParse(value);
+  const parsed = policyDocumentSchema.safeParse(value, { error: describeIssue });
   if (!parsed.success) {
     throw new ConfigError(ConfigErrorCode.Invalid, file, parsed.error.issues.map((issue) => at(formatPath(issue.path), issue.message)));
   }
