@@ -151,3 +151,43 @@ describe('policies through the daemon (CASL, from a policy file)', () => {
     expect(r.stderr).toMatch(/invalid policy file .*policy\.yaml:\n {2}- everyone\.0: no role 'ghost' is defined under roles/);
   });
 });
+
+describe('resource rules judge the URI the upstream reads, however the host spells it', () => {
+  let client: Client;
+
+  beforeAll(async () => {
+    const dir = tempDir();
+    writeFileSync(
+      join(dir, 'policy.yaml'),
+      'defaultEffect: allow\neveryone: [reader]\nroles:\n  reader:\n    - { id: no-static, deny: [read, subscribe, list], resource: "fixture://static/**" }\n',
+    );
+    // Both fixtures list fixture://static/hello: fx keeps it, fy's is shown as a gateway URI.
+    const daemon = await startDaemon(
+      writeConfig({ policy: { file: 'policy.yaml' }, mcpServers: { fx: stdioFixture(), fy: stdioFixture({ FIXTURE_NAME: 'fy' }) } }, dir),
+    );
+    client = new Client({ name: 'e2e-policy-resources', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(daemon.mcpUrl)));
+  });
+  afterAll(() => client?.close());
+
+  it('a gateway URI (switchboard://SERVER/...) is judged by the URI it wraps: read, subscribe and lists', async () => {
+    const uris = (await client.listResources()).resources.map((r) => r.uri);
+    expect(uris.filter((u) => u.includes('fixture://static/'))).toEqual([]);
+    // By the message: the code a host sees for a missing resource depends on its SDK and revision.
+    const notFound = { message: expect.stringMatching(/^Resource not found: /) };
+    expect(await failure(client.readResource({ uri: 'fixture://static/hello' }))).toMatchObject(notFound);
+    expect(await failure(client.readResource({ uri: 'switchboard://fy/fixture://static/hello' }))).toMatchObject(notFound);
+    expect(await failure(client.subscribeResource({ uri: 'switchboard://fy/fixture://static/hello' }))).toMatchObject(notFound);
+  });
+
+  it('dot segments and, in file: URIs, empty segments are refused before any rule sees them', async () => {
+    expect(await failure(client.readResource({ uri: 'fixture://items/../static/hello' }))).toMatchObject({
+      code: -32602,
+      message: expect.stringContaining('must not contain . or .. path segments'),
+    });
+    const encoded = await failure(client.readResource({ uri: 'switchboard://fy/fixture://items/%2e%2e/static/hello' }));
+    expect(encoded.message).toContain('must not contain . or .. path segments');
+    expect((await failure(client.readResource({ uri: 'file:////etc/passwd' }))).message).toContain('must not contain empty path segments');
+    expect((await client.readResource({ uri: 'fixture://items/7' })).contents).toHaveLength(1);
+  });
+});

@@ -5,7 +5,8 @@ import type { PolicyDocument } from './policy-document.js';
 export type ListKind = 'tools' | 'prompts' | 'resources' | 'resourceTemplates';
 
 /** An item of a merged list and where it came from, as the catalog's list filter sees them. */
-export type ListItemFilter = (item: Record<string, unknown>, origin: { server: string }) => boolean;
+/** `origin.original`: the upstream's own name, URI or URI template (the catalog's ListEntryOrigin). */
+export type ListItemFilter = (item: Record<string, unknown>, origin: { server: string; original?: string }) => boolean;
 
 const SUBJECT_OF: Record<ListKind, SubjectType> = { tools: 'Tool', prompts: 'Prompt', resources: 'Resource', resourceTemplates: 'Resource' };
 
@@ -81,7 +82,8 @@ export class PolicyEngine {
     const filter: ListItemFilter = (item, origin) => {
       const fields: SubjectFields =
         type === 'Resource'
-          ? { server: origin.server, uri: String(item.uri ?? item.uriTemplate) }
+          ? // Judged by the upstream's own URI, as reads are (a listed URI may be a gateway one).
+            { server: origin.server, uri: origin.original ?? String(item.uri ?? item.uriTemplate) }
           : { server: origin.server, name: String(item.name) };
       return compiled.decide(principal, 'list', type, fields).allowed;
     };

@@ -37,7 +37,7 @@ export const complete: MethodHandler = async (ctx, services) => {
   const allowed =
     ref.type === 'ref/prompt'
       ? authorized(ctx, services, 'complete', 'Prompt', { server: target.server, name: String(ref.name) })
-      : authorized(ctx, services, 'complete', 'Resource', { server: target.server, uri: String(ref.uri) });
+      : authorized(ctx, services, 'complete', 'Resource', { server: target.server, uri: String(target.ref.uri) });
   if (!allowed) throw invalidParams(ref.type === 'ref/prompt' ? `Unknown prompt: ${String(ref.name)}` : `Unknown resource: ${String(ref.uri)}`);
   const original = (target.ref.name ?? target.ref.uri) as string;
   const connection = await upstreamOf(ctx, services, target.server, ctx.audit, original);

@@ -1,4 +1,4 @@
-import { ErrorCode, McpError } from '@switchboard/core';
+import { ErrorCode, McpError, invalidParams } from '@switchboard/core';
 import type { MethodHandler, RelayServices } from '../relay.types.js';
 import { requireString } from './params.js';
 import { publicUrisInContents } from './uri-mapping.js';
@@ -8,8 +8,29 @@ import { upstreamOf } from './upstream-of.js';
 
 function resolve(services: RelayServices, uri: string): { server: string; uri: string } {
   const target = services.catalog.current.resolveResource(uri);
+  // Both: the URI as sent, and the upstream's one a gateway URI wraps.
+  const odd = unnormalizedPath(uri) ?? (target && unnormalizedPath(target.uri));
+  if (odd) throw invalidParams(`Invalid params: 'uri' ${odd}`);
   if (!target) throw notFound(uri);
   return target;
+}
+
+/**
+ * Why a URI is refused before any policy sees it, or undefined. Rules match URIs as text,
+ * and an upstream resolves them: `file:///docs/../secret/key` would pass a rule on
+ * `file:///docs/**` and read /secret/key. So dot segments (also percent-encoded) are
+ * refused, and so are empty segments in a file: path (`file:////secret`), which a file
+ * system reads as one slash. Hosts send URIs as the lists gave them, which have neither.
+ */
+export function unnormalizedPath(uri: string): string | undefined {
+  const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):/.exec(uri);
+  const rest = (scheme ? uri.slice(scheme[0].length) : uri).split(/[?#]/, 1)[0];
+  const path = rest.startsWith('//') ? rest.slice(2 + Math.max(0, rest.slice(2).indexOf('/'))) : rest;
+  const hasAuthority = rest.startsWith('//') && rest.slice(2).includes('/');
+  const segments = (hasAuthority || !rest.startsWith('//') ? path : '').split('/');
+  if (segments.some((s) => /^(?:\.|%2e){1,2}$/i.test(s))) return 'must not contain . or .. path segments';
+  if (scheme?.[1].toLowerCase() === 'file' && /\/\//.test(path)) return 'must not contain empty path segments (//)';
+  return undefined;
 }
 
 // Legacy-era peers know "resource not found" as -32002 (the 2026 revision uses -32602).
@@ -19,7 +40,9 @@ export const readResource: MethodHandler = async (ctx, services) => {
   const uri = requireString(ctx.params, 'uri');
   ctx.audit.deniedBy = 'catalog:unknown-resource';
   const target = resolve(services, uri);
-  if (!authorized(ctx, services, 'read', 'Resource', { server: target.server, uri })) throw notFound(uri);
+  // Judged by the URI the upstream will read, whatever spelling the host used (a
+  // switchboard://SERVER/... gateway URI wraps it): rules name the upstreams' URIs.
+  if (!authorized(ctx, services, 'read', 'Resource', { server: target.server, uri: target.uri })) throw notFound(uri);
   const connection = await upstreamOf(ctx, services, target.server, ctx.audit, target.uri);
   const result = await rateLimited(ctx, services, target.server, () =>
     services.forwarder.forward(ctx.session, ctx.request, connection, { ...ctx.params, uri: target.uri }, ctx),
@@ -31,7 +54,7 @@ export const subscribe: MethodHandler = async (ctx, services) => {
   const { session, params } = ctx;
   const uri = requireString(params, 'uri');
   const target = resolve(services, uri);
-  if (!authorized(ctx, services, 'subscribe', 'Resource', { server: target.server, uri })) throw notFound(uri);
+  if (!authorized(ctx, services, 'subscribe', 'Resource', { server: target.server, uri: target.uri })) throw notFound(uri);
   const connection = await upstreamOf(ctx, services, target.server);
   const caps = connection.capabilities.resources as Record<string, unknown> | undefined;
   if (!caps?.subscribe) {
