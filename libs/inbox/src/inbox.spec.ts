@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Inbox } from './inbox.js';
+import { Inbox, InboxFullError } from './inbox.js';
 import type { InboxEvent, InboxQuestion } from './inbox-item.js';
 import { elicitationContentProblems } from './elicitation-form.js';
 
@@ -41,6 +41,18 @@ describe('Inbox', () => {
     expect(inbox.answer(item.id, alice, { action: 'cancel' })?.status).toBe(404);
     expect(inbox.size).toBe(0);
     expect(events).toEqual(['added', 'removed']);
+  });
+
+  it('holds at most 50 pending questions per principal, so one caller cannot fill it for everyone', async () => {
+    const inbox = new Inbox();
+    const asked = Array.from({ length: 50 }, () => inbox.ask(form));
+    await expect(inbox.ask(form)).rejects.toThrow(InboxFullError);
+    await expect(inbox.ask(form)).rejects.toThrow('The inbox already holds 50 pending questions for alice');
+    const bobs = inbox.ask({ ...form, principal: 'bob' });
+    expect(inbox.size).toBe(51);
+    inbox.withdrawAll();
+    await Promise.all([...asked, bobs]);
+    expect(inbox.size).toBe(0);
   });
 
   it('expires, and leaves the inbox', async () => {

@@ -4,10 +4,21 @@ import type { AnswerRefusal, InboxAnswer, InboxEvent, InboxItem, InboxOutcome, I
 
 /** Bound on pending questions: each holds a waiting upstream request, and memory. */
 const MAX_PENDING = 500;
+/**
+ * Bound per principal (questions about one principal's calls, or for them to answer), so
+ * that one caller cannot fill the inbox for everyone: a batch of calls under a `confirm`
+ * rule would otherwise take every place before its rate limits are even counted.
+ */
+const MAX_PENDING_PER_PRINCIPAL = 50;
 
+/** The inbox, or the principal's share of it, is full; the question was not asked. */
 export class InboxFullError extends Error {
-  constructor() {
-    super(`The inbox already holds ${MAX_PENDING} pending questions`);
+  constructor(principal?: string | null) {
+    super(
+      principal
+        ? `The inbox already holds ${MAX_PENDING_PER_PRINCIPAL} pending questions for ${principal}`
+        : `The inbox already holds ${MAX_PENDING} pending questions`,
+    );
   }
 }
 
@@ -30,6 +41,9 @@ export class Inbox {
   /** Asks, and resolves with how it ended; never rejects once asked (InboxFullError before). */
   ask(question: InboxQuestion, signal?: AbortSignal): Promise<InboxOutcome> {
     if (this.pending.size >= MAX_PENDING) return Promise.reject(new InboxFullError());
+    if (question.principal && this.pendingFor(question.principal) >= MAX_PENDING_PER_PRINCIPAL) {
+      return Promise.reject(new InboxFullError(question.principal));
+    }
     if (signal?.aborted) return Promise.resolve({ action: 'withdrawn' });
     const now = Date.now();
     const item: InboxItem = { ...question, id: randomUUID(), createdAt: now, expiresAt: now + question.timeoutMs };
@@ -64,6 +78,12 @@ export class Inbox {
   /** What this viewer may see, oldest first. */
   visibleTo(viewer: InboxViewer): InboxItem[] {
     return [...this.pending.values()].map((p) => p.item).filter((item) => mayAnswer(viewer, item));
+  }
+
+  private pendingFor(principal: string): number {
+    let count = 0;
+    for (const p of this.pending.values()) if (p.item.principal === principal) count += 1;
+    return count;
   }
 
   get size(): number {

@@ -1,5 +1,5 @@
 import { ErrorCode, McpError } from '@switchboard/core';
-import type { Inbox } from '@switchboard/inbox';
+import { InboxFullError, type Inbox, type InboxOutcome } from '@switchboard/inbox';
 import type { RequestContext } from '../relay.types.js';
 
 /** What a human is asked to approve. */
@@ -52,20 +52,27 @@ export async function askHost(ctx: RequestContext, request: ApprovalRequest): Pr
 
 /** Puts the approval in the web inbox, for the caller (or an admin) to answer there. */
 export async function askInbox(ctx: RequestContext, inbox: Inbox, request: ApprovalRequest): Promise<ApprovalAnswer> {
-  const outcome = await inbox.ask(
-    {
-      kind: 'approval',
-      tool: request.tool,
-      arguments: request.arguments,
-      argumentsDigest: request.argumentsDigest,
-      rule: request.rule,
-      rememberChoicesMs: request.rememberChoicesMs,
-      server: request.server,
-      principal: ctx.session.principal.id,
-      timeoutMs: request.timeoutMs,
-    },
-    ctx.signal,
-  );
+  let outcome: InboxOutcome;
+  try {
+    outcome = await inbox.ask(
+      {
+        kind: 'approval',
+        tool: request.tool,
+        arguments: request.arguments,
+        argumentsDigest: request.argumentsDigest,
+        rule: request.rule,
+        rememberChoicesMs: request.rememberChoicesMs,
+        server: request.server,
+        principal: ctx.session.principal.id,
+        timeoutMs: request.timeoutMs,
+      },
+      ctx.signal,
+    );
+  } catch (err) {
+    // The caller's share of the inbox (or the inbox) is full: refused, and said why.
+    if (err instanceof InboxFullError) return { action: 'failed', reason: err.message };
+    throw err;
+  }
   switch (outcome.action) {
     case 'approve':
       return { action: 'approve', rememberForMs: outcome.rememberForMs ?? 0, answeredBy: outcome.answeredBy };

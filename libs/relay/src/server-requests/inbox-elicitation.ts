@@ -1,5 +1,5 @@
 import { ErrorCode, McpError } from '@switchboard/core';
-import type { Inbox, InboxOutcome } from '@switchboard/inbox';
+import { InboxFullError, type Inbox, type InboxOutcome } from '@switchboard/inbox';
 import type { Item } from '../relay.types.js';
 import { elicitationMode } from './host-capability.js';
 
@@ -20,20 +20,27 @@ export interface InboxElicitation {
  */
 export async function elicitThroughInbox(params: Item, at: InboxElicitation): Promise<{ result: Item; answeredBy: string }> {
   const mode = elicitationMode(params);
-  const outcome: InboxOutcome = await at.inbox.ask(
-    {
-      kind: 'elicitation',
-      mode,
-      message: typeof params.message === 'string' ? params.message : '',
-      ...(mode === 'form'
-        ? { requestedSchema: params.requestedSchema as Item }
-        : { url: String(params.url), elicitationId: String(params.elicitationId) }),
-      server: at.server,
-      principal: at.principal,
-      timeoutMs: at.timeoutMs,
-    },
-    at.signal,
-  );
+  let outcome: InboxOutcome;
+  try {
+    outcome = await at.inbox.ask(
+      {
+        kind: 'elicitation',
+        mode,
+        message: typeof params.message === 'string' ? params.message : '',
+        ...(mode === 'form'
+          ? { requestedSchema: params.requestedSchema as Item }
+          : { url: String(params.url), elicitationId: String(params.elicitationId) }),
+        server: at.server,
+        principal: at.principal,
+        timeoutMs: at.timeoutMs,
+      },
+      at.signal,
+    );
+  } catch (err) {
+    // Said to the upstream as it is: nobody can be asked now.
+    if (err instanceof InboxFullError) throw new McpError(ErrorCode.InvalidRequest, err.message);
+    throw err;
+  }
   switch (outcome.action) {
     case 'accept':
       return { result: outcome.content === undefined ? { action: 'accept' } : { action: 'accept', content: outcome.content }, answeredBy: outcome.answeredBy };
