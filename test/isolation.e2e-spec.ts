@@ -116,6 +116,25 @@ describe('isolation: per-principal, with per-principal secrets', () => {
     for (const value of ['alpha-token', 'bravo-token', 'charlie-token', 'alpha-rotated']) expect(everything).not.toContain(value);
   });
 
+  it("gives a shared server nobody's roots when several principals share it; a principal's own server gets theirs", async () => {
+    const client = new Client({ name: 'e2e-alice-roots', version: '1.0.0' }, { capabilities: { roots: { listChanged: true } } });
+    let asked = 0;
+    client.setRequestHandler('roots/list', async () => {
+      asked += 1;
+      return { roots: [{ uri: 'file:///home/alice', name: 'alice' }] };
+    });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(daemon.mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${keys.alice}` } } }),
+    );
+    clients.push(client);
+    const rootsVia = async (tool: string) => ((await client.callTool({ name: tool, arguments: {} })) as ToolResult).content[0].text;
+    expect(JSON.parse((await rootsVia('shared__list_roots'))!)).toEqual([]);
+    expect(asked).toBe(0);
+    expect(JSON.parse((await rootsVia('own__list_roots'))!)).toEqual([{ uri: 'file:///home/alice', name: 'alice' }]);
+    expect(asked).toBe(1);
+    await eventually(async () => auditRows(dataDir).some((r) => r.method === 'roots/list' && r.upstream === 'shared' && r.rule === 'relay:shared-no-roots'));
+  });
+
   it('lists secrets by name only', () => {
     const listed = cli(['secrets', 'list', '--config', configPath]);
     expect(listed.code, listed.stderr).toBe(0);

@@ -82,7 +82,9 @@ export class GatewayDispatcher {
     const { registry, principalConnections, sessionConnections } = this.services;
     const servers = new Map(this.services.config().servers.map((s) => [s.name, s]));
     const hostRooted = (server: string) => servers.get(server)?.roots === undefined;
-    const shared = registry.all().filter((c) => servers.get(c.name)?.isolation === 'shared');
+    // With authentication, several principals share a shared server: none of them gives it roots (pinned-roots.ts).
+    const multiUser = this.services.config().auth.mode === 'required';
+    const shared = multiUser ? [] : registry.all().filter((c) => servers.get(c.name)?.isolation === 'shared');
     const own = [
       ...[...(principalConnections?.all() ?? [])].filter((c) => c.owner === session.principal.id),
       ...[...(sessionConnections?.all() ?? [])].filter((c) => c.owner === session.id),

@@ -8,18 +8,35 @@ import { isRelayOrigin } from './relay-origin.js';
 /**
  * Answers roots/list itself for a server whose roots are pinned in the config (exactly those
  * roots, read from the current config so a reload applies at once; no host is asked), and
- * hands every other request to `relay`. Each pinned answer is an audit row with the rule
- * `relay:pinned-roots`, under the session it was for when that is known.
+ * with no roots for a shared server of a gateway with authentication (below); hands every
+ * other request to `relay`. Each such answer is an audit row (`relay:pinned-roots`,
+ * `relay:shared-no-roots`), under the session it was for when that is known.
  */
 export function answeringPinnedRoots(services: RelayServices, relay: ServerRequestHandler): ServerRequestHandler {
   return async (req) => {
     if (req.request.method !== 'roots/list') return relay(req);
-    const pinned = services.config().servers.find((s) => s.name === req.connection.name)?.roots;
-    if (pinned === undefined) return relay(req);
-    const result = { roots: pinned.map((root) => ({ ...root })) };
-    await record(services, req, result);
-    return result;
+    const config = services.config();
+    const server = config.servers.find((s) => s.name === req.connection.name);
+    if (server?.roots !== undefined) {
+      const result = { roots: server.roots.map((root) => ({ ...root })) };
+      await record(services, req, result, 'relay:pinned-roots');
+      return result;
+    }
+    if (config.auth.mode === 'required' && server?.isolation === 'shared' && !isOwnConnection(services, req)) {
+      // A shared server serves every principal: one user's roots would become everyone's
+      // (the server keeps them for later calls). It gets none; pin its roots in the config,
+      // or give it per-principal or per-session isolation, for it to have some.
+      const result = { roots: [] };
+      await record(services, req, result, 'relay:shared-no-roots');
+      return result;
+    }
+    return relay(req);
   };
+}
+
+/** A principal's or a session's own connection (isolation), not the shared one. */
+function isOwnConnection(services: RelayServices, req: ServerRequest): boolean {
+  return services.principalConnections?.ownerOf(req.connection) !== undefined || services.sessionConnections?.ownerOf(req.connection) !== undefined;
 }
 
 /** The session the question came for: a per-session connection's owner, or the one host with a request in flight. */
@@ -30,7 +47,7 @@ function sessionOf(services: RelayServices, req: ServerRequest): DownstreamSessi
   return sessions.size === 1 ? [...sessions][0] : undefined;
 }
 
-async function record(services: RelayServices, req: ServerRequest, result: Item): Promise<void> {
+async function record(services: RelayServices, req: ServerRequest, result: Item, rule: string): Promise<void> {
   if (!services.audit) return;
   const session = sessionOf(services, req);
   const owner = services.principalConnections?.ownerOf(req.connection);
@@ -40,7 +57,7 @@ async function record(services: RelayServices, req: ServerRequest, result: Item)
     upstream: req.connection.name,
     method: 'roots/list',
     decision: 'allowed',
-    rule: 'relay:pinned-roots',
+    rule,
     outcome: 'ok',
     errorMessage: null,
     latencyMs: 0,

@@ -45,7 +45,7 @@ function world(servers: Partial<ServerConfig>[] = [{ name: 'shell', isolation: '
   };
   const services = {
     sessions,
-    config: () => ({ servers }) as GatewayConfig,
+    config: () => ({ servers, auth: { mode: 'none' } }) as GatewayConfig,
     sessionConnections: { ownerOf: (c: UpstreamConnection) => owned.get(c) } as SessionConnections,
     audit: { record: async (entry: AuditEntry, args: unknown) => void rows.push({ entry, args }) } as unknown as AuditLog,
   } as unknown as RelayServices;
