@@ -111,3 +111,250 @@ describe('confirm rules', () => {
     ]);
   });
 });
+
+/**
+ * `when:` tests judge an argument's value as a whole. Under CASL's MongoDB matcher an array
+ * passed a test when one of its elements did (and `notIn` when none was listed), so a
+ * caller could send an array where the policy expected a scalar and get it to the upstream.
+ */
+describe('argument conditions: arrays, objects and other types cannot slip past a rule', () => {
+  const decide = (p: CompiledPolicy, name: string, args: unknown) => p.decide({ id: 'a' }, 'call', ...tool(name, args));
+  const allowed = (rule: string) => ({ allowed: true, rule });
+  const denied = (rule: string) => ({ allowed: false, rule });
+  const confirmed = (rule: string) => ({ allowed: true, confirm: true, rule });
+  const DEFAULT_DENY = denied('policy:default-deny');
+
+  describe('allow rules: a value the test cannot judge does not get the allow', () => {
+    const p = new CompiledPolicy(
+      policyDocumentSchema.parse({
+        roles: {
+          r: [
+            { id: 'greetings', allow: 'call', tool: 'chat__say', when: { 'args.text': { in: ['hello', 'hi'] } } },
+            { id: 'yes-only', allow: 'call', tool: 'chat__ack', when: { 'args.answer': { eq: 'yes' } } },
+            { id: 'three', allow: 'call', tool: 'chat__count', when: { 'args.n': { eq: 3 } } },
+            { id: 'europe', allow: 'call', tool: 'time__now', when: { 'args.timezone': { startsWith: 'Europe/' } } },
+            { id: 'not-hr', allow: 'call', tool: 'hr__search', when: { 'args.dept': { notIn: ['HR'] } } },
+            { id: 'staging', allow: 'call', tool: 'deploy__run', when: { 'args.target.env': { eq: 'staging' } } },
+          ],
+        },
+        everyone: ['r'],
+      }),
+      'deny',
+    );
+
+    it.each<[string, string, unknown, object]>([
+      ['in: a listed string', 'chat__say', { text: 'hello' }, allowed('greetings')],
+      ['in: an array holding a listed string', 'chat__say', { text: ['hello', '; rm -rf /'] }, DEFAULT_DENY],
+      ['in: an array of listed strings only', 'chat__say', { text: ['hello'] }, DEFAULT_DENY],
+      ['in: an object', 'chat__say', { text: { $in: 'hello' } }, DEFAULT_DENY],
+      ['in: null, as absent', 'chat__say', { text: null }, DEFAULT_DENY],
+      ['eq: the value', 'chat__ack', { answer: 'yes' }, allowed('yes-only')],
+      ['eq: an array holding the value', 'chat__ack', { answer: ['yes', 'no'] }, DEFAULT_DENY],
+      ['eq: a one-element array', 'chat__ack', { answer: ['yes'] }, DEFAULT_DENY],
+      ['eq: a number', 'chat__count', { n: 3 }, allowed('three')],
+      ['eq: the number as a string', 'chat__count', { n: '3' }, DEFAULT_DENY],
+      ['eq: the number in an array', 'chat__count', { n: [3] }, DEFAULT_DENY],
+      ['startsWith: a string with the prefix', 'time__now', { timezone: 'Europe/Paris' }, allowed('europe')],
+      ['startsWith: an array whose first string has the prefix', 'time__now', { timezone: ['Europe/Paris', 'America/New_York'] }, DEFAULT_DENY],
+      ['startsWith: a number', 'time__now', { timezone: 1 }, DEFAULT_DENY],
+      ['notIn: an unlisted string', 'hr__search', { dept: 'ENG' }, allowed('not-hr')],
+      ['notIn: the listed string', 'hr__search', { dept: 'HR' }, DEFAULT_DENY],
+      ['notIn: an array holding the listed string', 'hr__search', { dept: ['ENG', 'HR'] }, DEFAULT_DENY],
+      ['notIn: an array of unlisted strings', 'hr__search', { dept: ['ENG'] }, DEFAULT_DENY],
+      ['notIn: an object', 'hr__search', { dept: { name: 'HR' } }, DEFAULT_DENY],
+      ['notIn: null, as absent', 'hr__search', { dept: null }, allowed('not-hr')],
+      ['notIn: a missing argument passes notIn (as before)', 'hr__search', {}, allowed('not-hr')],
+      ['a missing argument fails eq, in and startsWith', 'time__now', {}, DEFAULT_DENY],
+      ['no arguments at all', 'chat__say', undefined, DEFAULT_DENY],
+      ['arguments that are an array', 'chat__say', [{ text: 'hello' }], DEFAULT_DENY],
+      ['a nested path through objects', 'deploy__run', { target: { env: 'staging' } }, allowed('staging')],
+      ['a nested path through an array', 'deploy__run', { target: [{ env: 'staging' }] }, DEFAULT_DENY],
+      ['a nested path through an array of several', 'deploy__run', { target: [{ env: 'staging' }, { env: 'prod' }] }, DEFAULT_DENY],
+      ['a nested path ending at an array', 'deploy__run', { target: { env: ['staging', 'prod'] } }, DEFAULT_DENY],
+      ['a nested path through a string', 'deploy__run', { target: 'staging' }, DEFAULT_DENY],
+      ['a nested path through an inherited property', 'deploy__run', { target: Object.create({ env: 'staging' }) }, DEFAULT_DENY],
+    ])('%s', (_what, name, args, decision) => {
+      expect(decide(p, name, args)).toEqual(decision);
+    });
+  });
+
+  describe('deny rules: a value the test cannot judge gets the deny (fail closed)', () => {
+    const p = new CompiledPolicy(
+      policyDocumentSchema.parse({
+        roles: {
+          r: [
+            { id: 'servers', allow: 'call', server: '*' },
+            { id: 'our-projects-only', deny: 'call', tool: 'jira__create_issue', when: { 'args.project': { notIn: ['OPS', 'DEV'] } } },
+            { id: 'no-secret-project', deny: 'call', tool: 'jira__search', when: { 'args.project': { in: ['SECRET'] } } },
+            { id: 'no-admin-mode', deny: 'call', tool: 'svc__run', when: { 'args.mode': { eq: 'admin' } } },
+            { id: 'no-force', deny: 'call', tool: 'git__push', when: { 'args.force': { eq: true } } },
+            { id: 'no-prod-prefix', deny: 'call', tool: 'fs__read', when: { 'args.path': { startsWith: '/srv/prod/' } } },
+            { id: 'no-prod-nested', deny: 'call', tool: 'fs__copy', when: { 'args.to.path': { pathWithin: '/srv/prod' } } },
+            {
+              id: 'no-admin-writes',
+              deny: 'call',
+              tool: 'db__query',
+              when: { 'args.mode': { eq: 'write' }, 'args.table': { startsWith: 'admin_' } },
+            },
+          ],
+        },
+        everyone: ['r'],
+      }),
+      'deny',
+    );
+
+    it.each<[string, string, unknown, object]>([
+      ['notIn: a listed project', 'jira__create_issue', { project: 'OPS' }, allowed('servers')],
+      ['notIn: an unlisted project', 'jira__create_issue', { project: 'HR' }, denied('our-projects-only')],
+      ['notIn: an array holding a listed and an unlisted project', 'jira__create_issue', { project: ['OPS', 'HR'] }, denied('our-projects-only')],
+      ['notIn: an array of listed projects', 'jira__create_issue', { project: ['OPS'] }, denied('our-projects-only')],
+      ['notIn: an object', 'jira__create_issue', { project: { key: 'OPS' } }, denied('our-projects-only')],
+      ['notIn: a missing argument gets the deny (as before)', 'jira__create_issue', {}, denied('our-projects-only')],
+      ['in: an unlisted project', 'jira__search', { project: 'OPS' }, allowed('servers')],
+      ['in: an array holding the listed project', 'jira__search', { project: ['OPS', 'SECRET'] }, denied('no-secret-project')],
+      ['in: an array without the listed project', 'jira__search', { project: ['OPS'] }, denied('no-secret-project')],
+      ['in: a missing argument', 'jira__search', {}, allowed('servers')],
+      ['eq: the value', 'svc__run', { mode: 'admin' }, denied('no-admin-mode')],
+      ['eq: another value', 'svc__run', { mode: 'user' }, allowed('servers')],
+      ['eq: an array holding the value', 'svc__run', { mode: ['user', 'admin'] }, denied('no-admin-mode')],
+      ['eq: an array without the value', 'svc__run', { mode: ['user'] }, denied('no-admin-mode')],
+      ['eq: null, as absent', 'svc__run', { mode: null }, allowed('servers')],
+      ['eq: a value of another type', 'svc__run', { mode: 1 }, denied('no-admin-mode')],
+      ['eq true: false', 'git__push', { force: false }, allowed('servers')],
+      ['eq true: "true" (a string an upstream may coerce)', 'git__push', { force: 'true' }, denied('no-force')],
+      ['startsWith: a path under the prefix', 'fs__read', { path: '/srv/prod/db.key' }, denied('no-prod-prefix')],
+      ['startsWith: another path', 'fs__read', { path: '/srv/dev/x' }, allowed('servers')],
+      ['startsWith: an array of paths under the prefix', 'fs__read', { path: ['/srv/prod/db.key'] }, denied('no-prod-prefix')],
+      ['startsWith: an array of other paths', 'fs__read', { path: ['/srv/dev/x'] }, denied('no-prod-prefix')],
+      ['startsWith: a number', 'fs__read', { path: 42 }, denied('no-prod-prefix')],
+      ['startsWith: a missing argument', 'fs__read', {}, allowed('servers')],
+      ['a nested path: outside', 'fs__copy', { to: { path: '/srv/dev/x' } }, allowed('servers')],
+      ['a nested path: inside', 'fs__copy', { to: { path: '/srv/prod/x' } }, denied('no-prod-nested')],
+      ['a nested path through an array', 'fs__copy', { to: [{ path: '/srv/prod/x' }] }, denied('no-prod-nested')],
+      ['a nested path through an array of other paths', 'fs__copy', { to: [{ path: '/srv/dev/x' }] }, denied('no-prod-nested')],
+      ['a nested path through a string', 'fs__copy', { to: '/srv/prod/x' }, denied('no-prod-nested')],
+      ['a nested path through null, as absent', 'fs__copy', { to: null }, allowed('servers')],
+      ['a nested path whose object lacks the key', 'fs__copy', { to: {} }, allowed('servers')],
+      ['arguments that are an array', 'svc__run', [{ mode: 'admin' }], denied('no-admin-mode')],
+      ['two conditions, both hold', 'db__query', { mode: 'write', table: 'admin_users' }, denied('no-admin-writes')],
+      ['two conditions, one unjudgeable and one holding', 'db__query', { mode: 'write', table: ['admin_users'] }, denied('no-admin-writes')],
+      ['two conditions, one unjudgeable and one failing', 'db__query', { mode: 'read', table: ['admin_users'] }, allowed('servers')],
+    ])('%s', (_what, name, args, decision) => {
+      expect(decide(p, name, args)).toEqual(decision);
+    });
+  });
+
+  describe('confirm rules: a value the test cannot judge gets the confirm', () => {
+    const p = new CompiledPolicy(
+      policyDocumentSchema.parse({
+        roles: {
+          r: [
+            { id: 'fs', allow: 'call', server: 'fs' },
+            { id: 'ask-prod-writes', confirm: 'call', tool: 'fs__write', when: { 'args.path': { startsWith: '/prod/' } } },
+            { id: 'ask-big-deletes', confirm: 'call', tool: 'fs__delete', when: { 'args.recursive': { eq: true } } },
+            { id: 'ask-outside-tmp', confirm: 'call', tool: 'fs__move', when: { 'args.dest.dir': { notIn: ['/tmp'] } } },
+          ],
+        },
+        everyone: ['r'],
+      }),
+      'deny',
+    );
+
+    it.each<[string, string, unknown, object]>([
+      ['startsWith: under the prefix', 'fs__write', { path: '/prod/x' }, confirmed('ask-prod-writes')],
+      ['startsWith: elsewhere', 'fs__write', { path: '/dev/x' }, allowed('fs')],
+      ['startsWith: an array under the prefix', 'fs__write', { path: ['/prod/x'] }, confirmed('ask-prod-writes')],
+      ['startsWith: an array starting elsewhere', 'fs__write', { path: ['/dev/x', '/prod/x'] }, confirmed('ask-prod-writes')],
+      ['eq: false', 'fs__delete', { recursive: false }, allowed('fs')],
+      ['eq: an array holding the value', 'fs__delete', { recursive: [true] }, confirmed('ask-big-deletes')],
+      ['eq: a string an upstream may coerce', 'fs__delete', { recursive: 'true' }, confirmed('ask-big-deletes')],
+      ['eq: a missing argument', 'fs__delete', {}, allowed('fs')],
+      ['notIn: the listed value', 'fs__move', { dest: { dir: '/tmp' } }, allowed('fs')],
+      ['notIn: an array of the listed value', 'fs__move', { dest: { dir: ['/tmp'] } }, confirmed('ask-outside-tmp')],
+      ['notIn: a nested path through an array', 'fs__move', { dest: [{ dir: '/tmp' }] }, confirmed('ask-outside-tmp')],
+    ])('%s', (_what, name, args, decision) => {
+      expect(decide(p, name, args)).toEqual(decision);
+    });
+  });
+
+  describe('pathWithin: a directory, judged on the normalised path', () => {
+    const p = new CompiledPolicy(
+      policyDocumentSchema.parse({
+        roles: {
+          r: [
+            { id: 'read-shared', allow: 'call', tool: 'fs__read_file', when: { 'args.path': { pathWithin: '/srv/shared/' } } },
+            { id: 'read-shared-prefix', allow: 'call', tool: 'fs__read_prefix', when: { 'args.path': { startsWith: '/srv/shared/' } } },
+            { id: 'write', allow: 'call', tool: 'fs__write_file' },
+            { id: 'no-prod', deny: 'call', tool: 'fs__write_file', when: { 'args.path': { pathWithin: '/srv/prod/' } } },
+          ],
+        },
+        everyone: ['r'],
+      }),
+      'deny',
+    );
+
+    it.each<[string, string, unknown, object]>([
+      ['a file in the directory', 'fs__read_file', '/srv/shared/a.txt', allowed('read-shared')],
+      ['the directory itself', 'fs__read_file', '/srv/shared', allowed('read-shared')],
+      ['the directory with a slash', 'fs__read_file', '/srv/shared/', allowed('read-shared')],
+      ['.. that stays inside', 'fs__read_file', '/srv/shared/a/../b.txt', allowed('read-shared')],
+      ['.. that leaves it', 'fs__read_file', '/srv/shared/../../etc/passwd', DEFAULT_DENY],
+      ['startsWith, being literal, is fooled by the same ..', 'fs__read_prefix', '/srv/shared/../../etc/passwd', allowed('read-shared-prefix')],
+      ['.. that leaves and comes back', 'fs__read_file', '/srv/shared/../shared/a', allowed('read-shared')],
+      ['.. above the root stays at the root', 'fs__read_file', '/../../srv/shared/a', allowed('read-shared')],
+      ['a sibling that shares the prefix', 'fs__read_file', '/srv/sharedX/a', DEFAULT_DENY],
+      ['the parent', 'fs__read_file', '/srv', DEFAULT_DENY],
+      ['a relative path', 'fs__read_file', 'srv/shared/a', DEFAULT_DENY],
+      ['a relative path with ./', 'fs__read_file', './a.txt', DEFAULT_DENY],
+      ['a path with NUL', 'fs__read_file', '/srv/shared/a\0/../../../etc/passwd', DEFAULT_DENY],
+      ['a path with backslashes', 'fs__read_file', '/srv/shared/..\\..\\etc\\passwd', DEFAULT_DENY],
+      ['an array of paths inside', 'fs__read_file', ['/srv/shared/a'], DEFAULT_DENY],
+      ['a number', 'fs__read_file', 7, DEFAULT_DENY],
+      ['deny: a file in the directory', 'fs__write_file', '/srv/prod/db.key', denied('no-prod')],
+      ['deny: a doubled leading slash', 'fs__write_file', '//srv/prod/db.key', denied('no-prod')],
+      ['deny: doubled slashes inside', 'fs__write_file', '/srv//prod///db.key', denied('no-prod')],
+      ['deny: a . segment', 'fs__write_file', '/srv/prod/./x', denied('no-prod')],
+      ['deny: a .. that comes back in', 'fs__write_file', '/srv/dev/../prod/x', denied('no-prod')],
+      ['deny: the directory itself', 'fs__write_file', '/srv/prod', denied('no-prod')],
+      ['deny: a sibling that shares the prefix', 'fs__write_file', '/srv/production', allowed('write')],
+      ['deny: a sibling under it', 'fs__write_file', '/srv/production/x', allowed('write')],
+      ['deny: a relative path (the upstream resolves it, maybe into the directory)', 'fs__write_file', 'srv/prod/x', denied('no-prod')],
+      ['deny: a path with NUL', 'fs__write_file', '/srv/prod/x\0', denied('no-prod')],
+      ['deny: a path with backslashes', 'fs__write_file', '/srv/dev\\..\\prod\\x', denied('no-prod')],
+      ['deny: an array of paths', 'fs__write_file', ['/srv/prod/x'], denied('no-prod')],
+      ['deny: an array of paths outside', 'fs__write_file', ['/srv/dev/x'], denied('no-prod')],
+      ['deny: an object', 'fs__write_file', { toString: '/srv/prod/x' }, denied('no-prod')],
+    ])('%s', (_what, name, path, decision) => {
+      expect(decide(p, name, { path })).toEqual(decision);
+    });
+
+    it('a missing path fails pathWithin: the allow does not apply, nor the deny', () => {
+      expect(decide(p, 'fs__read_file', {})).toEqual(DEFAULT_DENY);
+      expect(decide(p, 'fs__write_file', {})).toEqual(allowed('write'));
+    });
+  });
+
+  describe('the policy file schema', () => {
+    const issues = (when: unknown) =>
+      policyDocumentSchema.safeParse({ roles: { r: [{ allow: 'call', tool: 't', when }] } }).error?.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
+
+    it('accepts pathWithin with an absolute path', () => {
+      expect(issues({ 'args.path': { pathWithin: '/srv/shared/' } })).toBeUndefined();
+      expect(issues({ 'args.path': { pathWithin: '/' } })).toBeUndefined();
+    });
+
+    it('refuses a pathWithin that is relative or holds a backslash or NUL', () => {
+      for (const dir of ['srv/shared', './x', '', 'C:\\srv', '/srv\\x', '/srv/\0']) {
+        expect(issues({ 'args.path': { pathWithin: dir } })).toEqual([
+          'roles.r.0.when.args.path.pathWithin: pathWithin takes an absolute POSIX path, e.g. /srv/shared/ (no backslash or NUL)',
+        ]);
+      }
+    });
+
+    it('takes exactly one test, pathWithin included', () => {
+      const message = 'roles.r.0.when.args.path: give exactly one of eq, in, notIn, startsWith, pathWithin';
+      expect(issues({ 'args.path': { pathWithin: '/srv', startsWith: '/srv' } })).toEqual([message]);
+      expect(issues({ 'args.path': {} })).toEqual([message]);
+    });
+  });
+});

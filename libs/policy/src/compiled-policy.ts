@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import type * as Casl from '@casl/ability';
-import type { MongoAbility } from '@casl/ability';
-import { globToRegExp, prefixRegExp } from './glob.js';
+import { type ArgConditions, compileArgConditions } from './arg-conditions.js';
+import { globToRegExp } from './glob.js';
 import type { PolicyDocument, PolicyRule } from './policy-document.js';
 
 /** What policies are about. A server rule without a name selects all three. */
@@ -36,7 +36,8 @@ export interface PolicyDecision {
 interface RawRule {
   action: string | string[];
   subject: string | string[];
-  conditions?: Record<string, unknown>;
+  /** The rule's `when:`, judged by our own matcher (not CASL's MongoDB one: see arg-conditions.ts). */
+  conditions?: ArgConditions;
   inverted?: boolean;
   /** A `confirm` rule: allows, but asks a human first. */
   confirm?: boolean;
@@ -46,7 +47,7 @@ interface RawRule {
 }
 
 /** A decision for one principal's roles, action and item: constant, or CASL over the few rules left. */
-type Narrowed = { constant: PolicyDecision } | { ability: MongoAbility };
+type Narrowed = { constant: PolicyDecision } | { ability: Casl.Ability<Casl.AbilityTuple, ArgConditions> };
 
 /** Bound on remembered narrowings (roles x action x item); cleared whole when reached. */
 const MAX_NARROWED = 20_000;
@@ -57,6 +58,12 @@ const MAX_NARROWED = 20_000;
  */
 let casl: typeof Casl | undefined;
 const loadCasl = (): typeof Casl => (casl ??= createRequire(import.meta.url)('@casl/ability') as typeof Casl);
+
+/**
+ * CASL's conditions matcher for our rules: the compiled `when:` judges the arguments. Not
+ * CASL's MongoDB matcher, under which an array passes a test when one element does.
+ */
+const matchArgConditions = (conditions: ArgConditions) => ((subject: { args?: unknown }) => conditions.matches(subject.args)) as Casl.MatchConditions;
 
 /** Actions whose permission also shows the item in lists, so seeing and using never disagree. */
 const SHOWN_BY = new Set(['call', 'get', 'read', 'complete']);
@@ -141,7 +148,7 @@ export class CompiledPolicy {
       const last = kept.at(-1);
       return { constant: last ? decisionOf(last) : { allowed: false, rule: 'policy:default-deny' } };
     }
-    return { ability: loadCasl().createMongoAbility(kept as never) };
+    return { ability: new (loadCasl().Ability)(kept as never, { conditionsMatcher: matchArgConditions }) };
   }
 
   private rolesKey(principal: PolicyPrincipal): string {
@@ -196,14 +203,7 @@ function rawRules(rule: PolicyRule, reason: string): RawRule[] {
   const nameGlob = rule.tool ?? rule.prompt;
   if (nameGlob !== undefined) selectors.name = globToRegExp(nameGlob);
   if (rule.resource !== undefined) selectors.uri = globToRegExp(rule.resource);
-  const argConditions: Record<string, unknown> = {};
-  for (const [field, test] of Object.entries(rule.when ?? {})) {
-    if (test.eq !== undefined) argConditions[field] = { $eq: test.eq };
-    else if (test.in !== undefined) argConditions[field] = { $in: test.in };
-    else if (test.notIn !== undefined) argConditions[field] = { $nin: test.notIn };
-    else argConditions[field] = { $regex: prefixRegExp(test.startsWith!) };
-  }
-  const conditions = Object.keys(argConditions).length > 0 ? argConditions : undefined;
+  const conditions = compileArgConditions(rule.when, inverted ? 'deny' : confirm ? 'confirm' : 'allow');
   const out: RawRule[] = [{ action: actions, subject, reason, inverted, confirm, selectors, conditions }];
   const shown = actions.filter((a) => SHOWN_BY.has(a));
   // An allowed use shows the item whatever its arguments; a denied use hides it only when

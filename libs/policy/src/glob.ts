@@ -16,8 +16,3 @@ export function globToRegExp(glob: string): RegExp {
   }
   return new RegExp(`^${source}$`, 's');
 }
-
-/** A literal prefix as a RegExp (for `startsWith` conditions). */
-export function prefixRegExp(prefix: string): RegExp {
-  return new RegExp(`^${prefix.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`, 's');
-}

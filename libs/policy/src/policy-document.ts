@@ -9,15 +9,30 @@ const action = z.enum([...POLICY_ACTIONS, '*'], { error: ACTION_ERROR });
 const actions = z.union([action, z.array(action).min(1)], { error: ACTION_ERROR });
 const name = z.string().min(1).max(200);
 
-/** A test on one argument: `args.repo: { in: [a, b] }`. */
+const scalar = z.union([z.string(), z.number(), z.boolean()]);
+
+/**
+ * A test on one argument: `args.repo: { in: [a, b] }`. Each judges the argument's value as a
+ * whole (an array never passes for one of its elements); arg-conditions.ts says what a value
+ * of another type does.
+ */
 const condition = z
   .strictObject({
-    eq: z.union([z.string(), z.number(), z.boolean()]).optional(),
-    in: z.array(z.union([z.string(), z.number(), z.boolean()])).min(1).optional(),
-    notIn: z.array(z.union([z.string(), z.number(), z.boolean()])).min(1).optional(),
-    startsWith: z.string().optional(),
+    eq: scalar.optional(),
+    in: z.array(scalar).min(1).optional(),
+    notIn: z.array(scalar).min(1).optional(),
+    startsWith: z.string().optional().describe('A literal string prefix; for paths, pathWithin.'),
+    pathWithin: z
+      .string()
+      .refine((p) => p.startsWith('/') && !p.includes('\0') && !p.includes('\\'), {
+        message: 'pathWithin takes an absolute POSIX path, e.g. /srv/shared/ (no backslash or NUL)',
+      })
+      .optional()
+      .describe('The value is an absolute path that, normalised (//, ., ..), is this directory or under it.'),
   })
-  .refine((c) => Object.values(c).filter((v) => v !== undefined).length === 1, { message: 'give exactly one of eq, in, notIn, startsWith' });
+  .refine((c) => Object.values(c).filter((v) => v !== undefined).length === 1, {
+    message: 'give exactly one of eq, in, notIn, startsWith, pathWithin',
+  });
 
 export const ruleSchema = z
   .strictObject({
