@@ -54,6 +54,9 @@ describe('switchboard CLI', () => {
     expect(ok.stdout).toContain(`ok: ${good}`);
     expect(ok.stdout).toMatch(/upstreams: 1 enabled: a \(stdio\); 1 disabled/);
     expect(existsSync(join(dir, 'data'))).toBe(false); // no database, no data dir
+    writeFileSync(join(dir, 'strict.yaml'), 'defaultEffect: deny\nroles: {}\n');
+    const strict = run(['config', 'check', '--config', writeConfig({ policy: { file: 'strict.yaml' }, mcpServers: {} }, dir)]);
+    expect(strict.stdout).toMatch(/policy: .*strict\.yaml; default deny/);
 
     const bad = run(['config', 'check', '--config', writeConfig({ listen: { host: '0.0.0.0', port: 'x' }, mcpServers: {} })]);
     expect(bad.code).toBe(2);

@@ -19,12 +19,13 @@ async function check(args: string[], usage: string): Promise<number> {
   const { values } = parseCommandArgs(args, COMMON_OPTIONS);
   if (values.help) return printUsage(usage);
   const config = loadCommandConfig(values);
-  if (config.policy.file) loadPolicyForCommand(config.policy.file);
-  process.stdout.write(summary(config));
+  const policy = config.policy.file ? loadPolicyForCommand(config.policy.file) : undefined;
+  // The file's own defaultEffect, when it sets one, wins over the config's.
+  process.stdout.write(summary(config, policy?.defaultEffect ?? policyDefaultEffect(config)));
   return 0;
 }
 
-function summary(config: GatewayConfig): string {
+function summary(config: GatewayConfig, defaultEffect: 'allow' | 'deny'): string {
   const enabled = config.servers.filter((s) => s.enabled);
   const servers = enabled.map((s) => `${s.name} (${s.transport})`).join(', ') || 'none';
   const audit = config.audit.enabled ? `${config.audit.mode}, retention ${config.audit.retention}` : 'off';
@@ -33,8 +34,7 @@ function summary(config: GatewayConfig): string {
     `  listen: ${config.listen.host}:${config.listen.port}, auth: ${config.auth.mode}`,
     `  upstreams: ${enabled.length} enabled: ${servers}${config.servers.length > enabled.length ? `; ${config.servers.length - enabled.length} disabled` : ''}`,
     `  data: ${config.dataDir}; audit: ${audit}`,
-    // A policy file's own defaultEffect, when it sets one, wins over this.
-    `  policy: ${config.policy.file ?? 'none'}; default ${policyDefaultEffect(config)}`,
+    `  policy: ${config.policy.file ?? 'none'}; default ${defaultEffect}`,
     '',
   ].join('\n');
 }
