@@ -116,6 +116,22 @@ describe('policies through the daemon (CASL, from a policy file)', () => {
     await bob.close();
   });
 
+  it("a shared server's log lines reach only the principals the policy lets read them (action log)", async () => {
+    writeFileSync(policyFile, POLICY); // bob is back to dev only
+    const seen: Record<string, string[]> = { bob: [], olga: [] };
+    const clients = { bob: await host('bob'), olga: await host('olga') };
+    await eventually(async () => !(await toolNames(clients.bob)).includes('fx__env') || undefined);
+    for (const [name, client] of Object.entries(clients)) {
+      client.setNotificationHandler('notifications/message', (n) => void seen[name].push(String(n.params.data)));
+    }
+    // olga's ops role has `allow: "*", server: fx`, which includes log; bob's rules only call.
+    await clients.olga.callTool({ name: 'fx__log', arguments: { level: 'error', message: 'olga private' } });
+    await eventually(async () => seen.olga.includes('olga private'), 5_000, "olga's log line");
+    await new Promise((r) => setTimeout(r, 300));
+    expect(seen.bob).toEqual([]);
+    await Promise.all(Object.values(clients).map((c) => c.close()));
+  });
+
   it('policy check prints the decision and the rule (exit 0 allow, 3 deny); lint lists every problem', () => {
     writeFileSync(policyFile, POLICY);
     const allow = cli(['policy', 'check', '--config', configPath, '--principal', 'bob', '--tool', 'fx__echo', '--args', '{"text":"ok"}']);

@@ -16,6 +16,7 @@ import {
   ServerRequestRelay,
   SessionDirectory,
   SubscriptionManager,
+  type Principal,
 } from '@switchboard/relay';
 import { PrincipalSecretStore } from '@switchboard/secrets';
 import {
@@ -106,7 +107,8 @@ export class GatewayRuntime {
     this.registry = new UpstreamRegistry(upstreamDeps);
     this.sync = new CatalogSync(this.registry, this.catalog, logger);
     const isolated = (server: string) => this.current.servers.some((s) => s.name === server && s.isolation !== 'shared');
-    const fanout = new NotificationFanout(this.sessions, this.registry, this.catalog, isolated);
+    const mayReadLogs = (principal: Principal, server: string) => this.policy.decide(principal, 'log', 'Server', { server }).allowed;
+    const fanout = new NotificationFanout(this.sessions, this.registry, this.catalog, isolated, mayReadLogs);
     let subscriptions!: SubscriptionManager;
     /** What an owned connection reports goes to its owner: a principal's sessions, or the one session. */
     const toOwner = (perSession: boolean): OwnedConnectionListener => ({

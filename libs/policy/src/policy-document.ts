@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /** What a rule may allow or deny. `*` is every action. */
-export const POLICY_ACTIONS = ['list', 'call', 'read', 'subscribe', 'get', 'complete', 'sample', 'elicit'] as const;
+export const POLICY_ACTIONS = ['list', 'call', 'read', 'subscribe', 'get', 'complete', 'sample', 'elicit', 'log'] as const;
 export type PolicyAction = (typeof POLICY_ACTIONS)[number];
 
 const ACTION_ERROR = `must be one of ${[...POLICY_ACTIONS, '*'].join(', ')}, or a list of them`;

@@ -81,6 +81,25 @@ describe('a per-session connection', () => {
     expect(upstreamLogLevel(sessions, 'gone')).toBeUndefined();
   });
 
+  it("delivers a shared server's log lines only to the principals the policy lets read them", () => {
+    const sessions = new SessionDirectory();
+    const got: Record<string, unknown[]> = { alice: [], eve: [] };
+    for (const id of ['alice', 'eve']) {
+      const s = { id, initialized: true, principal: { id }, send: async (m: unknown) => void got[id].push(m) };
+      sessions.add(s as unknown as DownstreamSession);
+    }
+    const registry = new UpstreamRegistry({ logger: silentLogger(), factory: new DefaultTransportFactory(), client: { name: 't', version: '1' } });
+    const listeners: { notification?: (server: string, n: unknown) => void }[] = [];
+    registry.addListener = (l) => {
+      listeners.push(l as never);
+      return () => undefined;
+    };
+    new NotificationFanout(sessions, registry, new CatalogStore(), () => false, (principal, server) => principal.id === 'alice' && server === 'fx');
+    for (const l of listeners) l.notification?.('fx', { jsonrpc: '2.0', method: 'notifications/message', params: { level: 'error', data: 'secret' } });
+    expect(got.alice).toHaveLength(1);
+    expect(got.eve).toEqual([]);
+  });
+
   it('has its log lines delivered to its session only', () => {
     const sessions = new SessionDirectory();
     const got: Record<string, unknown[]> = { a: [], b: [] };

@@ -9,7 +9,9 @@ export const DEFAULT_SESSION_LOG_LEVEL: LogLevel = 'info';
 /**
  * Notifications from the merged world to every host: list_changed when the merged catalog
  * changed (whatever the cause: an upstream's own list_changed, one coming or going, a config
- * reload), and upstream log messages, labelled with their server and filtered per session.
+ * reload), and upstream log messages, labelled with their server and filtered per session:
+ * a shared server's to the principals the policy lets read them, a principal's or a
+ * session's own connection's to that principal or session.
  */
 export class NotificationFanout {
   constructor(
@@ -21,6 +23,11 @@ export class NotificationFanout {
      * catalog, and its log lines (about a connection no host uses) reach nobody.
      */
     private readonly isolated: (server: string) => boolean = () => false,
+    /**
+     * Whether a principal may read a shared server's log lines (the policy's `log` action).
+     * A shared server's lines are about every principal's calls, so they are not for all.
+     */
+    private readonly mayReadLogs: (principal: DownstreamSession['principal'], server: string) => boolean = () => true,
   ) {
     store.onChange((diff) => {
       if (diff.tools) this.broadcast('notifications/tools/list_changed');
@@ -29,7 +36,7 @@ export class NotificationFanout {
     });
     registry.addListener({
       notification: (server, n) => {
-        if (n.method === 'notifications/message' && !this.isolated(server)) this.log(server, n);
+        if (n.method === 'notifications/message' && !this.isolated(server)) this.log(server, n, (s) => this.mayReadLogs(s.principal, server));
       },
       stateChanged: (server, state) => {
         // A (re)connected upstream starts at its default level; tell it what sessions asked for.
