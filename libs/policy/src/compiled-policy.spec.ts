@@ -74,6 +74,34 @@ describe('CompiledPolicy decisions', () => {
   });
 });
 
+describe('what a server-wide rule shows in lists', () => {
+  const doc = policyDocumentSchema.parse({
+    roles: {
+      caller: [{ id: 'call-x', allow: 'call', server: 'x' }],
+      reader: [{ id: 'use-y', allow: ['call', 'get'], server: 'y' }],
+      hidden: [
+        { id: 'all-z', allow: '*', server: 'z' },
+        { id: 'no-z-calls', deny: 'call', server: 'z' },
+      ],
+    },
+  });
+  const policy = new CompiledPolicy(doc, 'deny');
+  const listed = (roles: string[], type: SubjectType, fields: SubjectFields) => policy.decide({ id: 'p', roles }, 'list', type, fields).allowed;
+
+  it('only the kinds its actions apply to: call shows tools, get prompts, read resources', () => {
+    expect(listed(['caller'], 'Tool', { server: 'x', name: 'x__t' })).toBe(true);
+    expect(listed(['caller'], 'Prompt', { server: 'x', name: 'x__p' })).toBe(false);
+    expect(listed(['caller'], 'Resource', { server: 'x', uri: 'x://r' })).toBe(false);
+    expect(listed(['reader'], 'Prompt', { server: 'y', name: 'y__p' })).toBe(true);
+    expect(listed(['reader'], 'Resource', { server: 'y', uri: 'y://r' })).toBe(false);
+  });
+
+  it("a server-wide deny of calls hides the server's tools, not its prompts", () => {
+    expect(listed(['hidden'], 'Tool', { server: 'z', name: 'z__t' })).toBe(false);
+    expect(listed(['hidden'], 'Prompt', { server: 'z', name: 'z__p' })).toBe(true);
+  });
+});
+
 describe('confirm rules', () => {
   const confirming = new CompiledPolicy(
     policyDocumentSchema.parse({

@@ -66,7 +66,13 @@ const loadCasl = (): typeof Casl => (casl ??= createRequire(import.meta.url)('@c
 const matchArgConditions = (conditions: ArgConditions) => ((subject: { args?: unknown }) => conditions.matches(subject.args)) as Casl.MatchConditions;
 
 /** Actions whose permission also shows the item in lists, so seeing and using never disagree. */
-const SHOWN_BY = new Set(['call', 'get', 'read', 'complete']);
+const SHOWN_BY: Readonly<Record<string, readonly SubjectType[]>> = {
+  call: ['Tool'],
+  get: ['Prompt'],
+  read: ['Resource'],
+  complete: ['Prompt', 'Resource'],
+};
+const LISTED_KINDS: readonly SubjectType[] = ['Tool', 'Prompt', 'Resource'];
 
 /**
  * A policy document compiled to CASL rules. Precedence, lowest first: the default effect,
@@ -205,11 +211,14 @@ function rawRules(rule: PolicyRule, reason: string): RawRule[] {
   if (rule.resource !== undefined) selectors.uri = globToRegExp(rule.resource);
   const conditions = compileArgConditions(rule.when, inverted ? 'deny' : confirm ? 'confirm' : 'allow');
   const out: RawRule[] = [{ action: actions, subject, reason, inverted, confirm, selectors, conditions }];
-  const shown = actions.filter((a) => SHOWN_BY.has(a));
+  // Only the kinds each action applies to: `allow: call, server: X` shows X's tools, not
+  // its prompts and resources, which the rule does not let anyone use.
+  const usable = new Set(actions.flatMap((a) => (Object.hasOwn(SHOWN_BY, a) ? SHOWN_BY[a] : [])));
+  const listed = (subject === 'all' ? LISTED_KINDS : [subject].flat()).filter((kind) => usable.has(kind as SubjectType));
   // An allowed use shows the item whatever its arguments; a denied use hides it only when
   // it is denied for every argument (an argument condition leaves it listed).
-  if (shown.length > 0 && !actions.includes('list') && (!inverted || rule.when === undefined)) {
-    out.push({ action: 'list', subject, reason, inverted, selectors });
+  if (listed.length > 0 && !actions.includes('list') && (!inverted || rule.when === undefined)) {
+    out.push({ action: 'list', subject: listed, reason, inverted, selectors });
   }
   return out;
 }
