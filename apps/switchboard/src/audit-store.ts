@@ -65,7 +65,8 @@ export async function openMigrated(
       if (dataSource && !(await dataSource.showMigrations().catch(() => true))) break;
       if (attempt >= MIGRATION_ATTEMPTS) {
         if (dataSource?.isInitialized) await dataSource.destroy();
-        throw err;
+        // SQLite's own words ("attempt to write a readonly database") name no file.
+        throw new Error(`cannot open and migrate the database ${databasePath(config)}: ${(err as Error).message}`, { cause: err });
       }
       await new Promise((r) => setTimeout(r, 50 * attempt));
     }

@@ -1,4 +1,4 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -20,6 +20,22 @@ async function opened(options: Partial<Parameters<typeof openDatabase>[0]> = {})
 }
 
 describe('openDatabase', () => {
+  it('creates the database, its WAL and its directory for the owner only, whatever the umask', async () => {
+    const base = dir();
+    const file = join(base, 'nested', 'switchboard.sqlite');
+    const before = process.umask(0o022);
+    try {
+      const ds = await openDatabase({ file, entities: [], migrations: [] });
+      open.push(ds);
+      sqliteConnection(ds).exec('CREATE TABLE t (x); INSERT INTO t VALUES (1)');
+    } finally {
+      process.umask(before);
+    }
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(statSync(`${file}-wal`).mode & 0o777).toBe(0o600);
+    expect(statSync(join(base, 'nested')).mode & 0o777).toBe(0o700);
+  });
+
   it('creates the directory and sets WAL, foreign keys, the busy timeout and full sync by default', async () => {
     const db = await opened({ busyTimeoutMs: 1234 });
     expect(db.pragma('journal_mode', { simple: true })).toBe('wal');

@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DataSource, type MixedList } from 'typeorm';
 
@@ -46,7 +46,16 @@ export interface SqliteStatement {
  * comes only from migrations; `synchronize` is never on.
  */
 export async function openDatabase(options: DatabaseOptions): Promise<DataSource> {
-  if (!options.readonly) mkdirSync(dirname(options.file), { recursive: true });
+  if (!options.readonly) {
+    mkdirSync(dirname(options.file), { recursive: true, mode: 0o700 });
+    // Created owner-only before SQLite opens it (SQLite gives its -wal and -shm files the
+    // same mode): it holds the audit log and API key hashes, whatever the umask.
+    try {
+      closeSync(openSync(options.file, 'wx', 0o600));
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    }
+  }
   const synchronous = (options.synchronous ?? 'full').toUpperCase();
   const dataSource = new DataSource({
     type: 'better-sqlite3',

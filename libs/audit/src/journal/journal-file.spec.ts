@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, appendFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, appendFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -11,6 +11,17 @@ const lines = (path: string) => readFileSync(path, 'utf8').split('\n').slice(0, 
 const rowLines = (...entries: ReturnType<typeof entry>[]) => entries.map((e) => recordText(0, e) + '\n').join('');
 
 describe('JournalFile', () => {
+  it('is created owner-only, and a directory it cannot be created in is named in the error', () => {
+    const dir = join(mkdtempSync(join(tmpdir(), 'sb-journal-')), 'audit-journal');
+    const journal = JournalFile.create(dir);
+    expect(statSync(journal.path).mode & 0o777).toBe(0o600);
+    expect(statSync(dir).mode & 0o777).toBe(0o700);
+    journal.close(true);
+    const blocker = join(dir, 'a-file');
+    writeFileSync(blocker, '');
+    expect(() => JournalFile.create(join(blocker, 'journal'))).toThrow(/^cannot create the audit journal .*a-file\/journal\/.*\.journal: /);
+  });
+
   it('starts with a header, appends rows, and empties itself into the next generation', () => {
     const dir = mkdtempSync(join(tmpdir(), 'sb-journal-'));
     const journal = JournalFile.create(dir);

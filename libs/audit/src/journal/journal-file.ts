@@ -48,12 +48,21 @@ export class JournalFile {
 
   /** Creates this process's journal in `dir` (the lock first: a journal is never without a live owner's lock). */
   static create(dir: string): JournalFile {
-    mkdirSync(dir, { recursive: true });
     const name = `${process.pid}-${Date.now().toString(36)}-${randomBytes(4).toString('hex')}`;
-    const lock = takeLock(join(dir, name + LOCK_SUFFIX));
-    if (!lock) throw new Error(`audit journal ${name}: its lock is held by another process`);
     const path = join(dir, name + JOURNAL_SUFFIX);
-    const fd = openSync(path, 'a');
+    let lock: LockHandle | undefined;
+    let fd: number;
+    try {
+      // Owner only, like the database: the journal holds the same rows.
+      mkdirSync(dir, { recursive: true, mode: 0o700 });
+      lock = takeLock(join(dir, name + LOCK_SUFFIX));
+      if (!lock) throw new Error('its lock is held by another process');
+      fd = openSync(path, 'a', 0o600);
+    } catch (err) {
+      lock?.release();
+      // Named, so that whoever reads "unable to open database file" knows it is this directory.
+      throw new Error(`cannot create the audit journal ${path}: ${(err as Error).message}`);
+    }
     const journal = new JournalFile(name, path, fd, lock);
     journal.writeHeader();
     return journal;
