@@ -19,6 +19,8 @@ export interface ApprovalQuestion {
   tool: string;
   /** The arguments as the approver sees them (redacted by the audit rules). */
   arguments: unknown;
+  /** Redaction hid parts of them: the page says so. */
+  argumentsRedacted?: boolean;
   argumentsDigest: string;
   /** The rule that asked for confirmation. */
   rule: string;

@@ -6,8 +6,13 @@ import type { RequestContext } from '../relay.types.js';
 export interface ApprovalRequest {
   server: string;
   tool: string;
-  /** Redacted, as the audit log would show them. */
+  /** As the host sent them: shown on that host, which has them anyway. */
   arguments: unknown;
+  /**
+   * Redacted as the audit log would store them: shown in the inbox, to the caller or an
+   * admin. `hidden`: redaction changed something, and the approver is told so.
+   */
+  redacted: { arguments: unknown; hidden: boolean };
   argumentsDigest: string;
   rule: string;
   timeoutMs: number;
@@ -58,7 +63,8 @@ export async function askInbox(ctx: RequestContext, inbox: Inbox, request: Appro
       {
         kind: 'approval',
         tool: request.tool,
-        arguments: request.arguments,
+        arguments: request.redacted.arguments,
+        argumentsRedacted: request.redacted.hidden,
         argumentsDigest: request.argumentsDigest,
         rule: request.rule,
         rememberChoicesMs: request.rememberChoicesMs,

@@ -50,7 +50,11 @@ export async function approved(ctx: RequestContext, services: RelayServices, cal
   const request: ApprovalRequest = {
     server: call.server,
     tool: call.tool,
-    arguments: services.audit ? services.audit.redact(call.args) : call.args,
+    // The host gets the arguments it sent; the inbox gets them redacted, and says so: a
+    // value that looks like a secret can hide anything after it (`password='; curl … | sh`),
+    // which an approver must not approve unseen.
+    arguments: call.args,
+    redacted: redactedForInbox(services, call.args),
     argumentsDigest: binding.argumentsDigest,
     rule,
     timeoutMs: config.approvals.timeoutMs,
@@ -82,6 +86,11 @@ export async function approved(ctx: RequestContext, services: RelayServices, cal
       await record(ctx, services, call, started, { via, rule: 'approval:withdrawn', refused: 'Request cancelled' });
       throw new McpError(ErrorCode.RequestTimeout, 'Request cancelled');
   }
+}
+
+function redactedForInbox(services: RelayServices, args: unknown): ApprovalRequest['redacted'] {
+  const shown = services.audit ? services.audit.redact(args) : args;
+  return { arguments: shown, hidden: shown !== args };
 }
 
 type Reason = 'declined' | 'expired' | 'unavailable' | 'failed' | 'stale-policy';

@@ -60,6 +60,15 @@ function renderApproval(entry) {
     el('p', { class: 'label', text: 'Arguments' }),
     el('pre', { class: 'arguments', text: prettyJson(item.arguments) }),
   );
+  if (item.argumentsRedacted) {
+    // A redacted value can hide anything, a command appended to a password included.
+    entry.card.append(
+      el('p', {
+        class: 'warning',
+        text: 'Parts of these arguments look like secrets and are hidden ([REDACTED]). A hidden part can hold anything; approve only if you know what the caller sent there.',
+      }),
+    );
+  }
   let remember;
   const choices = Array.isArray(item.rememberChoicesMs) ? item.rememberChoicesMs : [];
   if (choices.length > 0) {
