@@ -153,6 +153,46 @@ describe('audit rows written by the daemon (strict mode)', () => {
     ]);
     expect(String(refusals[0].error_message)).toMatch(/evil\.example/);
   });
+
+  it('secrets in a resource URI and in header name/value lists are redacted in the rows', async () => {
+    // Built at run time, so that secret scanners see no credential-looking literal here.
+    const accessToken = `TokValue${'7q'.repeat(8)}`;
+    const bearer = `Zx9${'kP4'.repeat(8)}`;
+    const uri = `fixture://items/redact-me?access_token=${accessToken}&auth=${encodeURIComponent(`Bearer ${bearer}`)}`;
+    // Whether the fixture serves it or not, the request gets a row.
+    await host.client.readResource({ uri }).catch(() => undefined);
+    const basic = Buffer.from('alice:s3cret-pass-1').toString('base64');
+    await host.client.callTool({
+      name: 'fx__echo',
+      arguments: {
+        text: 'har pairs',
+        headers: [
+          { name: 'Accept', value: 'text/plain' },
+          { name: 'Authorization', value: `Basic ${basic}` },
+          { name: 'DB_PASSWORD', value: 'hunter2hunter2' },
+        ],
+        headerPairs: [['X-Api-Key', 'k3y-v4lue-k3y']],
+      },
+    });
+
+    const [read] = rows(dataDir, `method = 'resources/read' AND name LIKE 'fixture://items/redact-me%'`);
+    expect(read.name).toBe('fixture://items/redact-me?access_token=[REDACTED:secret-param]&auth=Bearer%20[REDACTED:bearer-token]');
+    expect(read.original_name).toBe(read.name);
+    const [call] = rows(dataDir, `name = 'fx__echo' AND arguments LIKE '%headerPairs%'`);
+    expect(JSON.parse(String(call.arguments))).toEqual({
+      text: 'har pairs',
+      headers: [
+        { name: 'Accept', value: 'text/plain' },
+        { name: 'Authorization', value: '[REDACTED]' },
+        { name: 'DB_PASSWORD', value: '[REDACTED]' },
+      ],
+      headerPairs: [['X-Api-Key', '[REDACTED]']],
+    });
+    for (const row of [read, call]) {
+      const stored = JSON.stringify(row);
+      for (const secret of [accessToken, bearer, basic, 'hunter2hunter2', 'k3y-v4lue-k3y']) expect(stored).not.toContain(secret);
+    }
+  });
 });
 
 describe('audit over stdio, and with completions off', () => {

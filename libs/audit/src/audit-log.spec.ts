@@ -49,6 +49,44 @@ describe('AuditLog', () => {
     expect(String(row.error_message).length).toBeLessThanOrEqual(1000);
   });
 
+  it('redacts a resources/read row\'s URIs (name and original_name) like its error message', async () => {
+    const { audit, last } = await log();
+    const uri = 'probe://readme?access_token=TokValue';
+    await audit.record(entry({ method: 'resources/read', name: uri, originalName: uri }), undefined, `Resource not found: ${uri}`);
+    const row = last();
+    expect(row.name).toBe('probe://readme?access_token=[REDACTED:secret-param]');
+    expect(row.original_name).toBe('probe://readme?access_token=[REDACTED:secret-param]');
+    expect(row.error_message).toBe('Resource not found: probe://readme?access_token=[REDACTED:secret-param]');
+  });
+
+  it('redacts percent-encoded secrets in URIs, and a completion ref\'s template URI', async () => {
+    const { audit, last } = await log();
+    const bearer = `probe://t/${encodeURIComponent(`Bearer ${'Tok3nValue'.repeat(3)}`)}`;
+    await audit.record(entry({ method: 'resources/read', name: bearer, originalName: null }), undefined, null);
+    expect(last()).toMatchObject({ name: 'probe://t/Bearer%20[REDACTED:bearer-token]', original_name: null });
+    const key = `AKIA${'QW3ERT7YU2IOP5AS'}`;
+    const template = `probe://{id}/${encodeURIComponent(`key=${key}`)}`;
+    await audit.record(entry({ method: 'completion/complete', name: template, originalName: template }), { argument: { name: 'id', value: 'a' } }, null);
+    const row = last();
+    expect(row.name).toBe('probe://{id}/key%3D[REDACTED:aws-access-key-id]');
+    expect(row.original_name).toBe(row.name);
+  });
+
+  it('leaves tool names alone: only URIs are redacted', async () => {
+    const { audit, last } = await log();
+    await audit.record(entry({ name: 'probe__token=x', originalName: 'token=x' }), {}, null);
+    expect(last()).toMatchObject({ name: 'probe__token=x', original_name: 'token=x' });
+  });
+
+  it('redacts the value of a completion argument named like a secret', async () => {
+    const { audit, last } = await log();
+    const args = { argument: { name: 'password', value: 'hunter2hunter2' }, context: { arguments: { user: 'ada' } } };
+    await audit.record(entry({ method: 'completion/complete', name: 'fx__login', originalName: 'login' }), args, null);
+    const row = last();
+    expect(row.arguments).toBe('{"argument":{"name":"password","value":"[REDACTED]"},"context":{"arguments":{"user":"ada"}}}');
+    expect(row.arguments_digest).toBe(argumentsDigest(args));
+  });
+
   it('records the four request methods; completion/complete only when configured', async () => {
     const on = (await log()).audit;
     const off = (await log(200, false)).audit;

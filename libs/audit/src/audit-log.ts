@@ -15,6 +15,14 @@ export interface AuditLogOptions {
 /** Methods with a row per request; the relayed server->client ones join with the relay. */
 const RECORDED = new Set(['tools/call', 'resources/read', 'prompts/get', 'completion/complete']);
 
+/**
+ * Methods whose row names a resource URI (`name` and `original_name`; for completion/complete,
+ * a ref/resource's template URI): a URI can carry a credential (`?access_token=…`), so those
+ * names get the text redaction too. Other names (tools, prompts) are not redacted: they are
+ * what rules and queries match on. Subscriptions are not recorded today; listed for when they are.
+ */
+const URI_NAMED = new Set(['resources/read', 'resources/subscribe', 'resources/unsubscribe', 'completion/complete']);
+
 const MAX_ERROR_CHARS = 1000;
 
 /**
@@ -52,7 +60,8 @@ export class AuditLog {
 
   /**
    * Completes `entry` from the request's raw arguments and error text (redacted, capped,
-   * digested) and queues it; `expected` when expectRow announced it. `entry` is filled in
+   * digested), redacts its names when they are resource URIs, and queues it; `expected` when
+   * expectRow announced it. `entry` is filled in
    * place: it is the pipeline's own, and a copy of a 25-field object costs more than the
    * rest of this method.
    * Strict: resolves when the row is committed. Relaxed: at once.
@@ -75,6 +84,10 @@ export class AuditLog {
       entry.argumentsDigest = canonicalTextDigest(full, this.options.digestKey);
     }
     entry.errorMessage = error === null ? null : this.options.redactor.redactText(error).slice(0, MAX_ERROR_CHARS);
+    if (URI_NAMED.has(entry.method)) {
+      if (entry.name !== null) entry.name = this.options.redactor.redactText(entry.name);
+      if (entry.originalName !== null) entry.originalName = this.options.redactor.redactText(entry.originalName);
+    }
     return this.writer.append(entry);
   }
 

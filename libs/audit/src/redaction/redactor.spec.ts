@@ -195,6 +195,18 @@ describe('redact: value patterns (defaults)', () => {
     ['an OpenAI project key', `using ${fake('sk-proj-', 120, `${ALNUM}_-`)} now`, 'using [REDACTED:openai-key] now'],
     ['an Anthropic key', `using ${fake('sk-ant-api03-', 93, `${ALNUM}_-`)} now`, 'using [REDACTED:anthropic-key] now'],
     ['an npm token', `created ${fake('npm_', 36)}`, 'created [REDACTED:npm-token]'],
+    ['a Switchboard API key', `key=1 ${fake('sbk_', 43, `${ALNUM}_-`)} used`, 'key=1 [REDACTED:switchboard-key] used'],
+    [
+      'a Slack app-level token',
+      `using ${fake(`xapp-1-${fake('A0', 9, UPPER)}-${fake('', 13, '0123456789')}-`, 64, 'abcdef0123456789')} now`,
+      'using [REDACTED:slack-token] now',
+    ],
+    ['a bare Basic credential', 'retrying with Basic dXNlcjpwYXNzd29yZA==', 'retrying with Basic [REDACTED:basic-credentials]'],
+    [
+      'a Basic credential in a header list',
+      '[["Accept","*/*"],["Authorization","basic YWxpY2U6czNjcjN0LXBhc3N3b3Jk"]]',
+      '[["Accept","*/*"],["Authorization","basic [REDACTED:basic-credentials]"]]',
+    ],
     [
       'an Azure storage AccountKey',
       `DefaultEndpointsProtocol=https;AccountName=acct;AccountKey=${fake('', 86)}==;EndpointSuffix=core.windows.net`,
@@ -243,7 +255,11 @@ describe('redact: value patterns (defaults)', () => {
     ['a password file setting', 'PASSWORD_FILE=/run/secrets/db'],
     ['npm config', 'npm_config_registry=https://registry.example.com'],
     ['a certificate', `-----BEGIN CERTIFICATE-----\n${PEM_BODY}\n-----END CERTIFICATE-----`],
-    ['short prefixes', 'ghp_abc sk-abc AKIA123 xoxb-1'],
+    ['short prefixes', 'ghp_abc sk-abc AKIA123 xoxb-1 xapp-1-A0 sbk_abc'],
+    ['prose about basic credentials', 'Basic information: basic authentication, Basic realm="api", basic troubleshooting'],
+    ['a base64 word after Basic that is no user:password', `Basic ${Buffer.from('no colon in here').toString('base64')}`],
+    ['percent signs', '100% done, 50%off, %zz, a %E2%82%AC sign, %41%4B%49%41 short'],
+    ['the auth:missing message', 'Unauthorized: a credential is required: an API key or token, sent as a Bearer token in the Authorization header or in X-API-Key'],
   ])('keeps %s', (_, text) => {
     expect(redactor.redactText(text)).toBe(text);
   });
@@ -289,12 +305,160 @@ describe('redact: value patterns (defaults)', () => {
       fill('"password":"'),
       fill('--token '),
       fill('aws_secret_access_key='),
+      fill('Basic '),
+      `Basic ${'A'.repeat(size)}`,
+      fill('Basic YWxpY2U6cHc= '),
+      fill('xapp-1-'),
+      fill('sbk_'),
+      fill('%41'),
+      fill('%E2%82'),
+      fill('%F0%9F%98%80password%3D'),
+      `Bearer%20${'a'.repeat(size)}`,
     ];
     for (const input of inputs) {
       const started = performance.now();
       redactor.redactText(input);
       expect(performance.now() - started, input.slice(0, 30)).toBeLessThan(1000);
     }
+  });
+});
+
+describe('redact: name/value pairs', () => {
+  it('redacts the value of {name, value} and {key, value} pairs named like a secret (HAR, Kubernetes, tags)', () => {
+    const args = {
+      har: [
+        { name: 'Accept', value: 'application/json' },
+        { name: 'Authorization', value: 'Basic YWxpY2U6aHVudGVyMg==' },
+      ],
+      env: [
+        { name: 'DB_HOST', value: 'db' },
+        { name: 'DB_PASSWORD', value: 'hunter2' },
+        { name: 'DB_PASSWORD_FILE', valueFrom: { configMapKeyRef: { name: 'db', key: 'path' } } },
+      ],
+      params: [{ key: 'api_key', value: 'k' }],
+      tags: [{ Key: 'session-token', Value: 42 }],
+    };
+    expect(redactor.redact(args)).toEqual({
+      har: [
+        { name: 'Accept', value: 'application/json' },
+        { name: 'Authorization', value: '[REDACTED]' },
+      ],
+      env: [
+        { name: 'DB_HOST', value: 'db' },
+        { name: 'DB_PASSWORD', value: '[REDACTED]' },
+        { name: 'DB_PASSWORD_FILE', valueFrom: { configMapKeyRef: { name: 'db', key: 'path' } } },
+      ],
+      params: [{ key: 'api_key', value: '[REDACTED]' }],
+      tags: [{ Key: 'session-token', Value: '[REDACTED]' }],
+    });
+  });
+
+  it('redacts a completion/complete argument named like a secret', () => {
+    expect(redactor.redact({ argument: { name: 'password', value: 'hunter2' }, context: { arguments: { user: 'ada' } } })).toEqual({
+      argument: { name: 'password', value: '[REDACTED]' },
+      context: { arguments: { user: 'ada' } },
+    });
+  });
+
+  it('redacts the second item of a two-item array whose first is a secret name', () => {
+    const args = {
+      headerPairs: [
+        ['Accept', 'text/plain'],
+        ['Authorization', 'Token abc'],
+        ['X-Api-Key', { nested: 'k' }],
+      ],
+      entries: [['client_secret', 'shh']],
+    };
+    expect(redactor.redact(args)).toEqual({
+      headerPairs: [
+        ['Accept', 'text/plain'],
+        ['Authorization', '[REDACTED]'],
+        ['X-Api-Key', '[REDACTED]'],
+      ],
+      entries: [['client_secret', '[REDACTED]']],
+    });
+  });
+
+  it('keeps pairs with innocent names, longer arrays, and names that are prose', () => {
+    const args = {
+      pairs: [['max_tokens', 100], ['name', 'value']],
+      list: ['password', 'x', 'y'],
+      flags: { name: 'token_count', value: 3 },
+      long: { name: `a field that is ${'very '.repeat(30)}long and mentions a password`, value: 'v' },
+      noValue: { name: 'password', hint: 'at least 12 characters' },
+    };
+    expect(redactor.redact(args)).toBe(args);
+  });
+
+  it('leaves an undefined pair value undefined', () => {
+    expect(redactor.redact({ p: ['token', undefined], o: { name: 'token', value: undefined } })).toEqual({
+      p: ['token', undefined],
+      o: { name: 'token', value: undefined },
+    });
+  });
+
+  it('applies the configured keys to pair names too', () => {
+    const r = createRedactor({ defaults: false, keys: ['pin'] });
+    expect(r.redact([{ name: 'PIN', value: '1234' }, ['pin', '1234'], { name: 'password', value: 'p' }])).toEqual([
+      { name: 'PIN', value: '[REDACTED]' },
+      ['pin', '[REDACTED]'],
+      { name: 'password', value: 'p' },
+    ]);
+  });
+});
+
+describe('redactText: percent-encoded text (resource URIs)', () => {
+  const pct = (text: string) => [...text].map((c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`).join('');
+
+  it.each([
+    ['a secret query parameter', 'probe://readme?access_token=TokValue', 'probe://readme?access_token=[REDACTED:secret-param]'],
+    [
+      'an encoded Bearer token',
+      `probe://t/${encodeURIComponent(`Bearer ${fake('', 24)}`)}`,
+      'probe://t/Bearer%20[REDACTED:bearer-token]',
+    ],
+    [
+      'an encoded Authorization header',
+      `probe://t?h=${encodeURIComponent('Authorization: Basic dXNlcjpwYXNzd29yZA==')}`,
+      'probe://t?h=Authorization%3A%20Basic%20[REDACTED:authorization]',
+    ],
+    [
+      'an encoded bare Basic credential',
+      `probe://t/${encodeURIComponent('Basic dXNlcjpwYXNzd29yZA==')}`,
+      'probe://t/Basic%20[REDACTED:basic-credentials]',
+    ],
+    ['a fully encoded GitHub token', `probe://t/${pct(fake('ghp_', 36))}/x`, 'probe://t/[REDACTED:github-token]/x'],
+    ['a fully encoded AWS key id', `probe://t/${pct(fake('AKIA', 16, UPPER))}`, 'probe://t/[REDACTED:aws-access-key-id]'],
+    ['an encoded JWT', `probe://t/${JWT.slice(0, 10)}${pct(JWT.slice(10, 14))}${JWT.slice(14)}`, 'probe://t/[REDACTED:jwt]'],
+    [
+      'a token in an encoded nested URL',
+      `probe://x?next=${encodeURIComponent('https://api/cb?token=abc&page=2')}`,
+      'probe://x?next=https%3A%2F%2Fapi%2Fcb%3Ftoken%3D[REDACTED:secret-param]%26page%3D2',
+    ],
+    [
+      'a secret around multi-byte characters',
+      `probe://x/${encodeURIComponent('€ password=hünter2 😀 ok')}`,
+      'probe://x/%E2%82%AC%20password%3D[REDACTED:secret-param]%20%F0%9F%98%80%20ok',
+    ],
+    [
+      'a secret next to invalid UTF-8',
+      'probe://x/password%3Dab%FFcd%20next',
+      'probe://x/password%3D[REDACTED:secret-param]%20next',
+    ],
+  ])('replaces %s', (_, text, expected) => {
+    expect(redactor.redactText(text)).toBe(expected);
+    expect(redactor.redactText(expected)).toBe(expected);
+  });
+
+  it('keeps a URI with escapes and no secret as it is', () => {
+    const uri = 'file:///docs/My%20Report%20%E2%82%AC.md?page=2&q=a%2Bb';
+    expect(redactor.redactText(uri)).toBe(uri);
+  });
+
+  it('applies custom patterns to the decoded text too', () => {
+    const r = createRedactor({ defaults: false, patterns: ['ACME [0-9]{6}'] });
+    expect(r.redactText('probe://x/ACME%20123456/y')).toBe('probe://x/[REDACTED:custom]/y');
+    expect(r.redactText('ACME 123456 and ACME%20654321')).toBe('[REDACTED:custom] and [REDACTED:custom]');
   });
 });
 

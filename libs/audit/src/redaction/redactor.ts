@@ -25,9 +25,12 @@ export interface RedactionOptions {
 export interface Redactor {
   /**
    * `value` with secrets replaced. Values under a secret key become '[REDACTED]' (whatever
-   * their type; an undefined member stays undefined); substrings matching a value pattern
-   * become `[REDACTED:<kind>]`; in an array, a string after a secret flag ('--password', 'x')
-   * becomes '[REDACTED]' too. A repeated ancestor (a cycle) becomes '[Circular]', nesting
+   * their type; an undefined member stays undefined), and so does the value of a name/value
+   * pair whose name is a secret key: `{name: 'DB_PASSWORD', value: X}` (or `key:` instead of
+   * `name:`, any case) and `['Authorization', X]` (an array of exactly two items, the first a
+   * name); substrings matching a value pattern become `[REDACTED:<kind>]`; in an array, a
+   * string after a secret flag ('--password', 'x') becomes '[REDACTED]' too. A repeated
+   * ancestor (a cycle) becomes '[Circular]', nesting
    * deeper than 1000 levels '[Truncated]'. Never mutates the input, never throws on non-JSON
    * values (undefined, functions, bigint, symbols are returned as they are).
    *
@@ -36,7 +39,11 @@ export interface Redactor {
    * treated as read-only, like the input (the audit log serializes it at once).
    */
   redact(value: unknown): unknown;
-  /** Applies only the value patterns to a free text (an error message, a log line). */
+  /**
+   * Applies only the value patterns to a free text (an error message, a log line, a resource
+   * URI). A text with percent-escapes (`%20`) is also searched as decoded once, and what is
+   * found there is replaced in the text as it is (`Bearer%20[REDACTED:bearer-token]`).
+   */
   redactText(text: string): string;
 }
 
@@ -49,6 +56,8 @@ const MAX_DEPTH = 1000;
 // Object keys come from the host: the per-redactor cache of key decisions must stay bounded.
 const MAX_CACHED_KEYS = 4096;
 const MAX_CACHED_KEY_LENGTH = 128;
+/** A name/value pair's name longer than this is prose, not a name: it is not judged. */
+const MAX_PAIR_NAME_LENGTH = 128;
 
 const SLASHED = /^\/(.+)\/([a-z]*)$/s;
 /** A command-line flag without its value; its name is then judged like an object key. */
@@ -102,14 +111,27 @@ export function createRedactor(options: RedactionOptions = {}): Redactor {
     return result;
   }
 
-  /** Also an argv array: the value after a secret flag (['--password', 'x']) is redacted too. */
+  /** A name of a name/value pair ('Authorization', 'DB_PASSWORD') that is a secret key. */
+  function isSecretName(name: unknown): boolean {
+    return typeof name === 'string' && name.length <= MAX_PAIR_NAME_LENGTH && isSecretKey(name);
+  }
+
+  /**
+   * Also an argv array: the value after a secret flag (['--password', 'x']) is redacted too;
+   * and a [name, value] pair (a header list's ['Authorization', 'Basic …']): its value.
+   */
   function redactArray(array: unknown[], seen: Map<object, unknown>, depth: number): unknown[] {
     let copy: unknown[] | undefined;
     let afterSecretFlag = false;
+    const secretPair = array.length === 2 && isSecretName(array[0]);
     for (let i = 0; i < array.length; i++) {
       const item = array[i];
       const redacted =
-        afterSecretFlag && typeof item === 'string' && !item.startsWith('-') ? REDACTED : redactValue(item, seen, depth);
+        secretPair && i === 1
+          ? item === undefined ? undefined : REDACTED
+          : afterSecretFlag && typeof item === 'string' && !item.startsWith('-')
+            ? REDACTED
+            : redactValue(item, seen, depth);
       afterSecretFlag = typeof item === 'string' && FLAG.test(item) && isSecretKey(item);
       if (copy === undefined) {
         if (Object.is(redacted, item)) continue;
@@ -120,14 +142,34 @@ export function createRedactor(options: RedactionOptions = {}): Redactor {
     return copy ?? array;
   }
 
+  /**
+   * The key of the value member of a name/value pair whose name is a secret key (a HAR header
+   * `{name: 'Authorization', value}`, a Kubernetes env var `{name: 'DB_PASSWORD', value}`, a
+   * tag `{Key: 'api_key', Value}`, a completion's `{name: 'password', value}`), or undefined.
+   */
+  function secretPairValueKey(record: Record<string, unknown>, keys: string[]): string | undefined {
+    let valueKey: string | undefined;
+    let nameKeys: string[] | undefined;
+    for (const key of keys) {
+      // 'key', 'name' and 'value' are 3 to 5 characters long: one length check for the others.
+      if (key.length < 3 || key.length > 5) continue;
+      const lower = key.toLowerCase();
+      if (lower === 'value') valueKey = key;
+      else if (lower === 'name' || lower === 'key') (nameKeys ??= []).push(key);
+    }
+    if (valueKey === undefined || nameKeys === undefined) return undefined;
+    return nameKeys.some((key) => isSecretName(record[key])) ? valueKey : undefined;
+  }
+
   function redactRecord(record: Record<string, unknown>, seen: Map<object, unknown>, depth: number): unknown {
     let copy: Record<string, unknown> | undefined;
     const keys = Object.keys(record);
+    const pairValueKey = secretPairValueKey(record, keys);
     for (let i = 0; i < keys.length; i++) {
       const key = keys[i];
       const item = record[key];
       let redacted: unknown;
-      if (isSecretKey(key)) redacted = item === undefined ? undefined : REDACTED;
+      if (key === pairValueKey || isSecretKey(key)) redacted = item === undefined ? undefined : REDACTED;
       else redacted = redactValue(item, seen, depth);
       if (copy === undefined) {
         if (Object.is(redacted, item)) continue;
@@ -209,31 +251,44 @@ function combine(patterns: readonly SecretValuePattern[]) {
     markers: patterns.map((pattern) => `[REDACTED:${pattern.kind}]`),
     kindGroups: patterns.map((_, i) => `k${i}`),
     secretGroups: patterns.map((_, i) => `s${i}`),
+    verifiers: patterns.map((pattern) => pattern.verify),
   };
 }
 
 const DEFAULT_VALUES = combine(DEFAULT_VALUE_PATTERNS);
 
-function redactDefaults(text: string): string {
-  const { regex, markers, kindGroups, secretGroups } = DEFAULT_VALUES;
+/** Receives a part of a text to replace: [start, end) and its marker. */
+type SpanSink = (start: number, end: number, marker: string) => void;
+
+/** Reports every default match's secret part, in order, without overlaps. */
+function scanDefaults(text: string, sink: SpanSink): void {
+  const { regex, markers, kindGroups, secretGroups, verifiers } = DEFAULT_VALUES;
   regex.lastIndex = 0;
-  let match = regex.exec(text);
-  if (match === null) return text;
-  let out = '';
-  let copied = 0;
-  do {
+  for (let match = regex.exec(text); match !== null; match = regex.exec(text)) {
     const groups = match.groups!;
     let i = 0;
     while (groups[kindGroups[i]] === undefined) i++;
     const end = match.index + match[0].length;
     // The secret group ends the match (a pattern rule), so its start follows from its length.
     const secret = groups[secretGroups[i]];
-    const start = secret === undefined ? match.index : end - secret.length;
-    out += text.slice(copied, start) + markers[i];
+    const verify = verifiers[i];
+    if (verify !== undefined && !verify(secret ?? match[0])) {
+      // Not a secret after all ("Basic information"): the other patterns look from the next character.
+      regex.lastIndex = match.index + 1;
+      continue;
+    }
+    sink(secret === undefined ? match.index : end - secret.length, end, markers[i]);
+  }
+}
+
+function redactDefaults(text: string): string {
+  let out: string | undefined;
+  let copied = 0;
+  scanDefaults(text, (start, end, marker) => {
+    out = (out ?? '') + text.slice(copied, start) + marker;
     copied = end;
-    match = regex.exec(text);
-  } while (match !== null);
-  return out + text.slice(copied);
+  });
+  return out === undefined ? text : out + text.slice(copied);
 }
 
 function compileValuePattern(pattern: string): RegExp {
@@ -243,31 +298,207 @@ function compileValuePattern(pattern: string): RegExp {
   return new RegExp(slashed[1], `g${slashed[2].replace('g', '')}`);
 }
 
-/** Replaces every non-empty match of a global regex (an empty one would mark nothing). */
-function replaceMatches(text: string, regex: RegExp, marker: string): string {
+/** Reports every non-empty match of a global regex (an empty one would mark nothing). */
+function scanMatches(text: string, regex: RegExp, marker: string, sink: SpanSink): void {
   regex.lastIndex = 0;
-  let out: string | undefined;
-  let copied = 0;
   for (let match = regex.exec(text); match !== null; match = regex.exec(text)) {
     if (match[0] === '') {
       regex.lastIndex++;
       continue;
     }
-    out = (out ?? '') + text.slice(copied, match.index) + marker;
-    copied = match.index + match[0].length;
+    sink(match.index, match.index + match[0].length, marker);
   }
+}
+
+/** Replaces every non-empty match of a global regex. */
+function replaceMatches(text: string, regex: RegExp, marker: string): string {
+  let out: string | undefined;
+  let copied = 0;
+  scanMatches(text, regex, marker, (start, end) => {
+    out = (out ?? '') + text.slice(copied, start) + marker;
+    copied = end;
+  });
   return out === undefined ? text : out + text.slice(copied);
+}
+
+/** A percent-escape; a text without one has no second, decoded reading. */
+const PERCENT_ESCAPE = /%[0-9A-Fa-f]{2}/;
+
+/**
+ * A stretch of a percent-decoded text and where it came from: a plain stretch maps character
+ * for character, one decoded from escapes maps as a whole to its escapes (`%E2%82%AC` → '€').
+ */
+interface Stretch {
+  /** In the decoded text. */
+  from: number;
+  to: number;
+  /** In the original text. */
+  origin: number;
+  originEnd: number;
+  plain: boolean;
+}
+
+interface Decoded {
+  text: string;
+  stretches: Stretch[];
+}
+
+const isHex = (c: number) => (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x46) || (c >= 0x61 && c <= 0x66);
+
+/**
+ * `text` with its percent-escapes decoded once (a run of them as UTF-8; a byte that starts
+ * no valid sequence becomes U+FFFD), and the map back. '+' stays '+': it means a space only
+ * in form-encoded query strings, and a pattern that stops at a space would then find less.
+ */
+function percentDecode(text: string): Decoded {
+  const stretches: Stretch[] = [];
+  let out = '';
+  let plainStart = 0;
+  let i = 0;
+  const flushPlain = (end: number) => {
+    if (end > plainStart) {
+      stretches.push({ from: out.length, to: out.length + end - plainStart, origin: plainStart, originEnd: end, plain: true });
+      out += text.slice(plainStart, end);
+    }
+  };
+  while (i < text.length) {
+    const escaped = text.charCodeAt(i) === 0x25 && isHex(text.charCodeAt(i + 1)) && isHex(text.charCodeAt(i + 2));
+    if (!escaped) {
+      i++;
+      continue;
+    }
+    flushPlain(i);
+    const runStart = i;
+    const bytes: number[] = [];
+    while (text.charCodeAt(i) === 0x25 && isHex(text.charCodeAt(i + 1)) && isHex(text.charCodeAt(i + 2))) {
+      bytes.push(Number.parseInt(text.slice(i + 1, i + 3), 16));
+      i += 3;
+    }
+    for (let k = 0; k < bytes.length; ) {
+      const [codePoint, length] = utf8CodePoint(bytes, k);
+      const chars = String.fromCodePoint(codePoint);
+      // Both halves of a surrogate pair map to the whole sequence.
+      for (let c = 0; c < chars.length; c++) {
+        stretches.push({ from: out.length + c, to: out.length + c + 1, origin: runStart + 3 * k, originEnd: runStart + 3 * (k + length), plain: false });
+      }
+      out += chars;
+      k += length;
+    }
+    plainStart = i;
+  }
+  flushPlain(text.length);
+  return { text: out, stretches };
+}
+
+/** The code point of the UTF-8 sequence at bytes[k] and its length; U+FFFD and 1 if invalid. */
+function utf8CodePoint(bytes: number[], k: number): [number, number] {
+  const lead = bytes[k];
+  if (lead < 0x80) return [lead, 1];
+  let length: number;
+  let min: number;
+  let codePoint: number;
+  if (lead >= 0xc2 && lead <= 0xdf) [length, min, codePoint] = [2, 0x80, lead & 0x1f];
+  else if (lead >= 0xe0 && lead <= 0xef) [length, min, codePoint] = [3, 0x800, lead & 0x0f];
+  else if (lead >= 0xf0 && lead <= 0xf4) [length, min, codePoint] = [4, 0x10000, lead & 0x07];
+  else return [0xfffd, 1];
+  if (k + length > bytes.length) return [0xfffd, 1];
+  for (let j = 1; j < length; j++) {
+    const next = bytes[k + j];
+    if ((next & 0xc0) !== 0x80) return [0xfffd, 1];
+    codePoint = (codePoint << 6) | (next & 0x3f);
+  }
+  if (codePoint < min || codePoint > 0x10ffff || (codePoint >= 0xd800 && codePoint <= 0xdfff)) return [0xfffd, 1];
+  return [codePoint, length];
+}
+
+/** The stretch holding decoded position `at` (0 <= at < the decoded length). */
+function stretchAt(stretches: Stretch[], at: number): Stretch {
+  let lo = 0;
+  let hi = stretches.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (stretches[mid].from <= at) lo = mid;
+    else hi = mid - 1;
+  }
+  return stretches[lo];
+}
+
+/**
+ * Maps a decoded [start, end) back onto the original text, widening it to whole escape
+ * sequences, so that no byte of a found secret stays.
+ */
+function originalSpan(decoded: Decoded, start: number, end: number): [number, number] {
+  const length = decoded.text.length;
+  const startOf = (at: number) => {
+    if (at >= length) return decoded.stretches.at(-1)!.originEnd;
+    const s = stretchAt(decoded.stretches, at);
+    return s.plain ? s.origin + (at - s.from) : s.origin;
+  };
+  if (end <= start) {
+    const at = startOf(start);
+    return [at, at];
+  }
+  const last = stretchAt(decoded.stretches, end - 1);
+  return [startOf(start), last.plain ? last.origin + (end - last.from) : last.originEnd];
+}
+
+interface Span {
+  start: number;
+  end: number;
+  marker: string;
+}
+
+/** Replaces the spans (in any order, possibly overlapping: merged, the earliest's marker kept). */
+function replaceSpans(text: string, spans: Span[]): string {
+  if (spans.length === 0) return text;
+  // Stable: at the same start, the span found first (in the text as it is) gives the marker.
+  spans.sort((a, b) => a.start - b.start);
+  let out = '';
+  let copied = 0;
+  let current = { ...spans[0] };
+  const emit = (span: Span) => {
+    out += text.slice(copied, span.start) + span.marker;
+    copied = span.end;
+  };
+  for (let i = 1; i < spans.length; i++) {
+    const next = spans[i];
+    if (next.start < current.end || next.start === current.start) current.end = Math.max(current.end, next.end);
+    else {
+      emit(current);
+      current = { ...next };
+    }
+  }
+  emit(current);
+  return out + text.slice(copied);
 }
 
 function createTextRedactor(options: RedactionOptions): (text: string) => string {
   const useDefaults = options.defaults !== false;
   const custom = (options.patterns ?? []).map(compileValuePattern);
-  if (custom.length === 0) {
-    if (!useDefaults) return (text) => text;
-    return (text) => (text.length < SHORTEST_DEFAULT_MATCH ? text : redactDefaults(text));
+  if (!useDefaults && custom.length === 0) return (text) => text;
+
+  /**
+   * The default and custom patterns' findings in the text as it is and as decoded, replaced
+   * in the text as it is: a URI's `Bearer%20…` or `token%3D…` hides nothing.
+   */
+  function redactEscaped(text: string): string {
+    const spans: Span[] = [];
+    const add: SpanSink = (start, end, marker) => spans.push({ start, end, marker });
+    if (useDefaults) scanDefaults(text, add);
+    const decoded = percentDecode(text);
+    const addDecoded: SpanSink = (start, end, marker) => {
+      const [from, to] = originalSpan(decoded, start, end);
+      spans.push({ start: from, end: to, marker });
+    };
+    if (useDefaults) scanDefaults(decoded.text, addDecoded);
+    for (const regex of custom) scanMatches(decoded.text, regex, CUSTOM_MARKER, addDecoded);
+    return replaceSpans(text, spans);
   }
+
   return (text) => {
-    let out = useDefaults && text.length >= SHORTEST_DEFAULT_MATCH ? redactDefaults(text) : text;
+    let out: string;
+    if (text.includes('%') && PERCENT_ESCAPE.test(text)) out = redactEscaped(text);
+    else out = useDefaults && text.length >= SHORTEST_DEFAULT_MATCH ? redactDefaults(text) : text;
     for (const regex of custom) out = replaceMatches(out, regex, CUSTOM_MARKER);
     return out;
   };

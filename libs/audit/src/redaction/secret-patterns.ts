@@ -31,6 +31,12 @@ export interface SecretValuePattern {
    * match is replaced.
    */
   readonly source: string;
+  /**
+   * A second look at a match (the secret group, else the whole match), for a shape a regex
+   * cannot check: when it returns false, the match is not a secret and the scan goes on from
+   * its next character. Must be linear in the length of its input.
+   */
+  readonly verify?: (secret: string) => boolean;
 }
 
 export const DEFAULT_SECRET_KEYS: readonly SecretKeyPattern[] = [
@@ -134,6 +140,15 @@ export const DEFAULT_VALUE_PATTERNS: readonly SecretValuePattern[] = [
     kind: 'bearer-token',
     source: String.raw`${ci('bearer')}(?<![A-Za-z]${ci('bearer')})[ \t]+(?<secret>[A-Za-z0-9._~+/-]{8,}=*)`,
   },
+  // A bare `Basic <credentials>` (RFC 7617: base64 of user-id:password), e.g. in a header
+  // list or a curl line without its `Authorization:` label. 'Basic' is a common word, so the
+  // token must be 8 base64 characters at least and decode to printable UTF-8 text holding a
+  // ':' ("Basic information" and "basic authentication" stay).
+  {
+    kind: 'basic-credentials',
+    source: String.raw`${ci('basic')}(?<![A-Za-z]${ci('basic')})[ \t]+(?<secret>[A-Za-z0-9+/]{8,}={0,2})`,
+    verify: isBasicCredential,
+  },
   // An AWS secret access key after its usual label (env var, ~/.aws/credentials, JSON).
   {
     kind: 'aws-secret-key',
@@ -157,8 +172,8 @@ export const DEFAULT_VALUE_PATTERNS: readonly SecretValuePattern[] = [
     kind: 'slack-webhook',
     source: String.raw`hooks\.slack\.com/(?:services|workflows|triggers)/(?<secret>[A-Za-z0-9/_-]+)`,
   },
-  // Slack bot, user, app-level, refresh and legacy tokens.
-  { kind: 'slack-token', source: String.raw`xox[abeprs]-[A-Za-z0-9-]{10,}` },
+  // Slack bot, user, refresh and legacy tokens (xox?-), and app-level tokens (xapp-1-A0…-…).
+  { kind: 'slack-token', source: String.raw`xox[abeprs]-[A-Za-z0-9-]{10,}|xapp-[0-9]{1,4}-[A-Za-z0-9-]{10,}` },
   // Stripe secret and restricted keys (live and test) and webhook signing secrets.
   { kind: 'stripe-key', source: String.raw`(?:sk|rk)_(?:live|test)_(?<![A-Za-z0-9](?:sk|rk)_(?:live|test)_)[A-Za-z0-9]{10,}|whsec_[A-Za-z0-9]{24,}` },
   // Anthropic API and admin keys. Before openai-key, which would also match them.
@@ -171,6 +186,9 @@ export const DEFAULT_VALUE_PATTERNS: readonly SecretValuePattern[] = [
   },
   // npm access tokens.
   { kind: 'npm-token', source: String.raw`npm_[A-Za-z0-9]{36}` },
+  // Switchboard's own API keys: 'sbk_' and 32 random bytes in base64url (43 characters; see
+  // libs/auth/src/api-keys/key-material.ts).
+  { kind: 'switchboard-key', source: String.raw`sbk_[A-Za-z0-9_-]{43,}` },
   // A password in a URL (scheme://user:password@host): keeps scheme, user and host.
   {
     kind: 'url-password',
@@ -184,6 +202,20 @@ export const DEFAULT_VALUE_PATTERNS: readonly SecretValuePattern[] = [
     source: String.raw`-(?:${SECRET_WORD})[ \t]+["']?(?<secret>(?<=")[^"\r\n]*|(?<=')[^'\r\n]*|[^\s"'-][^\s"']*)`,
   },
 ];
+
+const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true });
+
+/** Whether a base64 token decodes to `user-id:password`: printable UTF-8 text with a ':'. */
+function isBasicCredential(token: string): boolean {
+  let text: string;
+  try {
+    text = STRICT_UTF8.decode(Buffer.from(token, 'base64'));
+  } catch {
+    return false;
+  }
+  // C0 and C1 controls and DEL: absent from any user-id or password a person types.
+  return text.includes(':') && !/[\u0000-\u001f\u007f-\u009f]/.test(text);
+}
 
 /** The length of the shortest text a default value pattern can match (`pwd=x`). */
 export const SHORTEST_DEFAULT_MATCH = 5;

@@ -78,16 +78,26 @@ export class HttpAuthenticator {
   async authenticate(req: IncomingMessage): Promise<HttpAuthResult> {
     // Most loopback requests carry neither header: no strategy needs to look.
     if (req.headers.authorization !== undefined || req.headers['x-api-key'] !== undefined) {
+      // The strategies see the headers only: passport-http-bearer also takes `access_token`
+      // from the query string and the body, where Express has parsed them (the admin
+      // routes), and a credential in a URL ends up in logs and browser history.
+      const headersOnly = { headers: req.headers } as IncomingMessage;
       for (const strategy of await this.loadStrategies()) {
-        const outcome = await runStrategy(strategy, req);
+        const outcome = await runStrategy(strategy, headersOnly);
         if ('user' in outcome) return { principal: outcome.user as AuthPrincipal };
         if ('error' in outcome) return { refusal: { rule: 'auth:error', reason: 'the credential could not be checked' } };
-        const verdict = this.verdicts.get(req);
+        const verdict = this.verdicts.get(headersOnly);
         // The strategy found a credential and it was refused: that is the answer.
         if (verdict && !verdict.ok) return { refusal: { rule: verdict.rule, reason: verdict.reason } };
       }
     }
     if (this.mode() === 'none') return { principal: LOOPBACK_PRINCIPAL };
-    return { refusal: { rule: 'auth:missing', reason: 'a credential is required (Authorization: Bearer <key or token>, or X-API-Key)' } };
+    return {
+      refusal: {
+        rule: 'auth:missing',
+        // Not written as a header line ('Authorization: Bearer <…>'): the audit log's redaction would take it for one.
+        reason: 'a credential is required: an API key or token, sent as a Bearer token in the Authorization header or in X-API-Key',
+      },
+    };
   }
 }

@@ -1,0 +1,47 @@
+import { IncomingMessage } from 'node:http';
+import { Socket } from 'node:net';
+import { createRedactor } from '@switchboard/audit';
+import { describe, expect, it } from 'vitest';
+import type { ApiKeyVerifier } from '../api-keys/api-key-verifier.js';
+import { HttpAuthenticator } from './http-authenticator.js';
+
+function request(headers: Record<string, string>): IncomingMessage {
+  const req = new IncomingMessage(new Socket());
+  req.headers = { host: '127.0.0.1:8780', ...headers };
+  return req;
+}
+
+describe('HttpAuthenticator: a request without a credential', () => {
+  it('is told how to send one, in words the audit log stores as they are', async () => {
+    // No credential: the verifier is never asked.
+    const auth = new HttpAuthenticator({} as ApiKeyVerifier, () => 'required');
+    const { refusal } = await auth.authenticate(request({}));
+    expect(refusal?.rule).toBe('auth:missing');
+    const reason = refusal!.reason;
+    expect(reason).toMatch(/^a credential is required/);
+    expect(reason).toMatch(/API key/);
+    expect(reason).toMatch(/Bearer/);
+    expect(reason).toMatch(/Authorization header/);
+    expect(reason).toMatch(/X-API-Key/);
+    // The row's error_message is the redacted reason (the host gets 'Unauthorized: ' + reason).
+    expect(createRedactor().redactText(`Unauthorized: ${reason}`)).toBe(`Unauthorized: ${reason}`);
+  });
+});
+
+describe('HttpAuthenticator: where a credential is read from', () => {
+  const good = 'sbk_good';
+  const verifier = {
+    verify: (key: string) =>
+      key === good
+        ? { ok: true, principal: { id: 'alice', authMethod: 'api-key', roles: ['admin'], groups: [] } }
+        : { ok: false, rule: 'auth:unknown-key', reason: 'unknown API key' },
+  } as unknown as ApiKeyVerifier;
+
+  it('reads headers only: an access_token in the query string or the body is not a credential', async () => {
+    const auth = new HttpAuthenticator(verifier, () => 'required');
+    // As Express leaves an admin request: query and body parsed onto it.
+    const req = Object.assign(request({ 'x-api-key': 'junk' }), { url: `/admin/inbox/items?access_token=${good}`, query: { access_token: good }, body: { access_token: good } });
+    expect((await auth.authenticate(req)).refusal?.rule).toBe('auth:unknown-key');
+    expect((await auth.authenticate(request({ authorization: `Bearer ${good}` }))).principal?.id).toBe('alice');
+  });
+});
