@@ -1,7 +1,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { AuditQuery, AuditWriter, InlineCommitter, type AuditEntry, type AuditRow } from '@switchboard/audit';
+import { AuditQuery, AuditWriter, InlineCommitter, pruneBefore, type AuditEntry, type AuditRow } from '@switchboard/audit';
 import { loadConfigWithWarnings, type GatewayConfig } from '@switchboard/config';
 import { silentLogger } from '@switchboard/observability';
 import { sqliteConnection } from '@switchboard/persistence';
@@ -204,24 +204,36 @@ describe('switchboard audit and db commands', () => {
     expect(records.map((rec) => rec[0])).toEqual(['3']);
   });
 
-  it('stats counts calls, errors and denials per tool and per principal', () => {
+  it('stats counts tool calls, errors and denials per tool and per principal, and every row by decision and method', () => {
     const r = cli(withConfig('audit', 'stats', '--json'));
     expect(r.code).toBe(0);
     const stats = JSON.parse(r.stdout);
-    expect(stats).toMatchObject({ rows: 5, calls: 4, errors: 2, denials: 1 });
-    expect(stats.byTool).toEqual(
-      expect.arrayContaining([
-        { tool: 'fx__echo', upstream: 'fx', calls: 2, errors: 1, denials: 0 },
-        { tool: 'fx__add', upstream: 'fx', calls: 1, errors: 1, denials: 0 },
-        { tool: 'fx__nope', upstream: null, calls: 1, errors: 0, denials: 1 },
-      ]),
-    );
+    expect(stats).toMatchObject({
+      rows: 5,
+      byDecision: { allowed: 4, denied: 1, limited: 0, unauthenticated: 0, refused: 0 },
+      calls: 4,
+      errors: 2,
+      denials: 1,
+    });
+    expect(stats.byTool).toEqual([
+      { tool: 'fx__echo', upstream: 'fx', calls: 2, errors: 1, denials: 0 },
+      { tool: 'fx__add', upstream: 'fx', calls: 1, errors: 1, denials: 0 },
+      { tool: 'fx__nope', upstream: null, calls: 1, errors: 0, denials: 1 },
+    ]);
+    // alice's resources/read is not a tool call: it is counted per method only.
     expect(stats.byPrincipal).toEqual(expect.arrayContaining([{ principal: 'alice', calls: 2, errors: 0, denials: 1 }]));
+    expect(stats.byMethod).toEqual([
+      { method: 'tools/call', rows: 4, errors: 2, denials: 1 },
+      { method: 'resources/read', rows: 1, errors: 0, denials: 0 },
+    ]);
 
     const text = cli(withConfig('audit', 'stats', '--tool', 'fx__echo'));
     expect(text.code).toBe(0);
-    expect(text.stdout).toMatch(/^2 rows: 2 tool calls, 1 errors, 0 denials/);
+    expect(text.stdout).toMatch(
+      /^2 rows: 2 allowed, 0 denied, 0 limited, 0 unauthenticated, 0 refused\n2 tool calls \(tools\/call rows\): 1 errors, 0 denials \(not allowed\)\n/,
+    );
     expect(text.stdout).toMatch(/^fx__echo\s+fx\s+2\s+1\s+0$/m);
+    expect(text.stdout).toMatch(/^tools\/call\s+2\s+1\s+0$/m);
   });
 
   it('bad filter values and options are usage errors (exit 2) that say what is wrong', () => {
@@ -267,6 +279,79 @@ describe('switchboard audit and db commands', () => {
     const broken = cli(withConfig('audit', 'verify'));
     expect(broken.code).toBe(1);
     expect(broken.stdout).toMatch(/^BROKEN at row 3: .*edited.* \(2 rows verified before it\)\n$/);
+  });
+});
+
+describe('switchboard audit verify and retention pruning', () => {
+  /** A database of its own with `entries` committed; returns the config and the file. */
+  async function logWith(entries: AuditEntry[]) {
+    const configPath = writeConfig({ mcpServers: {} });
+    const config = loadConfigWithWarnings(configPath).config;
+    await appendRows(config, entries);
+    return { config, configPath, file: databasePath(config) };
+  }
+
+  function sql(file: string, ...statements: string[]) {
+    const db = new Database(file);
+    for (const s of statements) db.prepare(s).run();
+    db.close();
+  }
+
+  it('accepts rows pruned by retention (a minute, twice), naming the audit/pruned row that accounts for them', async () => {
+    const { config, configPath, file } = await logWith(
+      Array.from({ length: 12 }, (_, i) => entry({ at: NOW - (i < 10 ? 5 : 0) * MINUTE + i })),
+    );
+    const prune = async (now: number) => {
+      const { dataSource } = await openMigrated(config);
+      try {
+        return await pruneBefore(sqliteConnection(dataSource), now - MINUTE, 1000, now);
+      } finally {
+        await dataSource.destroy();
+      }
+    };
+    expect(await prune(Date.now())).toEqual({ rows: 10, throughId: 10, markerId: 13 });
+    const once = cli(['audit', 'verify', '--config', configPath]);
+    expect(once.code).toBe(0);
+    expect(once.stdout).toMatch(/^ok: 3 rows, chain intact \(head [0-9a-f]{64}, 10 rows pruned by retention\)\n/);
+    expect(once.stdout).toMatch(/\npruned: rows through id 10, accounted for by the audit\/pruned row 13 written \S+Z, cut-off \S+Z\n$/);
+
+    // Two minutes on: rows 11-12 and the first marker go; the second marker accounts for all 12.
+    expect(await prune(Date.now() + 2 * MINUTE)).toEqual({ rows: 2, throughId: 12, markerId: 14 });
+    const twice = cli(['audit', 'verify', '--config', configPath]);
+    expect(twice.code).toBe(0);
+    expect(twice.stdout).toMatch(/^ok: 2 rows, chain intact \(head [0-9a-f]{64}, 12 rows pruned by retention\)\npruned: rows through id 12, accounted for by the audit\/pruned row 14 /);
+
+    // Rows deleted past what the marker pruned, the anchor moved over them: refused.
+    sql(
+      file,
+      'DELETE FROM audit_entry WHERE id <= 13',
+      `UPDATE audit_chain SET anchor_id = 13, anchor_hash = (SELECT prev_hash FROM audit_entry WHERE id = 14), pruned_rows = 13`,
+    );
+    const forged = cli(['audit', 'verify', '--config', configPath]);
+    expect(forged.code).toBe(1);
+    expect(forged.stdout).toMatch(/^BROKEN before row 14: rows before id 14 are missing and no pruning marker in the chain accounts for them /);
+  });
+
+  it('refuses rows deleted with a forged anchor and no pruning marker, although the head hash is unchanged', async () => {
+    const { configPath, file } = await logWith(Array.from({ length: 32 }, (_, i) => entry({ at: NOW - 3 * MINUTE + i })));
+    const before = cli(['audit', 'verify', '--config', configPath]);
+    expect(before.code).toBe(0);
+    const head = /head ([0-9a-f]{64})/.exec(before.stdout)![1];
+    // The reviewer's reproduction.
+    sql(
+      file,
+      'DELETE FROM audit_entry WHERE id <= 10',
+      `INSERT INTO audit_chain VALUES ('anchor', 10, (SELECT prev_hash FROM audit_entry WHERE id = 11), 10)`,
+    );
+    const db = new Database(file, { readonly: true });
+    expect((db.prepare('SELECT hash FROM audit_entry ORDER BY id DESC LIMIT 1').get() as { hash: string }).hash).toBe(head);
+    db.close();
+    const after = cli(['audit', 'verify', '--config', configPath]);
+    expect(after.code).toBe(1);
+    expect(after.stdout).toBe(
+      'BROKEN before row 11: rows before id 11 are missing and no pruning marker in the chain accounts for them ' +
+        '(audit_chain claims 10 rows pruned through id 10; there is no audit/pruned row)\n',
+    );
   });
 });
 

@@ -124,7 +124,7 @@ export async function openAuditStore(config: GatewayConfig, logger: Logger): Pro
     digestKey: loadDigestKey(config.dataDir),
   });
   const retentionMs = parseRetention(settings.retention);
-  const retention = retentionMs === undefined ? undefined : new RetentionJob(db, log, retentionMs, logger);
+  const retention = retentionMs === undefined ? undefined : new RetentionJob(db, retentionMs, logger);
   retention?.start();
   logger.info({ file: databasePath(config), mode: settings.mode, synchronous: settings.synchronous }, 'audit log open');
   return {

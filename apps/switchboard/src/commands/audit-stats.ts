@@ -6,12 +6,16 @@ import { formatTable } from './text-table.js';
 
 const OPTIONS = { ...COMMON_OPTIONS, ...FILTER_OPTIONS, json: { type: 'boolean' } } as const;
 
-/** `audit stats`: totals, then calls, errors and denials per tool and per principal. */
+/**
+ * `audit stats`: every row by decision; tool calls (`tools/call` rows) with their errors and
+ * denials, in total, per tool and per principal; every row per method. Each line counts one
+ * set of rows in all its columns (see AuditStats).
+ */
 export async function run(args: string[], usage: string): Promise<number> {
   const { values } = parseCommandArgs(args, OPTIONS);
   if (values.help) return printUsage(usage);
   const filter = parseFilters(values);
-  // One snapshot, so the totals and the two tables count the same rows.
+  // One snapshot, so the totals and the tables count the same rows.
   const stats = await withAuditReader(loadCommandConfig(values), (dataSource) =>
     inReadSnapshot(dataSource, () => new AuditQuery(dataSource).stats(filter)),
   );
@@ -20,14 +24,22 @@ export async function run(args: string[], usage: string): Promise<number> {
 }
 
 export function formatStats(stats: AuditStats): string {
-  const totals = `${stats.rows} rows: ${stats.calls} tool calls, ${stats.errors} errors, ${stats.denials} denials\n`;
+  const d = stats.byDecision;
+  const rows =
+    `${stats.rows} rows: ${d.allowed} allowed, ${d.denied} denied, ${d.limited} limited, ` +
+    `${d.unauthenticated} unauthenticated, ${d.refused} refused\n`;
+  const calls = `${stats.calls} tool calls (tools/call rows): ${stats.errors} errors, ${stats.denials} denials (not allowed)\n`;
   const tools = formatTable(
     ['TOOL', 'UPSTREAM', 'CALLS', 'ERRORS', 'DENIALS'],
-    stats.byTool.map((t) => [t.tool ?? '-', t.upstream ?? '-', t.calls, t.errors, t.denials]),
+    stats.byTool.map((t) => [t.tool, t.upstream ?? '-', t.calls, t.errors, t.denials]),
   );
   const principals = formatTable(
     ['PRINCIPAL', 'CALLS', 'ERRORS', 'DENIALS'],
     stats.byPrincipal.map((p) => [p.principal, p.calls, p.errors, p.denials]),
   );
-  return `${totals}\n${tools}\n${principals}`;
+  const methods = formatTable(
+    ['METHOD', 'ROWS', 'ERRORS', 'DENIALS'],
+    stats.byMethod.map((m) => [m.method, m.rows, m.errors, m.denials]),
+  );
+  return `${rows}${calls}\n${tools}\n${principals}\n${methods}`;
 }

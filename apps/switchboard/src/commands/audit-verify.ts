@@ -1,4 +1,4 @@
-import { verifyChain } from '@switchboard/audit';
+import { verifyChain, type PruningAccount } from '@switchboard/audit';
 import { inReadSnapshot, withAuditReader } from './audit-reader.js';
 import { COMMON_OPTIONS, loadCommandConfig, parseCommandArgs, printUsage } from './command-args.js';
 
@@ -13,8 +13,24 @@ export async function run(args: string[], usage: string): Promise<number> {
     process.stdout.write(
       `ok: ${verdict.rows} rows, chain intact (head ${verdict.headHash}, ${verdict.prunedRows} rows pruned by retention)\n`,
     );
+    if (verdict.pruning) process.stdout.write(`${formatPruning(verdict.pruning)}\n`);
     return 0;
+  }
+  if (verdict.anchor) {
+    process.stdout.write(`BROKEN before row ${verdict.brokenAt}: ${verdict.reason}\n`);
+    return 1;
   }
   process.stdout.write(`BROKEN at row ${verdict.brokenAt}: ${verdict.reason} (${verdict.rows} rows verified before it)\n`);
   return 1;
+}
+
+/** The second line of an intact, pruned log: which marker row accounts for the missing rows. */
+export function formatPruning(p: PruningAccount): string {
+  const cutOff = p.before === undefined ? 'no cut-off recorded' : `cut-off ${new Date(p.before).toISOString()}`;
+  const through = p.inProgressThroughId === undefined ? '' : `; a run is still pruning through id ${p.inProgressThroughId}`;
+  const legacy = p.format === 'legacy' ? ' (older marker format: its id is matched, it records no hash)' : '';
+  return (
+    `pruned: rows through id ${p.throughId}, accounted for by the audit/pruned row ${p.markerId} ` +
+    `written ${new Date(p.markerAt).toISOString()}, ${cutOff}${through}${legacy}`
+  );
 }

@@ -61,17 +61,85 @@ describe('AuditQuery', () => {
     expect(ids).toEqual([1, 2, 3, 4, 5]);
   });
 
-  it('counts calls, errors and denials per tool and per principal', async () => {
+  it('counts calls, errors and denials per tool and per principal over tool calls, and every row per decision and method', async () => {
     const q = await sample();
     const stats = await q.stats({});
-    expect(stats).toMatchObject({ rows: 5, calls: 4, errors: 2, denials: 1 });
-    expect(stats.byTool).toEqual(
-      expect.arrayContaining([
+    expect(stats).toEqual({
+      rows: 5,
+      byDecision: { allowed: 4, denied: 1, limited: 0, unauthenticated: 0, refused: 0 },
+      calls: 4,
+      errors: 2,
+      denials: 1,
+      byTool: [
         { tool: 'gh__search', upstream: 'gh', calls: 2, errors: 1, denials: 0 },
+        { tool: 'fs__read', upstream: 'fs', calls: 1, errors: 1, denials: 0 },
         { tool: 'gh__delete', upstream: null, calls: 1, errors: 0, denials: 1 },
-      ]),
-    );
-    expect(stats.byPrincipal.find((p) => p.principal === 'bob')).toEqual({ principal: 'bob', calls: 1, errors: 0, denials: 1 });
+      ],
+      byPrincipal: [
+        { principal: 'alice', calls: 2, errors: 1, denials: 0 },
+        { principal: 'bob', calls: 1, errors: 0, denials: 1 },
+        { principal: 'carol', calls: 1, errors: 1, denials: 0 },
+      ],
+      byMethod: [
+        { method: 'tools/call', rows: 4, errors: 2, denials: 1 },
+        { method: 'resources/read', rows: 1, errors: 0, denials: 0 },
+      ],
+    });
+  });
+
+  it('stats: HTTP refusals, reads and prompts stay out of the tool and principal lines; a denied call stays on its tool line', async () => {
+    const t = await tempDatabase();
+    open.push(t.dataSource);
+    const writer = writerFor(t.db);
+    const anon = { principal: 'anonymous', authMethod: 'loopback', name: 'probe__echo', originalName: 'echo', upstream: 'probe' };
+    const http = (decision: 'refused' | 'unauthenticated') =>
+      entry({ ...anon, method: 'http', name: 'POST /mcp', originalName: null, upstream: null, decision, outcome: null, arguments: null });
+    const rows = [
+      entry(anon),
+      entry(anon),
+      entry({ ...anon, outcome: 'tool_error' }),
+      // Refused before routing: no upstream, same tool.
+      entry({ ...anon, upstream: null, decision: 'denied', rule: 'policy:default-deny', outcome: null }),
+      entry({ ...anon, decision: 'limited', rule: 'limit:principal', outcome: null }),
+      http('refused'),
+      http('refused'),
+      http('unauthenticated'),
+      http('unauthenticated'),
+      entry({ ...anon, method: 'resources/read', name: 'probe://x', originalName: 'probe://x', outcome: 'error' }),
+      entry({ ...anon, method: 'prompts/get', name: 'probe__greet', originalName: 'greet' }),
+    ];
+    for (const r of rows) void writer.append(r);
+    await writer.flush();
+    const q = new AuditQuery(t.dataSource);
+
+    const stats = await q.stats({});
+    expect(stats.rows).toBe(11);
+    expect(stats.byDecision).toEqual({ allowed: 5, denied: 1, limited: 1, unauthenticated: 2, refused: 2 });
+    expect(stats).toMatchObject({ calls: 5, errors: 1, denials: 2 });
+    expect(stats.byTool).toEqual([{ tool: 'probe__echo', upstream: 'probe', calls: 5, errors: 1, denials: 2 }]);
+    expect(stats.byPrincipal).toEqual([{ principal: 'anonymous', calls: 5, errors: 1, denials: 2 }]);
+    expect(stats.byMethod).toEqual([
+      { method: 'tools/call', rows: 5, errors: 1, denials: 2 },
+      { method: 'http', rows: 4, errors: 0, denials: 4 },
+      { method: 'prompts/get', rows: 1, errors: 0, denials: 0 },
+      { method: 'resources/read', rows: 1, errors: 1, denials: 0 },
+    ]);
+
+    // A method filter narrows every part; it is not replaced by tools/call for the tables.
+    const reads = await q.stats({ method: 'resources/read' });
+    expect(reads).toMatchObject({ rows: 1, calls: 0, errors: 0, denials: 0, byTool: [], byPrincipal: [] });
+    expect(reads.byMethod).toEqual([{ method: 'resources/read', rows: 1, errors: 1, denials: 0 }]);
+  });
+
+  it('stats: a tool whose calls went to several upstreams is one line listing them', async () => {
+    const t = await tempDatabase();
+    open.push(t.dataSource);
+    const writer = writerFor(t.db);
+    for (const upstream of ['b', 'a', null, 'b']) void writer.append(entry({ name: 'moved__tool', upstream }));
+    await writer.flush();
+    expect((await new AuditQuery(t.dataSource).stats({})).byTool).toEqual([
+      { tool: 'moved__tool', upstream: 'a,b', calls: 4, errors: 0, denials: 0 },
+    ]);
   });
 
   it('rejects a forged cursor', () => {

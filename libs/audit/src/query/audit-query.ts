@@ -1,6 +1,6 @@
 import type { DataSource, SelectQueryBuilder } from 'typeorm';
 import { AuditRecordEntity } from '../audit-record.entity.js';
-import type { AuditFilter, AuditRow } from '../audit.types.js';
+import type { AuditDecision, AuditFilter, AuditRow } from '../audit.types.js';
 
 export type AuditOrder = 'asc' | 'desc';
 
@@ -10,8 +10,45 @@ export interface AuditPage {
   nextCursor?: string;
 }
 
+/**
+ * `audit stats`. Every count on one line is over the same rows:
+ *
+ * - `calls`, `errors`, `denials` (top level), `byTool` and `byPrincipal`: `tools/call` rows
+ *   only. `calls`: all of them, whatever the decision; `errors`: those that ended in an
+ *   error (outcome `error` or `tool_error`); `denials`: those whose decision is not
+ *   `allowed` (`denied`, `limited`, `unauthenticated` or `refused`: the gateway did not
+ *   let the call reach an upstream).
+ * - `rows`, `byDecision` and `byMethod`: every row the filters match, whatever its method
+ *   (HTTP refusals, reads, prompts, approvals, the gateway's own rows), with `errors` and
+ *   `denials` per method defined as above.
+ */
+export interface AuditStats {
+  /** Every matching row. */
+  rows: number;
+  /** Every matching row, by decision (all five decisions, zeros included). */
+  byDecision: Record<AuditDecision, number>;
+  /** `tools/call` rows. */
+  calls: number;
+  /** `tools/call` rows with outcome `error` or `tool_error`. */
+  errors: number;
+  /** `tools/call` rows not allowed. */
+  denials: number;
+  /** `tools/call` rows per public tool name, most calls first. */
+  byTool: ToolStats[];
+  /** `tools/call` rows per principal, most calls first; principals with no tool call are left out. */
+  byPrincipal: PrincipalStats[];
+  /** Every matching row per method, most rows first. */
+  byMethod: MethodStats[];
+}
+
 export interface ToolStats {
+  /** The public (prefixed) tool name the host called. */
   tool: string;
+  /**
+   * The upstream its calls went to. A call refused before routing (an unknown tool, a
+   * policy denial) has none, and is counted on its tool's line all the same; null when no
+   * call of the tool was routed. Several (a reload moved the tool) are joined with `,`.
+   */
   upstream: string | null;
   calls: number;
   errors: number;
@@ -25,22 +62,23 @@ export interface PrincipalStats {
   denials: number;
 }
 
-export interface AuditStats {
+export interface MethodStats {
+  method: string;
   rows: number;
-  calls: number;
   errors: number;
   denials: number;
-  byTool: ToolStats[];
-  byPrincipal: PrincipalStats[];
 }
 
-/** Decisions that are refusals, counted as denials by `stats`. */
-const REFUSALS = ['denied', 'limited', 'unauthenticated', 'refused'];
+const DECISIONS: readonly AuditDecision[] = ['allowed', 'denied', 'limited', 'unauthenticated', 'refused'];
+/** Counted as a denial by `stats`: a decision other than allowed (nothing reached an upstream). */
+const DENIAL = `CASE WHEN r.decision <> 'allowed' THEN 1 ELSE 0 END`;
+/** Counted as an error by `stats`: a JSON-RPC error, or a tool that reported failure. */
+const ERROR = `CASE WHEN r.outcome IN ('error', 'tool_error') THEN 1 ELSE 0 END`;
 
 /**
  * Reading the log: filtered pages with opaque keyset cursors (stable while rows are
  * appended, no OFFSET scans), an async iterator that walks any number of rows in fixed-size
- * chunks (constant memory, for export and verify), and per-tool / per-principal counts.
+ * chunks (constant memory, for export and verify), and the counts of `audit stats`.
  */
 export class AuditQuery {
   constructor(private readonly dataSource: DataSource) {}
@@ -75,41 +113,62 @@ export class AuditQuery {
     return page.items.reverse();
   }
 
+  /** Counts for `audit stats`; see AuditStats for what each one counts. Run in one read snapshot. */
   async stats(filter: AuditFilter): Promise<AuditStats> {
-    const refusal = `CASE WHEN r.decision IN (${REFUSALS.map((d) => `'${d}'`).join(', ')}) THEN 1 ELSE 0 END`;
-    const error = `CASE WHEN r.outcome IN ('error', 'tool_error') THEN 1 ELSE 0 END`;
-    const totals = await this.select(filter)
-      .select('COUNT(*)', 'rows')
-      .addSelect(`SUM(CASE WHEN r.method = 'tools/call' THEN 1 ELSE 0 END)`, 'calls')
-      .addSelect(`SUM(${error})`, 'errors')
-      .addSelect(`SUM(${refusal})`, 'denials')
-      .getRawOne<Record<string, number | null>>();
-    const byTool = await this.select({ ...filter, method: 'tools/call' })
+    const byDecisionRaw = await this.select(filter)
+      .select('r.decision', 'decision')
+      .addSelect('COUNT(*)', 'rows')
+      .groupBy('r.decision')
+      .getRawMany<{ decision: AuditDecision; rows: number }>();
+    const byMethodRaw = await this.select(filter)
+      .select('r.method', 'method')
+      .addSelect('COUNT(*)', 'rows')
+      .addSelect(`SUM(${ERROR})`, 'errors')
+      .addSelect(`SUM(${DENIAL})`, 'denials')
+      .groupBy('r.method')
+      .getRawMany<MethodStats>();
+    // Grouped by name and upstream here, merged per name below: a call refused before
+    // routing has no upstream, and must still count on its tool's one line.
+    const byToolRaw = await this.toolCalls(filter)
       .select('r.name', 'tool')
       .addSelect('r.upstream', 'upstream')
       .addSelect('COUNT(*)', 'calls')
-      .addSelect(`SUM(${error})`, 'errors')
-      .addSelect(`SUM(${refusal})`, 'denials')
+      .addSelect(`SUM(${ERROR})`, 'errors')
+      .addSelect(`SUM(${DENIAL})`, 'denials')
       .groupBy('r.name')
       .addGroupBy('r.upstream')
-      .orderBy('calls', 'DESC')
       .getRawMany<ToolStats>();
-    const byPrincipal = await this.select(filter)
+    const byPrincipalRaw = await this.toolCalls(filter)
       .select('r.principal', 'principal')
-      .addSelect(`SUM(CASE WHEN r.method = 'tools/call' THEN 1 ELSE 0 END)`, 'calls')
-      .addSelect(`SUM(${error})`, 'errors')
-      .addSelect(`SUM(${refusal})`, 'denials')
+      .addSelect('COUNT(*)', 'calls')
+      .addSelect(`SUM(${ERROR})`, 'errors')
+      .addSelect(`SUM(${DENIAL})`, 'denials')
       .groupBy('r.principal')
-      .orderBy('calls', 'DESC')
       .getRawMany<PrincipalStats>();
+
+    const byDecision = Object.fromEntries(DECISIONS.map((d) => [d, 0])) as Record<AuditDecision, number>;
+    for (const d of byDecisionRaw) byDecision[d.decision] = (byDecision[d.decision] ?? 0) + Number(d.rows);
+    const byMethod = byMethodRaw
+      .map((m) => ({ method: m.method, rows: Number(m.rows), errors: Number(m.errors), denials: Number(m.denials) }))
+      .sort((a, b) => b.rows - a.rows || compare(a.method, b.method));
+    const calls = byMethod.find((m) => m.method === 'tools/call');
     return {
-      rows: Number(totals?.rows ?? 0),
-      calls: Number(totals?.calls ?? 0),
-      errors: Number(totals?.errors ?? 0),
-      denials: Number(totals?.denials ?? 0),
-      byTool: byTool.map((t) => ({ ...t, calls: Number(t.calls), errors: Number(t.errors), denials: Number(t.denials) })),
-      byPrincipal: byPrincipal.map((p) => ({ ...p, calls: Number(p.calls), errors: Number(p.errors), denials: Number(p.denials) })),
+      rows: byMethod.reduce((sum, m) => sum + m.rows, 0),
+      byDecision,
+      calls: calls?.rows ?? 0,
+      errors: calls?.errors ?? 0,
+      denials: calls?.denials ?? 0,
+      byTool: mergeTools(byToolRaw),
+      byPrincipal: byPrincipalRaw
+        .map((p) => ({ principal: p.principal, calls: Number(p.calls), errors: Number(p.errors), denials: Number(p.denials) }))
+        .sort((a, b) => b.calls - a.calls || compare(a.principal, b.principal)),
+      byMethod,
     };
+  }
+
+  /** The filtered rows that are tool calls (on top of a `method` filter, never instead of it). */
+  private toolCalls(filter: AuditFilter): SelectQueryBuilder<AuditRecordEntity> {
+    return this.select(filter).andWhere(`r.method = 'tools/call'`);
   }
 
   private select(filter: AuditFilter): SelectQueryBuilder<AuditRecordEntity> {
@@ -154,3 +213,22 @@ function toRow(e: AuditRecordEntity): AuditRow {
 
 const max = (a: number | undefined, b: number) => (a === undefined ? b : Math.max(a, b));
 const min = (a: number | undefined, b: number) => (a === undefined ? b : Math.min(a, b));
+
+/** One line per tool name: counts summed over its upstreams, the non-null upstreams listed. */
+function mergeTools(raw: ToolStats[]): ToolStats[] {
+  const tools = new Map<string, ToolStats & { upstreams: Set<string> }>();
+  for (const r of raw) {
+    const tool = r.tool ?? '';
+    let t = tools.get(tool);
+    if (!t) tools.set(tool, (t = { tool, upstream: null, calls: 0, errors: 0, denials: 0, upstreams: new Set() }));
+    t.calls += Number(r.calls);
+    t.errors += Number(r.errors);
+    t.denials += Number(r.denials);
+    if (r.upstream !== null) t.upstreams.add(r.upstream);
+  }
+  return [...tools.values()]
+    .map(({ upstreams, ...t }) => ({ ...t, upstream: upstreams.size === 0 ? null : [...upstreams].sort(compare).join(',') }))
+    .sort((a, b) => b.calls - a.calls || compare(a.tool, b.tool));
+}
+
+const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);

@@ -1,46 +1,106 @@
 import type { SqliteConnection } from '@switchboard/persistence';
-import { ANCHOR_KEY, readAnchor } from '../chain/chain-head.js';
+import { ANCHOR_KEY, readAnchor, type ChainAnchor } from '../chain/chain-head.js';
+import { appendRowInTransaction, pruningMarkerEntry } from '../chain/pruning-marker.js';
 
 export interface PruneResult {
   rows: number;
   /** Id of the last row removed; the chain now starts after it. */
   throughId?: number;
+  /** Id of the `audit/pruned` row that records this run. */
+  markerId?: number;
 }
 
 /**
  * Deletes rows older than `before` (epoch ms), oldest first, `chunk` rows per transaction,
- * yielding to the event loop between chunks so calls keep flowing. Each chunk moves the
- * anchor (id and hash of the last removed row) in the same transaction, so the remaining
- * rows verify at every moment. The newest row is never removed: the chain head stays in
- * the table.
+ * yielding to the event loop between chunks so calls keep flowing. The newest row is never
+ * removed: the chain head stays in the table.
+ *
+ * The run first picks the last row it will remove (the newest row older than `before`, the
+ * head excluded), then, in the transaction that removes the first chunk, appends an
+ * `audit/pruned` row that records the anchor the run will leave (that row's id and hash),
+ * how many rows it removes and the cut-off. Each chunk moves the anchor (id and hash of the
+ * last removed row) in its own transaction, so the remaining rows verify at every moment,
+ * and `audit verify` accepts the anchor only because that chained row accounts for it.
+ *
+ * If another process starts a pruning run meanwhile (its marker moves the anchor first),
+ * this one stops at its next chunk: the newest marker is the one that must match the anchor.
+ *
+ * `now`: the marker's time; a cut-off after it is refused (verify would not accept it).
  */
-export async function pruneBefore(db: SqliteConnection, before: number, chunk = 1000): Promise<PruneResult> {
-  const oldest = db.prepare(
-    'SELECT id, hash FROM audit_entry WHERE at < ? AND id < (SELECT MAX(id) FROM audit_entry) ORDER BY id LIMIT ?',
+export async function pruneBefore(db: SqliteConnection, before: number, chunk = 1000, now = Date.now()): Promise<PruneResult> {
+  if (!(before <= now)) throw new RangeError(`pruning cut-off ${new Date(before).toISOString()} is after now`);
+  // Read without the write lock: on a large backlog this scans the time index.
+  const plan = db.prepare(
+    'SELECT MAX(id) AS id FROM audit_entry WHERE at < ? AND id < (SELECT MAX(id) FROM audit_entry)',
   );
+  const rowOf = db.prepare('SELECT id, at, hash FROM audit_entry WHERE id = ?');
+  const newest = db.prepare('SELECT MAX(id) AS id FROM audit_entry');
+  const oldest = db.prepare('SELECT id, hash FROM audit_entry WHERE id <= ? ORDER BY id LIMIT ?');
   const remove = db.prepare('DELETE FROM audit_entry WHERE id <= ?');
   const setAnchor = db.prepare(
     `INSERT INTO audit_chain (key, anchor_id, anchor_hash, pruned_rows) VALUES (?, ?, ?, ?)
      ON CONFLICT (key) DO UPDATE SET anchor_id = excluded.anchor_id, anchor_hash = excluded.anchor_hash,
        pruned_rows = audit_chain.pruned_rows + excluded.pruned_rows`,
   );
-  const pruneChunk = db.transaction(() => {
-    const rows = oldest.all(before, chunk) as { id: number; hash: string }[];
+
+  const removeChunk = (throughId: number) => {
+    const rows = oldest.all(throughId, chunk) as { id: number; hash: string }[];
     if (rows.length === 0) return undefined;
     const last = rows[rows.length - 1];
     // Ids are consecutive, so "id <= last" removes exactly these rows (and nothing older remains).
     const removed = remove.run(last.id).changes;
     setAnchor.run(ANCHOR_KEY, last.id, last.hash, removed);
-    return { id: last.id, removed };
+    return { anchorId: last.id, anchorHash: last.hash, removed };
+  };
+
+  const start = db.transaction((throughId: number) => {
+    const target = rowOf.get(throughId) as { id: number; at: number; hash: string } | undefined;
+    const head = (newest.get() as { id: number | null }).id;
+    const anchor: ChainAnchor | undefined = readAnchor(db);
+    // Re-checked under the write lock: another process may have pruned since the plan was read.
+    if (!target || target.at >= before || head === null || target.id >= head) return undefined;
+    if (anchor && anchor.anchorId >= target.id) return undefined;
+    const rows = target.id - (anchor?.anchorId ?? 0);
+    const facts = {
+      rows,
+      throughId: target.id,
+      anchorHash: target.hash,
+      prunedTotal: (anchor?.prunedRows ?? 0) + rows,
+      before: new Date(before).toISOString(),
+    };
+    const marker = appendRowInTransaction(db, pruningMarkerEntry(facts, now));
+    return { markerId: marker.id, step: removeChunk(target.id) };
   });
-  const result: PruneResult = { rows: 0 };
-  for (;;) {
-    const step = (pruneChunk as unknown as { immediate: typeof pruneChunk }).immediate();
-    if (!step) return result;
+
+  const next = db.transaction((throughId: number, expected: { anchorId: number; anchorHash: string }) => {
+    const anchor = readAnchor(db);
+    // Someone else moved the anchor: a newer run (with a newer marker) has taken over.
+    if (!anchor || anchor.anchorId !== expected.anchorId || anchor.anchorHash !== expected.anchorHash) return undefined;
+    return removeChunk(throughId);
+  });
+
+  const planned = (plan.get(before) as { id: number | null }).id;
+  if (planned === null) return { rows: 0 };
+  const started = immediate(start)(planned);
+  if (!started?.step) return { rows: 0 };
+  const result: PruneResult = { rows: 0, markerId: started.markerId };
+  let step: ReturnType<typeof removeChunk> = started.step;
+  while (step) {
     result.rows += step.removed;
-    result.throughId = step.id;
+    result.throughId = step.anchorId;
+    if (step.anchorId >= planned) break;
     await new Promise((r) => setImmediate(r));
+    step = immediate(next)(planned, step);
   }
+  return result;
+}
+
+/**
+ * A transaction function's BEGIN IMMEDIATE variant: the write lock is taken before the
+ * chain head and the anchor are read. better-sqlite3 has it but its type declarations leave it out.
+ */
+function immediate<F extends (...args: never[]) => unknown>(transaction: F): F {
+  return (transaction as unknown as { immediate: F }).immediate;
 }
 
 /** Rows removed by retention so far (for `audit verify` and stats). */

@@ -2,9 +2,7 @@ import { silentLogger } from '@switchboard/observability';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { DataSource } from 'typeorm';
 import { entry, tempDatabase, writerFor } from '../../test-support/temp-db.js';
-import { AuditLog } from '../audit-log.js';
 import { verifyChain } from '../chain/verify-chain.js';
-import { createRedactor } from '../redaction/index.js';
 import { parseRetention } from './prune.js';
 import { RetentionJob } from './retention-job.js';
 
@@ -14,6 +12,7 @@ afterEach(async () => {
   open = [];
 });
 
+const MINUTE = 60_000;
 const DAY = 86_400_000;
 
 describe('RetentionJob', () => {
@@ -21,21 +20,47 @@ describe('RetentionJob', () => {
     const t = await tempDatabase();
     open.push(t.dataSource);
     const writer = writerFor(t.db, 'relaxed');
-    const log = new AuditLog(writer, { redactor: createRedactor(), maxArgumentBytes: 1000, completions: true });
     const now = Date.now();
     for (let i = 0; i < 12; i++) void writer.append(entry({ at: now - (i < 10 ? 100 : 1) * DAY }));
     await writer.flush();
 
-    const job = new RetentionJob(t.db, log, 90 * DAY, silentLogger());
+    const job = new RetentionJob(t.db, 90 * DAY, silentLogger());
     expect(await job.runOnce(now)).toBe(10);
     await writer.flush();
     const rows = t.db.prepare('SELECT id, method, arguments FROM audit_record ORDER BY id').all() as Record<string, unknown>[];
     expect(rows.map((r) => r.id)).toEqual([11, 12, 13]);
     expect(rows[2].method).toBe('audit/pruned');
-    expect(JSON.parse(String(rows[2].arguments))).toMatchObject({ rows: 10, throughId: 10 });
-    expect(await verifyChain(t.dataSource)).toMatchObject({ ok: true, rows: 3, prunedRows: 10 });
+    expect(JSON.parse(String(rows[2].arguments))).toEqual({
+      rows: 10,
+      throughId: 10,
+      // The anchor it leaves: row 11's prev_hash, i.e. the removed row 10's hash.
+      anchorHash: (t.db.prepare('SELECT prev_hash AS h FROM audit_entry WHERE id = 11').get() as { h: string }).h,
+      prunedTotal: 10,
+      before: new Date(now - 90 * DAY).toISOString(),
+    });
+    expect(await verifyChain(t.dataSource)).toMatchObject({ ok: true, rows: 3, prunedRows: 10, pruning: { markerId: 13 } });
     // Nothing more to prune: no second marker.
     expect(await job.runOnce(now)).toBe(0);
+  });
+
+  it("with a minute's retention, runs after runs still verify, each newest marker matching the anchor", async () => {
+    const t = await tempDatabase();
+    open.push(t.dataSource);
+    const writer = writerFor(t.db, 'relaxed');
+    const job = new RetentionJob(t.db, MINUTE, silentLogger());
+    let now = Date.now();
+    for (let run = 0; run < 3; run++) {
+      for (let i = 0; i < 5; i++) void writer.append(entry({ at: now + i }));
+      await writer.flush();
+      now += 2 * MINUTE;
+      // Everything but the newest row goes, the previous run's marker included.
+      expect(await job.runOnce(now)).toBe(run === 0 ? 4 : 6);
+      const verdict = await verifyChain(t.dataSource);
+      expect(verdict).toMatchObject({ ok: true, rows: 2, prunedRows: 4 + 6 * run });
+      const head = t.db.prepare('SELECT id, method FROM audit_record ORDER BY id DESC LIMIT 1').get() as { id: number; method: string };
+      expect(head.method).toBe('audit/pruned');
+      expect(verdict.ok && verdict.pruning).toMatchObject({ markerId: head.id, markerAt: now, before: now - MINUTE });
+    }
   });
 });
 

@@ -1,15 +1,14 @@
 import type { Logger } from '@switchboard/observability';
 import type { SqliteConnection } from '@switchboard/persistence';
-import type { AuditLog } from '../audit-log.js';
-import { systemEntry } from '../system-entry.js';
 import { pruneBefore } from './prune.js';
 
 const EVERY_MS = 3_600_000;
 
 /**
  * Prunes rows older than the retention period: a minute after start and then hourly, in
- * small transactions between calls. Each run that removed rows leaves a row of its own in
- * the chain (`audit/pruned`), so the log itself says what was removed and when.
+ * small transactions between calls. Each run that removes rows leaves a row of its own in
+ * the chain (`audit/pruned`, written by pruneBefore with its first chunk), so the log itself
+ * says what was removed and when, and `audit verify` can tell pruning from deletion.
  */
 export class RetentionJob {
   private timer: NodeJS.Timeout | undefined;
@@ -17,7 +16,6 @@ export class RetentionJob {
 
   constructor(
     private readonly db: SqliteConnection,
-    private readonly log: AuditLog,
     private readonly retentionMs: number,
     private readonly logger: Logger,
   ) {}
@@ -43,10 +41,12 @@ export class RetentionJob {
   async runOnce(now = Date.now()): Promise<number> {
     const before = now - this.retentionMs;
     try {
-      const result = await pruneBefore(this.db, before);
+      const result = await pruneBefore(this.db, before, undefined, now);
       if (result.rows > 0) {
-        this.logger.info({ rows: result.rows, before: new Date(before).toISOString() }, 'audit: pruned old rows');
-        this.log.note(prunedMarker(result.rows, result.throughId!, before));
+        this.logger.info(
+          { rows: result.rows, throughId: result.throughId, marker: result.markerId, before: new Date(before).toISOString() },
+          'audit: pruned old rows',
+        );
       }
       return result.rows;
     } catch (err) {
@@ -54,11 +54,4 @@ export class RetentionJob {
       return 0;
     }
   }
-}
-
-function prunedMarker(rows: number, throughId: number, before: number) {
-  return systemEntry(
-    { method: 'audit/pruned', decision: 'allowed', rule: 'retention', outcome: 'ok', errorMessage: null },
-    { rows, throughId, before: new Date(before).toISOString() },
-  );
 }
