@@ -170,6 +170,10 @@ describe('Streamable HTTP: JSON-RPC errors', () => {
     expect(bad.body.error.code).toBe(-32602);
     const cursor = await post({ jsonrpc: '2.0', id: 9, method: 'tools/list', params: { cursor: 'garbage' } }, sid);
     expect(cursor.body.error.code).toBe(-32602);
+    // An empty cursor is not "no cursor", whether or not the first page is cached.
+    await post({ jsonrpc: '2.0', id: 19, method: 'tools/list' }, sid).expect(200);
+    const empty = await post({ jsonrpc: '2.0', id: 20, method: 'tools/list', params: { cursor: '' } }, sid);
+    expect(empty.body.error.code).toBe(-32602);
   });
 
   it('tools/call arguments and prompts/get arguments of the wrong shape are -32602, and never reach the upstream', async () => {

@@ -59,6 +59,16 @@ describe('assignPublicNames', () => {
     expect(out[0]).toBe('a__b__c');
   });
 
+  it('stays within the characters hosts accept when a bare name equals the hashed form too', () => {
+    // x offers echo and y__echo, so y's echo is hashed; x also offers, by chance, that hashed
+    // form, so y's echo is hashed again.
+    const hashed = assignPublicNames([req('x', 'y__echo', 'none'), req('x', 'echo', 'none'), req('y', 'echo', 'none')])[2];
+    expect(hashed).toMatch(/^y__echo_[0-9a-f]{8}$/);
+    const out = assignPublicNames([req('x', 'y__echo', 'none'), req('x', hashed, 'none'), req('x', 'echo', 'none'), req('y', 'echo', 'none')]);
+    expect(new Set(out).size).toBe(4);
+    for (const name of out) expect(name).toMatch(/^[A-Za-z0-9_-]{1,64}$/);
+  });
+
   it('shortens very long server names in the prefix', () => {
     const [name] = assignPublicNames([req('a-very-long-server-name-that-goes-on-and-on', 'tool')]);
     expect(name.length).toBeLessThanOrEqual(64);

@@ -45,8 +45,9 @@ export function shortHash(...parts: string[]): string {
   return createHash('sha256').update(parts.join('\u0000')).digest('hex').slice(0, HASH_LENGTH);
 }
 
-function withHash(candidate: string, req: NameRequest, opts: NamingOptions): string {
-  const suffix = `_${shortHash(req.server, req.name)}`;
+/** `attempt` > 0 gives another hash for a name whose first hashed form is taken too. */
+function withHash(candidate: string, req: NameRequest, opts: NamingOptions, attempt = 0): string {
+  const suffix = `_${attempt === 0 ? shortHash(req.server, req.name) : shortHash(req.server, req.name, String(attempt))}`;
   return candidate.slice(0, opts.maxLength - suffix.length) + suffix;
 }
 
@@ -84,7 +85,9 @@ export function assignPublicNames(requests: readonly NameRequest[], opts: Naming
   return candidates.map((candidate, i) => {
     let out = candidate;
     if (taken.has(out)) out = withHash(prefixed(requests[i]), requests[i], opts);
-    while (taken.has(out)) out = withHash(`${out}~`, requests[i], opts);
+    // Still taken (a bare name that equals the hashed form): hash again, with a counter;
+    // the result keeps to the characters hosts accept.
+    for (let attempt = 1; taken.has(out); attempt++) out = withHash(prefixed(requests[i]), requests[i], opts, attempt);
     taken.add(out);
     return out;
   });

@@ -32,7 +32,8 @@ const listOf =
       unusable.length > 0 ? (_item, origin) => !unusable.includes(origin.server) : undefined,
       visible?.filter,
     );
-    const key = `${kind}\n${pageSize}\n${cursor ?? ''}\n${visible?.view ?? ''}\n${pins?.version ?? ''}\n${unusable.join(',')}`;
+    // No cursor and an empty one are different requests (the first page; an invalid cursor).
+    const key = `${kind}\n${pageSize}\n${cursor === undefined ? '-' : `c${cursor}`}\n${visible?.view ?? ''}\n${pins?.version ?? ''}\n${unusable.join(',')}`;
     let pages = served.get(catalog);
     const hit = pages?.get(key);
     if (hit) return hit;
