@@ -104,9 +104,12 @@ describe('policies through the daemon (CASL, from a policy file)', () => {
     expect(auditRows(join(dir, 'data'), `principal = 'olga' AND name = 'fx__crash'`)[0]).toMatchObject({ decision: 'denied', rule: 'no-crash' });
   });
 
-  it('a changed policy file applies to the next request; an invalid one is refused and the old one stays', async () => {
-    writeFileSync(policyFile, `${POLICY.replace('bob: [dev]', 'bob: [dev, ops]')}`);
+  it('a changed policy file applies to the next request, and hosts hear list_changed; an invalid one is refused and the old one stays', async () => {
     const bob = await host('bob');
+    let changed = 0;
+    bob.setNotificationHandler('notifications/tools/list_changed', () => void (changed += 1));
+    writeFileSync(policyFile, `${POLICY.replace('bob: [dev]', 'bob: [dev, ops]')}`);
+    await eventually(() => changed > 0 || undefined, 10_000, 'tools/list_changed after the policy reload');
     await eventually(async () => (await toolNames(bob)).includes('fx__env') || undefined);
     await bob.callTool({ name: 'fx__env', arguments: { name: 'HOME' } });
 

@@ -54,6 +54,7 @@ export class GatewayRuntime {
   /** Who may do what; its file is watched once started. */
   readonly policy: PolicyEngine;
   private readonly policyWatcher?: FileWatcher<PolicyDocument>;
+  private fanout!: NotificationFanout;
   /** Tool-definition pins; without a database (tests) nothing is pinned. */
   readonly pins?: PinGuard;
   /** One connection per principal for `isolation: per-principal` servers. */
@@ -90,7 +91,8 @@ export class GatewayRuntime {
       );
       this.watchPins();
     }
-    ({ engine: this.policy, watcher: this.policyWatcher } = openPolicy(config, logger));
+    // Hosts list again after a policy reload: what each may see can have changed.
+    ({ engine: this.policy, watcher: this.policyWatcher } = openPolicy(config, logger, () => this.fanout.listsChanged()));
     this.secrets = new PrincipalSecrets(
       database ? new PrincipalSecretStore(database, loadSecretsKey(config.dataDir)) : NO_SECRETS,
       logger,
@@ -109,6 +111,7 @@ export class GatewayRuntime {
     const isolated = (server: string) => this.current.servers.some((s) => s.name === server && s.isolation !== 'shared');
     const mayReadLogs = (principal: Principal, server: string) => this.policy.decide(principal, 'log', 'Server', { server }).allowed;
     const fanout = new NotificationFanout(this.sessions, this.registry, this.catalog, isolated, mayReadLogs);
+    this.fanout = fanout;
     let subscriptions!: SubscriptionManager;
     /** What an owned connection reports goes to its owner: a principal's sessions, or the one session. */
     const toOwner = (perSession: boolean): OwnedConnectionListener => ({
@@ -211,7 +214,8 @@ export class GatewayRuntime {
 
   private pollDatabase(): void {
     try {
-      this.pins?.refresh();
+      // A held-back tool accepted (`switchboard tools accept`) is listed again: hosts hear so.
+      if (this.pins?.refresh()) this.fanout.listsChanged();
       if (this.secrets.poll()) {
         this.logger.info('upstream secrets changed; per-principal connections follow');
         void this.apply(this.current);

@@ -9,7 +9,12 @@ import { loadPolicyBytes, loadPolicyFile, PolicyEngine, type PolicyDocument } fr
  * unless `policy.defaultEffect` says otherwise. An invalid file at start stops the start,
  * listing every problem; an invalid edit later is logged and the old policy stays.
  */
-export function openPolicy(config: GatewayConfig, logger: Logger): { engine: PolicyEngine; watcher?: FileWatcher<PolicyDocument> } {
+export function openPolicy(
+  config: GatewayConfig,
+  logger: Logger,
+  /** After a reload: what hosts may list can have changed. */
+  onReloaded: () => void = () => undefined,
+): { engine: PolicyEngine; watcher?: FileWatcher<PolicyDocument> } {
   const fallback = policyDefaultEffect(config);
   const file = config.policy.file;
   if (!file) {
@@ -33,6 +38,7 @@ export function openPolicy(config: GatewayConfig, logger: Logger): { engine: Pol
     }
     engine.replace(change);
     logger.info({ file, version: engine.version, defaultEffect: engine.defaultEffect }, 'policy reloaded');
+    onReloaded();
   });
   return { engine, watcher };
 }

@@ -43,12 +43,13 @@ describe('pushUpstreamLogLevel', () => {
     const second = pushUpstreamLogLevel(connection, sessions);
     await tick();
     // The second waits for the first: on HTTP upstreams two at once could arrive swapped.
-    expect(sent.map((s) => s.params)).toEqual([{ level: 'error' }]);
+    // (b, with no level of its own yet, wants the default: info.)
+    expect(sent.map((s) => s.params)).toEqual([{ level: 'info' }]);
 
     sent[0].resolve();
     await first;
     await tick();
-    expect(sent.map((s) => s.params)).toEqual([{ level: 'error' }, { level: 'debug' }]);
+    expect(sent.map((s) => s.params)).toEqual([{ level: 'info' }, { level: 'debug' }]);
     let settled = false;
     void second.then(() => (settled = true));
     await tick();
@@ -68,6 +69,17 @@ describe('pushUpstreamLogLevel', () => {
     const failing = { ...connection, request: () => Promise.reject(new Error('gone')) } as unknown as UpstreamConnection;
     sessions.get('a')!.logLevel = 'info';
     await expect(pushUpstreamLogLevel(failing, sessions)).resolves.toBeUndefined();
+  });
+});
+
+describe('the level asked of a shared upstream', () => {
+  it('counts a session that set no level as wanting the default (info): one quiet session does not silence the others', () => {
+    const sessions = new SessionDirectory();
+    session('quiet', sessions).logLevel = 'error';
+    session('default', sessions);
+    expect(upstreamLogLevel(sessions)).toBe('info');
+    session('chatty', sessions).logLevel = 'debug';
+    expect(upstreamLogLevel(sessions)).toBe('debug');
   });
 });
 

@@ -46,6 +46,16 @@ export class NotificationFanout {
     });
   }
 
+  /**
+   * Lists changed for reasons the catalog does not see (a policy reload, a held-back tool
+   * accepted): every host hears list_changed for each list and asks again.
+   */
+  listsChanged(): void {
+    this.broadcast('notifications/tools/list_changed');
+    this.broadcast('notifications/prompts/list_changed');
+    this.broadcast('notifications/resources/list_changed');
+  }
+
   private broadcast(method: string): void {
     for (const session of this.sessions.initialized()) {
       void session.send({ jsonrpc: '2.0', method }).catch(() => undefined);
@@ -81,11 +91,16 @@ export class NotificationFanout {
  */
 export function upstreamLogLevel(sessions: SessionDirectory, onlySession?: string): LogLevel | undefined {
   let min: LogLevel | undefined;
+  let anyAsked = false;
   for (const s of sessions.all()) {
     if (onlySession !== undefined && s.id !== onlySession) continue;
-    if (s.logLevel && (!min || passesLevel(min, s.logLevel))) min = s.logLevel;
+    // A session that set no level still gets the default: the upstream must send that much.
+    const wanted = s.logLevel ?? DEFAULT_SESSION_LOG_LEVEL;
+    if (s.logLevel) anyAsked = true;
+    if (!min || passesLevel(min, wanted)) min = wanted;
   }
-  return min;
+  // Nobody asked for a level: the upstream keeps its own default.
+  return anyAsked ? min : undefined;
 }
 
 const levelPushes = new WeakMap<UpstreamConnection, Promise<void>>();
