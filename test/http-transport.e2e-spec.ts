@@ -201,6 +201,39 @@ describe('Streamable HTTP: JSON-RPC errors', () => {
     expect(answered.body).toMatchObject({ id: 'dup', result: { content: [expect.anything()] } });
   });
 
+  it('a cancelled request ends its POST without a response; in a batch, the others are still answered', async () => {
+    const sid = await openSession();
+    const pending = (body: unknown, session: string) => {
+      const req = post(body, session);
+      return new Promise<request.Response>((resolve, reject) => req.end((err, res) => (err ? reject(err) : resolve(res))));
+    };
+    const cancel = (id: string, session: string) =>
+      post({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: 'test' } }, session).expect(202);
+
+    const slow = pending({ jsonrpc: '2.0', id: 'c1', method: 'tools/call', params: { name: 'fx__slow', arguments: { ms: 20_000 } } }, sid);
+    await new Promise((r) => setTimeout(r, 300));
+    await cancel('c1', sid);
+    const ended = await slow;
+    expect(ended.status).toBe(200);
+    expect(ended.text).not.toContain('"id":"c1"');
+    // The id is free again.
+    await post({ jsonrpc: '2.0', id: 'c1', method: 'ping' }, sid).expect(200);
+
+    const sid2 = await openSession('2025-03-26');
+    const batch = pending(
+      [
+        { jsonrpc: '2.0', id: 'b1', method: 'tools/call', params: { name: 'fx__slow', arguments: { ms: 20_000 } } },
+        { jsonrpc: '2.0', id: 'b2', method: 'ping' },
+      ],
+      sid2,
+    );
+    await new Promise((r) => setTimeout(r, 300));
+    await cancel('b1', sid2);
+    const answered = await batch;
+    expect(answered.status).toBe(200);
+    expect(answered.body).toEqual([{ jsonrpc: '2.0', id: 'b2', result: {} }]);
+  });
+
   it('a body over the limit is answered 413, not cut off', async () => {
     const sid = await openSession();
     const huge = JSON.stringify({ jsonrpc: '2.0', id: 16, method: 'ping', params: { pad: 'x'.repeat(17 * 1024 * 1024) } });

@@ -52,6 +52,22 @@ describe('JsonRpcPeer', () => {
     expect(peer.isHandling(7)).toBe(false);
   });
 
+  it('tells the transport when the other side cancels a request, which then gets no response', async () => {
+    const sent: JsonRpcMessage[] = [];
+    const cancelled: unknown[] = [];
+    const peer = new JsonRpcPeer(async (m) => void sent.push(m), {
+      onRequest: (_r, ctx) => new Promise((resolve) => ctx.signal.addEventListener('abort', () => resolve({ late: true }))),
+      onNotification: () => undefined,
+      onRequestCancelled: (id) => cancelled.push(id),
+    });
+    peer.handle({ jsonrpc: '2.0', id: 'x', method: 'slow' });
+    peer.handle({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'x' } });
+    expect(cancelled).toEqual(['x']);
+    await new Promise((r) => setTimeout(r, 10));
+    expect(sent).toEqual([]);
+    expect(peer.isHandling('x')).toBe(false);
+  });
+
   it('turns an error response into McpError with code, message and data', async () => {
     const { client } = pair({
       onRequest: async () => {

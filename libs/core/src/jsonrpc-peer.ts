@@ -49,6 +49,11 @@ export interface PeerHandlers {
   onNotification(notification: JsonRpcNotification): void;
   /** Errors that are not `McpError`: the client gets -32603, the log gets the detail. */
   onInternalError?(error: unknown, request: JsonRpcRequest): void;
+  /**
+   * The other side cancelled one of its requests: it will get no response (the spec), so a
+   * transport that waits for one (an HTTP POST, a batch) must stop waiting for it.
+   */
+  onRequestCancelled?(id: RequestId): void;
 }
 
 interface Pending {
@@ -174,6 +179,7 @@ export class JsonRpcPeer {
       if (controller) {
         this.inbound.delete(id!);
         controller.abort();
+        this.handlers.onRequestCancelled?.(id!);
         return;
       }
     }

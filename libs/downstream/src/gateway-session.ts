@@ -1,4 +1,4 @@
-import { JsonRpcPeer, type JsonRpcMessage, type LogLevel, type PeerRequestOptions, type SendOptions } from '@switchboard/core';
+import { JsonRpcPeer, type JsonRpcMessage, type LogLevel, type PeerRequestOptions, type RequestId, type SendOptions } from '@switchboard/core';
 import type { Logger } from '@switchboard/observability';
 import type { DownstreamSession, GatewayDispatcher, Principal } from '@switchboard/relay';
 
@@ -19,6 +19,8 @@ export class GatewaySession implements DownstreamSession {
   logLevel?: LogLevel;
   readonly peer: JsonRpcPeer;
   lastActivity = Date.now();
+  /** Set by a transport that waits for responses: a request the host cancelled gets none. */
+  onRequestCancelled?: (id: RequestId) => void;
 
   constructor(
     readonly id: string,
@@ -31,6 +33,7 @@ export class GatewaySession implements DownstreamSession {
     this.peer = new JsonRpcPeer(channel, {
       onRequest: (request, ctx) => dispatcher.handleRequest({ session: this, request, signal: ctx.signal }),
       onNotification: (n) => dispatcher.handleNotification(this, n),
+      onRequestCancelled: (id) => this.onRequestCancelled?.(id),
       onInternalError: (err, request) =>
         logger.error({ err, method: request.method, session: id }, 'internal error while handling a request'),
     });

@@ -51,6 +51,15 @@ export class PostExchange {
     if (this.waiting.size === 0) this.finish();
   }
 
+  /**
+   * The host cancelled one of these requests: it gets no response, and this answer stops
+   * waiting for it; with nothing else to wait for, the answer ends with what it has.
+   */
+  cancelled(id: RequestId): void {
+    if (this.finished || !this.waiting.delete(id)) return;
+    if (this.waiting.size === 0) this.finish();
+  }
+
   /** Answers every request still waiting with `error` (the session ended under it). */
   failRemaining(error: { code: number; message: string }): void {
     for (const id of [...this.waiting]) this.deliver({ jsonrpc: '2.0', id, error });
@@ -71,6 +80,12 @@ export class PostExchange {
       return;
     }
     if (this.res.destroyed) return;
+    if (this.buffered.length === 0) {
+      // Every request was cancelled: no response to send. A POST that carried requests is
+      // answered JSON or SSE (spec), so it is an event stream that ends at once.
+      this.switchToSse().end();
+      return;
+    }
     const body = this.batch ? encodeBatch(this.buffered) : encodeMessage(this.buffered[0]);
     this.res.writeHead(200, {
       'Content-Type': 'application/json',

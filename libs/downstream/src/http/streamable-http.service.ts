@@ -218,6 +218,11 @@ export class StreamableHttpService {
     const state: HttpSession = { exchanges } as HttpSession;
     const channel = async (message: JsonRpcMessage, options?: SendOptions) => this.route(state, message, options);
     state.session = new GatewaySession(id, 'streamable-http', channel, this.deps.dispatcher, this.deps.logger, principal);
+    state.session.onRequestCancelled = (requestId) => {
+      const exchange = state.exchanges.get(requestId);
+      state.exchanges.delete(requestId);
+      exchange?.cancelled(requestId);
+    };
     this.sessions.set(id, state);
     this.deps.sessions.add(state.session);
     return state;
