@@ -79,6 +79,24 @@ describe('switchboard CLI', () => {
     expect(run(['start', '--port', 'eighty', '--config', writeConfig({ mcpServers: {} })]).code).toBe(2);
   });
 
+  it('a port already in use is a clear error, exit 1, with nothing left running', async () => {
+    const first = await startDaemon(writeConfig({ mcpServers: {} }));
+    const port = new URL(first.baseUrl).port;
+    const marker = `sb-port-clash-${process.pid}`;
+    // The marker in its upstream's command line, where ps sees it.
+    const fixture = stdioFixture() as { args: string[] };
+    const upstream = { ...fixture, args: [...fixture.args, marker] };
+    const r = spawnSync(process.execPath, [SWITCHBOARD_BIN, 'start', '--port', port, '--config', writeConfig({ mcpServers: { fx: upstream } })], {
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(new RegExp(`cannot listen on 127\\.0\\.0\\.1:${port}: the address is already in use`));
+    // Its upstream was stopped with it.
+    const ps = spawnSync('ps', ['-eo', 'args'], { encoding: 'utf8' });
+    expect(ps.stdout).not.toContain(marker);
+  });
+
   it('refuses to listen off loopback with auth.mode: none (the default), exit 2', () => {
     const r = run(['start', '--host', '0.0.0.0', '--config', writeConfig({ mcpServers: {} })]);
     expect(r.code).toBe(2);

@@ -111,6 +111,9 @@ export async function main(argv: string[]): Promise<number> {
     await runDaemon(config, fileListen);
   } catch (err) {
     process.stderr.write(`switchboard: ${(err as Error).message}\n`);
+    // runDaemon stops what it started; should anything still hold the event loop, a daemon
+    // that failed to start must exit anyway, not hang looking alive.
+    setTimeout(() => process.exit(1), 2_000).unref();
     return 1;
   }
   return -1; // keeps running; the signal handlers exit

@@ -73,7 +73,18 @@ export async function runDaemon(config: GatewayConfig, fileListen: GatewayConfig
     if (!routes.handle(req, res)) framework(req, res);
   });
   await runtime.start();
-  await listen(server, config.listen.port, config.listen.host);
+  try {
+    await listen(server, config.listen.port, config.listen.host);
+  } catch (err) {
+    // Nothing may keep running behind a daemon that could not listen (its upstreams, the
+    // audit writer), or the process would never exit and a service manager would see it up.
+    await runtime.drainAndStop(0);
+    await auditStore.close();
+    await app.close();
+    const code = (err as NodeJS.ErrnoException).code;
+    const why = code === 'EADDRINUSE' ? 'the address is already in use' : code === 'EACCES' ? 'permission denied' : (err as Error).message;
+    throw new Error(`cannot listen on ${config.listen.host}:${config.listen.port}: ${why}`, { cause: err });
+  }
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const url = `http://${host}:${address.port}`;
@@ -98,6 +109,10 @@ export async function runDaemon(config: GatewayConfig, fileListen: GatewayConfig
     if (JSON.stringify(outcome.config.auth) !== JSON.stringify(runtime.config.auth)) {
       logger.warn({ auth: outcome.config.auth }, 'new auth settings take effect after a restart');
     }
+    if (outcome.config.log.level !== runtime.config.log.level) {
+      // The upstreams' loggers are children made at their start: one level for all needs a restart.
+      logger.warn({ level: outcome.config.log.level }, 'a new log level takes effect after a restart');
+    }
     if (JSON.stringify(outcome.config.policy) !== JSON.stringify(runtime.config.policy)) {
       logger.warn({ policy: outcome.config.policy }, 'a new policy file path or default effect takes effect after a restart (edits to the file apply at once)');
     }
@@ -118,7 +133,12 @@ export async function runDaemon(config: GatewayConfig, fileListen: GatewayConfig
 
   let stopping = false;
   const stop = async (signal: string) => {
-    if (stopping) return;
+    if (stopping) {
+      // A second Ctrl-C (or SIGTERM) means: now. Upstream children are stopped by their watchdog.
+      logger.warn({ signal }, 'second signal while draining: exiting now, without waiting for in-flight calls');
+      logger.flush?.();
+      process.exit(1);
+    }
     stopping = true;
     logger.info({ signal }, 'shutting down: draining in-flight calls');
     idleGc.stop();
@@ -135,8 +155,8 @@ export async function runDaemon(config: GatewayConfig, fileListen: GatewayConfig
     logger.flush?.();
     process.exit(0);
   };
-  process.once('SIGTERM', () => void stop('SIGTERM'));
-  process.once('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
 }
 
 function listen(server: Server, port: number, host: string): Promise<void> {
