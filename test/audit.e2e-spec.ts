@@ -137,6 +137,20 @@ describe('audit rows written by the daemon (strict mode)', () => {
     expect(row.trace_id).toBe(traceId);
   });
 
+  it('arguments nested thousands of levels deep are refused with -32602 and recorded, not lost', async () => {
+    const accept = 'application/json, text/event-stream';
+    const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'deep', version: '1' } } };
+    const opened = await request(daemon.baseUrl).post('/mcp').set('Accept', accept).set('Content-Type', 'application/json').send(JSON.stringify(init)).expect(200);
+    const sid = opened.headers['mcp-session-id'];
+    // Written by hand: JSON.stringify itself gives up on values this deep.
+    const body = `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"fx__echo","arguments":{"text":${'['.repeat(10_000)}${']'.repeat(10_000)}}}}`;
+    const res = await request(daemon.baseUrl).post('/mcp').set('Accept', accept).set('Content-Type', 'application/json').set('Mcp-Session-Id', sid).send(body);
+    expect(res.body.error).toEqual({ code: -32602, message: 'Invalid params: nested deeper than 256 levels' });
+    const row = await eventually(async () => rows(dataDir, `client_name = 'deep'`)[0]);
+    expect(row).toMatchObject({ method: 'tools/call', name: 'fx__echo', decision: 'refused', rule: 'request:nested-too-deeply', error_code: -32602, upstream: null });
+    expect(row.arguments_truncated).toBe(1); // cut at maxArgumentBytes (300 here), marker and all
+  });
+
   it('lists, pings and initialize are not audit rows', () => {
     expect(rows(dataDir, `method NOT IN ('tools/call', 'resources/read', 'prompts/get', 'completion/complete')`)).toEqual([]);
   });

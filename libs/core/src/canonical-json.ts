@@ -15,6 +15,14 @@ export function canonicalJson(value: unknown): string {
   return write(value, '', new Set()) ?? 'null';
 }
 
+/**
+ * Past this depth a value is written as a marker string instead of being walked: the audit
+ * row of a request refused for its nesting (MAX_JSON_DEPTH) is still written, and a
+ * recursive walk of thousands of levels would overflow the stack.
+ */
+const MAX_WRITE_DEPTH = 1000;
+const TOO_DEEP = JSON.stringify('[nested too deeply]');
+
 /** The JSON text of `value`, or undefined where JSON.stringify would leave a member out. */
 function write(value: unknown, key: string, ancestors: Set<object>): string | undefined {
   if (typeof value === 'object' && value !== null && typeof (value as { toJSON?: unknown }).toJSON === 'function') {
@@ -32,6 +40,7 @@ function write(value: unknown, key: string, ancestors: Set<object>): string | un
     case 'object':
       if (value === null) return 'null';
       if (ancestors.has(value)) throw new TypeError('canonicalJson: circular structure');
+      if (ancestors.size >= MAX_WRITE_DEPTH) return TOO_DEEP;
       ancestors.add(value);
       try {
         if (Array.isArray(value)) return writeArray(value, ancestors);

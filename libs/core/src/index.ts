@@ -10,3 +10,4 @@ export * from './line-writer.js';
 export * from './json-text.js';
 export * from './canonical-json.js';
 export * from './loopback.js';
+export * from './json-depth.js';

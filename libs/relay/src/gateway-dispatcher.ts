@@ -1,4 +1,4 @@
-import { ErrorCode, McpError, methodNotFound, type JsonRpcNotification } from '@switchboard/core';
+import { ErrorCode, MAX_JSON_DEPTH, McpError, invalidParams, methodNotFound, nestsDeeperThan, type JsonRpcNotification } from '@switchboard/core';
 import { complete } from './handlers/completion.js';
 import { initialize, ping } from './handlers/lifecycle.js';
 import { listPrompts, listResources, listResourceTemplates, listTools } from './handlers/lists.js';
@@ -51,14 +51,19 @@ export class GatewayDispatcher {
     }
     const params = (request.params ?? {}) as Item;
     const full: RequestContext = { ...ctx, params, audit: newAuditFacts() };
+    // Refused before any handler walks them (recorded like any bad params when audited).
+    const tooDeep = nestsDeeperThan(params, MAX_JSON_DEPTH) ? invalidParams(`Invalid params: nested deeper than ${MAX_JSON_DEPTH} levels`) : undefined;
     const draining = this.draining && request.method !== 'ping';
     const { audit } = this.services;
     try {
       if (audit?.records(request.method)) {
-        const refusal = draining ? { rule: 'shutting-down', error: shuttingDown() } : undefined;
-        return await runAudited(audit, handler, full, this.services, refusal);
+        const refusal = draining
+          ? { rule: 'shutting-down', error: shuttingDown() }
+          : tooDeep && { rule: 'request:nested-too-deeply', error: tooDeep };
+        return await runAudited(audit, handler, full, this.services, refusal || undefined);
       }
       if (draining) throw shuttingDown();
+      if (tooDeep) throw tooDeep;
       return await handler(full, this.services);
     } catch (err) {
       throw sanitize(err);
