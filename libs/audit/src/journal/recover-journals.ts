@@ -61,6 +61,12 @@ export function recoverJournals(db: SqliteConnection, dir: string, logger: Logge
     const lock = takeLock(join(dir, name + LOCK_SUFFIX));
     if (!lock) continue; // its process is running
     const path = join(dir, name + JOURNAL_SUFFIX);
+    // Its owner removed it between our listing and our lock (a clean exit removes the
+    // journal, then releases its lock): nothing to move.
+    if (!existsSync(path)) {
+      lock.release();
+      continue;
+    }
     try {
       const journal = readJournal(path);
       const rows = journal.generation === undefined ? 0 : inserter.moveJournal(name, journal.generation, journal.rows);
