@@ -71,6 +71,28 @@ describe('an upstream that dies mid-call', () => {
   });
 });
 
+describe('a subscription ended while its upstream is down', () => {
+  it('is ended at once, and does not come back with the upstream', async () => {
+    const first = await startHttpFixture('http');
+    fixtures.push(first);
+    const daemon = await startDaemon({ mcpServers: { fx: { type: 'http', url: first.url } } });
+    const h = await connectHost('streamable-http', { daemon });
+    hosts.push(h);
+    const hello = 'fixture://static/hello';
+    await h.client.subscribeResource({ uri: hello });
+    process.kill(first.pid, 'SIGKILL');
+    await eventually(async () => (await request(daemon.baseUrl).get('/readyz')).body.upstreams[0].state !== 'ready', 30_000, 'the upstream seen down');
+    await h.client.unsubscribeResource({ uri: hello });
+
+    const second = await startHttpFixture('http', { PORT: String(first.port) });
+    fixtures.push(second);
+    await eventually(() => stats(h.client), 30_000, 'calls to succeed against the new server');
+    // Not renewed upstream: touching the resource finds no subscriber there.
+    const touched = await h.client.callTool({ name: 'fx__touch_resource', arguments: { uri: hello } });
+    expect((touched.content as { text: string }[])[0].text).toBe(`not subscribed: ${hello}`);
+  });
+});
+
 describe('a Streamable HTTP upstream that closes its stream mid-call', () => {
   it('the gateway resumes it with Last-Event-ID and the answer still arrives', async () => {
     const upstream = await startConformanceHttpFixture();

@@ -81,6 +81,22 @@ export class SubscriptionManager {
     if (sub.sessions.size === 0) await this.release(key, sub);
   }
 
+  /**
+   * Ends the session's subscriptions made under `publicUri`, the URI it subscribed with,
+   * without asking the catalog: its upstream may be down and its URIs gone from the lists.
+   * True when there was one.
+   */
+  async unsubscribeByPublicUri(session: DownstreamSession, publicUri: string): Promise<boolean> {
+    let found = false;
+    for (const [key, sub] of [...this.subs]) {
+      if (sub.sessions.get(session.id) !== publicUri) continue;
+      found = true;
+      sub.sessions.delete(session.id);
+      if (sub.sessions.size === 0) await this.release(key, sub);
+    }
+    return found;
+  }
+
   /** For status pages and tests: how many upstream subscriptions are held. */
   get upstreamCount(): number {
     return this.subs.size;

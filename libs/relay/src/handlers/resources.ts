@@ -65,7 +65,11 @@ export const subscribe: MethodHandler = async (ctx, services) => {
 };
 
 export const unsubscribe: MethodHandler = async ({ session, params }, services) => {
-  const target = resolve(services, requireString(params, 'uri'));
+  const uri = requireString(params, 'uri');
+  // By the URI the host subscribed with first: while its upstream is down the catalog no
+  // longer knows it, and the subscription would come back with the upstream.
+  if (await services.subscriptions.unsubscribeByPublicUri(session, uri)) return {};
+  const target = resolve(services, uri);
   await services.subscriptions.unsubscribe(session, target.server, target.uri);
   return {};
 };
