@@ -324,6 +324,73 @@ describe('HTTP+SSE (legacy)', () => {
     await stream.waitFor(/"id":2,"error":\{"code":-32600,"message":"Invalid request: the session is already initialized"/);
     stream.close();
   });
+
+  type Sent = Record<string, unknown> | Record<string, unknown>[];
+  /** The data of every `message` event received so far, parsed, in order. */
+  const messagesOf = (stream: Awaited<ReturnType<typeof openStream>>): Sent[] =>
+    [...stream.text().matchAll(/event: message\ndata: (.*)\n\n/g)].map((m) => JSON.parse(m[1]!) as Sent);
+
+  async function legacySession(protocolVersion: string) {
+    const stream = await openStream(daemon.sseUrl, { Accept: 'text/event-stream' });
+    const [, endpoint] = await stream.waitFor(/event: endpoint\ndata: (\S+)/);
+    const send = (body: unknown) =>
+      request(daemon.baseUrl).post(endpoint!).set('Content-Type', 'application/json').send(JSON.stringify(body)).expect(202);
+    await send(init(1, protocolVersion));
+    await stream.waitFor(/"id":1,"result"/);
+    await send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    return { stream, send };
+  }
+
+  it('2025-03-26: a batch is answered with one array event; progress for its requests comes first, alone; single messages stay single', async () => {
+    const { stream, send } = await legacySession('2025-03-26');
+    const from = messagesOf(stream).length;
+    await send([
+      { jsonrpc: '2.0', id: 20, method: 'ping' },
+      { jsonrpc: '2.0', id: 21, method: 'tools/call', params: { name: 'fx__slow', arguments: { ms: 300, steps: 2 }, _meta: { progressToken: 'bp' } } },
+      { jsonrpc: '2.0', id: 22, method: 'tools/call', params: { name: 'fx__no_such_tool', arguments: {} } },
+      { bogus: true },
+      { jsonrpc: '2.0', method: 'notifications/roots/list_changed' },
+    ]);
+    await stream.waitFor(/event: message\ndata: \[/);
+    const sent = messagesOf(stream).slice(from);
+    const at = sent.findIndex((m) => Array.isArray(m));
+    const reply = sent[at] as Record<string, unknown>[];
+    expect(reply).toHaveLength(4);
+    expect(reply).toEqual(
+      expect.arrayContaining([
+        { jsonrpc: '2.0', id: 20, result: {} },
+        expect.objectContaining({ id: 21, result: expect.objectContaining({ content: [{ type: 'text', text: 'slept 300ms in 2 steps' }] }) }),
+        expect.objectContaining({ id: 22, error: expect.objectContaining({ code: -32602 }) }),
+        expect.objectContaining({ id: null, error: expect.objectContaining({ code: -32600 }) }),
+      ]),
+    );
+    // Everything before the array is progress for request 21, one event each.
+    expect(at).toBeGreaterThan(0);
+    for (const m of sent.slice(0, at)) expect(m).toMatchObject({ method: 'notifications/progress', params: { progressToken: 'bp' } });
+
+    await send({ jsonrpc: '2.0', id: 30, method: 'ping' });
+    await stream.waitFor(/event: message\ndata: \{"jsonrpc":"2.0","id":30,"result":\{\}\}\n\n/);
+    await send({ bogus: true });
+    await stream.waitFor(/event: message\ndata: \{[^\n]*"id":null[^\n]*-32600/);
+    expect(messagesOf(stream).slice(from).filter((m) => Array.isArray(m))).toHaveLength(1);
+    stream.close();
+  });
+
+  it('2025-03-26: a batch of notifications gets nothing; a cancelled request is left out of the array', async () => {
+    const { stream, send } = await legacySession('2025-03-26');
+    const from = messagesOf(stream).length;
+    await send([{ jsonrpc: '2.0', method: 'notifications/roots/list_changed' }]);
+    await send([
+      { jsonrpc: '2.0', id: 'c1', method: 'tools/call', params: { name: 'fx__slow', arguments: { ms: 20_000 } } },
+      { jsonrpc: '2.0', id: 'c2', method: 'ping' },
+    ]);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(messagesOf(stream).slice(from)).toEqual([]);
+    await send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'c1', reason: 'test' } });
+    await stream.waitFor(/event: message\ndata: \[/);
+    expect(messagesOf(stream).slice(from)).toEqual([[{ jsonrpc: '2.0', id: 'c2', result: {} }]]);
+    stream.close();
+  });
 });
 
 describe('health endpoints', () => {

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ErrorCode, McpError, encodeMessage, newSessionId } from '@switchboard/core';
+import { ErrorCode, McpError, encodeBatch, encodeMessage, newSessionId, type JsonRpcMessage, type SendOptions } from '@switchboard/core';
+import { BatchReplies } from '../batch-reply.js';
 import type { DownstreamDeps } from '../downstream.types.js';
 import { GatewaySession } from '../gateway-session.js';
 import { takeMessages } from '../message-intake.js';
@@ -12,6 +13,8 @@ import { SseStream } from './sse-stream.js';
 interface LegacySession {
   session: GatewaySession;
   stream: SseStream;
+  /** A batch's responses go back as one array (JSON-RPC 2.0), in one event. */
+  batches: BatchReplies;
 }
 
 /**
@@ -40,15 +43,13 @@ export class LegacySseService {
     }
     const id = newSessionId();
     const stream = new SseStream(res);
-    const session = new GatewaySession(
-      id,
-      'sse',
-      async (message) => void stream.write('message', encodeMessage(message)),
-      this.deps.dispatcher,
-      this.deps.logger,
-      principal,
-    );
-    this.sessions.set(id, { session, stream });
+    const batches = new BatchReplies((responses) => void stream.write('message', encodeBatch(responses)));
+    const channel = async (message: JsonRpcMessage, options?: SendOptions) => {
+      if (!batches.hold(message, options)) stream.write('message', encodeMessage(message));
+    };
+    const session = new GatewaySession(id, 'sse', channel, this.deps.dispatcher, this.deps.logger, principal);
+    session.onRequestCancelled = (requestId) => batches.cancelled(requestId);
+    this.sessions.set(id, { session, stream, batches });
     this.deps.sessions.add(session);
     stream.onClose(() => this.remove(id));
     stream.write('endpoint', `/messages?sessionId=${id}`);
@@ -73,6 +74,7 @@ export class LegacySseService {
     const intake = takeMessages(body.value, state.session.protocolVersion || undefined);
     if (!intake.ok) return replyJson(res, 400, intake.error);
     res.writeHead(202, { 'Content-Type': 'text/plain' }).end('Accepted');
+    if (intake.batch) return state.batches.receive(state.session, intake.messages, intake.errors);
     for (const error of intake.errors) state.stream.write('message', encodeMessage(error));
     for (const m of intake.messages) state.session.receive(m);
   }
@@ -85,6 +87,9 @@ export class LegacySseService {
     const state = this.sessions.get(id);
     if (!state) return;
     this.sessions.delete(id);
+    // Requests still running get no response (the peer closes under them): a batch goes with
+    // the ones it has, if the stream is still there to carry it (shutdown).
+    state.batches.flush();
     state.stream.end();
     state.session.peer.close(new McpError(ErrorCode.ConnectionClosed, 'Session ended'));
     this.deps.sessions.remove(id);

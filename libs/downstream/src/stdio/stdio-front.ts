@@ -1,5 +1,6 @@
 import type { Readable, Writable } from 'node:stream';
-import { ErrorCode, LineSplitter, LineWriter, McpError, encodeMessage, newSessionId, type JsonRpcMessage } from '@switchboard/core';
+import { ErrorCode, LineSplitter, LineWriter, McpError, encodeBatch, encodeMessage, newSessionId, type JsonRpcMessage } from '@switchboard/core';
+import { BatchReplies } from '../batch-reply.js';
 import type { DownstreamDeps } from '../downstream.types.js';
 import { GatewaySession } from '../gateway-session.js';
 import { parseBody, takeMessages } from '../message-intake.js';
@@ -18,6 +19,8 @@ export class StdioFront {
     if (this.output.writable) this.output.write(text, () => done());
     else done();
   });
+  /** A batch's responses go back as one array (JSON-RPC 2.0). */
+  private readonly batches = new BatchReplies((responses) => void this.writer.push(encodeBatch(responses)));
 
   constructor(
     private readonly deps: DownstreamDeps,
@@ -32,11 +35,12 @@ export class StdioFront {
     const session = new GatewaySession(
       newSessionId(),
       'stdio',
-      (message) => this.write(message),
+      (message, options) => (this.batches.hold(message, options) ? Promise.resolve() : this.write(message)),
       this.deps.dispatcher,
       this.deps.logger,
       this.principal,
     );
+    session.onRequestCancelled = (id) => this.batches.cancelled(id);
     this.session = session;
     this.deps.sessions.add(session);
     this.input.setEncoding('utf8');
@@ -54,6 +58,8 @@ export class StdioFront {
     if (!session) return;
     this.session = undefined;
     session.peer.close(new McpError(ErrorCode.ConnectionClosed, 'Session ended'));
+    // Requests still running get no response now; a batch goes with the ones it has.
+    this.batches.flush();
     this.deps.sessions.remove(session.id);
   }
 
@@ -68,6 +74,7 @@ export class StdioFront {
     if (!parsed.ok) return void this.write(parsed.error);
     const intake = takeMessages(parsed.value, session.protocolVersion || undefined);
     if (!intake.ok) return void this.write(intake.error);
+    if (intake.batch) return this.batches.receive(session, intake.messages, intake.errors);
     for (const error of intake.errors) void this.write(error);
     for (const message of intake.messages) session.receive(message);
   }

@@ -1,0 +1,134 @@
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { afterEach, describe, expect, it } from 'vitest';
+import { SWITCHBOARD_BIN, eventually, stdioFixture, writeConfig } from './support/daemon.js';
+
+/**
+ * `switchboard stdio` byte by byte: a raw host writes newline-delimited JSON to the gateway's
+ * stdin and reads every line of its stdout, against a real stdio fixture upstream.
+ */
+type Line = Record<string, unknown> | Record<string, unknown>[];
+
+interface RawHost {
+  proc: ChildProcessWithoutNullStreams;
+  /** Every stdout line so far, parsed, in order. */
+  lines: Line[];
+  send(value: unknown): void;
+  /** Resolves with the first line (from index `from`) that `match` accepts. */
+  next(match: (line: Line) => boolean, from?: number): Promise<Line>;
+  exited: Promise<number | null>;
+}
+
+const hosts: RawHost[] = [];
+
+async function launch(protocolVersion: string): Promise<RawHost> {
+  const configPath = writeConfig({ mcpServers: { fx: stdioFixture() } });
+  const proc = spawn(process.execPath, [SWITCHBOARD_BIN, 'stdio', '--config', configPath], { stdio: ['pipe', 'pipe', 'pipe'] });
+  const lines: Line[] = [];
+  let pending = '';
+  proc.stdout.setEncoding('utf8');
+  proc.stdout.on('data', (chunk: string) => {
+    pending += chunk;
+    let nl: number;
+    while ((nl = pending.indexOf('\n')) >= 0) {
+      lines.push(JSON.parse(pending.slice(0, nl)) as Line);
+      pending = pending.slice(nl + 1);
+    }
+  });
+  proc.stderr.resume();
+  const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
+  const host: RawHost = {
+    proc,
+    lines,
+    exited,
+    send: (value) => proc.stdin.write(`${JSON.stringify(value)}\n`),
+    next: (match, from = 0) => eventually(() => lines.slice(from).find(match), 15_000, 'a matching stdout line'),
+  };
+  hosts.push(host);
+  host.send({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion, capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+  await host.next((l) => !Array.isArray(l) && l.id === 0);
+  host.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+  // The upstream's tools are in the catalog before the tests call them.
+  host.send({ jsonrpc: '2.0', id: 'tools', method: 'tools/list' });
+  const listed = (await host.next((l) => !Array.isArray(l) && l.id === 'tools')) as { result: { tools: { name: string }[] } };
+  expect(listed.result.tools.map((t) => t.name)).toContain('fx__slow');
+  return host;
+}
+
+afterEach(async () => {
+  for (const host of hosts.splice(0)) {
+    host.proc.kill('SIGTERM');
+    await host.exited;
+  }
+});
+
+const isBatch = (l: Line): l is Record<string, unknown>[] => Array.isArray(l);
+
+describe('switchboard stdio: JSON-RPC batches (2025-03-26)', () => {
+  it('answers a batch with one array; progress for its requests comes first, alone; single messages stay single', async () => {
+    const host = await launch('2025-03-26');
+    const from = host.lines.length;
+    host.send([
+      { jsonrpc: '2.0', id: 20, method: 'ping' },
+      { jsonrpc: '2.0', id: 21, method: 'tools/call', params: { name: 'fx__slow', arguments: { ms: 300, steps: 2 }, _meta: { progressToken: 'bp' } } },
+      { jsonrpc: '2.0', id: 22, method: 'tools/call', params: { name: 'fx__no_such_tool', arguments: {} } },
+      { bogus: true },
+      { jsonrpc: '2.0', method: 'notifications/roots/list_changed' },
+    ]);
+    const reply = (await host.next(isBatch, from)) as Record<string, unknown>[];
+    const before = host.lines.slice(from, host.lines.indexOf(reply));
+    expect(reply).toHaveLength(4);
+    expect(reply).toEqual(
+      expect.arrayContaining([
+        { jsonrpc: '2.0', id: 20, result: {} },
+        expect.objectContaining({ id: 21, result: expect.objectContaining({ content: [{ type: 'text', text: 'slept 300ms in 2 steps' }] }) }),
+        expect.objectContaining({ id: 22, error: expect.objectContaining({ code: -32602 }) }),
+        expect.objectContaining({ id: null, error: expect.objectContaining({ code: -32600 }) }),
+      ]),
+    );
+    // Everything before the array is progress for request 21, each message on its own line.
+    expect(before.length).toBeGreaterThan(0);
+    for (const line of before) expect(line).toMatchObject({ method: 'notifications/progress', params: { progressToken: 'bp' } });
+
+    const after = host.lines.length;
+    host.send({ jsonrpc: '2.0', id: 30, method: 'ping' });
+    expect(await host.next((l) => !isBatch(l) && l.id === 30, after)).toEqual({ jsonrpc: '2.0', id: 30, result: {} });
+    host.send({ bogus: true });
+    expect(await host.next((l) => !isBatch(l) && l.id === null, after)).toMatchObject({ error: { code: -32600 } });
+    expect(host.lines.slice(from).filter(isBatch)).toHaveLength(1);
+  });
+
+  it('sends nothing for a batch of notifications, and stops waiting for a request the host cancels', async () => {
+    const host = await launch('2025-03-26');
+    const from = host.lines.length;
+    host.send([{ jsonrpc: '2.0', method: 'notifications/roots/list_changed' }]);
+    host.send([
+      { jsonrpc: '2.0', id: 'c1', method: 'tools/call', params: { name: 'fx__slow', arguments: { ms: 20_000 } } },
+      { jsonrpc: '2.0', id: 'c2', method: 'ping' },
+    ]);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(host.lines.slice(from)).toEqual([]);
+    host.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'c1', reason: 'test' } });
+    expect(await host.next(isBatch, from)).toEqual([{ jsonrpc: '2.0', id: 'c2', result: {} }]);
+    expect(host.lines.slice(from)).toHaveLength(1);
+  });
+
+  it('sends what a batch has when the host closes stdin before every request is answered', async () => {
+    const host = await launch('2025-03-26');
+    const from = host.lines.length;
+    host.send([
+      { jsonrpc: '2.0', id: 's1', method: 'tools/call', params: { name: 'fx__slow', arguments: { ms: 20_000 } } },
+      { jsonrpc: '2.0', id: 's2', method: 'ping' },
+    ]);
+    await new Promise((r) => setTimeout(r, 300));
+    host.proc.stdin.end();
+    await host.exited;
+    expect(host.lines.slice(from)).toEqual([[{ jsonrpc: '2.0', id: 's2', result: {} }]]);
+  });
+
+  it('2025-06-18 refuses a batch with one -32600', async () => {
+    const host = await launch('2025-06-18');
+    const from = host.lines.length;
+    host.send([{ jsonrpc: '2.0', id: 1, method: 'ping' }]);
+    expect(await host.next(() => true, from)).toMatchObject({ id: null, error: { code: -32600 } });
+  });
+});
