@@ -259,3 +259,73 @@ describe('saves in quick succession', () => {
     expect(await callText('echo', { text: 'a is fine' })).toBe('a is fine');
   });
 });
+
+describe('changes read at use time: applied to the running server, no restart', () => {
+  const listChangedOf = (list: 'tools' | 'prompts' | 'resources') =>
+    host.notifications.get(`notifications/${list}/list_changed`)?.length ?? 0;
+  const fx = (extra: Json = {}) => ({ ...B('fx'), ...extra });
+
+  it('an alias (and pin) change during a slow call: the call completes, same pid, renamed tools, one list_changed per list', async () => {
+    saveByRename(fileText({ mcpServers: { a: A(), fx: fx() } }));
+    await eventually(async () => (await toolNames()).includes('fx__slow'), 15_000, 'fx listed');
+    const pid = (await stats('fx__stats')).pid;
+    const reloads = logEntries('config reloaded').length;
+    const before = { tools: listChangedOf('tools'), prompts: listChangedOf('prompts'), resources: listChangedOf('resources') };
+
+    const call = host.client.callTool({ name: 'fx__slow', arguments: { ms: 3000 } });
+    // The call is on its way to the upstream before the save.
+    await new Promise((r) => setTimeout(r, 300));
+    saveByRename(fileText({ mcpServers: { a: A(), fx: fx({ alias: 'ff', pin: 'warn' }) } }));
+
+    await eventually(() => listChangedOf('tools') > before.tools, 15_000, 'tools/list_changed after the alias change');
+    const names = await toolNames();
+    expect(names).toEqual(expect.arrayContaining(['ff__slow', 'ff__stats', 'a__echo']));
+    expect(names.filter((n) => n.startsWith('fx__'))).toEqual([]);
+
+    const result = await call;
+    expect(result.isError).toBeFalsy();
+    expect((result.content as Json[])[0]?.text).toBe('slept 3000ms in 1 steps');
+    expect((await stats('ff__stats')).pid).toBe(pid);
+    expect(isAlive(pid)).toBe(true);
+
+    const applied = (await eventually(() => logEntries('config reloaded')[reloads], 10_000, 'the reload logged')) as Json;
+    expect(applied).toMatchObject({ added: [], removed: [], changed: [], updated: ['fx'] });
+    // One rename, one notification per list whose names moved; none from a restart.
+    await new Promise((r) => setTimeout(r, 500));
+    expect(listChangedOf('tools')).toBe(before.tools + 1);
+    expect(listChangedOf('prompts')).toBe(before.prompts + 1);
+    expect(listChangedOf('resources')).toBe(before.resources + 1);
+  });
+
+  it('a new global timeouts.requestMs restarts no one, and the next call runs under it', async () => {
+    const pids = { a: (await stats('a__stats')).pid, ff: (await stats('ff__stats')).pid };
+    const reloads = logEntries('config reloaded').length;
+    saveByRename(fileText({ timeouts: { requestMs: 1000 }, mcpServers: { a: A(), fx: fx({ alias: 'ff', pin: 'warn' }) } }));
+    const applied = (await eventually(() => logEntries('config reloaded')[reloads], 10_000, 'the reload logged')) as Json;
+    expect(applied).toMatchObject({ added: [], removed: [], changed: [], updated: expect.arrayContaining(['a', 'fx']) });
+
+    const timedOut = await host.client.callTool({ name: 'ff__slow', arguments: { ms: 4000 } }).then(
+      () => undefined,
+      (err: { code?: number }) => err.code,
+    );
+    expect(timedOut).toBe(-32001);
+    expect((await stats('a__stats')).pid).toBe(pids.a);
+    expect((await stats('ff__stats')).pid).toBe(pids.ff);
+  });
+
+  it('a file nested thousands deep is refused with the path; the daemon lives on, the old config in force', async () => {
+    const refusals = logEntries('config change refused; the previous config stays in force').length;
+    const deep = `${'{"a":'.repeat(100_000)}"x"${'}'.repeat(100_000)}`;
+    saveInPlace(`{"mcpServers":{"a":{"command":"node","env":${deep}}}}`);
+    const refused = await eventually(
+      () => logEntries('config change refused; the previous config stays in force')[refusals],
+      10_000,
+      'the refusal logged',
+    );
+    expect(refused.problems).toEqual([
+      { file, path: `mcpServers.a.env${'.a'.repeat(61)}`, reason: 'nested deeper than 64 levels' },
+    ]);
+    expect(daemon.proc.exitCode).toBeNull();
+    expect(await callText('a__echo', { text: 'still served' })).toBe('still served');
+  });
+});

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { deepEqual, diffServers, pinnedRootsChanged, sameConnection } from './config.diff.js';
+import { deepEqual, diffServers, pinnedRootsChanged, restartNeeded, sameConnection } from './config.diff.js';
+import { secretMarker } from './config.secrets.js';
 import type { RemoteServerConfig, ServerConfig, StdioServerConfig } from './config.types.js';
 
 const timeouts = { connectMs: 1, requestMs: 2, maxRequestMs: 3 };
@@ -35,23 +36,58 @@ describe('diffServers', () => {
       added: [next[0]],
       removed: [prev[1]],
       changed: [next[1]],
+      updated: [],
     });
   });
 
-  it('sees changes deep inside a server', () => {
+  it('restarts for a change deep inside what the connection is made from', () => {
     const changes: Array<Partial<StdioServerConfig>> = [
+      { command: 'deno' },
       { args: ['b.js'] },
       { args: ['a.js', 'x'] },
       { env: { A: '2' } },
       { env: { A: '1', B: '1' } },
-      { timeouts: { ...timeouts, requestMs: 5 } },
+      // A secret reference (`${secret:TOKEN}`) is part of the value.
+      { env: { A: secretMarker('TOKEN') } },
       { enabled: false },
-      { alias: 'k' },
       { cwd: '/tmp' },
+      { isolation: 'per-session' },
     ];
     for (const change of changes) {
-      expect(diffServers([stdio('s')], [stdio('s', change)]).changed).toHaveLength(1);
+      expect(diffServers([stdio('s')], [stdio('s', change)])).toMatchObject({ changed: [stdio('s', change)], updated: [] });
+      expect(restartNeeded(stdio('s'), stdio('s', change))).toBe(true);
     }
+    const remoteChanges: Array<Partial<RemoteServerConfig>> = [
+      { url: 'https://h/v2' },
+      { headers: { Authorization: 'Bearer x' } },
+      { transport: 'sse' },
+    ];
+    for (const change of remoteChanges) expect(restartNeeded(remote('s'), remote('s', change))).toBe(true);
+  });
+
+  it('updates in place, without a restart, a change of what is read at use time', () => {
+    const changes: Array<Partial<StdioServerConfig>> = [
+      { alias: 'k' },
+      { namespace: 'none' },
+      { pin: 'warn' },
+      { pin: 'off' },
+      { timeouts: { ...timeouts, requestMs: 5 } },
+      { timeouts: { ...timeouts, connectMs: 5 } },
+      { timeouts: { ...timeouts, maxRequestMs: 5 } },
+      { alias: 'k', pin: 'warn', timeouts: { connectMs: 9, requestMs: 9, maxRequestMs: 9 } },
+    ];
+    for (const change of changes) {
+      const next = stdio('s', change);
+      expect(diffServers([stdio('s')], [next])).toEqual({ added: [], removed: [], changed: [], updated: [next] });
+      expect(restartNeeded(stdio('s'), next)).toBe(false);
+    }
+    expect(diffServers([remote('s')], [remote('s', { alias: 'r' })]).updated).toHaveLength(1);
+  });
+
+  it('keeps sameConnection exact (the per-principal and per-session pools replace on any change)', () => {
+    expect(sameConnection(stdio('s'), stdio('s', { alias: 'k' }))).toBe(false);
+    expect(sameConnection(stdio('s'), stdio('s', { timeouts: { ...timeouts, requestMs: 5 } }))).toBe(false);
+    expect(sameConnection(stdio('s'), stdio('s'))).toBe(true);
   });
 
   it('sees a change of transport under the same name', () => {
@@ -60,7 +96,7 @@ describe('diffServers', () => {
 
   it('reports nothing for equal copies, whatever the key order', () => {
     const reordered = Object.fromEntries(Object.entries(stdio('s', { env: { A: '1', B: '2' } })).reverse()) as ServerConfig;
-    const none = { added: [], removed: [], changed: [] };
+    const none = { added: [], removed: [], changed: [], updated: [] };
     expect(diffServers([stdio('s', { env: { B: '2', A: '1' } })], [reordered])).toEqual(none);
     expect(diffServers([stdio('a'), remote('b')], [remote('b'), stdio('a')])).toEqual(none);
   });
@@ -85,7 +121,8 @@ describe('pinned roots', () => {
   const pinned = (uri: string) => stdio('s', { roots: [{ uri }] });
 
   it('change without restarting the server, and are reported for the connections to be told', () => {
-    expect(diffServers([pinned('file:///a')], [pinned('file:///b')]).changed).toEqual([]);
+    expect(diffServers([pinned('file:///a')], [pinned('file:///b')])).toMatchObject({ changed: [], updated: [pinned('file:///b')] });
+    expect(restartNeeded(pinned('file:///a'), pinned('file:///b'))).toBe(false);
     expect(pinnedRootsChanged([pinned('file:///a')], [pinned('file:///b')])).toEqual(['s']);
     expect(pinnedRootsChanged([pinned('file:///a')], [pinned('file:///a')])).toEqual([]);
   });
@@ -96,5 +133,7 @@ describe('pinned roots', () => {
     expect(pinnedRootsChanged([stdio('s')], [pinned('file:///a')])).toEqual([]);
     expect(sameConnection(pinned('file:///a'), pinned('file:///b'))).toBe(true);
     expect(sameConnection(pinned('file:///a'), stdio('s', { roots: [{ uri: 'file:///a' }], args: [] }))).toBe(false);
+    expect(restartNeeded(stdio('s'), pinned('file:///a'))).toBe(true);
+    expect(restartNeeded(pinned('file:///a'), stdio('s'))).toBe(true);
   });
 });

@@ -1,8 +1,15 @@
 import { readFileSync } from 'node:fs';
 import { extname } from 'node:path';
 import { LineCounter, parseDocument } from 'yaml';
-import { ConfigError, ConfigErrorCode } from './config.errors.js';
-import { jsonErrorOffset, lineColumn } from './json-syntax.js';
+import { ConfigError, ConfigErrorCode, formatPath } from './config.errors.js';
+import { jsonErrorOffset, jsonNestingOffset, lineColumn } from './json-syntax.js';
+
+/**
+ * How deeply a config or policy file may nest mappings and lists. The deepest real file
+ * needs about ten; the limit keeps every later step (variable expansion, the schema, the
+ * rules), which walks the value recursively, far from the call stack's end.
+ */
+export const MAX_NESTING = 64;
 
 const READ_ERRORS: Record<string, string> = {
   ENOENT: 'file not found',
@@ -27,18 +34,62 @@ export function unreadable(file: string, err: unknown): ConfigError {
 
 /**
  * Bytes to a plain value. `.json` is strict JSON; anything else goes through YAML, which
- * also reads JSON, so a Claude Desktop file renamed to `.conf` still loads.
+ * also reads JSON, so a Claude Desktop file renamed to `.conf` still loads. A value nested
+ * deeper than MAX_NESTING, or containing itself (a YAML alias inside its own anchor), is
+ * refused here with its path.
  */
 export function parseConfigText(file: string, bytes: Buffer): unknown {
   // Windows editors save a BOM, which JSON.parse rejects as an unexpected token.
   const text = bytes.toString('utf8').replace(/^\uFEFF/, '');
-  return extname(file).toLowerCase() === '.json' ? parseJson(file, text) : parseYaml(file, text);
+  const value = extname(file).toLowerCase() === '.json' ? parseJson(file, text) : parseYaml(file, text);
+  const problem = nestingProblem(value);
+  if (problem) {
+    throw new ConfigError(ConfigErrorCode.Invalid, file, [{ file, path: formatPath(problem.path), reason: problem.reason }]);
+  }
+  return value;
+}
+
+type Container = Record<PropertyKey, unknown> | unknown[];
+const isContainer = (value: unknown): value is Container => typeof value === 'object' && value !== null;
+
+/**
+ * Where `root` nests a mapping or list deeper than MAX_NESTING (the root is level 1), or
+ * contains itself; undefined when it does neither. Iterative, so any depth is safe to look at.
+ */
+export function nestingProblem(root: unknown): { path: PropertyKey[]; reason: string } | undefined {
+  if (!isContainer(root)) return undefined;
+  const frames: { node: Container; key: PropertyKey; children: Iterator<[PropertyKey, unknown]> }[] = [];
+  const open = new Set<Container>();
+  const enter = (node: Container, key: PropertyKey) => {
+    frames.push({ node, key, children: (Array.isArray(node) ? node.entries() : Object.entries(node).values()) as Iterator<[PropertyKey, unknown]> });
+    open.add(node);
+  };
+  const pathTo = (key: PropertyKey) => [...frames.slice(1).map((f) => f.key), key];
+  enter(root, '');
+  while (frames.length > 0) {
+    const top = frames[frames.length - 1]!;
+    const next = top.children.next();
+    if (next.done) {
+      open.delete(top.node);
+      frames.pop();
+      continue;
+    }
+    const [key, child] = next.value;
+    if (!isContainer(child)) continue;
+    if (open.has(child)) return { path: pathTo(key), reason: 'contains itself (a YAML alias inside its own anchor)' };
+    if (frames.length >= MAX_NESTING) return { path: pathTo(key), reason: `nested deeper than ${MAX_NESTING} levels` };
+    enter(child, key);
+  }
+  return undefined;
 }
 
 function parseJson(file: string, text: string): unknown {
   try {
     return JSON.parse(text);
   } catch (err) {
+    // The scanner that finds the position recurses per level: a deep file is refused for that first.
+    const deep = jsonNestingOffset(text, MAX_NESTING);
+    if (deep !== undefined) throw syntaxError(file, `JSON syntax error at ${at(text, deep)}: nested deeper than ${MAX_NESTING} levels`);
     const offset = jsonErrorOffset(text);
     // V8 appends the whole input ("..." is not valid JSON) and a raw offset; drop both.
     const detail = (err as Error).message
@@ -51,19 +102,30 @@ function parseJson(file: string, text: string): unknown {
 
 function parseYaml(file: string, text: string): unknown {
   const lines = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false });
+  let doc: ReturnType<typeof parseDocument>;
+  try {
+    doc = parseDocument(text, { lineCounter: lines, prettyErrors: false });
+  } catch (err) {
+    throw syntaxError(file, `YAML error: ${yamlFailure(err)}`);
+  }
   // Only the first: later YAML errors are nearly always knock-on effects of it.
   const first = doc.errors[0];
   if (first) {
     const pos = lines.linePos(first.pos[0]);
-    throw syntaxError(file, `YAML syntax error at line ${pos.line}, column ${pos.col}: ${first.message}`);
+    throw syntaxError(file, `YAML syntax error at line ${pos.line}, column ${pos.col}: ${yamlFailure(first)}`);
   }
   try {
     return doc.toJS();
   } catch (err) {
     // e.g. too many alias expansions (the "billion laughs" guard).
-    throw syntaxError(file, `YAML error: ${(err as Error).message}`);
+    throw syntaxError(file, `YAML error: ${yamlFailure(err)}`);
   }
+}
+
+/** The parser reports running out of stack (a file nested thousands deep) as its own error. */
+function yamlFailure(err: unknown): string {
+  const message = err instanceof Error ? err.message : String(err);
+  return err instanceof RangeError || /maximum call stack/i.test(message) ? `nested deeper than ${MAX_NESTING} levels` : message;
 }
 
 function at(text: string, offset: number): string {

@@ -5,6 +5,6 @@ export { configJsonSchema } from './config.schema.js';
 export { ConfigWatcher, FileWatcher, type ConfigChange, type ConfigWatcherOptions } from './config.watcher.js';
 export { parseConfigText, readConfigBytes } from './config.parse.js';
 export { formatPath } from './config.errors.js';
-export { deepEqual, diffServers, pinnedRootsChanged, sameConnection, type ServerDiff } from './config.diff.js';
+export { deepEqual, diffServers, pinnedRootsChanged, restartNeeded, sameConnection, type ServerDiff } from './config.diff.js';
 export { MissingSecretsError, secretNamesOf, withSecrets } from './config.secrets.js';
 export { unsafeListenReason } from './config.rules.js';

@@ -93,6 +93,27 @@ export function jsonErrorOffset(text: string): number | undefined {
   }
 }
 
+/**
+ * The offset of the first `{` or `[` that opens a level deeper than `max` (the outermost is
+ * level 1), outside strings; undefined when there is none. A loop, not recursion, so it is
+ * safe on any input, valid or not.
+ */
+export function jsonNestingOffset(text: string, max: number): number | undefined {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i];
+    if (inString) {
+      if (ch === '\\') i++;
+      else if (ch === '"') inString = false;
+    } else if (ch === '"') inString = true;
+    else if (ch === '{' || ch === '[') {
+      if (++depth > max) return i;
+    } else if (ch === '}' || ch === ']') depth = Math.max(0, depth - 1);
+  }
+  return undefined;
+}
+
 /** 1-based line and column of an offset, as editors show them. */
 export function lineColumn(text: string, offset: number): { line: number; column: number } {
   const before = text.slice(0, offset);

@@ -1,11 +1,12 @@
-import { diffServers, sameConnection, type ServerConfig } from '@switchboard/config';
+import { diffServers, restartNeeded, type ServerConfig } from '@switchboard/config';
 import type { UpstreamConnection, UpstreamDeps } from './upstream-connection.js';
 import { UpstreamConnection as Connection } from './upstream-connection.js';
 import type { UpstreamListener, UpstreamStatus } from './upstream.types.js';
 
 /**
- * Every configured upstream, by name. Applies config changes live (add, remove, restart the
- * changed ones) and fans connection events out to listeners (catalog sync, relay).
+ * Every configured upstream, by name. Applies config changes live (add, remove, restart
+ * those whose connection changed, update the others in place) and fans connection events
+ * out to listeners (catalog sync, relay).
  */
 export class UpstreamRegistry {
   private readonly connections = new Map<string, UpstreamConnection>();
@@ -45,21 +46,44 @@ export class UpstreamRegistry {
     return n;
   }
 
-  /** Starts, stops and restarts connections so that they match `servers`. */
-  async apply(servers: ServerConfig[]): Promise<{ added: string[]; removed: string[]; changed: string[] }> {
-    if (this.stopping) return { added: [], removed: [], changed: [] };
+  /**
+   * Starts, stops and restarts connections so that they match `servers`. Only a change of a
+   * field the connection is made from restarts it (restartNeeded: command, args, env, url,
+   * headers, ...); a change of the fields read at use time (alias, namespace, pin, timeouts,
+   * the pinned roots' list) is applied to the running connection, and its calls in flight
+   * go on.
+   */
+  async apply(
+    servers: ServerConfig[],
+  ): Promise<{ added: string[]; removed: string[]; changed: string[]; updated: string[] }> {
+    if (this.stopping) return { added: [], removed: [], changed: [], updated: [] };
     const enabled = servers.filter((s) => s.enabled);
-    const { added, removed, changed } = diffServers(this.current.filter((s) => s.enabled), enabled);
+    const { added, removed, changed, updated } = diffServers(this.current.filter((s) => s.enabled), enabled);
     this.current = servers;
     this.order = enabled.map((s) => s.name);
+    // Against what each connection runs, not the previous config: one started by an earlier
+    // apply (after a slow stop) may run an older version than that.
+    for (const server of enabled) {
+      const connection = this.connections.get(server.name);
+      if (connection && connection.config !== server && !restartNeeded(connection.config, server)) {
+        updateInPlace(connection, server);
+      }
+    }
     await Promise.all([...removed, ...changed].map((s) => this.remove(s.name)));
     // Stopping can take seconds (grace periods), and a later config may have been applied
-    // meanwhile: start only what is still configured exactly so and not already running,
-    // or a server the later config removed (or changed again) would run unseen.
+    // meanwhile: start only what is still configured so and not already running (with the
+    // config as it is now), or a server the later config removed (or changed again) would
+    // run unseen.
     for (const s of [...changed, ...added]) {
-      if (!this.stopping && !this.connections.has(s.name) && this.isCurrent(s)) this.startOne(s);
+      const now = this.currentVersion(s);
+      if (!this.stopping && !this.connections.has(s.name) && now) this.startOne(now);
     }
-    return { added: added.map((s) => s.name), removed: removed.map((s) => s.name), changed: changed.map((s) => s.name) };
+    return {
+      added: added.map((s) => s.name),
+      removed: removed.map((s) => s.name),
+      changed: changed.map((s) => s.name),
+      updated: updated.map((s) => s.name),
+    };
   }
 
   async stopAll(): Promise<void> {
@@ -70,9 +94,10 @@ export class UpstreamRegistry {
     await Promise.all(names.map((n) => this.remove(n)));
   }
 
-  private isCurrent(server: ServerConfig): boolean {
+  /** The current config of `server`, when it is still enabled and runs the same connection. */
+  private currentVersion(server: ServerConfig): ServerConfig | undefined {
     const now = this.current.find((s) => s.name === server.name);
-    return now !== undefined && now.enabled && sameConnection(now, server);
+    return now !== undefined && now.enabled && !restartNeeded(now, server) ? now : undefined;
   }
 
   private startOne(config: ServerConfig): void {
@@ -97,4 +122,14 @@ export class UpstreamRegistry {
     this.connections.delete(name);
     await connection.stop();
   }
+}
+
+/**
+ * Hands a running connection the new version of its server. UpstreamConnection reads its
+ * config where it uses it (each request's timeouts, each connect attempt's connectMs, the
+ * alias in instructions), and the fields a restart would change are equal (restartNeeded),
+ * so swapping the object is the whole update. `config` is readonly to everyone else.
+ */
+function updateInPlace(connection: UpstreamConnection, config: ServerConfig): void {
+  (connection as { config: ServerConfig }).config = config;
 }
