@@ -93,6 +93,83 @@ describe('a subscription ended while its upstream is down', () => {
   });
 });
 
+/**
+ * A stdio upstream with two tools: `hello` answers, `flood` starts an answer and never ends
+ * its line, writing as fast as the pipe takes it.
+ */
+const FLOOD_UPSTREAM = `
+const send = (m) => process.stdout.write(JSON.stringify(m) + '\\n');
+require('node:readline').createInterface({ input: process.stdin }).on('line', (line) => {
+  const m = JSON.parse(line);
+  if (m.id === undefined) return;
+  let result = {};
+  if (m.method === 'initialize') {
+    result = { protocolVersion: m.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'flood', version: '1' } };
+  } else if (m.method === 'tools/list') {
+    result = { tools: ['hello', 'flood'].map((name) => ({ name, inputSchema: { type: 'object' } })) };
+  } else if (m.method === 'tools/call' && m.params.name === 'flood') {
+    process.stdout.write('{"jsonrpc":"2.0","id":' + JSON.stringify(m.id) + ',"result":{"content":[{"type":"text","text":"');
+    const chunk = 'x'.repeat(1 << 20);
+    const pump = () => { while (process.stdout.write(chunk)); process.stdout.once('drain', pump); };
+    return pump();
+  } else if (m.method === 'tools/call') {
+    result = { content: [{ type: 'text', text: 'hello' }] };
+  }
+  send({ jsonrpc: '2.0', id: m.id, result });
+});
+`;
+
+describe('a stdio upstream that floods stdout without a newline', () => {
+  it('fails the call with -32000, logs the size (not the content), and is restarted; the daemon lives on', async () => {
+    const daemon = await startDaemon({
+      mcpServers: { up: { command: process.execPath, args: ['-e', FLOOD_UPSTREAM], env: {} }, fx: stdioFixture() },
+    });
+    const client = await host(daemon);
+    const hello = async () => ((await client.callTool({ name: 'up__hello', arguments: {} })).content as { text: string }[])[0].text;
+    expect(await eventually(() => hello().catch(() => undefined), 15_000, 'the upstream to connect')).toBe('hello');
+
+    const err = await errorOf(client.callTool({ name: 'up__flood', arguments: {} }, { timeout: 60_000 }));
+    expect(err).toMatchObject({ code: -32000 });
+    expect(err?.message).toMatch(/'up'.*over the limit of \d+ characters/);
+
+    const log = () =>
+      daemon
+        .stderr()
+        .split('\n')
+        .filter((l) => l.startsWith('{'))
+        .map((l) => JSON.parse(l) as { level: number; msg: string; upstream?: string; chars?: number });
+    const errors = log().filter((e) => e.level >= 50 && e.upstream === 'up');
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatchObject({ msg: expect.stringMatching(/over the size limit/), chars: expect.any(Number) });
+    expect(daemon.stderr()).not.toMatch(/xxxxxxxx/);
+
+    expect(await eventually(() => hello().catch(() => undefined), 30_000, 'the upstream to be restarted')).toBe('hello');
+    expect(isAlive(daemon.proc.pid!)).toBe(true);
+    expect((await stats(client)).calls).toBe(1);
+  });
+});
+
+describe('a stdio upstream that exits at once, every time', () => {
+  it('is reported on /readyz with its exit status on every attempt, not a failed write', async () => {
+    // sh exits before the gateway's first write, or just after it: a write may fail (EPIPE)
+    // before the exit is seen, and must not be what is reported.
+    const daemon = await startDaemon({ mcpServers: { up: { command: '/bin/sh', args: ['-c', 'exit 3'], env: {} } } });
+    const seen = new Set<string>();
+    await eventually(
+      async () => {
+        const { upstreams } = (await request(daemon.baseUrl).get('/readyz')).body as {
+          upstreams: { lastError?: string; reconnectAttempts: number }[];
+        };
+        if (upstreams[0]!.lastError) seen.add(upstreams[0]!.lastError);
+        return upstreams[0]!.reconnectAttempts >= 4;
+      },
+      20_000,
+      'four failed attempts',
+    );
+    expect([...seen]).toEqual(["Upstream 'up' closed the connection (the process exited with code 3)"]);
+  });
+});
+
 describe('a Streamable HTTP upstream that closes its stream mid-call', () => {
   it('the gateway resumes it with Last-Event-ID and the answer still arrives', async () => {
     const upstream = await startConformanceHttpFixture();

@@ -5,6 +5,7 @@ export * from './backoff.js';
 export * from './transports/upstream-transport.js';
 export * from './transports/transport-factory.js';
 export { StdioUpstreamTransport } from './transports/stdio-transport.js';
+export { MAX_MESSAGE_CHARS } from './transports/message-limit.js';
 export * from './owned-connections.js';
 export * from './principal-connections.js';
 export * from './session-connections.js';

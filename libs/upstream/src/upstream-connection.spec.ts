@@ -16,6 +16,8 @@ class FakeServer {
   expireNext = 0;
   /** Never answer initialize (a server that accepts connections and hangs). */
   hang = false;
+  /** Fail non-initialize requests with this HTTP status (an error page). */
+  failStatus?: number;
   opened: (RemoteFlavour | undefined)[] = [];
   transports: FakeTransport[] = [];
   handle(req: JsonRpcRequest, t: FakeTransport): Record<string, unknown> {
@@ -45,6 +47,9 @@ class FakeTransport implements UpstreamTransport {
       throw Object.assign(new Error('session gone'), { status: 404 });
     }
     if (req.method === 'initialize' && this.server.hang) return;
+    if (req.method !== 'initialize' && this.server.failStatus) {
+      throw Object.assign(new Error(`upstream answered HTTP ${this.server.failStatus}: <html>secret stack</html>`), { status: this.server.failStatus });
+    }
     const result = this.server.handle(req, this);
     queueMicrotask(() => this.onmessage?.({ jsonrpc: '2.0', id: req.id, result }));
   }
@@ -156,6 +161,16 @@ describe('UpstreamConnection', () => {
     expect(states).toEqual(['connecting', 'ready', 'down', 'connecting', 'ready']);
   });
 
+  it('an HTTP error status on a request is named in the -32000, and the body stays out of it', async () => {
+    const { connection, server } = setup();
+    connection.start();
+    await until(() => connection.state === 'ready');
+    server.failStatus = 500;
+    const err = await connection.request('tools/call', { name: 't' }).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: -32000, message: "Upstream 'up' answered HTTP 500" });
+    expect(JSON.stringify(err)).not.toMatch(/secret|html/);
+  });
+
   it('stop() closes the transport and ends in stopped', async () => {
     const { connection, server } = setup();
     connection.start();
@@ -193,5 +208,47 @@ describe('UpstreamConnection', () => {
     await until(() => connection.state === 'down');
     expect(connection.status().lastError).toMatch(/exited with code 3/);
     expect(connection.status().reconnectAttempts).toBe(1);
+  });
+
+  it('a connected stdio upstream that exits is reported with its exit status', async () => {
+    const child = `process.stdin.once('data', (d) => {
+      const { id } = JSON.parse(String(d).split('\\n')[0]);
+      const result = { protocolVersion: '2025-06-18', capabilities: {}, serverInfo: { name: 'x', version: '1' } };
+      process.stdout.write(JSON.stringify({ jsonrpc: '2.0', id, result }) + '\\n');
+      setTimeout(() => process.exit(4), 200);
+    });`;
+    const { connection, states } = setup(
+      { transport: 'stdio', command: process.execPath, args: ['-e', child], env: {} } as Partial<ServerConfig>,
+      new DefaultTransportFactory(),
+    );
+    connection.start();
+    await until(() => states.includes('ready') && connection.state !== 'ready');
+    expect(connection.status().lastError).toBe('the connection closed (the process exited with code 4)');
+  });
+
+  it('a stdio child whose stdin closes before it exits is reported with its exit status, not the EPIPE of a write', async () => {
+    // It answers initialize after closing its stdin, so our next write (notifications/initialized)
+    // fails with EPIPE a while before the process exits.
+    const child = `process.stdin.once('data', (d) => {
+      const { id } = JSON.parse(String(d).split('\\n')[0]);
+      process.stdin.destroy();
+      require('node:fs').closeSync(0); // libuv never closes fds 0-2 itself
+      const result = { protocolVersion: '2025-06-18', capabilities: {}, serverInfo: { name: 'x', version: '1' } };
+      process.stdout.write(JSON.stringify({ jsonrpc: '2.0', id, result }) + '\\n');
+      setTimeout(() => process.exit(3), 300);
+    });`;
+    const { connection } = setup(
+      {
+        transport: 'stdio',
+        command: process.execPath,
+        args: ['-e', child],
+        env: {},
+        timeouts: { connectMs: 60_000, requestMs: 1000, maxRequestMs: 5000 },
+      } as Partial<ServerConfig>,
+      new DefaultTransportFactory(),
+    );
+    connection.start();
+    await until(() => connection.state === 'down');
+    expect(connection.status().lastError).toMatch(/exited with code 3/);
   });
 });

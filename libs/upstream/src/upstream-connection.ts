@@ -135,7 +135,8 @@ export class UpstreamConnection {
       return await peer.request(method, params, options);
     } catch (err) {
       if (err instanceof McpError) throw err;
-      if (httpStatusOf(err) === 404 && this.config.transport !== 'stdio') {
+      const status = httpStatusOf(err);
+      if (status === 404 && this.config.transport !== 'stdio') {
         // The spec: 404 on a request with a session id means the session is gone; start a
         // new one. The request was not processed, so sending it once more is safe.
         this.log.info('upstream session expired; re-initializing');
@@ -144,7 +145,9 @@ export class UpstreamConnection {
       }
       this.log.warn({ err: String(err) }, 'request to upstream failed');
       void this.probe();
-      throw new McpError(ErrorCode.ConnectionClosed, `Upstream '${this.name}' could not be reached`);
+      // The status says what happened; the body (an error page, a stack trace) stays in the log.
+      const what = status === undefined ? 'could not be reached' : `answered HTTP ${status}`;
+      throw new McpError(ErrorCode.ConnectionClosed, `Upstream '${this.name}' ${what}`);
     }
   }
 
@@ -238,7 +241,7 @@ export class UpstreamConnection {
       // During the handshake this fails initialize at once (a child that exits on start is
       // reported with its exit status, not after the connect timeout); later it is a loss.
       peer.close(new McpError(ErrorCode.ConnectionClosed, `Upstream '${this.name}' closed the connection${closeDetail(transport)}`));
-      this.onTransportClosed(generation);
+      this.onTransportClosed(generation, transport);
     };
     transport.onerror = (err) => this.onTransportError(generation, err);
     this.opening = peer;
@@ -290,10 +293,11 @@ export class UpstreamConnection {
     return this.deps.serverRequests({ connection: this, request, signal: ctx.signal, related: related !== undefined, candidates });
   }
 
-  private onTransportClosed(generation: number): void {
+  private onTransportClosed(generation: number, transport: UpstreamTransport): void {
     // Before the session is established the failed handshake is connect()'s to handle.
     if (generation !== this.generation || this.stopped || !this.peer) return;
-    this.connectionLost('the connection closed');
+    // lastError: a process's exit status, not just that it went away.
+    this.connectionLost(`the connection closed${closeDetail(transport)}`);
   }
 
   private onTransportError(generation: number, err: Error): void {

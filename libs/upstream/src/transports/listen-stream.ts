@@ -9,6 +9,8 @@ export interface ListenHost {
   headers(accept: string): OutgoingHttpHeaders;
   /** One message's JSON text, to parse and deliver. */
   receive(json: string): void;
+  /** An event over MAX_MESSAGE_CHARS arrived (the stream is dropped); `length` characters were seen. */
+  tooLong(length: number): void;
 }
 
 /** Reconnections failed in a row before the stream is given up (and reported). */
@@ -89,6 +91,7 @@ export class ListenStream {
       this.lastEventId,
       (json) => this.host.receive(json),
       (ms) => (this.retryMs = ms),
+      (length) => this.host.tooLong(length),
     );
     res.on('close', () => {
       this.req = undefined;

@@ -75,4 +75,18 @@ describe('SseParser', () => {
   it('does not dispatch an event the stream cut off before its blank line', () => {
     expect(parse(['data: complete\n\ndata: cut']).events).toEqual([{ data: 'complete', type: '', id: undefined }]);
   });
+
+  it('gives up on an event over its limit, whether one long line or many data lines, and reports it once', () => {
+    for (const chunks of [['data: ', 'x'.repeat(60), 'x'.repeat(60)], ['data: 0123456789\n'.repeat(10), 'data: more\n\n']]) {
+      const events: string[] = [];
+      const overflows: number[] = [];
+      const parser = new SseParser({ event: (data) => events.push(data), overflow: (length) => overflows.push(length) }, undefined, 100);
+      parser.push('data: small\n\n');
+      for (const chunk of chunks) parser.push(chunk);
+      parser.push('\n\ndata: after\n\n');
+      expect(events).toEqual(['small']);
+      expect(overflows).toHaveLength(1);
+      expect(overflows[0]).toBeGreaterThan(100);
+    }
+  });
 });

@@ -3,6 +3,11 @@ export interface SseHandlers {
   event(data: string, type: string): void;
   /** The server's reconnection delay hint, in ms. */
   retry?(ms: number): void;
+  /**
+   * An event grew past the parser's limit, with this many characters seen: called once, and
+   * the parser ignores the rest of the stream (the caller is expected to drop it).
+   */
+  overflow?(length: number): void;
 }
 
 const LF = 0x0a;
@@ -19,7 +24,9 @@ const BOM = 0xfeff;
  * stream that closes before anything else was said.
  *
  * Partial lines are kept as pieces and joined once, so a megabyte `data:` line arriving in
- * many chunks costs one copy, not one per chunk.
+ * many chunks costs one copy, not one per chunk. What one event may hold (its data so far and
+ * the line being read) is bounded by `maxEventLength`: a server that never ends an event must
+ * not grow memory without bound.
  */
 export class SseParser {
   /** The id of the last complete event, which is what a resumption names in Last-Event-ID. */
@@ -32,16 +39,21 @@ export class SseParser {
   private data: string | undefined;
   private type = '';
   private idField: string | undefined;
+  /** Characters held in `pieces`. */
+  private held = 0;
+  private overflowed = false;
 
   constructor(
     private readonly handlers: SseHandlers,
     lastEventId?: string,
+    private readonly maxEventLength = Infinity,
   ) {
     this.lastEventId = lastEventId;
     this.idField = lastEventId;
   }
 
   push(chunk: string): void {
+    if (this.overflowed) return;
     let start = 0;
     if (this.atStart && chunk.length > 0) {
       this.atStart = false;
@@ -58,11 +70,13 @@ export class SseParser {
       if (cr !== -1 && cr < start) cr = chunk.indexOf('\r', start);
       if (cr !== -1 && (end === -1 || cr < end)) end = cr;
       if (end === -1) break;
+      if (this.overflows(end - start)) return;
       let line = chunk.slice(start, end);
       if (this.pieces.length > 0) {
         this.pieces.push(line);
         line = this.pieces.join('');
         this.pieces = [];
+        this.held = 0;
       }
       start = end + 1;
       if (end === cr) {
@@ -71,7 +85,21 @@ export class SseParser {
       }
       this.line(line);
     }
-    if (start < chunk.length) this.pieces.push(chunk.slice(start));
+    if (start < chunk.length && !this.overflows(chunk.length - start)) {
+      this.pieces.push(chunk.slice(start));
+      this.held += chunk.length - start;
+    }
+  }
+
+  /** Whether the event being read, with `more` characters of its current line, is over the limit. */
+  private overflows(more: number): boolean {
+    const length = (this.data?.length ?? 0) + this.held + more;
+    if (length <= this.maxEventLength) return false;
+    this.overflowed = true;
+    this.pieces = [];
+    this.data = undefined;
+    this.handlers.overflow?.(length);
+    return true;
   }
 
   private line(line: string): void {

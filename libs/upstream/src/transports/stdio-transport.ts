@@ -1,13 +1,21 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { LineSplitter, LineWriter, type JsonRpcMessage } from '@switchboard/core';
+import { LineSplitter, LineWriter, classifyMessage, type JsonRpcMessage } from '@switchboard/core';
 import type { StdioServerConfig } from '@switchboard/config';
 import type { Logger } from '@switchboard/observability';
 import { inheritedEnvironment } from './inherited-env.js';
 import { registerChildGroup, unregisterChildGroup } from './child-reaper.js';
 import { keepResultText } from './keep-result-text.js';
+import { MAX_MESSAGE_CHARS } from './message-limit.js';
 import type { UpstreamTransport } from './upstream-transport.js';
 
 const GRACE_MS = 2000;
+/**
+ * A write to a child that is exiting fails (EPIPE) a moment before its 'exit' is seen; this
+ * long is waited for the exit, whose status says what happened far better.
+ */
+const EXIT_WAIT_MS = 1000;
+/** stderr is for people: a longer line is logged cut to this many characters, with a marker. */
+export const MAX_STDERR_LINE_CHARS = 8 * 1024;
 
 /**
  * The stdio upstream transport. Our own rather than the SDK's because the gateway must own
@@ -16,9 +24,12 @@ const GRACE_MS = 2000;
  * - the group is registered with the child reaper, which kills it should the daemon die
  *   without shutting down (SIGKILL): no orphans;
  * - shutdown is stdin close, then SIGTERM, then SIGKILL, each after a grace period;
- * - stderr goes to the log, line by line, labelled with the server;
- * - lines are parsed with JSON.parse only: the relay does not need schema validation of
- *   every message on the hot path; long results also keep their text (keepResultText).
+ * - stderr goes to the log, line by line (cut to MAX_STDERR_LINE_CHARS), labelled with the server;
+ * - lines are parsed with JSON.parse and a shape check only: the relay does not need schema
+ *   validation of every message on the hot path; long results also keep their text
+ *   (keepResultText);
+ * - a stdout line over MAX_MESSAGE_CHARS means a broken upstream: the connection is closed
+ *   rather than the line held in memory.
  */
 export class StdioUpstreamTransport implements UpstreamTransport {
   onmessage?: (message: JsonRpcMessage) => void;
@@ -26,15 +37,20 @@ export class StdioUpstreamTransport implements UpstreamTransport {
   onerror?: (error: Error) => void;
 
   private child?: ChildProcess;
-  private readonly lines = new LineSplitter();
+  private readonly lines = new LineSplitter({ maxLength: MAX_MESSAGE_CHARS, onOverflow: (length) => this.tooLong(length) });
   private readonly writer = new LineWriter((text, done) => {
     const stdin = this.child?.stdin;
     if (!stdin || stdin.destroyed) return done(new Error('stdio upstream is not running'));
     stdin.write(text, done);
   });
   private exited?: Promise<void>;
+  /** onclose has fired: nothing more is sent. */
   private closed = false;
+  /** close() has begun (so the exit is expected), and resolves when the child is gone. */
+  private closing?: Promise<void>;
   private exitStatus?: string;
+  /** Why the gateway closed the connection itself, when it did. */
+  private failure?: string;
 
   constructor(
     private readonly config: StdioServerConfig,
@@ -70,32 +86,38 @@ export class StdioUpstreamTransport implements UpstreamTransport {
       child.once('exit', (code, signal) => {
         unregisterChildGroup(child.pid!);
         this.exitStatus = signal ? `the process was killed by ${signal}` : `the process exited with code ${code}`;
-        if (!this.closed) this.logger.warn({ code, signal }, 'upstream process exited');
+        if (!this.closing) this.logger.warn({ code, signal }, 'upstream process exited');
         this.finish();
       });
       child.stdout!.setEncoding('utf8');
-      child.stdout!.on('data', (chunk: string) => this.onStdout(chunk));
+      child.stdout!.on('data', (chunk: string) => this.lines.push(chunk, (line) => this.onLine(line)));
+      // An 'error' nobody listens to would throw and end the daemon; the exit reports the loss.
+      child.stdout!.on('error', () => undefined);
       child.stdin!.on('error', () => undefined); // EPIPE after the child died; exit handles it
       this.pipeStderr(child);
     });
   }
 
   closeReason(): string | undefined {
-    return this.exitStatus;
+    return this.failure ?? this.exitStatus;
   }
 
   send(message: JsonRpcMessage): Promise<void> {
-    const stdin = this.child?.stdin;
-    if (!stdin || stdin.destroyed || this.closed) return Promise.reject(new Error('stdio upstream is not running'));
-    return this.writer.push(JSON.stringify(message));
+    if (!this.child || this.closed || this.closing) return Promise.reject(new Error(this.closeReason() ?? 'stdio upstream is not running'));
+    return this.writer.push(JSON.stringify(message)).catch((err: Error) => this.writeFailed(err));
   }
 
   /** stdin close, then SIGTERM to the group, then SIGKILL; resolves when the child is gone. */
-  async close(): Promise<void> {
+  close(): Promise<void> {
+    this.closing ??= this.stop();
+    return this.closing;
+  }
+
+  private async stop(): Promise<void> {
     const child = this.child;
-    if (!child || this.closed) return;
-    this.closed = true;
-    if (child.exitCode !== null || child.signalCode !== null) return this.finish();
+    if (!child) return;
+    // No pid: it never started (the 'error' event has finished it).
+    if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return this.finish();
     child.stdin?.end();
     if (await this.waitExit(GRACE_MS)) return;
     this.signalGroup('SIGTERM');
@@ -104,29 +126,84 @@ export class StdioUpstreamTransport implements UpstreamTransport {
     await this.waitExit(GRACE_MS);
   }
 
-  private onStdout(chunk: string): void {
-    this.lines.push(chunk, (line) => {
-      let message: JsonRpcMessage;
-      try {
-        message = JSON.parse(line) as JsonRpcMessage;
-      } catch {
-        this.logger.warn({ line: line.slice(0, 200) }, 'upstream wrote a line that is not JSON to stdout');
-        return;
-      }
-      keepResultText(message, line);
-      this.onmessage?.(message);
-    });
+  /**
+   * One stdout line. It runs inside the stream's 'data' handler, where an exception would be
+   * uncaught and end the daemon: whatever the line holds, or whatever handling it throws, is
+   * logged instead.
+   */
+  private onLine(line: string): void {
+    let message: unknown;
+    try {
+      message = JSON.parse(line);
+    } catch {
+      this.logger.warn({ line: line.slice(0, 200) }, 'upstream wrote a line that is not JSON to stdout');
+      return;
+    }
+    if (classifyMessage(message) === 'invalid') {
+      this.logger.warn({ line: line.slice(0, 200) }, 'upstream wrote something that is not a JSON-RPC message to stdout');
+      return;
+    }
+    try {
+      keepResultText(message as JsonRpcMessage, line);
+      this.onmessage?.(message as JsonRpcMessage);
+    } catch (err) {
+      this.logger.error({ err }, 'handling a message from the upstream failed');
+    }
   }
 
+  /**
+   * A stdout line over MAX_MESSAGE_CHARS: the upstream is broken. Its size is logged (never
+   * its content), calls in flight fail now (onclose), and the child is stopped; the
+   * connection's backoff decides when to start it again.
+   */
+  private tooLong(length: number): void {
+    if (this.failure) return;
+    this.failure = `it wrote a line over the limit of ${MAX_MESSAGE_CHARS} characters to stdout`;
+    this.logger.error({ chars: length, limit: MAX_MESSAGE_CHARS }, 'upstream wrote a message over the size limit; closing the connection');
+    // Reading the rest only to drop it is wasted work; a child still writing gets EPIPE.
+    this.child?.stdout?.destroy();
+    void this.close();
+    this.finish();
+  }
+
+  /**
+   * A write failed. If that is because the child is exiting, its exit status is the error to
+   * report (a crash-looping upstream should read "exited with code 1", not "write EPIPE"), so
+   * it is waited for, briefly: the exit usually follows the failed write within milliseconds.
+   */
+  private async writeFailed(err: Error): Promise<never> {
+    if (this.exitStatus === undefined && this.exited) await this.waitExit(EXIT_WAIT_MS);
+    throw this.exitStatus === undefined ? err : new Error(this.exitStatus);
+  }
+
+  /** stderr to the log line by line, holding at most MAX_STDERR_LINE_CHARS of a line. */
   private pipeStderr(child: ChildProcess): void {
-    let pending = '';
+    let kept = '';
+    let length = 0;
+    const take = (chunk: string, from: number, to: number) => {
+      if (kept.length < MAX_STDERR_LINE_CHARS) kept += chunk.slice(from, Math.min(to, from + MAX_STDERR_LINE_CHARS - kept.length));
+      length += to - from;
+    };
+    const flush = () => {
+      const cut = length - kept.length;
+      if (kept.trim()) this.logger.info({ stderr: cut > 0 ? `${kept}… [${cut} more characters]` : kept }, 'upstream stderr');
+      kept = '';
+      length = 0;
+    };
     child.stderr!.setEncoding('utf8');
     child.stderr!.on('data', (chunk: string) => {
-      pending += chunk;
-      const lines = pending.split('\n');
-      pending = lines.pop() ?? '';
-      for (const line of lines) if (line.trim()) this.logger.info({ stderr: line }, 'upstream stderr');
+      let start = 0;
+      let nl: number;
+      while ((nl = chunk.indexOf('\n', start)) !== -1) {
+        take(chunk, start, nl);
+        flush();
+        start = nl + 1;
+      }
+      take(chunk, start, chunk.length);
     });
+    // A last line without a newline is often the one that says why the process died.
+    child.stderr!.on('end', flush);
+    child.stderr!.on('error', () => undefined);
   }
 
   private signalGroup(signal: NodeJS.Signals): void {

@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import { MAX_MESSAGE_CHARS } from './message-limit.js';
 import { SseParser } from './sse-parser.js';
 
 /** Helpers shared by the response streams and the standalone stream of streamable-http-transport.ts. */
@@ -23,15 +24,17 @@ export function reconnectDelay(retryHintMs: number | undefined, attempt: number)
 
 /**
  * Starts reading an MCP event stream: the data of every `message` event (or one with no
- * event name) goes to `onMessage`, the server's `retry` hint to `onRetry`. Errors on the
- * response are left to its `close` event, which the caller handles; the returned parser
- * holds the last event id for a resumption.
+ * event name) goes to `onMessage`, the server's `retry` hint to `onRetry`. An event over
+ * MAX_MESSAGE_CHARS goes to `onTooLong` (with the length seen), and the response is dropped.
+ * Errors on the response are left to its `close` event, which the caller handles; the
+ * returned parser holds the last event id for a resumption.
  */
 export function readMessageEvents(
   res: IncomingMessage,
   lastEventId: string | undefined,
   onMessage: (json: string) => void,
   onRetry: (ms: number) => void,
+  onTooLong: (length: number) => void,
 ): SseParser {
   const parser = new SseParser(
     {
@@ -39,8 +42,13 @@ export function readMessageEvents(
         if (type === '' || type === 'message') onMessage(data);
       },
       retry: onRetry,
+      overflow: (length) => {
+        onTooLong(length);
+        res.destroy();
+      },
     },
     lastEventId,
+    MAX_MESSAGE_CHARS,
   );
   res.setEncoding('utf8');
   res.on('data', (chunk: string) => parser.push(chunk));

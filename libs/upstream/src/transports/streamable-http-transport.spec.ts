@@ -2,8 +2,10 @@ import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Serv
 import type { AddressInfo } from 'node:net';
 import { encodeMessage, type JsonRpcMessage, type JsonRpcRequest } from '@switchboard/core';
 import type { RemoteServerConfig } from '@switchboard/config';
-import { silentLogger } from '@switchboard/observability';
+import { silentLogger, type Logger } from '@switchboard/observability';
+import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
+import { MAX_MESSAGE_CHARS } from './message-limit.js';
 import { StreamableHttpUpstreamTransport } from './streamable-http-transport.js';
 import { httpStatusOf, looksLikeLegacySse } from './transport-factory.js';
 
@@ -74,12 +76,12 @@ afterEach(async () => {
   await Promise.all(servers.splice(0).map((s) => s.stop()));
 });
 
-async function setup(configure?: (server: TestServer) => void, headers: Record<string, string> = {}) {
+async function setup(configure?: (server: TestServer) => void, headers: Record<string, string> = {}, logger: Logger = silentLogger()) {
   const server = await new TestServer().start();
   servers.push(server);
   configure?.(server);
   const config = { name: 'up', transport: 'http', url: server.url, headers } as RemoteServerConfig;
-  const transport = new StreamableHttpUpstreamTransport(config, silentLogger());
+  const transport = new StreamableHttpUpstreamTransport(config, logger);
   transports.push(transport);
   const messages: JsonRpcMessage[] = [];
   const errors: Error[] = [];
@@ -477,5 +479,43 @@ describe('StreamableHttpUpstreamTransport', () => {
       await received(i);
     }
     expect(ports.size).toBe(1);
+  });
+
+  it('closes the session on a message over the size limit (an endless SSE event or JSON body), logging its size but not its content', async () => {
+    const chunk = 'x'.repeat(1 << 20);
+    /** Writes `head`, then chunks for as long as the client reads them. */
+    const flood = (res: ServerResponse, head: string) => {
+      res.write(head);
+      const pump = () => {
+        while (!res.destroyed && res.write(chunk));
+        if (!res.destroyed) res.once('drain', pump);
+      };
+      pump();
+    };
+    for (const type of ['text/event-stream', 'application/json']) {
+      const raw: string[] = [];
+      const logger = pino({ level: 'debug' }, { write: (line: string) => void raw.push(line) });
+      const { transport } = await setup(
+        (s) => {
+          s.onPost = (seen, res) => {
+            if ((seen.body as JsonRpcRequest).id === 1) return defaultPost(seen, res);
+            res.writeHead(200, { 'content-type': type });
+            flood(res, type === 'application/json' ? '{"jsonrpc":"2.0","id":2,"result":{"text":"' : 'data: {"jsonrpc":"2.0","id":2,"result":{"text":"');
+          };
+        },
+        {},
+        logger,
+      );
+      let closes = 0;
+      transport.onclose = () => closes++;
+      await transport.send(initialize());
+      await transport.send(request(2));
+      await until(() => closes === 1);
+      expect(transport.closeReason()).toMatch(/over the limit of \d+ characters/);
+      const error = raw.map((l) => JSON.parse(l) as { level: number; msg: string; chars: number }).find((e) => e.level === 50);
+      expect(error?.msg, type).toMatch(/over the size limit/);
+      expect(error?.chars).toBeGreaterThan(MAX_MESSAGE_CHARS);
+      expect(raw.some((l) => l.includes('xxxxxxxx'))).toBe(false);
+    }
   });
 });

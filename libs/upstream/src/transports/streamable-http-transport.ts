@@ -5,6 +5,7 @@ import type { Logger } from '@switchboard/observability';
 import { HttpEndpoint } from './http-endpoint.js';
 import { HttpStatusError, statusError } from './http-status-error.js';
 import { keepResultText } from './keep-result-text.js';
+import { MAX_MESSAGE_CHARS } from './message-limit.js';
 import { ListenStream, type ListenHost } from './listen-stream.js';
 import { mediaType, readMessageEvents, reconnectDelay } from './stream-support.js';
 import type { UpstreamTransport } from './upstream-transport.js';
@@ -60,6 +61,8 @@ interface ResponseStream {
  *   messages (listen-stream.ts);
  * - a non-2xx answer rejects send() with an HttpStatusError: the connection reads its status
  *   (the legacy SSE fallback, an expired session);
+ * - a message (a JSON body, an event) over MAX_MESSAGE_CHARS means a broken server: the
+ *   session is closed rather than the message held in memory;
  * - close() aborts everything, ends the session with DELETE and drops the pool.
  */
 export class StreamableHttpUpstreamTransport implements UpstreamTransport, ListenHost {
@@ -77,6 +80,8 @@ export class StreamableHttpUpstreamTransport implements UpstreamTransport, Liste
   private readonly owedBy = new Map<RequestId, ResponseStream>();
   /** The server's `retry` hint: how long to wait before resuming a stream. */
   private retryMs?: number;
+  /** Why the transport closed itself, when it did. */
+  private failure?: string;
 
   constructor(
     private readonly config: RemoteServerConfig,
@@ -95,6 +100,10 @@ export class StreamableHttpUpstreamTransport implements UpstreamTransport, Liste
 
   setProtocolVersion(version: string): void {
     this.protocolVersion = version;
+  }
+
+  closeReason(): string | undefined {
+    return this.failure;
   }
 
   send(message: JsonRpcMessage): Promise<void> {
@@ -137,7 +146,9 @@ export class StreamableHttpUpstreamTransport implements UpstreamTransport, Liste
   /**
    * Parses the JSON text of an SSE event or a POST answer (a message or a batch) and delivers
    * it. A server request on a POST's stream is related to the request that POST carried: the
-   * gateway routes it to the host that caused that request.
+   * gateway routes it to the host that caused that request. It runs inside a response's
+   * 'data' or 'end' handler, where an exception would be uncaught and end the daemon: what
+   * handling a message throws is logged instead.
    */
   receive(json: string, stream?: ResponseStream): void {
     const extra = stream ? { relatedRequestId: stream.requestId } : undefined;
@@ -148,8 +159,24 @@ export class StreamableHttpUpstreamTransport implements UpstreamTransport, Liste
       this.logger.warn({ data: json.slice(0, 200) }, 'upstream sent something that is not JSON');
       return;
     }
-    if (Array.isArray(value)) for (const item of value) this.deliver(item, undefined, extra);
-    else this.deliver(value, json, extra);
+    try {
+      if (Array.isArray(value)) for (const item of value) this.deliver(item, undefined, extra);
+      else this.deliver(value, json, extra);
+    } catch (err) {
+      this.logger.error({ err }, 'handling a message from the upstream failed');
+    }
+  }
+
+  /**
+   * A message over MAX_MESSAGE_CHARS: the server is broken. Its size is logged (never its
+   * content) and the session closed, which fails the calls in flight (onclose); the
+   * connection's backoff decides when to try again.
+   */
+  tooLong(length: number): void {
+    if (this.closed) return;
+    this.failure = `it sent a message over the limit of ${MAX_MESSAGE_CHARS} characters`;
+    this.logger.error({ chars: length, limit: MAX_MESSAGE_CHARS }, 'upstream sent a message over the size limit; closing the connection');
+    void this.close();
   }
 
   private post(out: Outgoing): void {
@@ -225,8 +252,15 @@ export class StreamableHttpUpstreamTransport implements UpstreamTransport, Liste
 
   private readJson(res: IncomingMessage, stream: ResponseStream): void {
     const pieces: string[] = [];
+    let length = 0;
     res.setEncoding('utf8');
-    res.on('data', (chunk: string) => pieces.push(chunk));
+    res.on('data', (chunk: string) => {
+      length += chunk.length;
+      if (length <= MAX_MESSAGE_CHARS) return void pieces.push(chunk);
+      pieces.length = 0;
+      res.destroy(); // no 'end': nothing is parsed
+      this.tooLong(length);
+    });
     res.on('error', () => undefined); // close reports it
     res.on('end', () => this.receive(pieces.length === 1 ? pieces[0]! : pieces.join('')));
     res.on('close', () => this.streamEnded(stream, res.complete, false));
@@ -238,6 +272,7 @@ export class StreamableHttpUpstreamTransport implements UpstreamTransport, Liste
       stream.lastEventId,
       (json) => this.receive(json, stream),
       (ms) => (this.retryMs = ms),
+      (length) => this.tooLong(length),
     );
     res.on('close', () => {
       stream.lastEventId = parser.lastEventId;

@@ -1,0 +1,107 @@
+import type { JsonRpcMessage } from '@switchboard/core';
+import type { StdioServerConfig } from '@switchboard/config';
+import { pino } from 'pino';
+import { afterEach, describe, expect, it } from 'vitest';
+import { MAX_MESSAGE_CHARS } from './message-limit.js';
+import { MAX_STDERR_LINE_CHARS, StdioUpstreamTransport } from './stdio-transport.js';
+
+interface Entry {
+  level: number;
+  msg: string;
+  [key: string]: unknown;
+}
+
+const transports: StdioUpstreamTransport[] = [];
+afterEach(async () => {
+  await Promise.all(transports.splice(0).map((t) => t.close()));
+});
+
+/** A transport running `node -e script`, with a logger that keeps what it is given. */
+async function start(script: string) {
+  const raw: string[] = [];
+  const logger = pino({ level: 'debug' }, { write: (line: string) => void raw.push(line) });
+  const config = { name: 'up', transport: 'stdio', command: process.execPath, args: ['-e', script], env: {} } as unknown as StdioServerConfig;
+  const transport = new StdioUpstreamTransport(config, logger);
+  transports.push(transport);
+  const messages: JsonRpcMessage[] = [];
+  let closes = 0;
+  transport.onmessage = (m) => void messages.push(m);
+  transport.onclose = () => void closes++;
+  await transport.start();
+  return { transport, messages, raw, entries: () => raw.map((l) => JSON.parse(l) as Entry), closes: () => closes };
+}
+
+async function until(check: () => boolean, ms = 10_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('timed out waiting');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+const isAlive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+describe('StdioUpstreamTransport', () => {
+  it('closes the connection when stdout carries a line over the size limit, logging its size but not its content', async () => {
+    // A line that never ends, written as fast as the pipe takes it.
+    const flood = `const c = 'x'.repeat(1 << 20);
+      const pump = () => { while (process.stdout.write(c)); process.stdout.once('drain', pump); };
+      pump();`;
+    const { transport, raw, entries, closes } = await start(flood);
+    const pid = transport.pid!;
+    await until(() => closes() === 1);
+    expect(transport.closeReason()).toMatch(/over the limit of \d+ characters/);
+    const error = entries().find((e) => e.level === 50)!;
+    expect(error.msg).toMatch(/over the size limit/);
+    expect(error.chars).toBeGreaterThan(MAX_MESSAGE_CHARS);
+    expect(raw.some((l) => l.includes('xxxxxxxx'))).toBe(false);
+    // The child is stopped, and its exit is no surprise worth a warning.
+    await transport.close();
+    expect(isAlive(pid)).toBe(false);
+    expect(entries().filter((e) => e.msg === 'upstream process exited')).toEqual([]);
+    await expect(transport.send({ jsonrpc: '2.0', method: 'x' })).rejects.toThrow(/over the limit/);
+  });
+
+  it('logs a long stderr line cut, with a marker, and the last line even without a newline', async () => {
+    const { entries } = await start(`process.stderr.write('e'.repeat(20000) + '\\nshort\\n\\n' + 'last words');`);
+    await until(() => entries().filter((e) => e.msg === 'upstream stderr').length === 3);
+    expect(entries().filter((e) => e.msg === 'upstream stderr').map((e) => e.stderr)).toEqual([
+      `${'e'.repeat(MAX_STDERR_LINE_CHARS)}… [${20000 - MAX_STDERR_LINE_CHARS} more characters]`,
+      'short',
+      'last words',
+    ]);
+  });
+
+  it('drops stdout lines that are JSON but not JSON-RPC messages, and survives a handler that throws', async () => {
+    const lines = ['5', 'null', '[1]', '{"a":1}', '{"jsonrpc":"2.0","method":"first"}', '{"jsonrpc":"2.0","method":"second"}'];
+    const { transport, messages, entries } = await start(`process.stdout.write(${JSON.stringify(lines.join('\n') + '\n')});`);
+    const delivered: JsonRpcMessage[] = [];
+    // Anything thrown here runs inside the stdout 'data' handler: uncaught, it would end the process.
+    transport.onmessage = (m) => {
+      delivered.push(m);
+      if (delivered.length === 1) throw new Error('a bug in a listener');
+    };
+    await until(() => delivered.length === 2);
+    expect(messages).toEqual([]);
+    expect(delivered.map((m) => (m as { method: string }).method)).toEqual(['first', 'second']);
+    expect(entries().filter((e) => e.msg.includes('not a JSON-RPC message'))).toHaveLength(4);
+    expect(entries().filter((e) => e.msg === 'handling a message from the upstream failed')).toHaveLength(1);
+  });
+
+  it('rejects a write that fails because the child is exiting with its exit status, not EPIPE', async () => {
+    // The child closes its stdin (libuv never closes fds 0-2 itself), says so, and exits a while later.
+    const script = `require('node:fs').closeSync(0);
+      process.stdout.write('{"jsonrpc":"2.0","method":"stdin closed"}\\n');
+      setTimeout(() => process.exit(3), 300);`;
+    const { transport, messages } = await start(script);
+    await until(() => messages.length === 1);
+    await expect(transport.send({ jsonrpc: '2.0', id: 1, method: 'ping' })).rejects.toThrow('the process exited with code 3');
+  });
+});
