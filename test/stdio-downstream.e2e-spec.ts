@@ -132,3 +132,17 @@ describe('switchboard stdio: JSON-RPC batches (2025-03-26)', () => {
     expect(await host.next(() => true, from)).toMatchObject({ id: null, error: { code: -32600 } });
   });
 });
+
+describe('switchboard stdio: a line past the limit', () => {
+  it('is refused with -32600 and dropped up to its newline; the next message is answered', async () => {
+    const host = await launch('2025-06-18');
+    const from = host.lines.length;
+    // 17 MiB without a newline, then its end: one line over the 16 MiB limit.
+    const chunk = 'x'.repeat(1024 * 1024);
+    for (let i = 0; i < 17; i++) host.proc.stdin.write(chunk);
+    host.proc.stdin.write('\n');
+    host.send({ jsonrpc: '2.0', id: 'after', method: 'ping' });
+    expect(await host.next(() => true, from)).toMatchObject({ id: null, error: { code: -32600, message: expect.stringContaining('Request too large') } });
+    expect(await host.next((l) => !Array.isArray(l) && l.id === 'after', from)).toEqual({ jsonrpc: '2.0', id: 'after', result: {} });
+  });
+});

@@ -18,8 +18,8 @@ import { AppModule } from './app.module.js';
 import { openAuditStore } from './audit-store.js';
 import { GatewayRuntime } from './gateway-runtime.js';
 import { IdleGc } from './idle-gc.js';
+import { MAX_BODY_BYTES } from './limits.js';
 
-const MAX_BODY_BYTES = 16 * 1024 * 1024;
 
 /**
  * `switchboard start`: the HTTP daemon. Prints one line to stdout when it listens (tools and

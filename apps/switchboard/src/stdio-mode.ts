@@ -5,6 +5,7 @@ import { createLogger } from '@switchboard/observability';
 import { sqliteConnection } from '@switchboard/persistence';
 import { openAuditStore } from './audit-store.js';
 import { GatewayRuntime } from './gateway-runtime.js';
+import { MAX_BODY_BYTES } from './limits.js';
 
 /**
  * `switchboard stdio`: the same merged endpoint on stdin/stdout for hosts that launch MCP
@@ -32,7 +33,7 @@ export async function runStdio(config: GatewayConfig): Promise<void> {
       sessions: runtime.sessions,
       config: () => runtime.config,
       logger,
-      maxBodyBytes: Infinity,
+      maxBodyBytes: MAX_BODY_BYTES,
     },
     process.stdin,
     process.stdout,

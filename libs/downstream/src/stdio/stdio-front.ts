@@ -1,5 +1,5 @@
 import type { Readable, Writable } from 'node:stream';
-import { ErrorCode, LineSplitter, LineWriter, McpError, encodeBatch, encodeMessage, newSessionId, type JsonRpcMessage } from '@switchboard/core';
+import { ErrorCode, LineSplitter, LineWriter, McpError, encodeBatch, encodeMessage, errorResponse, newSessionId, type JsonRpcMessage } from '@switchboard/core';
 import { BatchReplies } from '../batch-reply.js';
 import type { DownstreamDeps } from '../downstream.types.js';
 import { GatewaySession } from '../gateway-session.js';
@@ -13,7 +13,7 @@ import { stdioPrincipal } from '../principals.js';
  */
 export class StdioFront {
   private session?: GatewaySession;
-  private readonly lines = new LineSplitter();
+  private lines?: LineSplitter;
   private readonly writer = new LineWriter((text, done) => {
     // A host that closed its end gets nothing more; the write "succeeds" so nothing waits.
     if (this.output.writable) this.output.write(text, () => done());
@@ -32,6 +32,12 @@ export class StdioFront {
 
   /** Resolves when stdin ends (the host went away). */
   run(): Promise<void> {
+    // A line past the limit is refused like an HTTP body past it, and dropped up to its
+    // newline: a host that never ends a line cannot grow this process without bound.
+    this.lines = new LineSplitter({
+      maxLength: this.deps.maxBodyBytes,
+      onOverflow: () => void this.write(errorResponse(null, { code: ErrorCode.InvalidRequest, message: `Request too large (the limit is ${this.deps.maxBodyBytes} characters)` })),
+    });
     const session = new GatewaySession(
       newSessionId(),
       'stdio',
@@ -64,7 +70,7 @@ export class StdioFront {
   }
 
   private onData(chunk: string): void {
-    this.lines.push(chunk, (line) => this.onLine(line));
+    this.lines?.push(chunk, (line) => this.onLine(line));
   }
 
   private onLine(line: string): void {
