@@ -1,4 +1,4 @@
-import { sameConnection, type ServerConfig } from '@switchboard/config';
+import { restartNeeded, type ServerConfig } from '@switchboard/config';
 import { ErrorCode, McpError, type JsonRpcNotification } from '@switchboard/core';
 import { UpstreamConnection, type UpstreamDeps } from './upstream-connection.js';
 
@@ -84,9 +84,13 @@ export class OwnedConnections {
     const config = this.ownership.configFor(server, owner);
     const key = keyOf(server.name, owner);
     let entry = this.entries.get(key);
-    if (entry && !sameConnection(entry.config, config)) {
+    if (entry && restartNeeded(entry.config, config)) {
       this.retire(entry);
       entry = undefined;
+    } else if (entry && entry.config !== config) {
+      // An alias, pin or timeouts change: the running connection takes it, its calls go on.
+      entry.config = config;
+      entry.connection.updateConfig(config);
     }
     if (!entry) {
       this.makeRoom(server.name);
@@ -150,7 +154,11 @@ export class OwnedConnections {
       } catch {
         current = undefined; // the owner cannot have one any more (a secret was deleted)
       }
-      if (current && sameConnection(current, entry.config)) continue;
+      if (current && !restartNeeded(entry.config, current)) {
+        entry.config = current;
+        entry.connection.updateConfig(current);
+        continue;
+      }
       this.entries.delete(key);
       this.retire(entry);
     }

@@ -113,6 +113,20 @@ describe('PrincipalConnections', () => {
     expect(first.state).toBe('stopped');
   });
 
+  it('keeps the connection through an alias or timeouts change, which it then runs with', async () => {
+    make();
+    secrets.alice = { TOKEN: 'a-1' };
+    const first = await pool.connectionFor(server, 'alice');
+    const renamed = { ...server, alias: 'renamed', timeouts: { ...server.timeouts, requestMs: 1234 } };
+    pool.refresh([renamed]);
+    const again = await pool.connectionFor(renamed, 'alice');
+    expect(again).toBe(first);
+    expect(first.state).not.toBe('stopped');
+    expect(first.config.alias).toBe('renamed');
+    expect(first.config.timeouts.requestMs).toBe(1234);
+    expect(opened).toHaveLength(1);
+  });
+
   it('answers -32010 with the reason when the upstream refuses, and tries afresh next time', async () => {
     make();
     secrets.alice = { TOKEN: 'refused' };

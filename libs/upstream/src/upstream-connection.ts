@@ -69,10 +69,23 @@ export class UpstreamConnection {
   instructions?: string;
 
   constructor(
-    readonly config: ServerConfig,
+    private current: ServerConfig,
     private readonly deps: UpstreamDeps,
   ) {
-    this.log = deps.logger.child({ upstream: config.name });
+    this.log = deps.logger.child({ upstream: current.name });
+  }
+
+  /** The server's config as this connection runs it: read where used (timeouts, connectMs, alias). */
+  get config(): ServerConfig {
+    return this.current;
+  }
+
+  /**
+   * A new version of this server's entry that needs no restart (config's restartNeeded says
+   * so): from the next use on, the connection runs with it.
+   */
+  updateConfig(config: ServerConfig): void {
+    this.current = config;
   }
 
   get name(): string {

@@ -124,12 +124,7 @@ export class UpstreamRegistry {
   }
 }
 
-/**
- * Hands a running connection the new version of its server. UpstreamConnection reads its
- * config where it uses it (each request's timeouts, each connect attempt's connectMs, the
- * alias in instructions), and the fields a restart would change are equal (restartNeeded),
- * so swapping the object is the whole update. `config` is readonly to everyone else.
- */
+/** Hands a running connection the new version of its server (see UpstreamConnection.updateConfig). */
 function updateInPlace(connection: UpstreamConnection, config: ServerConfig): void {
-  (connection as { config: ServerConfig }).config = config;
+  connection.updateConfig(config);
 }
