@@ -64,6 +64,9 @@ describe('audit rows written by the daemon (strict mode)', () => {
 
   it('the digest is keyed by a private file in the data dir, and `audit digest` recomputes it', () => {
     expect(statSync(join(dataDir, 'audit-digest.key')).mode & 0o777).toBe(0o600);
+    // The data dir and the database the daemon created are its owner's only, whatever the umask.
+    expect(statSync(dataDir).mode & 0o777).toBe(0o700);
+    expect(statSync(join(dataDir, 'switchboard.sqlite')).mode & 0o777).toBe(0o600);
     const [row] = rows(dataDir, `name = 'fx__echo'`);
     const cli = spawnSync(
       process.execPath,

@@ -31,7 +31,7 @@ export async function runDaemon(config: GatewayConfig, fileListen: GatewayConfig
   // callers that build a config themselves.
   const unsafe = unsafeListenReason(config.listen.host, config.auth.mode);
   if (unsafe) throw new Error(`refusing to start: auth.mode ${unsafe}`);
-  mkdirSync(config.dataDir, { recursive: true });
+  mkdirSync(config.dataDir, { recursive: true, mode: 0o700 }); // owner only: the audit log, keys (a dir that exists keeps its mode)
   const auditStore = await openAuditStore(config, logger);
   // Keys are looked up in the database on every request, so `keys revoke` takes effect at once.
   const authenticator = new HttpAuthenticator(

@@ -16,7 +16,7 @@ export const SECRETS_KEY_FILE = 'upstream-secrets.key';
  */
 export function loadKeyFile(dataDir: string, fileName: string): Buffer {
   const file = join(dataDir, fileName);
-  mkdirSync(dataDir, { recursive: true });
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   if (!existsSync(file)) {
     const draft = `${file}.${process.pid}.${randomBytes(4).toString('hex')}`;
     writeFileSync(draft, `${randomBytes(32).toString('hex')}\n`, { mode: 0o600, flag: 'wx' });
