@@ -115,8 +115,10 @@ export class StreamableHttpService {
     const intake = takeMessages(body.value, state.session.protocolVersion || undefined);
     if (!intake.ok) return replyJson(res, 400, intake.error);
     const { requests, refused } = this.admitIds(state, intake.messages.filter(isRequest));
-    const errors = [...intake.errors, ...refused];
-    const accepted = intake.messages.filter((m) => !isRequest(m) || requests.includes(m));
+    // Nearly always nothing is refused (every tools/call comes through here): the intake's
+    // own lists then serve as they are.
+    const errors = refused.length === 0 ? intake.errors : [...intake.errors, ...refused];
+    const accepted = refused.length === 0 ? intake.messages : intake.messages.filter((m) => !isRequest(m) || requests.includes(m));
     if (requests.length === 0) {
       for (const m of accepted) state.session.receive(m);
       if (errors.length === 0) {

@@ -24,11 +24,13 @@ function resolve(services: RelayServices, uri: string): { server: string; uri: s
  */
 export function unnormalizedPath(uri: string): string | undefined {
   const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):/.exec(uri);
-  const rest = (scheme ? uri.slice(scheme[0].length) : uri).split(/[?#]/, 1)[0];
-  const path = rest.startsWith('//') ? rest.slice(2 + Math.max(0, rest.slice(2).indexOf('/'))) : rest;
-  const hasAuthority = rest.startsWith('//') && rest.slice(2).includes('/');
-  const segments = (hasAuthority || !rest.startsWith('//') ? path : '').split('/');
-  if (segments.some((s) => /^(?:\.|%2e){1,2}$/i.test(s))) return 'must not contain . or .. path segments';
+  let path = (scheme ? uri.slice(scheme[0].length) : uri).split(/[?#]/, 1)[0];
+  if (path.startsWith('//')) {
+    // An authority (`//host`) is not part of the path; without a slash after it there is none.
+    const slash = path.indexOf('/', 2);
+    path = slash === -1 ? '' : path.slice(slash);
+  }
+  if (path.split('/').some((s) => /^(?:\.|%2e){1,2}$/i.test(s))) return 'must not contain . or .. path segments';
   if (scheme?.[1].toLowerCase() === 'file' && /\/\//.test(path)) return 'must not contain empty path segments (//)';
   return undefined;
 }
