@@ -75,6 +75,11 @@ const DENIAL = `CASE WHEN r.decision <> 'allowed' THEN 1 ELSE 0 END`;
 /** Counted as an error by `stats`: a JSON-RPC error, or a tool that reported failure. */
 const ERROR = `CASE WHEN r.outcome IN ('error', 'tool_error') THEN 1 ELSE 0 END`;
 
+/** Adds the three counts every stats table has: rows (as `countAs`), errors and denials. */
+function counted<Q extends SelectQueryBuilder<AuditRecordEntity>>(query: Q, countAs: 'rows' | 'calls'): Q {
+  return query.addSelect('COUNT(*)', countAs).addSelect(`SUM(${ERROR})`, 'errors').addSelect(`SUM(${DENIAL})`, 'denials') as Q;
+}
+
 /**
  * Reading the log: filtered pages with opaque keyset cursors (stable while rows are
  * appended, no OFFSET scans), an async iterator that walks any number of rows in fixed-size
@@ -113,36 +118,26 @@ export class AuditQuery {
     return page.items.reverse();
   }
 
-  /** Counts for `audit stats`; see AuditStats for what each one counts. Run in one read snapshot. */
+  /**
+   * Counts for `audit stats`; see AuditStats for what each one counts. Four reads: rows
+   * committed between them can make the totals differ by those rows.
+   */
   async stats(filter: AuditFilter): Promise<AuditStats> {
     const byDecisionRaw = await this.select(filter)
       .select('r.decision', 'decision')
       .addSelect('COUNT(*)', 'rows')
       .groupBy('r.decision')
       .getRawMany<{ decision: AuditDecision; rows: number }>();
-    const byMethodRaw = await this.select(filter)
-      .select('r.method', 'method')
-      .addSelect('COUNT(*)', 'rows')
-      .addSelect(`SUM(${ERROR})`, 'errors')
-      .addSelect(`SUM(${DENIAL})`, 'denials')
+    const byMethodRaw = await counted(this.select(filter).select('r.method', 'method'), 'rows')
       .groupBy('r.method')
       .getRawMany<MethodStats>();
     // Grouped by name and upstream here, merged per name below: a call refused before
     // routing has no upstream, and must still count on its tool's one line.
-    const byToolRaw = await this.toolCalls(filter)
-      .select('r.name', 'tool')
-      .addSelect('r.upstream', 'upstream')
-      .addSelect('COUNT(*)', 'calls')
-      .addSelect(`SUM(${ERROR})`, 'errors')
-      .addSelect(`SUM(${DENIAL})`, 'denials')
+    const byToolRaw = await counted(this.toolCalls(filter).select('r.name', 'tool').addSelect('r.upstream', 'upstream'), 'calls')
       .groupBy('r.name')
       .addGroupBy('r.upstream')
       .getRawMany<ToolStats>();
-    const byPrincipalRaw = await this.toolCalls(filter)
-      .select('r.principal', 'principal')
-      .addSelect('COUNT(*)', 'calls')
-      .addSelect(`SUM(${ERROR})`, 'errors')
-      .addSelect(`SUM(${DENIAL})`, 'denials')
+    const byPrincipalRaw = await counted(this.toolCalls(filter).select('r.principal', 'principal'), 'calls')
       .groupBy('r.principal')
       .getRawMany<PrincipalStats>();
 
