@@ -102,6 +102,37 @@ describe('what a server-wide rule shows in lists', () => {
   });
 });
 
+describe('a when: is not judged on a list, which has no arguments', () => {
+  const policy = new CompiledPolicy(
+    policyDocumentSchema.parse({
+      roles: {
+        ops: [
+          { id: 'jira-ops', allow: ['list', 'call'], tool: 'jira__create_issue', when: { 'args.project': { in: ['OPS'] } } },
+          { id: 'gh-mine', allow: '*', tool: 'gh__*', when: { 'args.repo': { eq: 'mine' } } },
+          { id: 'fs', allow: 'call', server: 'fs' },
+          { id: 'fs-only-ok', deny: '*', tool: 'fs__*', when: { 'args.path': { notIn: ['/ok'] } } },
+        ],
+      },
+      everyone: ['ops'],
+    }),
+    'deny',
+  );
+  const who = { id: 'a' };
+
+  it('an allow that names list itself, or *, lists the tool it lets one call', () => {
+    expect(policy.decide(who, 'call', ...tool('jira__create_issue', { project: 'OPS' }))).toEqual({ allowed: true, rule: 'jira-ops' });
+    expect(policy.decide(who, 'list', ...tool('jira__create_issue'))).toEqual({ allowed: true, rule: 'jira-ops' });
+    expect(policy.decide(who, 'call', ...tool('gh__search', { repo: 'mine' }))).toEqual({ allowed: true, rule: 'gh-mine' });
+    expect(policy.decide(who, 'list', ...tool('gh__search'))).toEqual({ allowed: true, rule: 'gh-mine' });
+  });
+
+  it('a deny of * with a when: leaves the tool listed, as one of call does', () => {
+    expect(policy.decide(who, 'call', ...tool('fs__read', { path: '/ok' }))).toEqual({ allowed: true, rule: 'fs' });
+    expect(policy.decide(who, 'call', ...tool('fs__read', { path: '/etc' }))).toEqual({ allowed: false, rule: 'fs-only-ok' });
+    expect(policy.decide(who, 'list', ...tool('fs__read'))).toEqual({ allowed: true, rule: 'fs' });
+  });
+});
+
 describe('confirm rules', () => {
   const confirming = new CompiledPolicy(
     policyDocumentSchema.parse({

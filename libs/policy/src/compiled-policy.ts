@@ -147,7 +147,16 @@ export class CompiledPolicy {
       if (!subjects.includes(type) && !subjects.includes('all')) continue;
       const selectors = Object.entries(rule.selectors ?? {});
       if (!selectors.every(([field, pattern]) => values[field] !== undefined && pattern.test(values[field]!))) continue;
-      kept.push({ action: rule.action, subject: rule.subject, inverted: rule.inverted, confirm: rule.confirm, reason: rule.reason, conditions: rule.conditions });
+      let conditions = rule.conditions;
+      // A list has no arguments to judge a `when:` on (they would all be missing). So, as for
+      // the list rule a use implies (rawRules), a rule that names `list` itself (`[list, call]`,
+      // `*`) shows the item whatever its conditions when it allows, and when it denies with
+      // conditions leaves the item listed.
+      if (conditions !== undefined && action === 'list') {
+        if (rule.inverted) continue;
+        conditions = undefined;
+      }
+      kept.push({ action: rule.action, subject: rule.subject, inverted: rule.inverted, confirm: rule.confirm, reason: rule.reason, conditions });
     }
     if (kept.every((rule) => rule.conditions === undefined)) {
       // The strongest rule wins: the last one kept (denies come after allows).
