@@ -101,6 +101,9 @@ export const describeIssue: z.core.$ZodErrorMap = (issue) => {
       return `must be ${TYPE_NAMES[issue.expected] ?? issue.expected}`;
     case 'invalid_value':
       return `must be one of: ${issue.values.map(String).join(', ')}`;
+    case 'invalid_key':
+      // Zod's own message is "Invalid key in record"; the key's schema says what a key must be.
+      return issue.issues.map((keyIssue) => keyIssue.message).join('; ') || undefined;
     default:
       return undefined;
   }
