@@ -20,3 +20,28 @@ describe('a policy file with mistakes', () => {
     ]);
   });
 });
+
+describe('every problem of a policy file in one round', () => {
+  it('lists undefined roles and duplicate ids also when the schema refuses a rule', () => {
+    const yaml = [
+      'roles:',
+      '  dev:',
+      '    - { id: a, allow: cal, tool: x }',
+      '    - { id: a, allow: call, tool: y }',
+      'users: { zed: [dev, nope] }',
+      'groups: { eng: oops }',
+      'everyone: [ghost]',
+    ].join('\n');
+    expect(problemsOf(yaml)).toEqual([
+      'roles.dev.0.allow: must be one of list, call, read, subscribe, get, complete, sample, elicit, log, *, or a list of them',
+      'groups.eng: must be a list',
+      "users.zed.1: no role 'nope' is defined under roles",
+      "everyone.0: no role 'ghost' is defined under roles",
+      "roles.dev.1.id: rule id 'a' is used twice (also at roles.dev.0.id): audit rows must name one rule",
+    ]);
+  });
+
+  it('a file that is not a mapping gives the one problem', () => {
+    expect(problemsOf('[1, 2]')).toEqual([': must be a mapping with roles (and optionally users, groups, everyone, defaultEffect)']);
+  });
+});

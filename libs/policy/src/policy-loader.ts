@@ -1,4 +1,5 @@
 import { ConfigError, ConfigErrorCode, describeIssue, formatPath, parseConfigText, readConfigBytes, type ConfigProblem } from '@switchboard/config';
+import { z } from 'zod';
 import { policyDocumentSchema, type PolicyDocument } from './policy-document.js';
 
 /** Reads and checks a policy file; throws a ConfigError listing every problem. */
@@ -10,10 +11,40 @@ export function loadPolicyBytes(file: string, bytes: Buffer): PolicyDocument {
   const value = parseConfigText(file, bytes);
   const at = (path: string, reason: string): ConfigProblem => ({ file, path, reason });
   const parsed = policyDocumentSchema.safeParse(value, { error: describeIssue });
-  if (!parsed.success) {
-    throw new ConfigError(ConfigErrorCode.Invalid, file, parsed.error.issues.map((issue) => at(formatPath(issue.path), issue.message)));
-  }
-  const doc = parsed.data;
+  const problems = parsed.success ? [] : parsed.error.issues.map((issue) => at(formatPath(issue.path), issue.message));
+  // Also when the schema refused the file, so that one round lists every problem.
+  problems.push(...crossReferenceProblems(parsed.success ? parsed.data : readableParts.parse(value), at));
+  if (!parsed.success || problems.length > 0) throw new ConfigError(ConfigErrorCode.Invalid, file, problems);
+  return parsed.data;
+}
+
+/** What the cross-reference checks read of a policy. */
+interface References {
+  roles: Record<string, readonly { id?: string }[]>;
+  users: Record<string, readonly string[]>;
+  groups: Record<string, readonly string[]>;
+  everyone: readonly string[];
+}
+
+/** The strings of a list; nothing where there is no list. */
+const readableNames = z
+  .array(z.unknown())
+  .catch([])
+  .transform((names) => names.filter((name): name is string => typeof name === 'string'));
+
+/**
+ * The References of a file the schema refused: whatever has the shape to be read, and
+ * nothing (never a failure) where it has not. A role whose rules are wrong is still defined.
+ */
+const readableParts = z.object({
+  roles: z.record(z.string(), z.array(z.object({ id: z.string().optional().catch(undefined) }).catch({})).catch([])).catch({}),
+  users: z.record(z.string(), readableNames).catch({}),
+  groups: z.record(z.string(), readableNames).catch({}),
+  everyone: readableNames,
+}).catch({ roles: {}, users: {}, groups: {}, everyone: [] });
+
+/** Roles that users, groups and everyone name but the file does not define, and rule ids used twice. */
+function crossReferenceProblems(doc: References, at: (path: string, reason: string) => ConfigProblem): ConfigProblem[] {
   const problems: ConfigProblem[] = [];
   const known = new Set(Object.keys(doc.roles));
   const check = (path: string[], roles: readonly string[]) =>
@@ -33,6 +64,5 @@ export function loadPolicyBytes(file: string, bytes: Buffer): PolicyDocument {
       else ids.set(rule.id, path);
     });
   }
-  if (problems.length > 0) throw new ConfigError(ConfigErrorCode.Invalid, file, problems);
-  return doc;
+  return problems;
 }
