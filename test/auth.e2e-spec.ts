@@ -245,6 +245,21 @@ describe('JWT bearer tokens from an OIDC issuer (auth.jwt)', () => {
     expect(row).toMatchObject({ principal: 'erin@example.com', auth_method: 'jwt', decision: 'allowed' });
   });
 
+  it('a session keeps the roles it was opened with: a reissued token with other roles gets 404, one with the same roles carries on', async () => {
+    const opened = await initializeWith(await token({ realm: { roles: ['dev', 'ops'] } })).expect(200);
+    const session = opened.headers['mcp-session-id'];
+    const inSession = async (bearer: string) =>
+      request(daemon.baseUrl)
+        .post('/mcp')
+        .set('Accept', MCP_ACCEPT)
+        .set('Authorization', `Bearer ${bearer}`)
+        .set('Mcp-Session-Id', session)
+        .send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    expect((await inSession(await token({ realm: { roles: ['dev'] } }))).status).toBe(404);
+    expect((await inSession(await token({ realm: { roles: ['dev', 'ops'] }, groups: 'eng' }))).status).toBe(404);
+    expect((await inSession(await token({ realm: { roles: ['ops', 'dev'] }, groups: 'ops eng' }))).status).toBe(202);
+  });
+
   it('the metadata names the issuer as an authorization server', async () => {
     const metadata = await request(daemon.baseUrl).get('/.well-known/oauth-protected-resource').expect(200);
     expect(metadata.body.authorization_servers).toEqual([ISSUER]);

@@ -12,6 +12,7 @@ import { ApiKeyNameTakenError, ApiKeyStore } from './api-keys/api-key-store.js';
 import { ApiKeyVerifier } from './api-keys/api-key-verifier.js';
 import { HttpAuthenticator, type AuthMode } from './http/http-authenticator.js';
 import { bearerChallenge, protectedResourceMetadata } from './http/protected-resource.js';
+import { isSameCaller } from './principal.js';
 
 let open: DataSource[] = [];
 afterEach(async () => {
@@ -143,5 +144,23 @@ describe('HttpAuthenticator when the key table cannot be read', () => {
     const broken = { verify: () => { throw new Error('SQLITE_IOERR'); } } as unknown as ApiKeyVerifier;
     const auth = new HttpAuthenticator(broken, () => 'none');
     expect((await auth.authenticate(request({ authorization: `Bearer ${key}` }))).refusal).toMatchObject({ rule: 'auth:error' });
+  });
+});
+
+describe('isSameCaller: who may go on in a session', () => {
+  const owner = { id: 'erin', authMethod: 'jwt', roles: ['dev', 'ops'], groups: ['eng'] };
+
+  it('the same principal, method, roles and groups, in any order', () => {
+    expect(isSameCaller(owner, { id: 'erin', authMethod: 'jwt', roles: ['ops', 'dev'], groups: ['eng'] })).toBe(true);
+  });
+
+  it.each([
+    ['another principal', { id: 'bob', authMethod: 'jwt', roles: ['dev', 'ops'], groups: ['eng'] }],
+    ['a key with the same name', { id: 'erin', authMethod: 'api-key', roles: ['dev', 'ops'], groups: ['eng'] }],
+    ['a token reissued with a role less', { id: 'erin', authMethod: 'jwt', roles: ['dev'], groups: ['eng'] }],
+    ['a token reissued with a role more', { id: 'erin', authMethod: 'jwt', roles: ['dev', 'ops', 'admin'], groups: ['eng'] }],
+    ['a token with other groups', { id: 'erin', authMethod: 'jwt', roles: ['dev', 'ops'] }],
+  ])('not %s', (_what, caller) => {
+    expect(isSameCaller(owner, caller)).toBe(false);
   });
 });

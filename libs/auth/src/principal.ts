@@ -14,3 +14,23 @@ export interface AuthPrincipal {
 
 /** A caller on a loopback listener with `auth.mode: none` that sent no credential. */
 export const LOOPBACK_PRINCIPAL: AuthPrincipal = Object.freeze({ id: 'anonymous', authMethod: 'loopback', roles: Object.freeze([]) });
+
+/**
+ * Whether a request's caller is the one a session was opened by: the same principal, by the
+ * same method, with the same roles and groups. Policies judge a session's requests by the
+ * roles it was opened with; so a token reissued with fewer roles, or a key and a token that
+ * share a name, must not carry on in it (the host gets 404 and opens a new session).
+ */
+export function isSameCaller(owner: Partial<AuthPrincipal> & Pick<AuthPrincipal, 'id' | 'authMethod'>, caller: AuthPrincipal): boolean {
+  return (
+    owner.id === caller.id &&
+    owner.authMethod === caller.authMethod &&
+    sameSet(owner.roles ?? [], caller.roles) &&
+    sameSet(owner.groups ?? [], caller.groups ?? [])
+  );
+}
+
+function sameSet(a: readonly string[], b: readonly string[]): boolean {
+  const set = new Set(a);
+  return set.size === new Set(b).size && b.every((item) => set.has(item));
+}

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { isSameCaller } from '@switchboard/auth';
 import { ErrorCode, McpError, encodeBatch, encodeMessage, newSessionId, type JsonRpcMessage, type SendOptions } from '@switchboard/core';
 import { BatchReplies } from '../batch-reply.js';
 import type { DownstreamDeps } from '../downstream.types.js';
@@ -65,8 +66,8 @@ export class LegacySseService {
     const id = new URL(req.url ?? '', 'http://x').searchParams.get('sessionId');
     if (!id) return replyError(res, 400, ErrorCode.InvalidRequest, 'Bad Request: sessionId query parameter is required');
     const state = this.sessions.get(id);
-    // Another principal's session is as good as none (see StreamableHttpService.existing).
-    if (!state || state.session.principal.id !== principal.id) {
+    // Another caller's session is as good as none (see StreamableHttpService.existing).
+    if (!state || !isSameCaller(state.session.principal, principal)) {
       return replyError(res, 404, ErrorCode.ConnectionClosed, 'Session not found');
     }
     const body = await readJsonPost(req, res, this.deps.maxBodyBytes);

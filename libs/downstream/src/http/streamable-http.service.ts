@@ -24,7 +24,7 @@ import { PostExchange } from './post-exchange.js';
 import { readJsonPost } from './read-body.js';
 import { admitted, authenticated } from './request-guard.js';
 import { SseStream } from './sse-stream.js';
-import type { AuthPrincipal } from '@switchboard/auth';
+import { isSameCaller, type AuthPrincipal } from '@switchboard/auth';
 
 interface HttpSession {
   session: GatewaySession;
@@ -187,13 +187,14 @@ export class StreamableHttpService {
   private ownedSession(req: IncomingMessage, principal: AuthPrincipal): HttpSession | undefined {
     const id = headerOf(req.headers['mcp-session-id']);
     const state = id === undefined ? undefined : this.sessions.get(id);
-    return state && state.session.principal.id === principal.id ? state : undefined;
+    return state && isSameCaller(state.session.principal, principal) ? state : undefined;
   }
 
   /**
    * The session named by the request's headers, or an error answer (400/404) and undefined.
-   * A session belongs to the principal that initialized it: anybody else is told it does not
-   * exist, so a leaked session id is worth nothing without its owner's credential.
+   * A session belongs to the principal that initialized it, with its roles and groups then
+   * (isSameCaller): anybody else is told it does not exist, so a leaked session id is worth
+   * nothing without its owner's credential.
    */
   private existing(req: IncomingMessage, res: ServerResponse, principal: AuthPrincipal): HttpSession | undefined {
     const id = headerOf(req.headers['mcp-session-id']);
@@ -202,7 +203,7 @@ export class StreamableHttpService {
       return undefined;
     }
     const state = this.sessions.get(id);
-    if (!state || state.session.principal.id !== principal.id) {
+    if (!state || !isSameCaller(state.session.principal, principal)) {
       replyError(res, 404, ErrorCode.ConnectionClosed, 'Session not found: initialize a new session');
       return undefined;
     }
