@@ -31,6 +31,7 @@ const USAGE = `Usage:
       Revoke a key; the daemon refuses it from its next request.
   switchboard policy check --principal P [--roles r1,r2] [--groups g1]
                            (--tool T [--args JSON] | --prompt P | --resource URI --server S) [--action A]
+                           | --server S --action sample|elicit|log
       The decision and the rule that makes it; exit 0 allow, 3 deny.
   switchboard policy lint [--file FILE]
       Check a policy file (default: the config's policy.file); every problem listed.

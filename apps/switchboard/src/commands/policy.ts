@@ -1,10 +1,10 @@
 import { resolve } from 'node:path';
 import { ConfigError, type GatewayConfig } from '@switchboard/config';
-import { sanitizePrefix } from '@switchboard/core';
-import { loadPolicyFile, PolicyEngine, type SubjectFields, type SubjectType } from '@switchboard/policy';
+import { loadPolicyFile, PolicyEngine } from '@switchboard/policy';
 import { invalidPolicyMessage, policyDefaultEffect } from '../policy-setup.js';
 import { COMMON_OPTIONS, loadCommandConfig, parseCommandArgs, runSubcommand, printUsage } from './command-args.js';
 import { CommandError, usageError } from './command-error.js';
+import { policyRequestOf } from './policy-request.js';
 
 const CHECK_OPTIONS = {
   ...COMMON_OPTIONS,
@@ -49,7 +49,7 @@ async function check(args: string[], usage: string): Promise<number> {
   const file = values.file ?? config.policy.file;
   const fallback = policyDefaultEffect(config);
   const engine = file ? new PolicyEngine(loadPolicyForCommand(resolve(file)), fallback, file) : PolicyEngine.defaultOnly(fallback);
-  const [type, action, fields] = subjectOf(values, config);
+  const [type, action, fields] = policyRequestOf(values, config);
   const principal = { id: values.principal, roles: list(values.roles), groups: list(values.groups) };
   const decision = engine.decide(principal, action, type, fields);
   process.stdout.write(
@@ -57,34 +57,6 @@ async function check(args: string[], usage: string): Promise<number> {
       `principal ${principal.id} has roles: ${engine.rolesOf(principal).join(', ') || 'none'}; policy: ${file ?? '(none)'}, default ${engine.defaultEffect}\n`,
   );
   return decision.allowed ? 0 : 3;
-}
-
-/** The upstream whose public prefix (its alias, else its name, as the catalog writes it) is `prefix`. */
-function serverOfPrefix(config: GatewayConfig, prefix: string): string {
-  return config.servers.find((s) => sanitizePrefix(s.alias ?? s.name) === prefix)?.name ?? prefix;
-}
-
-function subjectOf(
-  values: { action?: string; tool?: string; prompt?: string; resource?: string; server?: string; args?: string },
-  config: GatewayConfig,
-): [SubjectType, string, SubjectFields] {
-  const given = [values.tool, values.prompt, values.resource].filter((v) => v !== undefined).length;
-  if (given !== 1) throw usageError('give one of --tool NAME, --prompt NAME or --resource URI');
-  // A prefixed public name says its upstream (github__create_issue); --server says it otherwise.
-  const name = values.tool ?? values.prompt;
-  const server = values.server ?? (name?.includes(config.separator) ? serverOfPrefix(config, name.slice(0, name.indexOf(config.separator))) : undefined);
-  if (server === undefined) throw usageError('give --server SERVER: the upstream that serves it');
-  let args: unknown = {};
-  if (values.args !== undefined) {
-    try {
-      args = JSON.parse(values.args);
-    } catch {
-      throw usageError('--args must be a JSON object');
-    }
-  }
-  if (values.tool !== undefined) return ['Tool', values.action ?? 'call', { server, name: values.tool, args }];
-  if (values.prompt !== undefined) return ['Prompt', values.action ?? 'get', { server, name: values.prompt, args }];
-  return ['Resource', values.action ?? 'read', { server, uri: values.resource! }];
 }
 
 function policyFile(given: string | undefined, config: GatewayConfig | undefined): string {

@@ -1,0 +1,60 @@
+import type { GatewayConfig } from '@switchboard/config';
+import { sanitizePrefix } from '@switchboard/core';
+import { POLICY_ACTIONS, type PolicyAction, type SubjectFields, type SubjectType } from '@switchboard/policy';
+import { usageError } from './command-error.js';
+
+/** What `policy check` is asked about, as its options give it. */
+export interface PolicyRequestOptions {
+  action?: string;
+  tool?: string;
+  prompt?: string;
+  resource?: string;
+  server?: string;
+  args?: string;
+}
+
+/** Actions the daemon decides on an upstream as a whole: what it asks of the user, its log lines. */
+const SERVER_ACTIONS: readonly PolicyAction[] = ['sample', 'elicit', 'log'];
+
+/**
+ * The request `policy check` decides, as the daemon would see it. A mistyped action or
+ * arguments that are not an object are usage errors: decided as given, they would only ever
+ * say "deny", which reads like an answer.
+ */
+export function policyRequestOf(values: PolicyRequestOptions, config: GatewayConfig): [SubjectType, string, SubjectFields] {
+  const action = values.action;
+  if (action !== undefined && !(POLICY_ACTIONS as readonly string[]).includes(action)) {
+    throw usageError(`--action must be one of ${POLICY_ACTIONS.join(', ')}`);
+  }
+  if (action !== undefined && SERVER_ACTIONS.includes(action as PolicyAction)) {
+    if (values.server === undefined) throw usageError(`--action ${action} is decided per upstream: give --server SERVER`);
+    return ['Server', action, { server: values.server }];
+  }
+  const given = [values.tool, values.prompt, values.resource].filter((v) => v !== undefined).length;
+  if (given !== 1) throw usageError('give one of --tool NAME, --prompt NAME or --resource URI');
+  // A prefixed public name says its upstream (github__create_issue); --server says it otherwise.
+  const name = values.tool ?? values.prompt;
+  const server = values.server ?? (name?.includes(config.separator) ? serverOfPrefix(config, name.slice(0, name.indexOf(config.separator))) : undefined);
+  if (server === undefined) throw usageError('give --server SERVER: the upstream that serves it');
+  const args = values.args === undefined ? {} : argumentsOf(values.args);
+  if (values.tool !== undefined) return ['Tool', action ?? 'call', { server, name: values.tool, args }];
+  if (values.prompt !== undefined) return ['Prompt', action ?? 'get', { server, name: values.prompt, args }];
+  return ['Resource', action ?? 'read', { server, uri: values.resource! }];
+}
+
+/** The upstream whose public prefix (its alias, else its name, as the catalog writes it) is `prefix`. */
+function serverOfPrefix(config: GatewayConfig, prefix: string): string {
+  return config.servers.find((s) => sanitizePrefix(s.alias ?? s.name) === prefix)?.name ?? prefix;
+}
+
+/** `--args`: a JSON object, as a tools/call's or prompts/get's arguments are. */
+function argumentsOf(text: string): Record<string, unknown> {
+  let args: unknown;
+  try {
+    args = JSON.parse(text);
+  } catch {
+    throw usageError('--args must be a JSON object');
+  }
+  if (typeof args !== 'object' || args === null || Array.isArray(args)) throw usageError('--args must be a JSON object');
+  return args as Record<string, unknown>;
+}
