@@ -32,7 +32,7 @@ const USAGE = `Usage:
   switchboard policy check --principal P [--roles r1,r2] [--groups g1]
                            (--tool T [--args JSON] | --prompt P | --resource URI --server S) [--action A]
                            | --server S --action sample|elicit|log
-      The decision and the rule that makes it; exit 0 allow, 3 deny.
+      The decision (allow, confirm, deny) and the rule that makes it; exit 0 allow or confirm, 3 deny.
   switchboard policy lint [--file FILE]
       Check a policy file (default: the config's policy.file); every problem listed.
   switchboard tools review

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { ConfigError, type GatewayConfig } from '@switchboard/config';
-import { loadPolicyFile, PolicyEngine } from '@switchboard/policy';
+import { loadPolicyFile, PolicyEngine, type PolicyDecision } from '@switchboard/policy';
 import { invalidPolicyMessage, policyDefaultEffect } from '../policy-setup.js';
 import { COMMON_OPTIONS, loadCommandConfig, parseCommandArgs, runSubcommand, printUsage } from './command-args.js';
 import { CommandError, usageError } from './command-error.js';
@@ -53,10 +53,19 @@ async function check(args: string[], usage: string): Promise<number> {
   const principal = { id: values.principal, roles: list(values.roles), groups: list(values.groups) };
   const decision = engine.decide(principal, action, type, fields);
   process.stdout.write(
-    `${decision.allowed ? 'allow' : 'deny'}  rule: ${decision.rule}\n` +
+    `${verdictOf(decision)}  rule: ${decision.rule}\n` +
       `principal ${principal.id} has roles: ${engine.rolesOf(principal).join(', ') || 'none'}; policy: ${file ?? '(none)'}, default ${engine.defaultEffect}\n`,
   );
   return decision.allowed ? 0 : 3;
+}
+
+/**
+ * The decision as `check` prints it: a `confirm` rule's call runs only once a person
+ * approves it, which an admin checking the rule needs to see (it still exits 0).
+ */
+export function verdictOf(decision: PolicyDecision): 'allow' | 'confirm' | 'deny' {
+  if (!decision.allowed) return 'deny';
+  return decision.confirm ? 'confirm' : 'allow';
 }
 
 function policyFile(given: string | undefined, config: GatewayConfig | undefined): string {
