@@ -1,7 +1,7 @@
 import { ConfigError, FileWatcher, type GatewayConfig } from '@switchboard/config';
 import { isLoopbackHost } from '@switchboard/core';
 import type { Logger } from '@switchboard/observability';
-import { loadPolicyBytes, loadPolicyFile, PolicyEngine, type PolicyDocument } from '@switchboard/policy';
+import { aliasedServerSelectors, loadPolicyBytes, loadPolicyFile, PolicyEngine, type PolicyDocument } from '@switchboard/policy';
 
 /**
  * The policy in force, and the watch that reloads its file. Without a file only the default
@@ -31,6 +31,10 @@ export function openPolicy(
   }
   const engine = new PolicyEngine(doc, fallback, file);
   logger.info({ file, roles: Object.keys(doc.roles).length, defaultEffect: engine.defaultEffect }, 'policy loaded');
+  const warnAliases = (loaded: PolicyDocument) => {
+    for (const { path, reason } of aliasedServerSelectors(loaded, config.servers)) logger.warn({ file, path }, reason);
+  };
+  warnAliases(doc);
   const watcher = new FileWatcher(file, loadPolicyBytes, (change) => {
     if ('error' in change) {
       logger.error({ file, problems: change.error.problems }, 'policy change refused; the previous policy stays in force');
@@ -38,6 +42,7 @@ export function openPolicy(
     }
     engine.replace(change);
     logger.info({ file, version: engine.version, defaultEffect: engine.defaultEffect }, 'policy reloaded');
+    warnAliases(change);
     onReloaded();
   });
   return { engine, watcher };

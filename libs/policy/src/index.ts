@@ -6,3 +6,4 @@ export * from './pinning/pin-store.js';
 export * from './pinning/pin-guard.js';
 export * from './pinning/tool-fingerprint.js';
 export * from './approvals/approval-book.js';
+export * from './server-selectors.js';

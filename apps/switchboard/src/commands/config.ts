@@ -1,4 +1,5 @@
 import type { GatewayConfig } from '@switchboard/config';
+import { aliasedServerSelectors } from '@switchboard/policy';
 import { COMMON_OPTIONS, loadCommandConfig, parseCommandArgs, printUsage, runSubcommand } from './command-args.js';
 import { policyDefaultEffect } from '../policy-setup.js';
 import { loadPolicyForCommand } from './policy.js';
@@ -20,6 +21,9 @@ async function check(args: string[], usage: string): Promise<number> {
   if (values.help) return printUsage(usage);
   const config = loadCommandConfig(values);
   const policy = config.policy.file ? loadPolicyForCommand(config.policy.file) : undefined;
+  for (const { path, reason } of policy ? aliasedServerSelectors(policy, config.servers) : []) {
+    process.stderr.write(`warning: ${config.policy.file}: ${path}: ${reason}\n`);
+  }
   // The file's own defaultEffect, when it sets one, wins over the config's.
   process.stdout.write(summary(config, policy?.defaultEffect ?? policyDefaultEffect(config)));
   return 0;
