@@ -21,6 +21,11 @@ describe('policy check: the request it decides', () => {
     expect(policyRequestOf({ resource: 'file:///a', server: 'files', action: 'subscribe' }, config)).toEqual(['Resource', 'subscribe', { server: 'files', uri: 'file:///a' }]);
   });
 
+  it('a gateway URI for a colliding resource is judged by the URI it wraps, on the upstream its prefix names', () => {
+    expect(policyRequestOf({ resource: 'switchboard://fs/demo://readme' }, config)).toEqual(['Resource', 'read', { server: 'files', uri: 'demo://readme' }]);
+    expect(policyRequestOf({ resource: 'switchboard://fs/demo://readme', server: 'files' }, config)).toEqual(['Resource', 'read', { server: 'files', uri: 'demo://readme' }]);
+  });
+
   it('sample, elicit and log are decided on the upstream, as the daemon decides them', () => {
     expect(policyRequestOf({ action: 'sample', server: 'files' }, config)).toEqual(['Server', 'sample', { server: 'files' }]);
     expect(usageProblem({ action: 'log', tool: 'fs__read' })).toBe('--action log is decided per upstream: give --server SERVER');

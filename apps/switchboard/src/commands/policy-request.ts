@@ -1,3 +1,4 @@
+import { parseGatewayUri } from '@switchboard/catalog';
 import type { GatewayConfig } from '@switchboard/config';
 import { sanitizePrefix } from '@switchboard/core';
 import { POLICY_ACTIONS, type PolicyAction, type SubjectFields, type SubjectType } from '@switchboard/policy';
@@ -33,13 +34,17 @@ export function policyRequestOf(values: PolicyRequestOptions, config: GatewayCon
   const given = [values.tool, values.prompt, values.resource].filter((v) => v !== undefined).length;
   if (given !== 1) throw usageError('give one of --tool NAME, --prompt NAME or --resource URI');
   // A prefixed public name says its upstream (github__create_issue); --server says it otherwise.
+  // So does a gateway URI (switchboard://PREFIX/ORIGINAL, shown for a resource whose URI
+  // collides), which is judged by the URI it wraps, as the daemon judges it.
+  const wrapped = values.resource === undefined ? undefined : parseGatewayUri(values.resource);
   const name = values.tool ?? values.prompt;
-  const server = values.server ?? (name?.includes(config.separator) ? serverOfPrefix(config, name.slice(0, name.indexOf(config.separator))) : undefined);
+  const prefix = wrapped?.prefix ?? (name?.includes(config.separator) ? name.slice(0, name.indexOf(config.separator)) : undefined);
+  const server = values.server ?? (prefix === undefined ? undefined : serverOfPrefix(config, prefix));
   if (server === undefined) throw usageError('give --server SERVER: the upstream that serves it');
   const args = values.args === undefined ? {} : argumentsOf(values.args);
   if (values.tool !== undefined) return ['Tool', action ?? 'call', { server, name: values.tool, args }];
   if (values.prompt !== undefined) return ['Prompt', action ?? 'get', { server, name: values.prompt, args }];
-  return ['Resource', action ?? 'read', { server, uri: values.resource! }];
+  return ['Resource', action ?? 'read', { server, uri: wrapped?.original ?? values.resource! }];
 }
 
 /** The upstream whose public prefix (its alias, else its name, as the catalog writes it) is `prefix`. */
