@@ -43,7 +43,10 @@ export class LegacySseService {
       return replyError(res, 406, ErrorCode.InvalidRequest, 'Not Acceptable: accept text/event-stream');
     }
     const id = newSessionId();
-    const stream = new SseStream(res);
+    // Closing a stream the host stopped reading ends the session (below), as a hang-up does.
+    const stream = new SseStream(res, {}, (unreadBytes) =>
+      this.deps.logger.warn({ session: id, unreadBytes }, 'closed an SSE stream its host stopped reading'),
+    );
     const batches = new BatchReplies((responses) => void stream.write('message', encodeBatch(responses)));
     const channel = async (message: JsonRpcMessage, options?: SendOptions) => {
       if (!batches.hold(message, options)) stream.write('message', encodeMessage(message));

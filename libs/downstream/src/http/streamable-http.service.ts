@@ -167,7 +167,9 @@ export class StreamableHttpService {
     if (state.standalone && !state.standalone.closed) {
       return replyError(res, 409, ErrorCode.InvalidRequest, 'Conflict: this session already has a GET stream');
     }
-    const stream = new SseStream(res);
+    const stream = new SseStream(res, {}, (unreadBytes) =>
+      this.deps.logger.warn({ session: state.session.id, unreadBytes }, 'closed a GET stream its host stopped reading'),
+    );
     state.standalone = stream;
     stream.onClose(() => {
       if (state.standalone === stream) state.standalone = undefined;
