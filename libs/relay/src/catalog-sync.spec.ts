@@ -92,7 +92,8 @@ describe('CatalogSync: overlapping reads of one upstream', () => {
 });
 
 describe('CatalogSync: config changes', () => {
-  it('a reload that changes separator and alias renames once and notifies once', async () => {
+  /** The upstream serving tool `t` (up__t). */
+  async function withTool() {
     const t = setup();
     t.emit().stateChanged!('up', 'ready', 'connecting');
     t.answer('tools/list', [{ name: 't' }]);
@@ -100,6 +101,11 @@ describe('CatalogSync: config changes', () => {
     t.answer('resources/list', []);
     t.answer('resources/templates/list', []);
     await t.settle();
+    return t;
+  }
+
+  it('a reload that changes separator and alias renames once and notifies once', async () => {
+    const t = await withTool();
     expect(t.names('tools')).toEqual(['up__t']);
     let notified = 0;
     t.store.onChange(() => notified++);
@@ -110,5 +116,23 @@ describe('CatalogSync: config changes', () => {
     } as unknown as GatewayConfig);
     expect(t.names('tools')).toEqual(['u.t']);
     expect(notified).toBe(1);
+  });
+
+  it('a server stopped to be restarted (its command or env changed) keeps its names known until it is back', async () => {
+    const t = await withTool();
+    t.sync.configure({ namespace: 'prefix', separator: '__', servers: [{ ...t.server, env: { NEW: '1' } }] } as unknown as GatewayConfig);
+    t.emit().stateChanged!('up', 'stopped', 'ready');
+    expect(t.names('tools')).toEqual([]);
+    // A call meanwhile answers -32010 (unavailable), not "unknown tool".
+    expect(t.store.departedTool('up__t')).toMatchObject({ server: 'up', name: 't' });
+  });
+
+  it('a server stopped because it was removed or disabled is forgotten', async () => {
+    for (const servers of [[], [{ name: 'up', enabled: false }]]) {
+      const t = await withTool();
+      t.sync.configure({ namespace: 'prefix', separator: '__', servers } as unknown as GatewayConfig);
+      t.emit().stateChanged!('up', 'stopped', 'ready');
+      expect(t.store.departedTool('up__t')).toBeUndefined();
+    }
   });
 });

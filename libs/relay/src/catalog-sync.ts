@@ -89,7 +89,12 @@ export class CatalogSync {
   private onState(server: string, state: UpstreamState, previous: UpstreamState): void {
     if (state === 'ready' && previous !== 'degraded') void this.readAll(server);
     if (state === 'down' || state === 'stopped') {
-      this.store.removeServer(server, { remember: state === 'down' });
+      // A server still configured is coming back: down, or stopped to be restarted with a
+      // changed command, env or url. Its names stay known meanwhile, so a call answers -32010
+      // (unavailable, try again) rather than "unknown tool". configure() has already dropped
+      // a server that is stopped because it was removed or disabled.
+      const expectedBack = state === 'down' || this.config.servers.some((s) => s.name === server && s.enabled);
+      this.store.removeServer(server, { remember: expectedBack });
       if (state === 'down') this.settleWarm(server);
     }
   }
