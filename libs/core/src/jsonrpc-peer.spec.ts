@@ -137,6 +137,43 @@ describe('JsonRpcPeer', () => {
     await expect(p).rejects.toMatchObject({ code: ErrorCode.RequestTimeout, message: expect.stringContaining('maximum') });
   });
 
+  it('with waitWhileAsked, the idle timeout waits while the other side asks about the request, then starts again', async () => {
+    vi.useFakeTimers();
+    let answer!: () => void;
+    const peer = new JsonRpcPeer(async () => undefined, {
+      onRequest: () => new Promise((resolve) => (answer = () => resolve({ action: 'accept' }))),
+      onNotification: () => undefined,
+    });
+    let settled = false;
+    const p = peer.request('tools/call', undefined, { timeoutMs: 1000, maxTotalMs: 10_000, waitWhileAsked: true });
+    p.catch(() => undefined).finally(() => (settled = true));
+    await vi.advanceTimersByTimeAsync(500);
+    peer.handle({ jsonrpc: '2.0', id: 'q', method: 'elicitation/create' }, { relatedRequestId: 1 });
+    await vi.advanceTimersByTimeAsync(3000);
+    expect(settled).toBe(false); // a person may take longer than the idle timeout to answer
+    answer();
+    await vi.advanceTimersByTimeAsync(900);
+    expect(settled).toBe(false); // a full idle period from the answer
+    await vi.advanceTimersByTimeAsync(200);
+    await expect(p).rejects.toMatchObject({ code: ErrorCode.RequestTimeout, message: expect.stringContaining('1000 ms') });
+  });
+
+  it('a question about another request, or a request without waitWhileAsked, keeps the idle timeout', async () => {
+    vi.useFakeTimers();
+    const cases = [
+      { waitWhileAsked: true, question: { relatedRequestId: 99 } },
+      { waitWhileAsked: false, question: {} },
+    ];
+    const assertions = cases.map(({ waitWhileAsked, question }) => {
+      const peer = new JsonRpcPeer(async () => undefined, { onRequest: () => new Promise(() => undefined), onNotification: () => undefined });
+      const p = peer.request('tools/call', undefined, { timeoutMs: 1000, waitWhileAsked });
+      peer.handle({ jsonrpc: '2.0', id: 'q', method: 'elicitation/create' }, question);
+      return expect(p).rejects.toMatchObject({ code: ErrorCode.RequestTimeout });
+    });
+    await vi.advanceTimersByTimeAsync(1001);
+    await Promise.all(assertions);
+  });
+
   it('an aborted signal sends notifications/cancelled and rejects', async () => {
     const sent: JsonRpcMessage[] = [];
     const peer = new JsonRpcPeer(async (m) => void sent.push(m), { onRequest: async () => ({}), onNotification: () => undefined });

@@ -19,6 +19,12 @@ export interface PeerRequestOptions {
   timeoutMs?: number;
   /** Hard maximum, whatever progress arrives. */
   maxTotalMs?: number;
+  /**
+   * The idle timeout waits while the other side asks a question of its own about this
+   * request (one related to it, or any when its transport cannot say which): it is waiting
+   * for us then, perhaps for a person, not idle. The hard maximum still holds.
+   */
+  waitWhileAsked?: boolean;
   /** Called with each `notifications/progress` params for this request (token already ours). */
   onProgress?: (params: Record<string, unknown>) => void;
   /** Aborting abandons the request and tells the other side with `notifications/cancelled`. */
@@ -56,6 +62,13 @@ export interface PeerHandlers {
   onRequestCancelled?(id: RequestId): void;
 }
 
+/** A request of the other side's being handled. */
+interface Inbound {
+  controller: AbortController;
+  /** The request of ours it is about, when the transport says. */
+  relatedRequestId?: RequestId;
+}
+
 interface Pending {
   resolve(result: Record<string, unknown>): void;
   reject(error: unknown): void;
@@ -63,6 +76,7 @@ interface Pending {
   onProgress?: (params: Record<string, unknown>) => void;
   idleMs?: number;
   deadline?: number;
+  waitWhileAsked?: boolean;
   origin?: unknown;
   timer?: NodeJS.Timeout;
   cleanup(): void;
@@ -77,7 +91,7 @@ export class JsonRpcPeer {
   private nextId = 1;
   private readonly pending = new Map<RequestId, Pending>();
   private readonly byProgressToken = new Map<string | number, RequestId>();
-  private readonly inbound = new Map<RequestId, AbortController>();
+  private readonly inbound = new Map<RequestId, Inbound>();
   private closedWith: McpError | undefined;
 
   constructor(
@@ -126,6 +140,7 @@ export class JsonRpcPeer {
         onProgress: options.onProgress,
         idleMs: options.timeoutMs,
         deadline: options.maxTotalMs ? Date.now() + options.maxTotalMs : undefined,
+        waitWhileAsked: options.waitWhileAsked,
         origin: options.origin,
         cleanup: () => {
           if (entry.timer) clearTimeout(entry.timer);
@@ -175,10 +190,10 @@ export class JsonRpcPeer {
     if (n.method === 'notifications/progress' && this.routeProgress(n)) return;
     if (n.method === 'notifications/cancelled') {
       const id = n.params?.requestId as RequestId | undefined;
-      const controller = id === undefined ? undefined : this.inbound.get(id);
-      if (controller) {
+      const inbound = id === undefined ? undefined : this.inbound.get(id);
+      if (inbound) {
         this.inbound.delete(id!);
-        controller.abort();
+        inbound.controller.abort();
         this.handlers.onRequestCancelled?.(id!);
         return;
       }
@@ -194,7 +209,7 @@ export class JsonRpcPeer {
       this.settle(id);
       entry.reject(error);
     }
-    for (const controller of this.inbound.values()) controller.abort();
+    for (const inbound of this.inbound.values()) inbound.controller.abort();
     this.inbound.clear();
   }
 
@@ -216,7 +231,7 @@ export class JsonRpcPeer {
       return;
     }
     const controller = new AbortController();
-    this.inbound.set(request.id, controller);
+    this.inbound.set(request.id, { controller, relatedRequestId });
     let response: JsonRpcResponse;
     try {
       const ctx: InboundContext = { signal: controller.signal };
@@ -228,8 +243,10 @@ export class JsonRpcPeer {
       response = { jsonrpc: '2.0', id: request.id, error: toWireError(err) };
     }
     // A cancelled request gets no response (the spec says the receiver should not send one).
-    if (controller.signal.aborted) return;
-    this.inbound.delete(request.id);
+    const cancelled = controller.signal.aborted;
+    if (!cancelled) this.inbound.delete(request.id);
+    this.questionSettled(relatedRequestId);
+    if (cancelled) return;
     await this.send(response, { relatedRequestId: request.id }).catch(() => undefined);
   }
 
@@ -250,8 +267,27 @@ export class JsonRpcPeer {
     const hard = entry.deadline === undefined ? Infinity : entry.deadline - now;
     const wait = Math.min(idle, hard);
     if (wait === Infinity) return;
-    entry.timer = setTimeout(() => this.expire(id, idle <= hard ? idle : undefined), Math.max(0, wait));
+    const idleEnds = idle <= hard;
+    entry.timer = setTimeout(() => {
+      if (idleEnds && entry.waitWhileAsked && this.isAskedAbout(id)) this.armTimer(id, entry);
+      else this.expire(id, idleEnds ? idle : undefined);
+    }, Math.max(0, wait));
     entry.timer.unref?.();
+  }
+
+  /** Whether a question of the other side's that may be about this request of ours is unanswered. */
+  private isAskedAbout(id: RequestId): boolean {
+    for (const inbound of this.inbound.values()) {
+      if (inbound.relatedRequestId === undefined || inbound.relatedRequestId === id) return true;
+    }
+    return false;
+  }
+
+  /** The requests of ours a settled question may have been about get their full idle time again. */
+  private questionSettled(relatedRequestId: RequestId | undefined): void {
+    for (const [id, entry] of this.pending) {
+      if (entry.waitWhileAsked && (relatedRequestId === undefined || relatedRequestId === id)) this.armTimer(id, entry);
+    }
   }
 
   private expire(id: RequestId, idleMs: number | undefined): void {

@@ -9,7 +9,8 @@ type Item = Record<string, unknown>;
  * Sends one downstream request to its upstream: the host's progress token is replaced by one
  * the upstream connection owns (tokens from different hosts may clash) and mapped back on
  * every progress notification; the host's cancellation becomes notifications/cancelled
- * upstream; the per-request timeout is reset by progress and capped by a hard maximum.
+ * upstream; the per-request timeout is reset by progress, waits while the upstream's own
+ * question about the request is pending, and is capped by a hard maximum.
  */
 export class Forwarder {
   forward(
@@ -33,6 +34,8 @@ export class Forwarder {
     const options: PeerRequestOptions = {
       timeoutMs: timeouts.requestMs,
       maxTotalMs: timeouts.maxRequestMs,
+      // A question it asks (an elicitation waiting in the inbox, say) has relay.timeoutMs.
+      waitWhileAsked: true,
       signal: ctx.signal,
       origin,
     };
