@@ -30,7 +30,12 @@ export class Forwarder {
     }
     const timeouts = connection.config.timeouts;
     // The origin routes the upstream's own questions (sampling, elicitation) back to this host.
-    const origin: RelayOrigin = { session, requestId: request.id, signal: ctx.signal };
+    // They are withdrawn when the host cancels, and also when the call ends (timed out, say):
+    // nobody is left to use the answer.
+    const ended = new AbortController();
+    const endQuestions = () => ended.abort();
+    ctx.signal.addEventListener('abort', endQuestions, { once: true });
+    const origin: RelayOrigin = { session, requestId: request.id, signal: ended.signal };
     const options: PeerRequestOptions = {
       timeoutMs: timeouts.requestMs,
       maxTotalMs: timeouts.maxRequestMs,
@@ -49,6 +54,9 @@ export class Forwarder {
           .catch(() => undefined);
       };
     }
-    return connection.request(request.method, upstreamParams, options);
+    return connection.request(request.method, upstreamParams, options).finally(() => {
+      ctx.signal.removeEventListener('abort', endQuestions);
+      endQuestions();
+    });
   }
 }

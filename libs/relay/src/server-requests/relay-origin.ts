@@ -9,7 +9,7 @@ export interface RelayOrigin {
   session: DownstreamSession;
   /** The host's own id of the request that caused it: the relay travels on its stream. */
   requestId: RequestId;
-  /** Aborted when that request is cancelled or its session ends. */
+  /** Aborted when that request is cancelled, its session ends, or its call upstream ends. */
   signal?: AbortSignal;
 }
 

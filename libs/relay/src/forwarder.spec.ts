@@ -1,0 +1,47 @@
+import type { JsonRpcRequest, PeerRequestOptions } from '@switchboard/core';
+import { McpError } from '@switchboard/core';
+import type { UpstreamConnection } from '@switchboard/upstream';
+import { describe, expect, it } from 'vitest';
+import { Forwarder } from './forwarder.js';
+import type { DownstreamSession } from './session.js';
+import type { RelayOrigin } from './server-requests/relay-origin.js';
+
+const request: JsonRpcRequest = { jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'ask' } };
+
+/** An upstream connection whose one request is settled by the test; `origin` is what the forwarder attached. */
+function upstream() {
+  const seen: { origin?: RelayOrigin; settle?: (error?: Error) => void } = {};
+  const connection = {
+    config: { timeouts: { requestMs: 1000, maxRequestMs: 5000 } },
+    request: (_method: string, _params: unknown, options: PeerRequestOptions) =>
+      new Promise((resolve, reject) => {
+        seen.origin = options.origin as RelayOrigin;
+        seen.settle = (error) => (error ? reject(error) : resolve({ content: [] }));
+      }),
+  } as unknown as UpstreamConnection;
+  return { connection, seen };
+}
+
+describe('Forwarder', () => {
+  it.each([
+    ['answered', undefined],
+    ['timed out', new McpError(-32001, 'Request timed out: the maximum request time was reached')],
+  ])('withdraws the questions a call caused once the call has %s upstream', async (_how, error) => {
+    const { connection, seen } = upstream();
+    const host = new AbortController();
+    const call = new Forwarder().forward({} as DownstreamSession, request, connection, {}, { signal: host.signal });
+    expect(seen.origin).toMatchObject({ requestId: 4 });
+    expect(seen.origin!.signal!.aborted).toBe(false);
+    seen.settle!(error);
+    await call.catch(() => undefined);
+    expect(seen.origin!.signal!.aborted).toBe(true);
+  });
+
+  it('withdraws them when the host cancels its call', () => {
+    const { connection, seen } = upstream();
+    const host = new AbortController();
+    void new Forwarder().forward({} as DownstreamSession, request, connection, {}, { signal: host.signal });
+    host.abort();
+    expect(seen.origin!.signal!.aborted).toBe(true);
+  });
+});
