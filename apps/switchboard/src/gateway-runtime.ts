@@ -16,6 +16,7 @@ import {
   ServerRequestRelay,
   SessionDirectory,
   SubscriptionManager,
+  UrlElicitations,
   type Principal,
 } from '@switchboard/relay';
 import { PrincipalSecretStore } from '@switchboard/secrets';
@@ -98,6 +99,8 @@ export class GatewayRuntime {
       logger,
     );
     let relay!: ServerRequestRelay;
+    // A host has as long to finish a URL elicitation's flow as to answer any question.
+    const urlElicitations = new UrlElicitations(() => this.current.relay.timeoutMs);
     let serverRequests!: ServerRequestHandler;
     const upstreamDeps = {
       logger,
@@ -123,7 +126,7 @@ export class GatewayRuntime {
         if (perSession) fanout.sessionNotification(server, owner, n);
         else fanout.principalNotification(server, owner, n);
         subscriptions.onNotification(server, owner, n);
-        relay.upstreamNotification(n);
+        urlElicitations.notification(server, n);
       },
     });
     this.principalConnections = new PrincipalConnections({ ...upstreamDeps, secrets: this.secrets, listener: toOwner(false) });
@@ -141,7 +144,7 @@ export class GatewayRuntime {
       sync: this.sync,
       registry: this.registry,
       sessions: this.sessions,
-      forwarder: new Forwarder(),
+      forwarder: new Forwarder(urlElicitations),
       subscriptions,
       logger,
       serverInfo: { name: 'switchboard', title: 'Switchboard MCP gateway', version: SWITCHBOARD_VERSION },
@@ -154,10 +157,11 @@ export class GatewayRuntime {
       unusableServers: (principal) => this.secrets.unusableServers(principal),
       inbox: this.inbox,
       approvals: new ApprovalBook(),
+      urlElicitations,
     });
     relay = new ServerRequestRelay(this.dispatcher.services, () => this.current.relay);
     serverRequests = answeringPinnedRoots(this.dispatcher.services, relay.handle);
-    this.registry.addListener({ notification: (_server, n) => relay.upstreamNotification(n) });
+    this.registry.addListener({ notification: (server, n) => urlElicitations.notification(server, n) });
   }
 
   get config(): GatewayConfig {

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { Forwarder } from './forwarder.js';
 import type { DownstreamSession } from './session.js';
 import type { RelayOrigin } from './server-requests/relay-origin.js';
+import { UrlElicitations } from './server-requests/url-elicitations.js';
 
 const request: JsonRpcRequest = { jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'ask' } };
 
@@ -12,6 +13,7 @@ const request: JsonRpcRequest = { jsonrpc: '2.0', id: 4, method: 'tools/call', p
 function upstream() {
   const seen: { origin?: RelayOrigin; settle?: (error?: Error) => void } = {};
   const connection = {
+    name: 'auth',
     config: { timeouts: { requestMs: 1000, maxRequestMs: 5000 } },
     request: (_method: string, _params: unknown, options: PeerRequestOptions) =>
       new Promise((resolve, reject) => {
@@ -43,5 +45,19 @@ describe('Forwarder', () => {
     void new Forwarder().forward({} as DownstreamSession, request, connection, {}, { signal: host.signal });
     host.abort();
     expect(seen.origin!.signal!.aborted).toBe(true);
+  });
+
+  it('passes a -32042 back as it is, and the completion of its elicitation later reaches the same host', async () => {
+    const { connection, seen } = upstream();
+    const urls = new UrlElicitations(() => 60_000);
+    const sent: unknown[] = [];
+    const session = { clientCapabilities: { elicitation: { url: {} } }, send: async (n: unknown) => void sent.push(n) } as unknown as DownstreamSession;
+    const call = new Forwarder(urls).forward(session, request, connection, {}, { signal: new AbortController().signal });
+    const required = new McpError(-32042, 'URL elicitation required', { elicitations: [{ mode: 'url', elicitationId: 'e42', url: 'https://a.example/', message: 'Sign in' }] });
+    seen.settle!(required);
+    await expect(call).rejects.toBe(required);
+    const complete = { jsonrpc: '2.0' as const, method: 'notifications/elicitation/complete', params: { elicitationId: 'e42' } };
+    urls.notification('auth', complete);
+    expect(sent).toEqual([complete]);
   });
 });

@@ -2,6 +2,7 @@ import type { InboundContext, JsonRpcRequest, PeerRequestOptions } from '@switch
 import type { UpstreamConnection } from '@switchboard/upstream';
 import type { DownstreamSession } from './session.js';
 import type { RelayOrigin } from './server-requests/relay-origin.js';
+import type { UrlElicitations } from './server-requests/url-elicitations.js';
 
 type Item = Record<string, unknown>;
 
@@ -10,9 +11,13 @@ type Item = Record<string, unknown>;
  * the upstream connection owns (tokens from different hosts may clash) and mapped back on
  * every progress notification; the host's cancellation becomes notifications/cancelled
  * upstream; the per-request timeout is reset by progress, waits while the upstream's own
- * question about the request is pending, and is capped by a hard maximum.
+ * question about the request is pending, and is capped by a hard maximum. A -32042 answer
+ * (URL elicitation required) goes back as it is, and its elicitations' completions will
+ * follow it to the host.
  */
 export class Forwarder {
+  constructor(private readonly urlElicitations?: UrlElicitations) {}
+
   forward(
     session: DownstreamSession,
     request: JsonRpcRequest,
@@ -54,9 +59,15 @@ export class Forwarder {
           .catch(() => undefined);
       };
     }
-    return connection.request(request.method, upstreamParams, options).finally(() => {
-      ctx.signal.removeEventListener('abort', endQuestions);
-      endQuestions();
-    });
+    return connection
+      .request(request.method, upstreamParams, options)
+      .catch((err: unknown) => {
+        this.urlElicitations?.failed(session, connection.name, err);
+        throw err;
+      })
+      .finally(() => {
+        ctx.signal.removeEventListener('abort', endQuestions);
+        endQuestions();
+      });
   }
 }

@@ -12,6 +12,7 @@ import type { CatalogSync } from './catalog-sync.js';
 import type { Forwarder } from './forwarder.js';
 import type { DownstreamSession, SessionDirectory } from './session.js';
 import type { SubscriptionManager } from './subscriptions.js';
+import type { UrlElicitations } from './server-requests/url-elicitations.js';
 
 export type Item = Record<string, unknown>;
 
@@ -40,6 +41,8 @@ export interface RelayServices {
   approvals?: ApprovalBook;
   /** Questions for humans no host can take (the web inbox); undefined in tests without one. */
   inbox?: Inbox;
+  /** Where upstreams' URL-elicitation completions go; undefined in tests without them. */
+  urlElicitations?: UrlElicitations;
   /** Connections of `isolation: per-session` servers, one per downstream session; undefined in tests without any. */
   sessionConnections?: SessionConnections;
   /**

@@ -1,5 +1,5 @@
 import { bareEntry, type AuditEntry } from '@switchboard/audit';
-import { ErrorCode, McpError, methodNotFound, type JsonRpcNotification } from '@switchboard/core';
+import { ErrorCode, McpError, methodNotFound } from '@switchboard/core';
 import type { ServerRequest } from '@switchboard/upstream';
 import type { Item, RelayServices } from '../relay.types.js';
 import type { DownstreamSession } from '../session.js';
@@ -44,9 +44,6 @@ interface Route {
  * Every relay is an audit row holding the request and the answer, redacted.
  */
 export class ServerRequestRelay {
-  /** URL-mode elicitations answered with accept: where their completion notice goes. */
-  private readonly urlElicitations = new Map<string, { session: DownstreamSession; until: number }>();
-
   constructor(
     private readonly services: RelayServices,
     private readonly limits: () => RelayLimits,
@@ -95,7 +92,10 @@ export class ServerRequestRelay {
           signal: anySignal(req.signal, route.origin?.signal),
           ...(route.origin && { relatedRequestId: route.origin.requestId }),
         });
-        this.rememberUrlElicitation(session!, outgoing, result);
+        if (elicitationMode(outgoing) === 'url' && result.action === 'accept') {
+          // Its completion notice, when the upstream sends one, goes to the same host.
+          this.services.urlElicitations?.given(session!, connection.name, String(outgoing.elicitationId));
+        }
       }
       entry.decision = 'allowed';
       entry.rule ??= 'relay:host';
@@ -117,16 +117,6 @@ export class ServerRequestRelay {
       await this.record(entry, params, result, errorText, answeredBy);
     }
   };
-
-  /** notifications/elicitation/complete from an upstream goes to the host that took the elicitation. */
-  upstreamNotification(n: JsonRpcNotification): void {
-    if (n.method !== 'notifications/elicitation/complete') return;
-    const id = String(n.params?.elicitationId ?? '');
-    const found = this.urlElicitations.get(id);
-    if (!found) return;
-    this.urlElicitations.delete(id);
-    void found.session.send(n).catch(() => undefined);
-  }
 
   private route(req: ServerRequest, params: Item): Route {
     const origins = req.candidates.filter(isRelayOrigin).filter((o) => this.services.sessions.get(o.session.id) === o.session);
@@ -212,13 +202,6 @@ export class ServerRequestRelay {
       }
     }
     return params;
-  }
-
-  private rememberUrlElicitation(session: DownstreamSession, params: Item, result: Item): void {
-    if (elicitationMode(params) !== 'url' || result.action !== 'accept') return;
-    const now = Date.now();
-    for (const [id, e] of this.urlElicitations) if (e.until < now) this.urlElicitations.delete(id);
-    this.urlElicitations.set(String(params.elicitationId), { session, until: now + this.limits().timeoutMs });
   }
 
   private draft(req: ServerRequest, route: Route): AuditEntry {
