@@ -176,7 +176,9 @@ export class ServerRequestRelay {
         throw refused('The host does not support tool use in sampling (sampling.tools)');
       }
       const max = this.limits().maxSamplingTokens;
-      return typeof params.maxTokens === 'number' && params.maxTokens > max ? { ...params, maxTokens: max } : params;
+      const capped = typeof params.maxTokens === 'number' && params.maxTokens > max ? { ...params, maxTokens: max } : params;
+      // To the host, "this server" is the gateway: every upstream's context, not the asker's own.
+      return capped.includeContext === 'thisServer' ? { ...capped, includeContext: 'none' } : capped;
     }
     if (method === 'elicitation/create') {
       const decision = policy?.decide(principal, 'elicit', 'Server', { server });

@@ -1,0 +1,49 @@
+import type { ServerRequest, UpstreamConnection } from '@switchboard/upstream';
+import { describe, expect, it } from 'vitest';
+import type { RelayServices } from '../relay.types.js';
+import { SessionDirectory, type DownstreamSession } from '../session.js';
+import { ServerRequestRelay } from './server-request-relay.js';
+
+type Item = Record<string, unknown>;
+
+/** Relays one sampling request, caused by a host that declared sampling, under a policy that allows it; returns what the host was sent. */
+async function sampled(params: Item): Promise<Item> {
+  const sent: Item[] = [];
+  const session = {
+    id: 's',
+    principal: { id: 'alice', authMethod: 'api-key' },
+    clientCapabilities: { sampling: {} },
+    clientInfo: { name: 'host', version: '1' },
+    initialized: true,
+    request: async (_method: string, outgoing: Item) => {
+      sent.push(outgoing);
+      return { role: 'assistant', content: { type: 'text', text: 'hi' }, model: 'm' };
+    },
+  } as unknown as DownstreamSession;
+  const sessions = new SessionDirectory();
+  sessions.add(session);
+  const services = { sessions, policy: { decide: () => ({ allowed: true, rule: 'sampling-ok' }) } } as unknown as RelayServices;
+  const relay = new ServerRequestRelay(services, () => ({ timeoutMs: 1000, maxSamplingTokens: 100, inbox: false }));
+  // The request of the host's whose response stream carried the question.
+  const origin = { session, requestId: 1 };
+  await relay.handle({
+    connection: { name: 'notes' } as UpstreamConnection,
+    request: { jsonrpc: '2.0', id: 7, method: 'sampling/createMessage', params },
+    signal: new AbortController().signal,
+    related: true,
+    candidates: [origin],
+  } as ServerRequest);
+  return sent[0];
+}
+
+describe('sampling through the relay', () => {
+  const messages = [{ role: 'user', content: { type: 'text', text: 'Summarise' } }];
+
+  it("asks for no context instead of the gateway's (every upstream's) when an upstream asks for its own", async () => {
+    expect(await sampled({ messages, maxTokens: 50, includeContext: 'thisServer' })).toEqual({ messages, maxTokens: 50, includeContext: 'none' });
+  });
+
+  it('caps maxTokens and leaves the other choices as asked', async () => {
+    expect(await sampled({ messages, maxTokens: 5000, includeContext: 'allServers' })).toEqual({ messages, maxTokens: 100, includeContext: 'allServers' });
+  });
+});
