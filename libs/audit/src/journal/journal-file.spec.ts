@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { entry } from '../../test-support/temp-db.js';
 import { recordText } from '../chain/row-hash.js';
-import { JournalFile, takeLock } from './journal-file.js';
+import { JournalFile, LOCK_SUFFIX, takeLock } from './journal-file.js';
 import { readJournal } from './recover-journals.js';
 
 const lines = (path: string) => readFileSync(path, 'utf8').split('\n').slice(0, -1);
@@ -15,6 +15,7 @@ describe('JournalFile', () => {
     const dir = join(mkdtempSync(join(tmpdir(), 'sb-journal-')), 'audit-journal');
     const journal = JournalFile.create(dir);
     expect(statSync(journal.path).mode & 0o777).toBe(0o600);
+    expect(statSync(join(dir, journal.name + LOCK_SUFFIX)).mode & 0o777).toBe(0o600);
     expect(statSync(dir).mode & 0o777).toBe(0o700);
     journal.close(true);
     const blocker = join(dir, 'a-file');

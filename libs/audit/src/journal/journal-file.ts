@@ -166,6 +166,9 @@ export interface LockHandle {
  * another process holds it. SQLite's own file locking, so that it works wherever SQLite does.
  */
 export function takeLock(path: string): LockHandle | undefined {
+  // Created owner-only first, like everything else in the data dir: SQLite would create it
+  // under the umask. Empty, but its name says which journal is alive.
+  closeSync(openSync(path, 'a', 0o600));
   const db = new Database(path, { timeout: 0 });
   try {
     // No rollback journal: nothing is ever written here, and a crash should leave no file behind.
