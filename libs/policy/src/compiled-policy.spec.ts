@@ -133,6 +133,37 @@ describe('a when: is not judged on a list, which has no arguments', () => {
   });
 });
 
+describe('a when: is not judged on actions without arguments (read, complete, log, ...)', () => {
+  const policy = new CompiledPolicy(
+    policyDocumentSchema.parse({
+      roles: {
+        base: [
+          { id: 'all', allow: '*', server: 'fs' },
+          { id: 'only-ro', deny: '*', server: 'fs', when: { 'args.mode': { notIn: ['ro'] } } },
+          { id: 'docs-if', allow: '*', server: 'docs', when: { 'args.path': { pathWithin: '/docs/' } } },
+        ],
+      },
+      everyone: ['base'],
+    }),
+    'deny',
+  );
+  const who = { id: 'a' };
+
+  it('a deny with a when: (notIn passes on a missing argument) still judges calls, and leaves reads, completions and log lines alone', () => {
+    expect(policy.decide(who, 'call', ...tool('fs__write', {}))).toEqual({ allowed: false, rule: 'only-ro' });
+    expect(policy.decide(who, 'call', ...tool('fs__write', { mode: 'ro' }))).toEqual({ allowed: true, rule: 'all' });
+    expect(policy.decide(who, 'read', ...resource('file:///a', 'fs'))).toEqual({ allowed: true, rule: 'all' });
+    expect(policy.decide(who, 'complete', 'Prompt', { server: 'fs', name: 'fs__p' })).toEqual({ allowed: true, rule: 'all' });
+    expect(policy.decide(who, 'log', 'Server', { server: 'fs' })).toEqual({ allowed: true, rule: 'all' });
+  });
+
+  it('an allow with a when: grants no read or completion, which it cannot judge', () => {
+    expect(policy.decide(who, 'call', ...tool('docs__open', { path: '/docs/a' }))).toEqual({ allowed: true, rule: 'docs-if' });
+    expect(policy.decide(who, 'read', ...resource('file:///docs/a', 'docs'))).toEqual({ allowed: false, rule: 'policy:default-deny' });
+    expect(policy.decide(who, 'complete', 'Prompt', { server: 'docs', name: 'docs__p' })).toEqual({ allowed: false, rule: 'policy:default-deny' });
+  });
+});
+
 describe('confirm rules', () => {
   const confirming = new CompiledPolicy(
     policyDocumentSchema.parse({
@@ -408,6 +439,14 @@ describe('argument conditions: arrays, objects and other types cannot slip past 
           'roles.r.0.when.args.path.pathWithin: pathWithin takes an absolute POSIX path, e.g. /srv/shared/ (no backslash or NUL)',
         ]);
       }
+    });
+
+    it('refuses a when: on a rule that names no action with arguments (call, get)', () => {
+      const message = 'roles.r.0: when judges the arguments of call (tools) and get (prompts): this rule names neither, so it would never apply';
+      const when = { 'args.x': { eq: 1 } };
+      expect(policyDocumentSchema.safeParse({ roles: { r: [{ allow: 'complete', server: 's', when }] } }).error?.issues.map((i) => `${i.path.join('.')}: ${i.message}`)).toEqual([message]);
+      expect(policyDocumentSchema.safeParse({ roles: { r: [{ deny: ['list', 'read'], server: 's', when }] } }).error?.issues.map((i) => `${i.path.join('.')}: ${i.message}`)).toEqual([message]);
+      for (const action of ['call', 'get', '*', ['list', 'call']]) expect(policyDocumentSchema.safeParse({ roles: { r: [{ allow: action, server: 's', when }] } }).success).toBe(true);
     });
 
     it('takes exactly one test, pathWithin included', () => {

@@ -52,6 +52,9 @@ type Narrowed = { constant: PolicyDecision } | { ability: Casl.Ability<Casl.Abil
 /** Bound on remembered narrowings (roles x action x item); cleared whole when reached. */
 const MAX_NARROWED = 20_000;
 
+/** The actions whose requests carry arguments (tools/call, prompts/get): the only ones a `when:` is judged on. */
+const ARGUMENT_ACTIONS = new Set(['call', 'get']);
+
 /**
  * CASL is needed only for rules with argument conditions; loaded (synchronously, through its
  * CommonJS build) the first time one is met, it costs an idle daemon nothing otherwise.
@@ -148,12 +151,14 @@ export class CompiledPolicy {
       const selectors = Object.entries(rule.selectors ?? {});
       if (!selectors.every(([field, pattern]) => values[field] !== undefined && pattern.test(values[field]!))) continue;
       let conditions = rule.conditions;
-      // A list has no arguments to judge a `when:` on (they would all be missing). So, as for
-      // the list rule a use implies (rawRules), a rule that names `list` itself (`[list, call]`,
-      // `*`) shows the item whatever its conditions when it allows, and when it denies with
-      // conditions leaves the item listed.
-      if (conditions !== undefined && action === 'list') {
-        if (rule.inverted) continue;
+      // Only call and get have arguments to judge a `when:` on; on any other action they would
+      // all be missing, and a `notIn` deny would refuse every read, completion or log line.
+      // A list: as for the list rule a use implies (rawRules), a rule that names `list` itself
+      // (`[list, call]`, `*`) shows the item whatever its conditions when it allows, and when
+      // it denies with conditions leaves the item listed. Any other action: the rule does not
+      // apply to it (a narrower allow, and a deny meant for some arguments only).
+      if (conditions !== undefined && !ARGUMENT_ACTIONS.has(action)) {
+        if (rule.inverted || action !== 'list') continue;
         conditions = undefined;
       }
       kept.push({ action: rule.action, subject: rule.subject, inverted: rule.inverted, confirm: rule.confirm, reason: rule.reason, conditions });

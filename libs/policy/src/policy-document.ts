@@ -61,7 +61,15 @@ export const ruleSchema = z
   .refine((r) => [r.tool, r.prompt, r.resource].filter((v) => v !== undefined).length <= 1, {
     message: 'a rule selects at most one of tool, prompt, resource',
   })
-  .refine((r) => r.when === undefined || r.resource === undefined, { message: 'resources have no arguments: when applies to tools and prompts' });
+  .refine((r) => r.when === undefined || r.resource === undefined, { message: 'resources have no arguments: when applies to tools and prompts' })
+  .refine((r) => r.when === undefined || judgesArguments(r.allow ?? r.deny ?? r.confirm!), {
+    message: 'when judges the arguments of call (tools) and get (prompts): this rule names neither, so it would never apply',
+  });
+
+/** Whether a rule's actions include one whose requests carry arguments. */
+function judgesArguments(actions: string | string[]): boolean {
+  return [actions].flat().some((a) => a === 'call' || a === 'get' || a === '*');
+}
 
 export const policyDocumentSchema = z.strictObject(
   {
