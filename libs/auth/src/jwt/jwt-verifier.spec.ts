@@ -53,6 +53,13 @@ describe('JwtVerifier', () => {
     expect(await verifier().verify(noExp)).toMatchObject({ ok: false, rule: 'auth:invalid-token' });
   });
 
+  it('says in words which claim was refused and why', async () => {
+    const other = await new SignJWT({ sub: 'x' }).setProtectedHeader({ alg: 'ES256', kid: 'a' }).setIssuer('https://idp.test').setAudience('someone-else').setExpirationTime('2m').sign(key);
+    expect(await verifier().verify(other)).toEqual({ ok: false, rule: 'auth:invalid-token', reason: `the token's "aud" claim does not have the value this gateway expects` });
+    const noExp = await new SignJWT({ sub: 'x' }).setProtectedHeader({ alg: 'ES256', kid: 'a' }).setIssuer('https://idp.test').setAudience('gw').sign(key);
+    expect(await verifier().verify(noExp)).toEqual({ ok: false, rule: 'auth:invalid-token', reason: `the token's "exp" claim is missing` });
+  });
+
   it('fetches the JWKS once and keeps it for later tokens', async () => {
     const v = verifier();
     const before = fetches;

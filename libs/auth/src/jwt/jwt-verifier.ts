@@ -75,11 +75,19 @@ function listClaim(value: unknown): string[] {
   return [];
 }
 
+/** jose's short reason codes for a refused claim, in words a person reads in a 401. */
+const CLAIM_FAULTS: Record<string, string> = {
+  check_failed: 'does not have the value this gateway expects',
+  missing: 'is missing',
+  invalid: 'is not valid',
+  unexpected: 'is not accepted',
+};
+
 /** What jose said, as a rule and a reason a client may see (no key material, no stack). */
 function refusalOf(err: unknown, errors: Jose['errors']): TokenVerdict {
   if (err instanceof errors.JWTExpired) return { ok: false, rule: 'auth:expired-token', reason: 'the token expired' };
   if (err instanceof errors.JWTClaimValidationFailed) {
-    return { ok: false, rule: 'auth:invalid-token', reason: `the token's "${err.claim}" claim is not accepted (${err.reason})` };
+    return { ok: false, rule: 'auth:invalid-token', reason: `the token's "${err.claim}" claim ${CLAIM_FAULTS[err.reason] ?? 'is not accepted'}` };
   }
   if (err instanceof errors.JOSEAlgNotAllowed) return { ok: false, rule: 'auth:invalid-token', reason: 'the token is signed with an algorithm that is not accepted' };
   if (err instanceof errors.JWSSignatureVerificationFailed) return { ok: false, rule: 'auth:invalid-token', reason: 'the token signature is not valid' };
