@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http';
 import { Controller, Get, Inject, Logger, Query, Res } from '@nestjs/common';
 import { ADMIN_OPTIONS, type AdminOptions } from './admin-options.js';
 import { auditRowJson } from '@switchboard/audit';
-import { parseAuditPageParams } from './audit-page-params.js';
+import { MAX_SCANNED_ROWS, parseAuditPageParams } from './audit-page-params.js';
 import { sendError, sendJson } from './json-response.js';
 
 /** GET /admin/api/audit: one page of the audit log, newest first unless `order=asc`. */
@@ -22,7 +22,8 @@ export class AuditApiController {
     try {
       // Rows of calls already answered may still be on their way to the database (ADR 007).
       await this.options.flushAudit?.();
-      const page = await auditQuery.page(filter, { limit, cursor, order });
+      // The query runs on the event loop: a bounded scan keeps calls flowing meanwhile.
+      const page = await auditQuery.page(filter, { limit, cursor, order, scanRows: MAX_SCANNED_ROWS });
       sendJson(res, 200, { items: page.items.map(auditRowJson), nextCursor: page.nextCursor });
     } catch (err) {
       this.logger.error(`reading the audit log failed: ${(err as Error).message}`);

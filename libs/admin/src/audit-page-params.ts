@@ -9,6 +9,11 @@ import {
 
 export const MAX_PAGE_LIMIT = 1000;
 export const DEFAULT_PAGE_LIMIT = 100;
+/**
+ * Ids one page reads when a filter has no index (tool, decision, ...): about 15 ms of the
+ * daemon's event loop, against ~2 s for a whole log of 3 million rows.
+ */
+export const MAX_SCANNED_ROWS = 20_000;
 
 export interface AuditPageRequest {
   filter: AuditFilter;

@@ -142,6 +142,25 @@ describe('AuditQuery', () => {
     ]);
   });
 
+  it('with scanRows, a filter no index serves reads that many ids a page, and its cursors still reach every match once', async () => {
+    const q = await sample();
+    const walk = async (order: 'asc' | 'desc') => {
+      const pages: number[][] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await q.page({ tool: 'search' }, { limit: 10, cursor, order, scanRows: 2 });
+        pages.push(page.items.map((r) => r.id));
+        cursor = page.nextCursor;
+      } while (cursor);
+      return pages;
+    };
+    // Rows 1 and 2 match; ids 3-5 do not. Pages of 2 ids each, the last one shorter.
+    expect(await walk('asc')).toEqual([[1, 2], [], []]);
+    expect(await walk('desc')).toEqual([[], [2], [1]]);
+    // Time and principal are indexed: no window, the page is whole.
+    expect((await q.page({ principal: 'alice' }, { limit: 10, scanRows: 1 })).items).toHaveLength(2);
+  });
+
   it('rejects a forged cursor', () => {
     expect(decodeCursor(encodeCursor(42))).toBe(42);
     expect(() => decodeCursor('bm9wZQ')).toThrow(InvalidCursorError);

@@ -88,18 +88,53 @@ function counted<Q extends SelectQueryBuilder<AuditRecordEntity>>(query: Q, coun
 export class AuditQuery {
   constructor(private readonly dataSource: DataSource) {}
 
-  async page(filter: AuditFilter, options: { limit: number; cursor?: string; order?: AuditOrder }): Promise<AuditPage> {
+  /**
+   * One page. With `scanRows`, a filter that no index serves (tool, decision, method,
+   * upstream, session) reads at most that many consecutive ids: better-sqlite3 runs on the
+   * caller's thread, and in the daemon an unbounded scan of a large log holds every call
+   * for seconds. Such a page may then hold fewer than `limit` items, even none, and still
+   * have a `nextCursor` (where its scan stopped).
+   */
+  async page(
+    filter: AuditFilter,
+    options: { limit: number; cursor?: string; order?: AuditOrder; scanRows?: number },
+  ): Promise<AuditPage> {
     const order = options.order ?? 'desc';
     const after = options.cursor === undefined ? undefined : decodeCursor(options.cursor);
-    const keyed: AuditFilter =
+    let keyed: AuditFilter =
       after === undefined ? filter : order === 'asc' ? { ...filter, afterId: max(filter.afterId, after) } : { ...filter, beforeId: min(filter.beforeId, after) };
+    const window = options.scanRows !== undefined && scansUnindexed(filter) ? await this.scanWindow(keyed, order, options.scanRows) : undefined;
+    if (window) keyed = { ...keyed, afterId: window.afterId, beforeId: window.beforeId };
     const rows = await this.select(keyed)
       .orderBy('r.id', order === 'asc' ? 'ASC' : 'DESC')
       .limit(options.limit + 1)
       .getMany();
     const items = rows.slice(0, options.limit).map(toRow);
-    const more = rows.length > options.limit;
-    return { items, nextCursor: more ? encodeCursor(items[items.length - 1].id) : undefined };
+    if (rows.length > options.limit) return { items, nextCursor: encodeCursor(items[items.length - 1].id) };
+    return { items, nextCursor: window?.resumeAt === undefined ? undefined : encodeCursor(window.resumeAt) };
+  }
+
+  /**
+   * The ids a bounded page reads: `scanRows` ids from where the page starts, within the ids
+   * the table holds (so a pruned log does not page through its missing ids). `resumeAt`:
+   * the cursor to continue from when rows are left beyond the window.
+   */
+  private async scanWindow(
+    filter: AuditFilter,
+    order: AuditOrder,
+    scanRows: number,
+  ): Promise<{ afterId: number; beforeId: number; resumeAt?: number }> {
+    // Two reads: SQLite answers MIN or MAX alone from the primary key, both at once by a scan.
+    const bound = async (of: 'MIN' | 'MAX') =>
+      (await this.dataSource.getRepository(AuditRecordEntity).createQueryBuilder('r').select(`${of}(r.id)`, 'id').getRawOne<{ id: number | null }>())?.id ?? null;
+    const first = await bound('MIN');
+    const last = await bound('MAX');
+    const afterId = Math.max(filter.afterId ?? 0, (first ?? 1) - 1);
+    const beforeId = Math.min(filter.beforeId ?? Infinity, (last ?? 0) + 1);
+    if (beforeId - afterId - 1 <= scanRows) return { afterId, beforeId };
+    return order === 'asc'
+      ? { afterId, beforeId: afterId + scanRows + 1, resumeAt: afterId + scanRows }
+      : { afterId: beforeId - scanRows - 1, beforeId, resumeAt: beforeId - scanRows };
   }
 
   /** Every matching row in id order, fetched `chunk` at a time. */
@@ -182,6 +217,11 @@ export class AuditQuery {
     if (filter.beforeId !== undefined) q.andWhere('r.id < :beforeId', { beforeId: filter.beforeId });
     return q;
   }
+}
+
+/** Whether a filter reads rows no index narrows (time and principal are indexed). */
+function scansUnindexed(filter: AuditFilter): boolean {
+  return [filter.tool, filter.decision, filter.method, filter.upstream, filter.sessionId].some((f) => f !== undefined);
 }
 
 /** Cursors are opaque to clients; today they carry the last id seen. */
