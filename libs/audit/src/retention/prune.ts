@@ -11,6 +11,16 @@ export interface PruneResult {
 }
 
 /**
+ * The last row a run removes: the newest row older than the cut-off, the head excluded.
+ * `INDEXED BY`: left to itself, SQLite answers MAX(id) by walking the table down from the
+ * head until a row is old enough, reading every row retention keeps (11 s for 1.7 million
+ * rows with a cold cache) on the daemon's event loop, every hour. The time index holds
+ * only `at` and the id, and only its entries older than the cut-off are read.
+ */
+export const PLAN_SQL =
+  'SELECT MAX(id) AS id FROM audit_entry INDEXED BY audit_entry_at WHERE at < ? AND id < (SELECT MAX(id) FROM audit_entry)';
+
+/**
  * Deletes rows older than `before` (epoch ms), oldest first, `chunk` rows per transaction,
  * yielding to the event loop between chunks so calls keep flowing. The newest row is never
  * removed: the chain head stays in the table.
@@ -30,9 +40,7 @@ export interface PruneResult {
 export async function pruneBefore(db: SqliteConnection, before: number, chunk = 1000, now = Date.now()): Promise<PruneResult> {
   if (!(before <= now)) throw new RangeError(`pruning cut-off ${new Date(before).toISOString()} is after now`);
   // Read without the write lock: on a large backlog this scans the time index.
-  const plan = db.prepare(
-    'SELECT MAX(id) AS id FROM audit_entry WHERE at < ? AND id < (SELECT MAX(id) FROM audit_entry)',
-  );
+  const plan = db.prepare(PLAN_SQL);
   const rowOf = db.prepare('SELECT id, at, hash FROM audit_entry WHERE id = ?');
   const newest = db.prepare('SELECT MAX(id) AS id FROM audit_entry');
   const oldest = db.prepare('SELECT id, hash FROM audit_entry WHERE id <= ? ORDER BY id LIMIT ?');
