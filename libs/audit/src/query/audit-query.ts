@@ -90,7 +90,7 @@ export class AuditQuery {
 
   /**
    * One page. With `scanRows`, a filter that no index serves (tool, decision, method,
-   * upstream, session) reads at most that many consecutive ids: better-sqlite3 runs on the
+   * upstream, session; both time bounds newest first) reads at most that many consecutive ids: better-sqlite3 runs on the
    * caller's thread, and in the daemon an unbounded scan of a large log holds every call
    * for seconds. Such a page may then hold fewer than `limit` items, even none, and still
    * have a `nextCursor` (where its scan stopped).
@@ -103,9 +103,10 @@ export class AuditQuery {
     const after = options.cursor === undefined ? undefined : decodeCursor(options.cursor);
     let keyed: AuditFilter =
       after === undefined ? filter : order === 'asc' ? { ...filter, afterId: max(filter.afterId, after) } : { ...filter, beforeId: min(filter.beforeId, after) };
-    const window = options.scanRows !== undefined && scansUnindexed(filter) ? await this.scanWindow(keyed, order, options.scanRows) : undefined;
+    const window =
+      options.scanRows !== undefined && scansUnindexed(filter, order) ? await this.scanWindow(keyed, order, options.scanRows) : undefined;
     if (window) keyed = { ...keyed, afterId: window.afterId, beforeId: window.beforeId };
-    const rows = await this.select(keyed)
+    const rows = await this.select(keyed, order)
       .orderBy('r.id', order === 'asc' ? 'ASC' : 'DESC')
       .limit(options.limit + 1)
       .getMany();
@@ -201,10 +202,18 @@ export class AuditQuery {
     return this.select(filter).andWhere(`r.method = 'tools/call'`);
   }
 
-  private select(filter: AuditFilter): SelectQueryBuilder<AuditRecordEntity> {
+  /**
+   * `order`: how the caller will sort by id. Newest first with both time bounds, `until` is
+   * kept out of the time index (`+`): given the whole range, SQLite reads and sorts all of
+   * its rows for every page (3 s a page for 950,000 rows), where walking the ids down from
+   * the cursor reads only the page's own rows (and, on the first page, those after `until`).
+   */
+  private select(filter: AuditFilter, order?: AuditOrder): SelectQueryBuilder<AuditRecordEntity> {
     const q = this.dataSource.getRepository(AuditRecordEntity).createQueryBuilder('r');
     if (filter.since !== undefined) q.andWhere('r.at >= :since', { since: filter.since });
-    if (filter.until !== undefined) q.andWhere('r.at < :until', { until: filter.until });
+    if (filter.until !== undefined) {
+      q.andWhere(order === 'desc' && filter.since !== undefined ? '+r.at < :until' : 'r.at < :until', { until: filter.until });
+    }
     if (filter.principal !== undefined) q.andWhere('r.principal = :principal', { principal: filter.principal });
     if (filter.tool !== undefined) {
       q.andWhere(`r.method = 'tools/call'`).andWhere('(r.name = :tool OR r.original_name = :tool)', { tool: filter.tool });
@@ -219,8 +228,12 @@ export class AuditQuery {
   }
 }
 
-/** Whether a filter reads rows no index narrows (time and principal are indexed). */
-function scansUnindexed(filter: AuditFilter): boolean {
+/**
+ * Whether a page reads rows no index narrows: time and principal are indexed, but newest
+ * first within a time range the ids are walked down from `until` (see select()).
+ */
+function scansUnindexed(filter: AuditFilter, order: AuditOrder): boolean {
+  if (order === 'desc' && filter.since !== undefined && filter.until !== undefined) return true;
   return [filter.tool, filter.decision, filter.method, filter.upstream, filter.sessionId].some((f) => f !== undefined);
 }
 
