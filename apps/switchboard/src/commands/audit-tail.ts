@@ -40,7 +40,7 @@ export async function run(args: string[], usage: string): Promise<number> {
     try {
       // The newest id overall, read first: following from it misses nothing committed after.
       const head = (await query.page({}, { limit: 1, order: 'desc' })).items[0]?.id ?? 0;
-      await print(await query.last({ ...filter, beforeId: head + 1 }, count));
+      await print(query.last({ ...filter, beforeId: head + 1 }, count));
       if (values.follow) await follow(query, filter, head, print);
     } catch (err) {
       if (isBrokenPipe(err)) return 0;

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { DataSource } from 'typeorm';
 import { entry, tempDatabase, writerFor } from '../../test-support/temp-db.js';
 import { AuditQuery, InvalidCursorError, decodeCursor, encodeCursor } from './audit-query.js';
@@ -59,6 +59,21 @@ describe('AuditQuery', () => {
     const ids: number[] = [];
     for await (const row of q.rows({}, 'asc', 2)) ids.push(row.id);
     expect(ids).toEqual([1, 2, 3, 4, 5]);
+  });
+
+  it('gives the newest rows oldest first, a chunk at a time however many are asked for', async () => {
+    const q = await sample();
+    const pages = vi.spyOn(q, 'page');
+    const ids = async (rows: AsyncIterable<{ id: number }>) => {
+      const seen: number[] = [];
+      for await (const row of rows) seen.push(row.id);
+      return seen;
+    };
+    expect(await ids(q.last({}, 3, 2))).toEqual([3, 4, 5]);
+    expect(await ids(q.last({ principal: 'bob' }, 1, 2))).toEqual([4]);
+    // Fewer matching rows than asked for: all of them.
+    expect(await ids(q.last({ principal: 'alice' }, 100, 2))).toEqual([1, 2]);
+    expect(pages.mock.calls.every(([, options]) => options.limit <= 2)).toBe(true);
   });
 
   it('counts calls, errors and denials per tool and per principal over tool calls, and every row per decision and method', async () => {

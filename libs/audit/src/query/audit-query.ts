@@ -148,10 +148,19 @@ export class AuditQuery {
     } while (cursor !== undefined);
   }
 
-  /** The newest `count` rows, oldest first (for `audit tail`). */
-  async last(filter: AuditFilter, count: number): Promise<AuditRow[]> {
-    const page = await this.page(filter, { limit: count, order: 'desc' });
-    return page.items.reverse();
+  /**
+   * The newest `count` rows, oldest first (for `audit tail`), fetched in chunks like rows():
+   * `tail -n 100000` held all of them at once (500 MB for 100,000 rows). The first of them
+   * is found by its id alone, then they are walked up from there.
+   */
+  async *last(filter: AuditFilter, count: number, chunk = 1000): AsyncGenerator<AuditRow> {
+    const first = await this.select(filter, 'desc')
+      .select('r.id', 'id')
+      .orderBy('r.id', 'DESC')
+      .offset(count - 1)
+      .limit(1)
+      .getRawOne<{ id: number }>();
+    yield* this.rows(first === undefined ? filter : { ...filter, afterId: max(filter.afterId, first.id - 1) }, 'asc', chunk);
   }
 
   /**
