@@ -55,6 +55,13 @@ describe('migrations', () => {
     expect(objects(ds).filter((o) => o.startsWith('index:audit'))).toEqual(['index:audit_entry_at', 'index:audit_entry_principal']);
   });
 
+  it('indexes principal alone, so that one principal\'s entries are in id order', async () => {
+    const ds = await fresh();
+    await migrate(ds);
+    const columns = sqliteConnection(ds).prepare(`SELECT name FROM pragma_index_info('audit_entry_principal')`).all();
+    expect(columns).toEqual([{ name: 'principal' }]);
+  });
+
   it('a second run applies nothing', async () => {
     const ds = await fresh();
     await migrate(ds);

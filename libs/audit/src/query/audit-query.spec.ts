@@ -203,6 +203,13 @@ describe('AuditQuery', () => {
     expect(plan.map((p) => p.detail).join('\n')).not.toMatch(/TEMP B-TREE FOR ORDER BY/);
   });
 
+  it('pages one principal newest first without sorting all of its rows for each page', async () => {
+    const t = await tempDatabase();
+    open.push(t.dataSource);
+    const plan = t.db.prepare(`EXPLAIN QUERY PLAN SELECT id FROM audit_record WHERE principal = ? ORDER BY id DESC LIMIT 101`).all('alice') as { detail: string }[];
+    expect(plan.map((p) => p.detail).join('\n')).not.toMatch(/TEMP B-TREE FOR ORDER BY/);
+  });
+
   it('rejects a forged cursor', () => {
     expect(decodeCursor(encodeCursor(42))).toBe(42);
     expect(() => decodeCursor('bm9wZQ')).toThrow(InvalidCursorError);
