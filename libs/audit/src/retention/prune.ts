@@ -21,8 +21,23 @@ export const PLAN_SQL =
   'SELECT MAX(id) AS id FROM audit_entry INDEXED BY audit_entry_at WHERE at < ? AND id < (SELECT MAX(id) FROM audit_entry)';
 
 /**
+ * How much of the event loop a pruning run may take: after each chunk it rests three times
+ * as long as the chunk took. Yielding for one turn only (setImmediate) let a large backlog
+ * hold the loop ~5 ms in every turn, and a call, which needs several turns, slowed from
+ * 0.5 ms to 13 ms for the whole run; resting keeps a call's extra wait near one chunk, and
+ * a million rows still go within a minute.
+ */
+const REST_PER_WORK = 3;
+
+/** Rows per transaction: small enough that one chunk holds the loop about a millisecond. */
+export const PRUNE_CHUNK_ROWS = 250;
+
+/** The rest after a chunk that took `workMs` (at least a timer's tick, so timers and I/O run). */
+export const restAfter = (workMs: number): number => Math.max(1, Math.ceil(workMs * REST_PER_WORK));
+
+/**
  * Deletes rows older than `before` (epoch ms), oldest first, `chunk` rows per transaction,
- * yielding to the event loop between chunks so calls keep flowing. The newest row is never
+ * resting between chunks (restAfter) so calls keep flowing. The newest row is never
  * removed: the chain head stays in the table.
  *
  * The run first picks the last row it will remove (the newest row older than `before`, the
@@ -37,7 +52,7 @@ export const PLAN_SQL =
  *
  * `now`: the marker's time; a cut-off after it is refused (verify would not accept it).
  */
-export async function pruneBefore(db: SqliteConnection, before: number, chunk = 1000, now = Date.now()): Promise<PruneResult> {
+export async function pruneBefore(db: SqliteConnection, before: number, chunk = PRUNE_CHUNK_ROWS, now = Date.now()): Promise<PruneResult> {
   if (!(before <= now)) throw new RangeError(`pruning cut-off ${new Date(before).toISOString()} is after now`);
   // Read without the write lock: on a large backlog this scans the time index.
   const plan = db.prepare(PLAN_SQL);
@@ -89,6 +104,7 @@ export async function pruneBefore(db: SqliteConnection, before: number, chunk = 
 
   const planned = (plan.get(before) as { id: number | null }).id;
   if (planned === null) return { rows: 0 };
+  let chunkStarted = performance.now();
   const started = immediate(start)(planned);
   if (!started?.step) return { rows: 0 };
   const result: PruneResult = { rows: 0, markerId: started.markerId };
@@ -97,7 +113,8 @@ export async function pruneBefore(db: SqliteConnection, before: number, chunk = 
     result.rows += step.removed;
     result.throughId = step.anchorId;
     if (step.anchorId >= planned) break;
-    await new Promise((r) => setImmediate(r));
+    await new Promise((r) => setTimeout(r, restAfter(performance.now() - chunkStarted)));
+    chunkStarted = performance.now();
     step = immediate(next)(planned, step);
   }
   return result;

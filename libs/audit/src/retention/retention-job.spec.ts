@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { DataSource } from 'typeorm';
 import { entry, tempDatabase, writerFor } from '../../test-support/temp-db.js';
 import { verifyChain } from '../chain/verify-chain.js';
-import { PLAN_SQL, parseRetention } from './prune.js';
+import { PLAN_SQL, parseRetention, restAfter } from './prune.js';
 import { RetentionJob } from './retention-job.js';
 
 let open: DataSource[] = [];
@@ -83,5 +83,13 @@ describe('parseRetention', () => {
   it('off means keep everything; anything else is refused', () => {
     expect(parseRetention('off')).toBeUndefined();
     expect(() => parseRetention('90')).toThrow(/90d/);
+  });
+});
+
+describe('restAfter', () => {
+  it('rests three times as long as a chunk took, and at least a timer tick, so calls get the rest of the loop', () => {
+    expect(restAfter(1)).toBe(3);
+    expect(restAfter(0.4)).toBe(2);
+    expect(restAfter(0)).toBe(1);
   });
 });
