@@ -52,7 +52,14 @@ export const restAfter = (workMs: number): number => Math.max(1, Math.ceil(workM
  *
  * `now`: the marker's time; a cut-off after it is refused (verify would not accept it).
  */
-export async function pruneBefore(db: SqliteConnection, before: number, chunk = PRUNE_CHUNK_ROWS, now = Date.now()): Promise<PruneResult> {
+export async function pruneBefore(
+  db: SqliteConnection,
+  before: number,
+  chunk = PRUNE_CHUNK_ROWS,
+  now = Date.now(),
+  /** Ends the run after the chunk in hand (a shutdown); the next run goes on from there. */
+  signal?: AbortSignal,
+): Promise<PruneResult> {
   if (!(before <= now)) throw new RangeError(`pruning cut-off ${new Date(before).toISOString()} is after now`);
   // Read without the write lock: on a large backlog this scans the time index.
   const plan = db.prepare(PLAN_SQL);
@@ -112,8 +119,9 @@ export async function pruneBefore(db: SqliteConnection, before: number, chunk = 
   while (step) {
     result.rows += step.removed;
     result.throughId = step.anchorId;
-    if (step.anchorId >= planned) break;
+    if (step.anchorId >= planned || signal?.aborted) break;
     await new Promise((r) => setTimeout(r, restAfter(performance.now() - chunkStarted)));
+    if (signal?.aborted) break;
     chunkStarted = performance.now();
     step = immediate(next)(planned, step);
   }

@@ -51,6 +51,33 @@ describe('RetentionJob', () => {
     expect(await job.runOnce(now)).toBe(0);
   });
 
+  it('stop() ends a run after the chunk in hand; the chain verifies, and the next run goes on from there', async () => {
+    const t = await tempDatabase();
+    open.push(t.dataSource);
+    const writer = writerFor(t.db, 'relaxed');
+    const now = Date.now();
+    const pruned = () => (t.db.prepare('SELECT COUNT(*) AS n FROM audit_entry WHERE id <= 2500').get() as { n: number }).n;
+    // Ten chunks' worth of old rows, and one to keep.
+    for (let i = 0; i < 2501; i++) {
+      void writer.append(entry({ at: now - (i < 2500 ? 100 : 1) * DAY }));
+      if (i % 500 === 0) await writer.flush(); // within the writer's queue limit
+    }
+    await writer.flush();
+    expect(pruned()).toBe(2500);
+
+    const job = new RetentionJob(t.db, 90 * DAY, silentLogger());
+    job.start(0);
+    while (pruned() === 2500) await new Promise((r) => setTimeout(r, 1));
+    await job.stop();
+    const left = pruned();
+    expect(left).toBeGreaterThan(0);
+    expect(await verifyChain(t.dataSource)).toMatchObject({ ok: true });
+
+    expect(await new RetentionJob(t.db, 90 * DAY, silentLogger()).runOnce(now)).toBe(left);
+    expect(pruned()).toBe(0);
+    expect(await verifyChain(t.dataSource)).toMatchObject({ ok: true });
+  });
+
   it("with a minute's retention, runs after runs still verify, each newest marker matching the anchor", async () => {
     const t = await tempDatabase();
     open.push(t.dataSource);

@@ -13,6 +13,8 @@ const EVERY_MS = 3_600_000;
 export class RetentionJob {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<unknown> | undefined;
+  /** Ends a run in progress at stop(): a large backlog takes tens of seconds, which shutdown should not wait for. */
+  private readonly stopping = new AbortController();
 
   constructor(
     private readonly db: SqliteConnection,
@@ -25,7 +27,8 @@ export class RetentionJob {
       this.timer = setTimeout(() => {
         this.running = this.runOnce().finally(() => {
           this.running = undefined;
-          tick(EVERY_MS);
+          // A run that stop() cut short schedules no other.
+          if (!this.stopping.signal.aborted) tick(EVERY_MS);
         });
       }, delay);
       this.timer.unref();
@@ -35,13 +38,14 @@ export class RetentionJob {
 
   async stop(): Promise<void> {
     clearTimeout(this.timer);
+    this.stopping.abort();
     await this.running;
   }
 
   async runOnce(now = Date.now()): Promise<number> {
     const before = now - this.retentionMs;
     try {
-      const result = await pruneBefore(this.db, before, undefined, now);
+      const result = await pruneBefore(this.db, before, undefined, now, this.stopping.signal);
       if (result.rows > 0) {
         this.logger.info(
           { rows: result.rows, throughId: result.throughId, marker: result.markerId, before: new Date(before).toISOString() },
