@@ -131,6 +131,16 @@ describe('loadConfig: formats', () => {
     expect(servers[2]).toMatchObject({ headers: { 'X-Key': 'k' } });
   });
 
+  it('refuses envFile (VS Code, Cursor) rather than start the server without the variables it holds', () => {
+    const file = write(
+      'mcp.json',
+      JSON.stringify({ servers: { db: { type: 'stdio', command: 'node', args: ['s.js'], envFile: '.env', dev: {} } } }),
+    );
+    const err = loadError(file);
+    expect(err.problems).toEqual([{ file, path: 'servers.db.envFile', reason: expect.stringMatching(/^is not supported: .*\$\{env:NAME\}/) }]);
+    expect(err.warnings).toEqual([{ file, path: 'servers.db.dev', reason: 'unknown key, ignored' }]);
+  });
+
   it('keeps servers in file order, disabled ones included', () => {
     const file = write(
       'gw.yaml',

@@ -57,7 +57,11 @@ export function loadConfigBytes(file: string, bytes: Buffer, env: Env): LoadedCo
     }
   }
   problems.push(...checkRules(expanded.value).map((p) => at(p.path, p.reason)));
-  if (problems.length > 0) throw new ConfigError(ConfigErrorCode.Invalid, file, problems, warnings);
+  if (problems.length > 0) {
+    // A key the rules refuse (envFile) is also unknown to the schema; say it once, as the problem.
+    const refused = new Set(problems.map((p) => p.path));
+    throw new ConfigError(ConfigErrorCode.Invalid, file, problems, warnings.filter((w) => !refused.has(w.path)));
+  }
 
   const input: ConfigInput = parsed.success
     ? parsed.data

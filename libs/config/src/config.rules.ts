@@ -14,6 +14,17 @@ const STDIO_ONLY = ['command', 'args', 'env', 'cwd'] as const;
 const REMOTE_ONLY = ['url', 'headers'] as const;
 
 /**
+ * Keys other hosts give a meaning Switchboard does not carry out, and whose loss would not
+ * show until the server misbehaves (a missing credential looks like an auth failure
+ * upstream). Refused rather than ignored like other unknown keys.
+ */
+const UNSUPPORTED_SERVER_KEYS: Record<string, string> = {
+  envFile:
+    'is not supported: Switchboard reads no env files; list the variables under env, ' +
+    'as values or as ${env:NAME} taken from the daemon\'s environment',
+};
+
+/**
  * `type` wins; without it `command` means stdio and `url` means http, as Claude Desktop,
  * Cursor and VS Code files are written. Undefined when neither says (or `type` is invalid).
  */
@@ -61,6 +72,9 @@ export function checkRules(raw: unknown): RuleProblem[] {
     for (const [name, server] of Object.entries(servers)) {
       if (!isRecord(server)) continue;
       checkTransport([mapKey, name], server, report);
+      for (const [key, reason] of Object.entries(UNSUPPORTED_SERVER_KEYS)) {
+        if (server[key] !== undefined) report([mapKey, name, key], reason);
+      }
       checkServerTimeouts([mapKey, name], server['timeouts'], top, report);
     }
   }
