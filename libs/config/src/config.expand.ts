@@ -7,7 +7,8 @@ const SERVER_MAPS = ['mcpServers', 'servers'] as const;
 
 /** `$${` (a literal `${`), `${...}`, or a `${` that is never closed. */
 const REFERENCE = /\$\$\{|\$\{([^{}]*)\}|\$\{/g;
-const VARIABLE = /^(?:env:)?([A-Za-z_][A-Za-z0-9_]*)$/;
+/** `NAME`, `env:NAME`, and either with `:-default` (Claude Code's .mcp.json writes `${NAME:-default}`). */
+const VARIABLE = /^(?:env:)?([A-Za-z_][A-Za-z0-9_]*)(?::-(.*))?$/s;
 const SECRET = /^secret:(.*)$/;
 /**
  * Where a per-principal server may use the caller's secrets. Not in args: every local user
@@ -23,10 +24,10 @@ export interface ExpansionIssue {
 type Env = Readonly<Record<string, string | undefined>>;
 
 /**
- * Replaces `${NAME}` and `${env:NAME}` in the server fields that may carry secrets or
- * machine-specific paths. Works on the raw parsed file, before validation, so a URL is
- * checked as it will be used. Returns a copy; values of the wrong type are left for the
- * schema to report.
+ * Replaces `${NAME}`, `${env:NAME}` and `${NAME:-default}` in the server fields that may
+ * carry secrets or machine-specific paths. Works on the raw parsed file, before validation,
+ * so a URL is checked as it will be used. Returns a copy; values of the wrong type are left
+ * for the schema to report.
  */
 export function expandVariables(raw: unknown, env: Env): { value: unknown; issues: ExpansionIssue[] } {
   const issues: ExpansionIssue[] = [];
@@ -97,12 +98,16 @@ function expandString(input: string, vars: Env, secrets: SecretsAllowed, report:
       }
       return secretMarker(secret[1]);
     }
-    const name = VARIABLE.exec(body)?.[1];
-    if (name === undefined) {
-      report(`"${match}" is not a variable reference; use \${NAME} or \${env:NAME}, or "$\${" for a literal "\${"`);
+    const variable = VARIABLE.exec(body);
+    if (variable === null) {
+      report(`"${match}" is not a variable reference; use \${NAME}, \${env:NAME} or \${NAME:-default}, or "$\${" for a literal "\${"`);
       return match;
     }
+    const name = variable[1]!;
+    const fallback = variable[2];
     const found = vars[name];
+    // As in the shell: the default stands in for a variable that is unset or empty.
+    if (fallback !== undefined) return found || fallback;
     if (found === undefined) {
       report(`environment variable ${name} is not set`);
       return match;

@@ -24,9 +24,9 @@ import { z } from 'zod';
  *   type          stdio | http | streamable-http (= http) | sse; inferred from command/url if absent
  *   command       stdio: the program to run                       } ${NAME} and ${env:NAME} are
  *   args          stdio: its arguments                            } expanded in these six from
- *   env           stdio: extra environment variables              } the environment; $${ is a
- *   cwd           stdio: working directory, relative to the file  } literal ${
- *   url           http/sse: the endpoint, http(s) only            }
+ *   env           stdio: extra environment variables              } the environment, and
+ *   cwd           stdio: working directory, relative to the file  } ${NAME:-default}; $${ is a
+ *   url           http/sse: the endpoint, http(s) only            } literal ${
  *   headers       http/sse: sent with every request               }
  *   alias         replaces the server name as the tool prefix, [A-Za-z0-9_-]{1,24}
  *   namespace     overrides the top-level namespace for this server

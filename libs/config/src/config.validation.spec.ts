@@ -255,11 +255,27 @@ describe('variables', () => {
     ]);
   });
 
+  it("takes Claude Code's ${NAME:-default}: the default when the variable is unset or empty", () => {
+    const file = join(dir, 'mcp.json');
+    const servers = {
+      api: {
+        type: 'http',
+        url: '${API_BASE_URL:-https://api.example.com}/mcp',
+        headers: { Authorization: 'Bearer ${TOKEN:-}', 'X-Region': '${env:REGION:-eu}', 'X-Empty': '${EMPTY:-none}' },
+      },
+    };
+    writeFileSync(file, JSON.stringify({ mcpServers: servers }));
+    expect(loadConfig(file, env).servers[0]).toMatchObject({
+      url: 'https://api.example.com/mcp',
+      headers: { Authorization: 'Bearer t0k', 'X-Region': 'eu', 'X-Empty': 'none' },
+    });
+  });
+
   it('reports malformed references', () => {
     expect(problemsOf('mcpServers:\n  l: { command: "${foo-bar}", args: ["${open"] }\n')).toEqual([
       {
         path: 'mcpServers.l.command',
-        reason: '"${foo-bar}" is not a variable reference; use ${NAME} or ${env:NAME}, or "$${" for a literal "${"',
+        reason: '"${foo-bar}" is not a variable reference; use ${NAME}, ${env:NAME} or ${NAME:-default}, or "$${" for a literal "${"',
       },
       { path: 'mcpServers.l.args.0', reason: 'has a "${" with no closing "}"; write "$${" for a literal "${"' },
     ]);
