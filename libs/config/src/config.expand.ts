@@ -11,6 +11,14 @@ const REFERENCE = /\$\$\{|\$\{([^{}]*)\}|\$\{/g;
 const VARIABLE = /^(?:env:)?([A-Za-z_][A-Za-z0-9_]*)(?::-(.*))?$/s;
 const SECRET = /^secret:(.*)$/;
 /**
+ * What VS Code and Cursor fill in themselves in an mcp.json: their predefined variables and
+ * VS Code's `${input:...}` (asked of the user), `${config:...}`, `${command:...}`. Named as
+ * such, since "environment variable workspaceFolder is not set" would send people looking
+ * in the wrong place.
+ */
+const EDITOR_PREDEFINED = new Set(['workspaceFolder', 'workspaceFolderBasename', 'workspaceRoot', 'userHome', 'pathSeparator', '/', 'cwd']);
+const EDITOR_PREFIXED = /^(input|config|command):/;
+/**
  * Where a per-principal server may use the caller's secrets. Not in args: every local user
  * can read a process's arguments (ps), while its environment is private to its owner.
  */
@@ -98,6 +106,11 @@ function expandString(input: string, vars: Env, secrets: SecretsAllowed, report:
       }
       return secretMarker(secret[1]);
     }
+    const editor = vars[body] === undefined ? editorOnly(body) : undefined;
+    if (editor !== undefined) {
+      report(`"${match}" ${editor}`);
+      return match;
+    }
     const variable = VARIABLE.exec(body);
     if (variable === null) {
       report(`"${match}" is not a variable reference; use \${NAME}, \${env:NAME} or \${NAME:-default}, or "$\${" for a literal "\${"`);
@@ -114,6 +127,19 @@ function expandString(input: string, vars: Env, secrets: SecretsAllowed, report:
     }
     return found;
   });
+}
+
+/** Why an editor's own variable cannot be expanded here, or undefined for any other reference. */
+function editorOnly(body: string): string | undefined {
+  const prefix = EDITOR_PREFIXED.exec(body)?.[1];
+  if (prefix === 'input') {
+    return "is a VS Code input, which the editor asks the user for; Switchboard cannot ask: use ${env:NAME} and set NAME in the daemon's environment";
+  }
+  if (prefix !== undefined) return "is filled in by VS Code from its own settings; write the value, or use ${env:NAME}";
+  if (EDITOR_PREDEFINED.has(body)) {
+    return 'is filled in by the editor (VS Code, Cursor), and Switchboard has no workspace: write the path (a relative cwd is relative to this file), or use ${HOME} for the home folder';
+  }
+  return undefined;
 }
 
 export function isRecord(value: unknown): value is Record<string, unknown> {

@@ -271,6 +271,29 @@ describe('variables', () => {
     });
   });
 
+  it("names VS Code's and Cursor's own variables as the editor's, not as unset environment variables", () => {
+    const server = {
+      type: 'stdio',
+      command: 'node',
+      args: ['${workspaceFolder}/server.js', '${userHome}${/}data', '${config:db.path}'],
+      env: { API_KEY: '${input:api-key}' },
+    };
+    const inputs = [{ type: 'promptString', id: 'api-key', password: true }];
+    const problems = problemsOf(JSON.stringify({ inputs, servers: { db: server } }), env);
+    expect(problems.map((p) => [p.path, p.reason.replace(/ is filled in by .*| is a VS Code input, .*/, ' ~')])).toEqual([
+      ['servers.db.args.0', '"${workspaceFolder}" ~'],
+      ['servers.db.args.1', '"${userHome}" ~'],
+      ['servers.db.args.1', '"${/}" ~'],
+      ['servers.db.args.2', '"${config:db.path}" ~'],
+      ['servers.db.env.API_KEY', '"${input:api-key}" ~'],
+    ]);
+    expect(problems[4]!.reason).toContain("Switchboard cannot ask: use ${env:NAME} and set NAME in the daemon's environment");
+    // Exported by the user, it is an environment variable like any other.
+    const file = join(dir, 'workspace.json');
+    writeFileSync(file, JSON.stringify({ servers: { db: { command: 'node', args: ['${workspaceFolder}/s.js'] } } }));
+    expect(loadConfig(file, { workspaceFolder: '/home/me/p' }).servers[0]).toMatchObject({ args: ['/home/me/p/s.js'] });
+  });
+
   it('reports malformed references', () => {
     expect(problemsOf('mcpServers:\n  l: { command: "${foo-bar}", args: ["${open"] }\n')).toEqual([
       {
