@@ -1,6 +1,6 @@
 import { systemEntry, type AuditLog } from '@switchboard/audit';
 import { Inbox } from '@switchboard/inbox';
-import { pinnedRootsChanged, type FileWatcher, type GatewayConfig } from '@switchboard/config';
+import { pinnedRootsChanged, servingChainFor, type FileWatcher, type GatewayConfig } from '@switchboard/config';
 import { ApprovalBook, PinGuard, PinStore, type PinChange, type PolicyDocument, type PolicyEngine } from '@switchboard/policy';
 import type { SqliteConnection } from '@switchboard/persistence';
 import { MemoryBucketStore, RequestLimiter } from '@switchboard/rate-limit';
@@ -104,7 +104,7 @@ export class GatewayRuntime {
     let serverRequests!: ServerRequestHandler;
     const upstreamDeps = {
       logger,
-      factory: new DefaultTransportFactory(),
+      factory: new DefaultTransportFactory(servingChainFor(config.source)),
       client: { name: 'switchboard', version: SWITCHBOARD_VERSION },
       clientCapabilities: RELAYED_CAPABILITIES,
       serverRequests: (request: ServerRequest) => serverRequests(request),

@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { z } from 'zod';
+import { servingLoopProblem } from './config.chain.js';
 import { ConfigError, ConfigErrorCode, formatPath } from './config.errors.js';
 import { expandVariables } from './config.expand.js';
 import { normalizeConfig } from './config.normalize.js';
@@ -57,6 +58,8 @@ export function loadConfigBytes(file: string, bytes: Buffer, env: Env): LoadedCo
     }
   }
   problems.push(...checkRules(expanded.value).map((p) => at(p.path, p.reason)));
+  const loop = servingLoopProblem(file, env);
+  if (loop) problems.push(at('', loop));
   if (problems.length > 0) {
     // A key the rules refuse (envFile) is also unknown to the schema; say it once, as the problem.
     const refused = new Set(problems.map((p) => p.path));

@@ -8,3 +8,4 @@ export { formatPath } from './config.errors.js';
 export { deepEqual, diffServers, pinnedRootsChanged, restartNeeded, sameConnection, type ServerDiff } from './config.diff.js';
 export { MissingSecretsError, secretNamesOf, withSecrets } from './config.secrets.js';
 export { unsafeListenReason } from './config.rules.js';
+export { servingChainFor } from './config.chain.js';

@@ -17,11 +17,11 @@ afterEach(async () => {
 });
 
 /** A transport running `node -e script`, with a logger that keeps what it is given. */
-async function start(script: string) {
+async function start(script: string, env: Record<string, string> = {}, gatewayEnv: Record<string, string> = {}) {
   const raw: string[] = [];
   const logger = pino({ level: 'debug' }, { write: (line: string) => void raw.push(line) });
-  const config = { name: 'up', transport: 'stdio', command: process.execPath, args: ['-e', script], env: {} } as unknown as StdioServerConfig;
-  const transport = new StdioUpstreamTransport(config, logger);
+  const config = { name: 'up', transport: 'stdio', command: process.execPath, args: ['-e', script], env } as unknown as StdioServerConfig;
+  const transport = new StdioUpstreamTransport(config, logger, gatewayEnv);
   transports.push(transport);
   const messages: JsonRpcMessage[] = [];
   let closes = 0;
@@ -93,6 +93,14 @@ describe('StdioUpstreamTransport', () => {
     expect(delivered.map((m) => (m as { method: string }).method)).toEqual(['first', 'second']);
     expect(entries().filter((e) => e.msg.includes('not a JSON-RPC message'))).toHaveLength(4);
     expect(entries().filter((e) => e.msg === 'handling a message from the upstream failed')).toHaveLength(1);
+  });
+
+  it("gives the child the gateway's own variables, over its configured env", async () => {
+    const report = `const { A, CHAIN } = process.env;
+      process.stdout.write(JSON.stringify({ jsonrpc: '2.0', method: 'env', params: { A, CHAIN } }) + '\\n');`;
+    const { messages } = await start(report, { A: 'a', CHAIN: 'mine' }, { CHAIN: '/etc/switchboard.yaml' });
+    await until(() => messages.length === 1);
+    expect(messages[0]).toMatchObject({ params: { A: 'a', CHAIN: '/etc/switchboard.yaml' } });
   });
 
   it('rejects a write that fails because the child is exiting with its exit status, not EPIPE', async () => {

@@ -55,6 +55,8 @@ export class StdioUpstreamTransport implements UpstreamTransport {
   constructor(
     private readonly config: StdioServerConfig,
     private readonly logger: Logger,
+    /** The gateway's own variables (the serving chain); last, so a server's env cannot drop them. */
+    private readonly gatewayEnv: Readonly<Record<string, string>> = {},
   ) {}
 
   get pid(): number | undefined {
@@ -66,7 +68,7 @@ export class StdioUpstreamTransport implements UpstreamTransport {
     return new Promise((resolve, reject) => {
       const child = spawn(command, args, {
         cwd,
-        env: { ...inheritedEnvironment(), ...env },
+        env: { ...inheritedEnvironment(), ...env, ...this.gatewayEnv },
         stdio: ['pipe', 'pipe', 'pipe'],
         detached: true,
         windowsHide: true,
