@@ -103,6 +103,12 @@ describe('StdioUpstreamTransport', () => {
     expect(messages[0]).toMatchObject({ params: { A: 'a', CHAIN: '/etc/switchboard.yaml' } });
   });
 
+  it('fails to start a missing command saying where it was looked for, not "spawn X ENOENT"', async () => {
+    const config = { name: 'up', transport: 'stdio', command: 'no-such-mcp-server', args: [], env: {} } as unknown as StdioServerConfig;
+    const transport = new StdioUpstreamTransport(config, pino({ level: 'silent' }));
+    await expect(transport.start()).rejects.toThrow('cannot start command "no-such-mcp-server": not found on PATH');
+  });
+
   it('rejects a write that fails because the child is exiting with its exit status, not EPIPE', async () => {
     // The child closes its stdin (libuv never closes fds 0-2 itself), says so, and exits a while later.
     const script = `require('node:fs').closeSync(0);

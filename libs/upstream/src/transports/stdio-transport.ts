@@ -3,6 +3,7 @@ import { LineSplitter, LineWriter, classifyMessage, type JsonRpcMessage } from '
 import type { StdioServerConfig } from '@switchboard/config';
 import type { Logger } from '@switchboard/observability';
 import { inheritedEnvironment } from './inherited-env.js';
+import { spawnFailure } from './spawn-failure.js';
 import { registerChildGroup, unregisterChildGroup } from './child-reaper.js';
 import { keepResultText } from './keep-result-text.js';
 import { MAX_MESSAGE_CHARS } from './message-limit.js';
@@ -75,8 +76,9 @@ export class StdioUpstreamTransport implements UpstreamTransport {
       });
       this.child = child;
       this.exited = new Promise((done) => child.once('exit', () => done()));
-      child.once('error', (err) => {
+      child.once('error', (spawnError) => {
         // ENOENT and friends arrive here instead of as an exit.
+        const err = spawnFailure(spawnError, command, cwd);
         this.onerror?.(err);
         reject(err);
         this.finish();

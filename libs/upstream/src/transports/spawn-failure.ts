@@ -1,0 +1,30 @@
+import { existsSync } from 'node:fs';
+import { isAbsolute } from 'node:path';
+
+/**
+ * Node reports a command that cannot be started as `spawn npx.cmd ENOENT`, which says
+ * neither where it looked nor why the name may be wrong. Config files copied from another
+ * machine (Windows' `npx.cmd`, a path relative to some other directory) are the usual cause,
+ * so say where the command was looked for. Other errors are returned unchanged.
+ */
+export function spawnFailure(err: Error, command: string, cwd: string | undefined, platform = process.platform): Error {
+  const code = (err as NodeJS.ErrnoException).code;
+  if (code !== 'ENOENT' && code !== 'EACCES') return err;
+  let reason: string;
+  if (cwd !== undefined && !existsSync(cwd)) {
+    // spawn reports a missing working directory as the command's ENOENT.
+    reason = `its working directory ${cwd} does not exist (cwd is relative to the config file)`;
+  } else if (code === 'EACCES') {
+    reason = 'not executable (permission denied)';
+  } else if (isAbsolute(command)) {
+    reason = 'not found';
+  } else if (/[\\/]/.test(command)) {
+    reason = `not found relative to ${cwd ?? "the daemon's working directory"} (cwd is relative to the config file)`;
+  } else {
+    reason = 'not found on PATH';
+  }
+  if (code === 'ENOENT' && platform !== 'win32' && /\.(?:cmd|bat|exe)$/i.test(command)) {
+    reason += `; "${command}" is a Windows name: on this system write it without the extension`;
+  }
+  return Object.assign(new Error(`cannot start command "${command}": ${reason}`), { code });
+}
