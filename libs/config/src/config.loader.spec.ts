@@ -131,6 +131,13 @@ describe('loadConfig: formats', () => {
     expect(servers[2]).toMatchObject({ headers: { 'X-Key': 'k' } });
   });
 
+  it("names Windsurf's serverUrl, rather than only say that a url is missing", () => {
+    const file = write('mcp_config.json', JSON.stringify({ mcpServers: { remote: { serverUrl: 'http://localhost:4000/mcp' } } }));
+    const err = loadError(file);
+    expect(err.problems).toEqual([{ file, path: 'mcpServers.remote.serverUrl', reason: `is written "url" here (serverUrl is Windsurf's name for it)` }]);
+    expect(err.warnings).toEqual([]);
+  });
+
   it('refuses envFile (VS Code, Cursor) rather than start the server without the variables it holds', () => {
     const file = write(
       'mcp.json',

@@ -135,7 +135,10 @@ function checkNames(mapKey: string, servers: Record<string, unknown>, report: Re
 function checkTransport(at: PropertyKey[], server: Record<string, unknown>, report: Report): void {
   const transport = resolveTransport(server);
   if (transport === undefined) {
-    if (server['type'] === undefined) report(at, 'needs "command" (a stdio server) or "url" (an http or sse server)');
+    // Windsurf's mcp_config.json names a remote server's URL serverUrl.
+    if (server['type'] === undefined && server['serverUrl'] !== undefined) {
+      report([...at, 'serverUrl'], 'is written "url" here (serverUrl is Windsurf\'s name for it)');
+    } else if (server['type'] === undefined) report(at, 'needs "command" (a stdio server) or "url" (an http or sse server)');
     return;
   }
   const [required, forbidden] = transport === 'stdio' ? (['command', REMOTE_ONLY] as const) : (['url', STDIO_ONLY] as const);
