@@ -91,6 +91,27 @@ describe('CatalogSync: overlapping reads of one upstream', () => {
   });
 });
 
+describe('CatalogSync: warm (what initialize waits for)', () => {
+  it('waits for a list_changed read that supersedes the full read, so the first lists are complete', async () => {
+    const t = setup();
+    let warmed = false;
+    void t.sync.warm(60_000).then(() => (warmed = true));
+    t.emit().stateChanged!('up', 'ready', 'connecting');
+    // The upstream registers more tools once initialized, and says so at once.
+    t.emit().notification!('up', { jsonrpc: '2.0', method: 'notifications/tools/list_changed' });
+    t.answer('tools/list', [{ name: 'early' }]);
+    t.answer('prompts/list', []);
+    t.answer('resources/list', []);
+    t.answer('resources/templates/list', []);
+    await t.settle();
+    expect(warmed).toBe(false);
+    t.answer('tools/list', [{ name: 'early' }, { name: 'late' }]);
+    await t.settle();
+    expect(warmed).toBe(true);
+    expect(t.names('tools')).toEqual(['up__early', 'up__late']);
+  });
+});
+
 describe('CatalogSync: config changes', () => {
   /** The upstream serving tool `t` (up__t). */
   async function withTool() {

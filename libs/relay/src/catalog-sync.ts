@@ -33,6 +33,10 @@ export class CatalogSync {
   /** (server, list) -> sequence number of the last read of it started. */
   private readonly latestRead = new Map<string, number>();
   private readSeq = 0;
+  /** Reads under way, per server. */
+  private readonly readsInFlight = new Map<string, number>();
+  /** Servers whose full read has ended while another read of theirs (a list_changed) still runs. */
+  private readonly settleAfterReads = new Set<string>();
 
   constructor(
     private readonly registry: UpstreamRegistry,
@@ -106,10 +110,28 @@ export class CatalogSync {
 
   private async readAll(server: string): Promise<void> {
     await this.read(server, ['tools', 'prompts', 'resources', 'resourceTemplates']);
-    this.settleWarm(server);
+    // A server that sends list_changed right after initialized (server-everything does, for
+    // tools it registers then) has its full read's list superseded by that re-read: the
+    // first lists are complete only once it ends too.
+    if (this.readsInFlight.has(server)) this.settleAfterReads.add(server);
+    else this.settleWarm(server);
   }
 
   private async read(server: string, kinds: Kind[]): Promise<void> {
+    this.readsInFlight.set(server, (this.readsInFlight.get(server) ?? 0) + 1);
+    try {
+      await this.readNow(server, kinds);
+    } finally {
+      const left = this.readsInFlight.get(server)! - 1;
+      if (left > 0) this.readsInFlight.set(server, left);
+      else {
+        this.readsInFlight.delete(server);
+        if (this.settleAfterReads.delete(server)) this.settleWarm(server);
+      }
+    }
+  }
+
+  private async readNow(server: string, kinds: Kind[]): Promise<void> {
     const connection = this.registry.get(server);
     if (!connection || !connection.isAvailable) return;
     // Reads of one upstream overlap (the full read on ready and a list_changed the upstream
