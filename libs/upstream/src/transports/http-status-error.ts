@@ -13,9 +13,11 @@ export class HttpStatusError extends Error {
     readonly status: number,
     statusText: string | undefined,
     body: string,
+    /** What the status means for this gateway, when the status alone would mislead. */
+    hint = '',
   ) {
     const detail = body ? `: ${body}` : '';
-    super(`upstream answered HTTP ${status}${statusText ? ` ${statusText}` : ''}${detail}`);
+    super(`upstream answered HTTP ${status}${statusText ? ` ${statusText}` : ''}${detail}${hint ? `; ${hint}` : ''}`);
     this.name = 'HttpStatusError';
   }
 }
@@ -32,7 +34,7 @@ export function statusError(res: IncomingMessage): Promise<HttpStatusError> {
       // The rest of the body is not worth the wait, nor the socket.
       if (!res.complete) res.destroy();
       const body = text.replace(/\s+/g, ' ').trim().slice(0, MAX_BODY_CHARS);
-      resolve(new HttpStatusError(res.statusCode ?? 0, res.statusMessage, body));
+      resolve(new HttpStatusError(res.statusCode ?? 0, res.statusMessage, body, oauthHint(res)));
     };
     const timer = setTimeout(finish, BODY_WAIT_MS);
     res.setEncoding('utf8');
@@ -44,4 +46,19 @@ export function statusError(res: IncomingMessage): Promise<HttpStatusError> {
     res.on('close', finish);
     res.on('end', finish);
   });
+}
+
+/**
+ * A 401 whose WWW-Authenticate names a Bearer challenge is a server that hosts (Cursor,
+ * VS Code, Claude Code) sign in to with OAuth, in a browser. Switchboard runs unattended and
+ * does not, which a config copied from such a host cannot show: say what to configure instead.
+ */
+function oauthHint(res: IncomingMessage): string {
+  const challenge = res.headers['www-authenticate'];
+  if (res.statusCode !== 401 || typeof challenge !== 'string' || !/^\s*bearer\b/i.test(challenge)) return '';
+  return (
+    'the server wants a bearer token, which hosts get by an OAuth sign-in that Switchboard does not do for its ' +
+    'upstreams: give a valid token in headers (Authorization: "Bearer ${env:NAME}"), or ${secret:NAME} with ' +
+    'isolation: per-principal'
+  );
 }
