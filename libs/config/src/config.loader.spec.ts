@@ -138,6 +138,13 @@ describe('loadConfig: formats', () => {
     expect(err.warnings).toEqual([]);
   });
 
+  it("refuses Claude Code's headersHelper rather than connect without the headers it would give", () => {
+    const server = { type: 'http', url: 'https://mcp.example.com/mcp', headersHelper: '/opt/bin/mcp-headers.sh', oauth: {} };
+    const err = loadError(write('.mcp.json', JSON.stringify({ mcpServers: { api: server } })));
+    expect(err.problems.map((p) => [p.path, p.reason.slice(0, 17)])).toEqual([['mcpServers.api.headersHelper', 'is not supported:']]);
+    expect(err.warnings.map((w) => w.path)).toEqual(['mcpServers.api.oauth']);
+  });
+
   it('refuses envFile (VS Code, Cursor) rather than start the server without the variables it holds', () => {
     const file = write(
       'mcp.json',

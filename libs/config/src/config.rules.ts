@@ -22,6 +22,9 @@ const UNSUPPORTED_SERVER_KEYS: Record<string, string> = {
   envFile:
     'is not supported: Switchboard reads no env files; list the variables under env, ' +
     'as values or as ${env:NAME} taken from the daemon\'s environment',
+  headersHelper:
+    'is not supported: Switchboard runs no command for headers (Claude Code does); list them under headers, ' +
+    'with ${env:NAME} for a token taken from the daemon\'s environment',
 };
 
 /**
