@@ -206,17 +206,17 @@ describe('loadConfig: unreadable files and syntax errors', () => {
   });
 
   it('gives the line and column of a JSON syntax error', () => {
-    const file = write('bad.json', '{\n  "mcpServers": {\n    "a": { "command": "x", }\n  }\n}\n');
+    const file = write('bad.json', '{\n  "mcpServers": {\n    "a": { "command": "x" "args": [] }\n  }\n}\n');
     const err = loadError(file);
     expect(err.code).toBe(ConfigErrorCode.Syntax);
     expect(err.problems).toEqual([
-      { file, path: '', reason: 'JSON syntax error at line 3, column 28: Expected double-quoted property name' },
+      { file, path: '', reason: "JSON syntax error at line 3, column 27: Expected ',' or '}' after property value" },
     ]);
   });
 
   it('keeps a JSON error short when V8 quotes the whole input', () => {
-    const file = write('bad.json', `{"a": [${'1,'.repeat(50)}]}`);
-    expect(loadError(file).problems[0]!.reason).toBe("JSON syntax error at line 1, column 108: Unexpected token ']'");
+    const file = write('bad.json', `{"a": [${'1,'.repeat(50)}x]}`);
+    expect(loadError(file).problems[0]!.reason).toBe("JSON syntax error at line 1, column 108: Unexpected token 'x'");
   });
 
   it('gives the line and column of a YAML syntax error', () => {

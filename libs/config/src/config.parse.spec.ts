@@ -28,6 +28,18 @@ function refusal(name: string, text: string): ConfigError {
 /** `{"a":{"a":...{"a":"x"}}}` with `levels` mappings. */
 const nestedJson = (levels: number) => `${'{"a":'.repeat(levels)}"x"${'}'.repeat(levels)}`;
 
+describe('JSON with comments (VS Code mcp.json)', () => {
+  it('loads comments and trailing commas from .json and .jsonc, and reports a later error where it is in the file', () => {
+    const text = '{\n  // workspace servers\n  "servers": {\n    "demo": { "type": "stdio", "command": "node", }, /* local */\n  },\n}\n';
+    for (const name of ['mcp.json', 'mcp.jsonc']) {
+      writeFileSync(join(dir, name), text);
+      expect(loadConfig(join(dir, name), {}).servers.map((s) => s.name)).toEqual(['demo']);
+    }
+    const broken = refusal('broken.json', '{\n  // comment\n  "servers": { "a" 1 }\n}');
+    expect(broken.problems[0]!.reason).toMatch(/^JSON syntax error at line 3, column 20: /);
+  });
+});
+
 describe('nesting limit', () => {
   it(`refuses a JSON config nested thousands deep with the path, where the server fields are expanded`, () => {
     const error = refusal('deep.json', `{"mcpServers":{"s":{"command":"node","env":${nestedJson(200_000)}}}}`);

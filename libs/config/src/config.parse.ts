@@ -3,6 +3,7 @@ import { extname } from 'node:path';
 import { LineCounter, parseDocument } from 'yaml';
 import { ConfigError, ConfigErrorCode, formatPath } from './config.errors.js';
 import { jsonErrorOffset, jsonNestingOffset, lineColumn } from './json-syntax.js';
+import { blankJsoncExtras } from './jsonc.js';
 
 /**
  * How deeply a config or policy file may nest mappings and lists. The deepest real file
@@ -33,15 +34,18 @@ export function unreadable(file: string, err: unknown): ConfigError {
 }
 
 /**
- * Bytes to a plain value. `.json` is strict JSON; anything else goes through YAML, which
- * also reads JSON, so a Claude Desktop file renamed to `.conf` still loads. A value nested
+ * Bytes to a plain value. `.json` and `.jsonc` are JSON, with the comments and trailing
+ * commas VS Code's mcp.json may have (YAML would read `{ // comment` as a key, not fail);
+ * anything else goes through YAML, which also reads JSON, so a Claude Desktop file renamed
+ * to `.conf` still loads. A value nested
  * deeper than MAX_NESTING, or containing itself (a YAML alias inside its own anchor), is
  * refused here with its path.
  */
 export function parseConfigText(file: string, bytes: Buffer): unknown {
   // Windows editors save a BOM, which JSON.parse rejects as an unexpected token.
   const text = bytes.toString('utf8').replace(/^\uFEFF/, '');
-  const value = extname(file).toLowerCase() === '.json' ? parseJson(file, text) : parseYaml(file, text);
+  const json = ['.json', '.jsonc'].includes(extname(file).toLowerCase());
+  const value = json ? parseJson(file, blankJsoncExtras(text)) : parseYaml(file, text);
   const problem = nestingProblem(value);
   if (problem) {
     throw new ConfigError(ConfigErrorCode.Invalid, file, [{ file, path: formatPath(problem.path), reason: problem.reason }]);
