@@ -145,6 +145,14 @@ describe('loadConfig: formats', () => {
     expect(err.warnings.map((w) => w.path)).toEqual(['mcpServers.api.oauth']);
   });
 
+  it("says what to do instead of VS Code's null env value (remove the variable)", () => {
+    const file = write('mcp.json', JSON.stringify({ servers: { a: { type: 'stdio', command: 'node', env: { X: null, PORT: 3000 } } } }));
+    expect(loadError(file).problems).toEqual([
+      { file, path: 'servers.a.env.X', reason: expect.stringMatching(/^must be a string; to keep a variable from the server, leave it out/) },
+      { file, path: 'servers.a.env.PORT', reason: 'must be a string (quote numbers and booleans)' },
+    ]);
+  });
+
   it('refuses envFile (VS Code, Cursor) rather than start the server without the variables it holds', () => {
     const file = write(
       'mcp.json',

@@ -70,6 +70,18 @@ const millis = () => intIn(1, MAX_TIMER_MS, `must be a whole number of milliseco
 const text = () => z.string({ error: 'must be a string (quote numbers and booleans)' });
 const nonEmpty = () => z.string().min(1, { error: 'must not be empty' });
 
+/**
+ * An env value. VS Code writes null to take a variable out of the inherited environment; a
+ * stdio upstream inherits only a few (HOME, PATH, ...) here, so the entry can simply go.
+ */
+const envValue = () =>
+  z.string({
+    error: (issue) =>
+      issue.input === null
+        ? 'must be a string; to keep a variable from the server, leave it out (a stdio server inherits only a few variables: HOME, PATH, ...)'
+        : 'must be a string (quote numbers and booleans)',
+  });
+
 function isHttpUrl(value: string): boolean {
   if (!URL.canParse(value)) return false;
   const { protocol, hostname } = new URL(value);
@@ -169,7 +181,7 @@ const serverSchema = z
       .describe('Transport. Absent: `command` means stdio, `url` means http. streamable-http is a synonym of http.'),
     command: nonEmpty().optional().describe('stdio: the program to run. ${NAME} and ${env:NAME} are expanded.'),
     args: z.array(text()).optional().describe('stdio: its arguments (expanded like command).'),
-    env: z.record(z.string(), text()).optional().describe('stdio: extra environment variables (values expanded).'),
+    env: z.record(z.string(), envValue()).optional().describe('stdio: extra environment variables (values expanded).'),
     cwd: nonEmpty().optional().describe("stdio: working directory, relative to the config file's directory."),
     url: z
       .string()
