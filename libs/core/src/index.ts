@@ -3,6 +3,7 @@ export * from './jsonrpc.js';
 export * from './protocol-versions.js';
 export * from './ids.js';
 export * from './naming.js';
+export * from './cancellation.js';
 export * from './jsonrpc-peer.js';
 export * from './log-levels.js';
 export * from './line-splitter.js';

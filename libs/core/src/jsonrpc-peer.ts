@@ -1,3 +1,4 @@
+import { Cancellation, type CancelSignal } from './cancellation.js';
 import { ErrorCode, McpError, duplicateIdMessage, toWireError } from './core.errors.js';
 import type {
   JsonRpcMessage,
@@ -28,7 +29,7 @@ export interface PeerRequestOptions {
   /** Called with each `notifications/progress` params for this request (token already ours). */
   onProgress?: (params: Record<string, unknown>) => void;
   /** Aborting abandons the request and tells the other side with `notifications/cancelled`. */
-  signal?: AbortSignal;
+  signal?: CancelSignal;
   relatedRequestId?: RequestId;
   /**
    * Whatever the caller wants to find again while the request is pending (the gateway keeps
@@ -45,7 +46,7 @@ export interface MessageExtra {
 
 export interface InboundContext {
   /** Aborted when the other side cancels the request (or the peer closes). */
-  signal: AbortSignal;
+  signal: CancelSignal;
   /** See MessageExtra. */
   relatedRequestId?: RequestId;
 }
@@ -64,7 +65,7 @@ export interface PeerHandlers {
 
 /** A request of the other side's being handled. */
 interface Inbound {
-  controller: AbortController;
+  cancellation: Cancellation;
   /** The request of ours it is about, when the transport says. */
   relatedRequestId?: RequestId;
 }
@@ -193,7 +194,7 @@ export class JsonRpcPeer {
       const inbound = id === undefined ? undefined : this.inbound.get(id);
       if (inbound) {
         this.inbound.delete(id!);
-        inbound.controller.abort();
+        inbound.cancellation.abort();
         this.handlers.onRequestCancelled?.(id!);
         return;
       }
@@ -209,7 +210,7 @@ export class JsonRpcPeer {
       this.settle(id);
       entry.reject(error);
     }
-    for (const inbound of this.inbound.values()) inbound.controller.abort();
+    for (const inbound of this.inbound.values()) inbound.cancellation.abort();
     this.inbound.clear();
   }
 
@@ -230,11 +231,11 @@ export class JsonRpcPeer {
       await this.send({ jsonrpc: '2.0', id: request.id, error }).catch(() => undefined);
       return;
     }
-    const controller = new AbortController();
-    this.inbound.set(request.id, { controller, relatedRequestId });
+    const cancellation = new Cancellation();
+    this.inbound.set(request.id, { cancellation, relatedRequestId });
     let response: JsonRpcResponse;
     try {
-      const ctx: InboundContext = { signal: controller.signal };
+      const ctx: InboundContext = { signal: cancellation };
       if (relatedRequestId !== undefined) ctx.relatedRequestId = relatedRequestId;
       const result = await this.handlers.onRequest(request, ctx);
       response = { jsonrpc: '2.0', id: request.id, result };
@@ -243,7 +244,7 @@ export class JsonRpcPeer {
       response = { jsonrpc: '2.0', id: request.id, error: toWireError(err) };
     }
     // A cancelled request gets no response (the spec says the receiver should not send one).
-    const cancelled = controller.signal.aborted;
+    const cancelled = cancellation.aborted;
     if (!cancelled) this.inbound.delete(request.id);
     this.questionSettled(relatedRequestId);
     if (cancelled) return;

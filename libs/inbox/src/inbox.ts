@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { CancelSignal } from '@switchboard/core';
 import { elicitationContentProblems } from './elicitation-form.js';
 import type { AnswerRefusal, InboxAnswer, InboxEvent, InboxItem, InboxOutcome, InboxQuestion, InboxViewer } from './inbox-item.js';
 
@@ -39,7 +40,7 @@ export class Inbox {
   private readonly listeners = new Set<(event: InboxEvent) => void>();
 
   /** Asks, and resolves with how it ended; never rejects once asked (InboxFullError before). */
-  ask(question: InboxQuestion, signal?: AbortSignal): Promise<InboxOutcome> {
+  ask(question: InboxQuestion, signal?: CancelSignal): Promise<InboxOutcome> {
     if (this.pending.size >= MAX_PENDING) return Promise.reject(new InboxFullError());
     if (question.principal && this.pendingFor(question.principal) >= MAX_PENDING_PER_PRINCIPAL) {
       return Promise.reject(new InboxFullError(question.principal));

@@ -1,4 +1,4 @@
-import type { InboundContext, JsonRpcRequest, PeerRequestOptions } from '@switchboard/core';
+import { Cancellation, type InboundContext, type JsonRpcRequest, type PeerRequestOptions } from '@switchboard/core';
 import type { UpstreamConnection } from '@switchboard/upstream';
 import type { DownstreamSession } from './session.js';
 import type { RelayOrigin } from './server-requests/relay-origin.js';
@@ -37,10 +37,11 @@ export class Forwarder {
     // The origin routes the upstream's own questions (sampling, elicitation) back to this host.
     // They are withdrawn when the host cancels, and also when the call ends (timed out, say):
     // nobody is left to use the answer.
-    const ended = new AbortController();
+    // A Cancellation, not an AbortController: every forwarded call makes one, and aborts it.
+    const ended = new Cancellation();
     const endQuestions = () => ended.abort();
     ctx.signal.addEventListener('abort', endQuestions, { once: true });
-    const origin: RelayOrigin = { session, requestId: request.id, signal: ended.signal };
+    const origin: RelayOrigin = { session, requestId: request.id, signal: ended };
     const options: PeerRequestOptions = {
       timeoutMs: timeouts.requestMs,
       maxTotalMs: timeouts.maxRequestMs,

@@ -1,4 +1,4 @@
-import type { JsonRpcNotification, JsonRpcRequest } from '@switchboard/core';
+import type { CancelSignal, JsonRpcNotification, JsonRpcRequest } from '@switchboard/core';
 import type { UpstreamConnection } from './upstream-connection.js';
 
 /**
@@ -32,7 +32,7 @@ export interface ServerRequest {
   connection: UpstreamConnection;
   request: JsonRpcRequest;
   /** Aborted when the upstream cancels it, or the connection closes. */
-  signal: AbortSignal;
+  signal: CancelSignal;
   /** True when the transport named the request that caused it: `candidates` is then that one. */
   related: boolean;
   /** The origins (PeerRequestOptions.origin) of the requests that may have caused it. */

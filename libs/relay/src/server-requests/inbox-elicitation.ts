@@ -1,4 +1,4 @@
-import { ErrorCode, McpError } from '@switchboard/core';
+import { ErrorCode, McpError, type CancelSignal } from '@switchboard/core';
 import { InboxFullError, type Inbox, type InboxOutcome } from '@switchboard/inbox';
 import type { Item } from '../relay.types.js';
 import { elicitationMode } from './host-capability.js';
@@ -9,7 +9,7 @@ export interface InboxElicitation {
   /** Whose request caused it; null when unknown (then only admins see it). */
   principal: string | null;
   timeoutMs: number;
-  signal?: AbortSignal;
+  signal?: CancelSignal;
 }
 
 /**

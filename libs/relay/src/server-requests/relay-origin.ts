@@ -1,4 +1,4 @@
-import type { RequestId } from '@switchboard/core';
+import type { CancelSignal, RequestId } from '@switchboard/core';
 import type { DownstreamSession } from '../session.js';
 
 /**
@@ -10,7 +10,7 @@ export interface RelayOrigin {
   /** The host's own id of the request that caused it: the relay travels on its stream. */
   requestId: RequestId;
   /** Aborted when that request is cancelled, its session ends, or its call upstream ends. */
-  signal?: AbortSignal;
+  signal?: CancelSignal;
 }
 
 export function isRelayOrigin(value: unknown): value is RelayOrigin {

@@ -1,5 +1,5 @@
 import { bareEntry, type AuditEntry } from '@switchboard/audit';
-import { ErrorCode, McpError, methodNotFound } from '@switchboard/core';
+import { ErrorCode, McpError, anyCancelled, methodNotFound } from '@switchboard/core';
 import type { ServerRequest } from '@switchboard/upstream';
 import type { Item, RelayServices } from '../relay.types.js';
 import type { DownstreamSession } from '../session.js';
@@ -80,7 +80,7 @@ export class ServerRequestRelay {
         entry.rule = 'relay:inbox';
         const limits = this.limits();
         // Withdrawn when the upstream stops waiting, or the host request that caused it ends.
-        const signal = anySignal(req.signal, route.origin?.signal);
+        const signal = anyCancelled(req.signal, route.origin?.signal);
         const answer = await elicitThroughInbox(outgoing, { inbox, server: connection.name, principal, timeoutMs: limits.timeoutMs, signal });
         answeredBy = answer.answeredBy;
         result = answer.result;
@@ -89,7 +89,7 @@ export class ServerRequestRelay {
         forwarded = true;
         result = await session!.request(request.method, outgoing, {
           timeoutMs: this.limits().timeoutMs,
-          signal: anySignal(req.signal, route.origin?.signal),
+          signal: anyCancelled(req.signal, route.origin?.signal),
           ...(route.origin && { relatedRequestId: route.origin.requestId }),
         });
         if (elicitationMode(outgoing) === 'url' && result.action === 'accept') {
@@ -233,9 +233,4 @@ export class ServerRequestRelay {
 
 function isWebUrl(url: string): boolean {
   return URL.canParse(url) && ['http:', 'https:'].includes(new URL(url).protocol);
-}
-
-function anySignal(...signals: (AbortSignal | undefined)[]): AbortSignal | undefined {
-  const present = signals.filter((s): s is AbortSignal => s !== undefined);
-  return present.length <= 1 ? present[0] : AbortSignal.any(present);
 }

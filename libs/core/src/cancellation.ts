@@ -1,0 +1,66 @@
+/**
+ * What the gateway's own code needs of an AbortSignal: whether it is aborted, and to be told
+ * when it is. An AbortSignal is one; so is a Cancellation.
+ */
+export interface CancelSignal {
+  readonly aborted: boolean;
+  addEventListener(type: 'abort', listener: () => void, options?: { once?: boolean }): void;
+  removeEventListener(type: 'abort', listener: () => void): void;
+}
+
+/**
+ * A CancelSignal and the means to abort it, for what every request carries: whether its
+ * sender cancelled it. An AbortController would do, but it is an EventTarget: in Node 20,
+ * making one costs ~2.6 µs and adding and removing a listener ~1.7 µs more, on every
+ * request, for a cancellation that hardly ever comes. This one is an array at most.
+ *
+ * As with an AbortSignal, a listener runs at most once (abort happens once), one added
+ * after the abort never runs, and the same listener added twice runs once.
+ */
+export class Cancellation implements CancelSignal {
+  aborted = false;
+  private listeners: (() => void)[] | undefined;
+
+  addEventListener(_type: 'abort', listener: () => void): void {
+    if (this.aborted) return;
+    const listeners = (this.listeners ??= []);
+    if (!listeners.includes(listener)) listeners.push(listener);
+  }
+
+  removeEventListener(_type: 'abort', listener: () => void): void {
+    const at = this.listeners?.indexOf(listener) ?? -1;
+    if (at >= 0) this.listeners!.splice(at, 1);
+  }
+
+  abort(): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    const listeners = this.listeners;
+    this.listeners = undefined;
+    for (const listener of listeners ?? []) {
+      try {
+        listener();
+      } catch (err) {
+        // Like an EventTarget: one listener's error does not keep the others from running,
+        // and it is not swallowed either.
+        process.nextTick(() => {
+          throw err;
+        });
+      }
+    }
+  }
+}
+
+/** A signal aborted once any of `signals` is; the one given when only one is. */
+export function anyCancelled(...signals: (CancelSignal | undefined)[]): CancelSignal | undefined {
+  const present = signals.filter((s): s is CancelSignal => s !== undefined);
+  if (present.length <= 1) return present[0];
+  const any = new Cancellation();
+  const abort = () => {
+    for (const signal of present) signal.removeEventListener('abort', abort);
+    any.abort();
+  };
+  if (present.some((signal) => signal.aborted)) any.abort();
+  else for (const signal of present) signal.addEventListener('abort', abort, { once: true });
+  return any;
+}
