@@ -12,7 +12,7 @@
  * cannot represent gives 'null' rather than undefined. A cycle still throws a TypeError.
  */
 export function canonicalJson(value: unknown): string {
-  return write(value, '', new Set()) ?? 'null';
+  return write(value, '', 0, undefined) ?? 'null';
 }
 
 /**
@@ -22,9 +22,18 @@ export function canonicalJson(value: unknown): string {
  */
 const MAX_WRITE_DEPTH = 1000;
 const TOO_DEEP = JSON.stringify('[nested too deeply]');
+/**
+ * Objects deeper than this are tracked to find cycles. Shallower ones are not: a cycle
+ * repeats without end, so it is found below this depth all the same, and the arguments of
+ * nearly every call (a level or two) cost no Set on the audit path.
+ */
+const TRACKED_FROM_DEPTH = 32;
 
-/** The JSON text of `value`, or undefined where JSON.stringify would leave a member out. */
-function write(value: unknown, key: string, ancestors: Set<object>): string | undefined {
+/**
+ * The JSON text of `value`, or undefined where JSON.stringify would leave a member out.
+ * `ancestors` holds the tracked objects on the path to `value` (see TRACKED_FROM_DEPTH).
+ */
+function write(value: unknown, key: string, depth: number, ancestors: Set<object> | undefined): string | undefined {
   if (typeof value === 'object' && value !== null && typeof (value as { toJSON?: unknown }).toJSON === 'function') {
     value = (value as { toJSON(key: string): unknown }).toJSON(key);
   }
@@ -37,35 +46,40 @@ function write(value: unknown, key: string, ancestors: Set<object>): string | un
       return value ? 'true' : 'false';
     case 'bigint':
       return value.toString();
-    case 'object':
+    case 'object': {
       if (value === null) return 'null';
-      if (ancestors.has(value)) throw new TypeError('canonicalJson: circular structure');
-      if (ancestors.size >= MAX_WRITE_DEPTH) return TOO_DEEP;
-      ancestors.add(value);
+      if (depth >= MAX_WRITE_DEPTH) return TOO_DEEP;
+      if (depth < TRACKED_FROM_DEPTH) return writeContainer(value, depth, ancestors);
+      if (ancestors?.has(value)) throw new TypeError('canonicalJson: circular structure');
+      const tracked = (ancestors ??= new Set()).add(value);
       try {
-        if (Array.isArray(value)) return writeArray(value, ancestors);
-        return writeObject(value as Record<string, unknown>, ancestors);
+        return writeContainer(value, depth, tracked);
       } finally {
-        ancestors.delete(value);
+        tracked.delete(value);
       }
+    }
     default:
       return undefined;
   }
 }
 
-function writeArray(array: unknown[], ancestors: Set<object>): string {
+function writeContainer(value: object, depth: number, ancestors: Set<object> | undefined): string {
+  return Array.isArray(value) ? writeArray(value, depth + 1, ancestors) : writeObject(value as Record<string, unknown>, depth + 1, ancestors);
+}
+
+function writeArray(array: unknown[], depth: number, ancestors: Set<object> | undefined): string {
   let out = '[';
   for (let i = 0; i < array.length; i++) {
     if (i > 0) out += ',';
-    out += write(array[i], String(i), ancestors) ?? 'null';
+    out += write(array[i], String(i), depth, ancestors) ?? 'null';
   }
   return `${out}]`;
 }
 
-function writeObject(record: Record<string, unknown>, ancestors: Set<object>): string {
+function writeObject(record: Record<string, unknown>, depth: number, ancestors: Set<object> | undefined): string {
   let out = '{';
   for (const key of Object.keys(record).sort()) {
-    const text = write(record[key], key, ancestors);
+    const text = write(record[key], key, depth, ancestors);
     if (text === undefined) continue;
     if (out.length > 1) out += ',';
     out += `${JSON.stringify(key)}:${text}`;

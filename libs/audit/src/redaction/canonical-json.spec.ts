@@ -53,6 +53,16 @@ describe('canonicalJson', () => {
     cyclic.self = cyclic;
     expect(() => canonicalJson(cyclic)).toThrow(TypeError);
   });
+
+  it('finds a cycle however deep it starts, and writes deep shared branches each time', () => {
+    const nest = (levels: number, leaf: unknown): unknown => (levels === 0 ? leaf : { n: nest(levels - 1, leaf) });
+    const loop: unknown[] = [];
+    loop.push({ back: loop });
+    expect(() => canonicalJson(nest(100, loop))).toThrow(TypeError);
+    const shared = nest(40, 1);
+    const text = canonicalJson(nest(40, [shared, shared]));
+    expect(JSON.parse(text)).toEqual(nest(40, [nest(40, 1), nest(40, 1)]));
+  });
 });
 
 describe('argumentsDigest', () => {
