@@ -97,9 +97,11 @@ export function createRedactor(options: RedactionOptions = {}): Redactor {
   const isSecretKey = createKeyMatcher(options);
   const redactText = createTextRedactor(options);
 
-  function redactValue(value: unknown, seen: Map<object, unknown>, depth: number): unknown {
+  /** `seen`: every object met so far in this walk and what it became; undefined until an object is met. */
+  function redactValue(value: unknown, seen: Map<object, unknown> | undefined, depth: number): unknown {
     if (typeof value === 'string') return redactText(value);
     if (typeof value !== 'object' || value === null || ArrayBuffer.isView(value)) return value;
+    seen ??= new Map();
     const known = seen.get(value);
     if (known !== undefined) return known === IN_PROGRESS ? CIRCULAR : known;
     if (depth >= MAX_DEPTH) return TRUNCATED;
@@ -121,7 +123,7 @@ export function createRedactor(options: RedactionOptions = {}): Redactor {
    * Also an argv array: the value after a secret flag (['--password', 'x']) is redacted too;
    * and a [name, value] pair (a header list's ['Authorization', 'Basic …']): its value.
    */
-  function redactArray(array: unknown[], seen: Map<object, unknown>, depth: number): unknown[] {
+  function redactArray(array: unknown[], seen: Map<object, unknown> | undefined, depth: number): unknown[] {
     let copy: unknown[] | undefined;
     let afterSecretFlag = false;
     const secretPair = array.length === 2 && isSecretName(array[0]);
@@ -162,7 +164,7 @@ export function createRedactor(options: RedactionOptions = {}): Redactor {
     return nameKeys.some((key) => isSecretName(record[key])) ? valueKey : undefined;
   }
 
-  function redactRecord(record: Record<string, unknown>, seen: Map<object, unknown>, depth: number): unknown {
+  function redactRecord(record: Record<string, unknown>, seen: Map<object, unknown> | undefined, depth: number): unknown {
     let copy: Record<string, unknown> | undefined;
     const keys = Object.keys(record);
     const pairValueKey = secretPairValueKey(record, keys);
@@ -183,14 +185,33 @@ export function createRedactor(options: RedactionOptions = {}): Redactor {
   }
 
   return {
-    redact: (value) => redactValue(value, typeof value === 'object' && value !== null ? new Map() : NO_SEEN, 0),
+    redact: (value) => {
+      // Most arguments are one object of strings and numbers: nothing in it can repeat, so
+      // the walk needs no Map to remember what it met (one less allocation a recorded call).
+      if (typeof value === 'object' && value !== null && !ArrayBuffer.isView(value) && holdsNoObjects(value)) {
+        return Array.isArray(value) ? redactArray(value, undefined, 1) : redactRecord(value as Record<string, unknown>, undefined, 1);
+      }
+      return redactValue(value, undefined, 0);
+    },
     redactText,
   };
 }
 
 const IN_PROGRESS = Symbol('in progress');
-// Primitives never touch the map; this spares the allocation for a top-level string.
-const NO_SEEN = new Map<object, unknown>();
+
+/** Whether none of a container's own values is an object (or array). */
+function holdsNoObjects(value: object): boolean {
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) if (typeof value[i] === 'object' && value[i] !== null) return false;
+    return true;
+  }
+  for (const key in value) {
+    if (!Object.hasOwn(value, key)) continue;
+    const item = (value as Record<string, unknown>)[key];
+    if (typeof item === 'object' && item !== null) return false;
+  }
+  return true;
+}
 
 /** Assigns an own property, also for a key named '__proto__' (which JSON.parse creates as data). */
 function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
