@@ -8,7 +8,7 @@ import { JournalFile, LOCK_SUFFIX, takeLock } from './journal-file.js';
 import { readJournal } from './recover-journals.js';
 
 const lines = (path: string) => readFileSync(path, 'utf8').split('\n').slice(0, -1);
-const rowLines = (...entries: ReturnType<typeof entry>[]) => entries.map((e) => recordText(0, e) + '\n').join('');
+const rowLines = (...entries: ReturnType<typeof entry>[]) => entries.map((e) => recordText(0, e));
 
 describe('JournalFile', () => {
   it('is created owner-only, and a directory it cannot be created in is named in the error', () => {
@@ -28,7 +28,7 @@ describe('JournalFile', () => {
     const journal = JournalFile.create(dir);
     expect(JSON.parse(lines(journal.path)[0])).toEqual({ switchboardAuditJournal: 1, journal: journal.name, generation: 1 });
     const [a, b] = [entry({ requestId: 'a' }), entry({ requestId: 'b' })];
-    journal.write(rowLines(a, b), 2);
+    journal.write(rowLines(a, b));
     expect(journal.rows).toBe(2);
     expect(readJournal(journal.path)).toEqual({ generation: 1, rows: [a, b], badLines: 0 });
 
@@ -40,10 +40,23 @@ describe('JournalFile', () => {
     expect(existsSync(join(dir, `${journal.name}.lock`))).toBe(false);
   });
 
+  it('writes rows of any script and size whole, in batches that outgrow its buffer', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sb-journal-'));
+    const journal = JournalFile.create(dir);
+    const small = [entry({ requestId: 'é 中 😀', arguments: '{"q":"naïve 𝄞"}' }), entry({ requestId: '2' })];
+    const big = Array.from({ length: 40 }, (_, i) => entry({ requestId: `big-${i}`, arguments: JSON.stringify({ text: '€'.repeat(2000 + i) }) }));
+    journal.write(rowLines(...small));
+    journal.write(rowLines(...big));
+    journal.write(rowLines(small[1]));
+    expect(readJournal(journal.path)).toEqual({ generation: 1, rows: [...small, ...big, small[1]], badLines: 0 });
+    expect(journal.rows).toBe(43);
+    journal.close(true);
+  });
+
   it('closed with rows it could not hand over, it stays for the next start, and its lock is free', () => {
     const dir = mkdtempSync(join(tmpdir(), 'sb-journal-'));
     const journal = JournalFile.create(dir);
-    journal.write(rowLines(entry()), 1);
+    journal.write(rowLines(entry()));
     expect(takeLock(join(dir, `${journal.name}.lock`))).toBeUndefined(); // held while open
     journal.close(false);
     expect(readJournal(journal.path).rows).toHaveLength(1);
@@ -58,7 +71,7 @@ describe('readJournal', () => {
     const dir = mkdtempSync(join(tmpdir(), 'sb-journal-'));
     const journal = JournalFile.create(dir);
     const kept = entry({ requestId: 'kept' });
-    journal.write(rowLines(kept), 1);
+    journal.write(rowLines(kept));
     journal.close(false);
     appendFileSync(journal.path, recordText(0, entry()).slice(0, 40));
     expect(readJournal(journal.path)).toEqual({ generation: 1, rows: [kept], badLines: 0 });

@@ -5,6 +5,7 @@ import Database from 'better-sqlite3';
 
 export const JOURNAL_SUFFIX = '.journal';
 export const LOCK_SUFFIX = '.lock';
+const NEWLINE = 0x0a;
 
 /** The first line of every generation: which journal, which generation. */
 export interface JournalHeader {
@@ -69,15 +70,15 @@ export class JournalFile {
   }
 
   /**
-   * Appends `rows` rows, `text` being their lines (each ending in a newline). Throws the
-   * file system's error (ENOSPC, EIO); a failed write is cut back off the file, so the rows
-   * after it still follow whole lines.
+   * Appends one row per line (each a record text, without its newline) in one `write`.
+   * Throws the file system's error (ENOSPC, EIO); a failed write is cut back off the file, so
+   * the rows after it still follow whole lines.
    */
-  write(text: string, rows: number): void {
+  write(lines: readonly string[]): void {
     if (this.torn) throw new Error('audit journal: an earlier write could not be cut back; waiting for the next commit to empty it');
     if (this.headerDue) this.writeHeader();
-    this.append(text);
-    this.rows += rows;
+    this.append(lines);
+    this.rows += lines.length;
   }
 
   /** Empties the file and starts the next generation: every row written so far is in the database. */
@@ -103,14 +104,21 @@ export class JournalFile {
 
   private writeHeader(): void {
     const header: JournalHeader = { switchboardAuditJournal: 1, journal: this.name, generation: this.generation };
-    this.append(JSON.stringify(header) + '\n');
+    this.append([JSON.stringify(header)]);
     this.headerDue = false;
   }
 
-  private append(text: string): void {
-    // Encoded once into a buffer kept for the next write: no fresh buffer, no second pass to count bytes.
-    if (text.length * 3 > this.scratch.length) this.scratch = Buffer.allocUnsafe(text.length * 3);
-    const bytes = this.scratch.write(text);
+  private append(lines: readonly string[]): void {
+    // Each line is encoded straight into a buffer kept for the next write, its newline after
+    // it: no joined copy of the batch, no fresh buffer, no second pass to count bytes.
+    let most = 0;
+    for (let i = 0; i < lines.length; i++) most += lines[i].length * 3 + 1;
+    if (most > this.scratch.length) this.scratch = Buffer.allocUnsafe(most);
+    let bytes = 0;
+    for (let i = 0; i < lines.length; i++) {
+      bytes += this.scratch.write(lines[i], bytes);
+      this.scratch[bytes++] = NEWLINE;
+    }
     try {
       // A regular file takes the whole buffer unless the disk fills or fails midway.
       const written = writeSync(this.fd, this.scratch, 0, bytes);

@@ -24,7 +24,7 @@ async function setup() {
 function leftBehind(dir: string, ids: string[]): { journal: JournalFile; entries: ReturnType<typeof entry>[] } {
   const journal = JournalFile.create(dir);
   const entries = ids.map((requestId) => entry({ requestId }));
-  journal.write(entries.map((e) => recordText(0, e) + '\n').join(''), entries.length);
+  journal.write(entries.map((e) => recordText(0, e)));
   journal.close(false);
   return { journal, entries };
 }
@@ -56,7 +56,7 @@ describe('recoverJournals', () => {
   it('leaves alone the journal of a process that is still running', async () => {
     const { db, dir, requestIds } = await setup();
     const live = JournalFile.create(dir);
-    live.write(recordText(0, entry({ requestId: 'live' })) + '\n', 1);
+    live.write([recordText(0, entry({ requestId: 'live' }))]);
     expect(recoverJournals(db, dir, silentLogger())).toBe(0);
     expect(requestIds()).toEqual([]);
     expect(existsSync(live.path)).toBe(true);
@@ -83,7 +83,7 @@ describe('recoverJournals', () => {
     const { journal, entries } = leftBehind(dir, ['a', 'b', 'c', 'd']);
     new RowInserter(db).append(entries.slice(0, 3), { journal: journal.name, generation: 1, movedRows: 3 });
     const live = JournalFile.create(dir);
-    live.write(recordText(0, entry()) + '\n', 1);
+    live.write([recordText(0, entry())]);
     expect(strandedJournalRows(db, dir)).toBe(1);
     expect(readdirSync(dir).sort()).toEqual([`${journal.name}.journal`, `${live.name}.journal`, `${live.name}.lock`].sort());
     live.close(true);

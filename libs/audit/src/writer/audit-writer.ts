@@ -273,7 +273,7 @@ export class AuditWriter {
     this.journalBatch = undefined;
     const lines = batch.entries.map((entry) => recordText(0, entry));
     try {
-      this.options.journal!.write(lines.join('\n') + '\n', lines.length);
+      this.options.journal!.write(lines);
       this.counters.journalWrites += 1;
       // From here the rows do not change: their commit reuses the text.
       for (let i = 0; i < lines.length; i++) keepRecordText(batch.entries[i], lines[i]);
