@@ -36,6 +36,24 @@ describe('AuditWriter, strict with a journal', () => {
     expect(await verifyChain(dataSource)).toMatchObject({ ok: true, rows: 2 });
   });
 
+  it('rows appended by one piece of work (a callback and its promise jobs) share one write; later work gets its own', async () => {
+    const { writer, journal } = await setup(60_000);
+    const first = [writer.append(entry({ requestId: 'a' })), writer.append(entry({ requestId: 'b' }))];
+    first.push(Promise.resolve().then(() => writer.append(entry({ requestId: 'c' }))));
+    await Promise.all(first);
+    expect(writer.status().journalWrites).toBe(1);
+    // Released only once written: the rows are in the file when the answers may go.
+    expect(readJournal(journal.path).rows.map((r) => r.requestId)).toEqual(['a', 'b', 'c']);
+    await new Promise<void>((resolve) => setImmediate(() => void writer.append(entry({ requestId: 'd' })).then(resolve)));
+    expect(writer.status().journalWrites).toBe(2);
+    expect(readJournal(journal.path).rows.map((r) => r.requestId)).toEqual(['a', 'b', 'c', 'd']);
+    // Not at the end of the turn: before anything else already waiting for it runs.
+    const writesSeenLater = new Promise<number>((resolve) => setImmediate(() => resolve(writer.status().journalWrites)));
+    void writer.append(entry({ requestId: 'e' }));
+    expect(await writesSeenLater).toBe(3);
+    await writer.close();
+  });
+
   it('close() commits what is queued and removes the journal', async () => {
     const { writer, journal, count } = await setup(60_000);
     await writer.append(entry());

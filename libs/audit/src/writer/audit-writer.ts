@@ -71,7 +71,7 @@ const RETRY_FIRST_MS = 100;
 const RETRY_MAX_MS = 5_000;
 /** A relaxed batch this large commits at once rather than waiting out flushMs. */
 const EAGER_BATCH = 512;
-/** Strict: the most event-loop turns a batch waits for the rows of requests still running. */
+/** Strict without a journal: the most event-loop turns a commit waits for the rows of requests still running. */
 const MAX_GATHER_TURNS = 8;
 
 /**
@@ -84,12 +84,13 @@ const MAX_GATHER_TURNS = 8;
  * instead of a commit: the callers wait for that, and the rows are committed as in relaxed
  * mode. Each commit then tells the database how many journal rows it holds (JournalMark).
  *
- * Strict batches also wait, a few event-loop turns at most, for the rows of recorded
- * requests still running (see expectRow): under load their answers arrive in the next
- * turns, and one commit (or journal write) for all of them costs less than one each. The
- * wait ends at once when no row is expected (a lone caller waits for nothing) or when a
- * turn passes with no row queued and no recorded request started (the loop is only
- * waiting on upstreams).
+ * Without a journal (`synchronous: full`), strict commits also wait, a few event-loop turns
+ * at most, for the rows of recorded requests still running (see expectRow): under load their
+ * answers arrive in the next turns, and one commit with its fsync for all of them costs less
+ * than one each. The wait ends at once when no row is expected (a lone caller waits for
+ * nothing) or when a turn passes with no row queued and no recorded request started (the
+ * loop is only waiting on upstreams). A journal write takes the rows the work in hand
+ * produced (see append).
  *
  * Failures are never silent: rows stay queued and are retried with backoff, the failure
  * is logged as an error (and shown by /readyz), strict mode refuses new calls until a
@@ -108,9 +109,8 @@ export class AuditWriter {
   private failure: { message: string; since: number; retryMs: number } | undefined;
   private lost = { rows: 0, since: 0 };
   private readonly counters = { committedRows: 0, commits: 0, lostRows: 0, commitMs: 0, longestCommitMs: 0, journalWrites: 0 };
-  /** Strict with a journal: rows not yet written to it, and the turn that will write them. */
+  /** Strict with a journal: rows not yet written to it (a write is due for them). */
   private journalBatch: Batch | undefined;
-  private journalTurn: NodeJS.Immediate | undefined;
   private closed = false;
   /** Recorded requests running whose rows are not yet queued (expectRow minus expectedRowDone). */
   private rowsExpected = 0;
@@ -168,9 +168,17 @@ export class AuditWriter {
     if (this.options.journal) {
       // Committed like relaxed rows; the caller waits for the journal instead.
       this.schedule(batch.entries.length >= EAGER_BATCH ? 0 : this.options.flushMs);
-      const journaled = (this.journalBatch ??= newBatch());
+      let journaled = this.journalBatch;
+      if (!journaled) {
+        journaled = this.journalBatch = newBatch();
+        // Written as soon as the work in hand is done (process.nextTick: after this callback
+        // and its promise jobs), so the rows it produces share one `write`: the answers in one
+        // chunk of an upstream's output, say. Their answers then go out in the same callback.
+        // Held to the end of the turn (setImmediate) or longer, as commits under `full` are
+        // (gatherer), answers cost more than the writes it saves (ADR 007).
+        process.nextTick(this.writeJournalNow);
+      }
       journaled.entries.push(entry);
-      this.journalTurn ??= setImmediate(this.gatherer(() => this.writeJournal(), (next) => (this.journalTurn = next)));
       return journaled.promise;
     }
     this.schedule(0);
@@ -260,14 +268,14 @@ export class AuditWriter {
     return gather;
   }
 
+  private readonly writeJournalNow = (): void => this.writeJournal();
+
   /**
    * Writes the rows waiting for the journal in one `write` and releases their callers; if
    * the write fails, their answers are withheld as when a commit fails. Also run by every
    * commit first, so that a commit never holds a row the journal lacks (the mark counts on it).
    */
   private writeJournal(): void {
-    if (this.journalTurn) clearImmediate(this.journalTurn);
-    this.journalTurn = undefined;
     const batch = this.journalBatch;
     if (!batch) return;
     this.journalBatch = undefined;
