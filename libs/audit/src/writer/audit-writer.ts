@@ -242,7 +242,7 @@ export class AuditWriter {
       this.commit();
     };
     if (delayMs === 0 && this.options.mode === 'strict' && !this.options.journal && !this.failure) {
-      this.scheduled = { immediate: setImmediate(this.gatherer(run, (next) => (this.scheduled = { immediate: next }))) };
+      this.scheduled = { immediate: setImmediate(this.gatherer(run)) };
     } else if (delayMs === 0) {
       this.scheduled = { immediate: setImmediate(run) };
     } else {
@@ -251,11 +251,12 @@ export class AuditWriter {
   }
 
   /**
-   * A check-phase callback that runs `commit` once the batch is complete enough: no row
-   * expected, a turn with nothing new, or MAX_GATHER_TURNS turns. Each further turn is a new
-   * immediate, handed to `rearmed` so that flush and close can still cancel it.
+   * A check-phase callback that runs `commit` once a strict batch without a journal is
+   * complete enough: no row expected, a turn with nothing new, or MAX_GATHER_TURNS turns.
+   * Each further turn is a new immediate, kept in `scheduled` so that flush and close can
+   * still cancel it.
    */
-  private gatherer(commit: () => void, rearmed: (next: NodeJS.Immediate) => void): () => void {
+  private gatherer(commit: () => void): () => void {
     let turns = 0;
     let seen = this.activity;
     const gather = () => {
@@ -263,7 +264,7 @@ export class AuditWriter {
       const quiet = this.activity === seen;
       seen = this.activity;
       if (this.rowsExpected === 0 || quiet || turns >= MAX_GATHER_TURNS) commit();
-      else rearmed(setImmediate(gather));
+      else this.scheduled = { immediate: setImmediate(gather) };
     };
     return gather;
   }
