@@ -182,7 +182,7 @@ describe('UpstreamConnection', () => {
   });
 
   it('stop() does not wait for a handshake that never answers', async () => {
-    const { connection, server } = setup({ timeouts: { connectMs: 60_000, requestMs: 1000, maxRequestMs: 5000 } });
+    const { connection, server, states } = setup({ timeouts: { connectMs: 60_000, requestMs: 1000, maxRequestMs: 5000 } });
     server.hang = true;
     connection.start();
     await until(() => connection.state === 'connecting' && server.transports.length === 1);
@@ -190,6 +190,9 @@ describe('UpstreamConnection', () => {
     await connection.stop();
     expect(Date.now() - started).toBeLessThan(5_000);
     expect(connection.state).toBe('stopped');
+    // Ended on purpose, not failed: never `down` on the way, and no lastError to report.
+    expect(states).toEqual(['connecting', 'stopped']);
+    expect(connection.status().lastError).toBeUndefined();
     expect(server.transports[0].closed).toBe(true);
   });
 

@@ -215,6 +215,9 @@ export class UpstreamConnection {
         this.lastError = undefined;
         this.setState('ready');
       } catch (err) {
+        // stop() ended the attempt on purpose (shutdown, a reload, a failed start): nothing
+        // failed, and stop() itself moves the state on to `stopped`.
+        if (this.stopped) return;
         this.lastError = err instanceof Error ? err.message : String(err);
         this.log.warn({ err: this.lastError, attempt: this.attempts }, 'upstream connect failed');
         this.setState('down');
