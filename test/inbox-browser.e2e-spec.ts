@@ -201,6 +201,9 @@ describe('the inbox page in headless Chromium', { timeout: 180_000 }, () => {
       await popup.close();
       await question.getByRole('button', { name: 'I have completed it' }).click();
       expect(await call).toContain('completed the URL elicitation flow');
+      // The page learns of the answer by its event stream, which may come after the call's
+      // answer: until it does, card('url') would still find this question.
+      await question.waitFor({ state: 'detached' });
 
       // Upstream text is text (a javascript: URL never gets this far: the relay refuses
       // anything but http(s), relay-inbox.e2e-spec.ts). Then the host gives up on its call:
