@@ -38,7 +38,7 @@ const MIGRATION_ATTEMPTS = 10;
  * Opens the database in the data dir and applies pending migrations; logs what ran.
  * Several processes may start on one data dir at once (a daemon and `switchboard stdio`
  * instances launched by hosts): each waits for the other's migration transaction, and one
- * that loses the race finds the schema already there, which is success.
+ * that loses the race finds the migrations applied, which is success.
  */
 export async function openMigrated(
   config: GatewayConfig,
@@ -59,10 +59,9 @@ export async function openMigrated(
       applied = applied.concat(await migrate(dataSource));
       break;
     } catch (err) {
-      // Another process may be creating the file (switching it to WAL answers "database is
-      // locked" without waiting) or have applied some of the same migrations in between (our
-      // CREATE TABLE then fails). Re-read what is applied and carry on from there.
-      if (dataSource && !(await dataSource.showMigrations().catch(() => true))) break;
+      // Another process may be creating the file: switching it to WAL answers "database is
+      // locked" without waiting. Migrations themselves wait for each other (migrate takes the
+      // write lock before reading what is applied), so trying again carries on from there.
       if (attempt >= MIGRATION_ATTEMPTS) {
         if (dataSource?.isInitialized) await dataSource.destroy();
         // SQLite's own words ("attempt to write a readonly database") name no file.
