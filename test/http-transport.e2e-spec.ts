@@ -404,7 +404,9 @@ describe('health endpoints', () => {
 
 describe('idle sessions', () => {
   it('a session without traffic or an open stream ends after timeouts.sessionIdleMs (then 404)', async () => {
-    const idle = await startDaemon({ timeouts: { sessionIdleMs: 300 }, mcpServers: { fx: stdioFixture() } });
+    // 1 s, not less: on a loaded 2-core CI box the gap between initialize and the GET that
+    // opens the stream has exceeded 300 ms, and the session ended before the stream existed.
+    const idle = await startDaemon({ timeouts: { sessionIdleMs: 1_000 }, mcpServers: { fx: stdioFixture() } });
     const res = await request(idle.baseUrl)
       .post('/mcp')
       .set('Accept', ACCEPT)
@@ -421,7 +423,8 @@ describe('idle sessions', () => {
         .send(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping' }));
     // While its GET stream is open the session lives, however quiet.
     const stream = await openStream(idle.mcpUrl, { Accept: 'text/event-stream', 'Mcp-Session-Id': sid });
-    await new Promise((r) => setTimeout(r, 900));
+    expect(stream.status).toBe(200);
+    await new Promise((r) => setTimeout(r, 2_500));
     await ping().expect(200);
     stream.close();
     // Watched from outside (a ping would be traffic and keep it alive).
