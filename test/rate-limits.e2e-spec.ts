@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { ProtocolError } from '@modelcontextprotocol/client';
 import { afterAll, describe, expect, it } from 'vitest';
 import { connectHost } from './support/hosts.js';
-import { startDaemon, stdioFixture, stopAllDaemons, tempDir, writeConfig } from './support/daemon.js';
+import { eventually, startDaemon, stdioFixture, stopAllDaemons, tempDir, writeConfig } from './support/daemon.js';
 import { auditRows } from './support/audit-rows.js';
 
 
@@ -58,11 +58,20 @@ describe('rate limits', () => {
   it('upstream concurrency: a call beyond the cap is refused while the others run; they all finish', async () => {
     const daemon = await startDaemon({ rateLimits: { upstreamConcurrency: 2 }, mcpServers: { fx: stdioFixture() } });
     const hosts = await Promise.all([0, 1, 2].map(() => connectHost('streamable-http', { daemon })));
-    const slow = hosts.slice(0, 2).map((h) => h.client.callTool({ name: 'fx__slow', arguments: { ms: 800 } }));
-    await new Promise((r) => setTimeout(r, 200));
-    const error = await refusal(hosts[2].client.callTool({ name: 'fx__echo', arguments: { text: 'third' } }));
-    expect(error.code).toBe(-31429);
-    expect(error.message).toMatch(/upstream 'fx' already has 2 calls in flight/);
+    const slow = hosts.slice(0, 2).map((h) => h.client.callTool({ name: 'fx__slow', arguments: { ms: 3_000 } }));
+    let slowSettled = false;
+    void Promise.allSettled(slow).then(() => (slowSettled = true));
+    // No fixed sleep: on a loaded CI box the slow calls can take a while to reach the daemon.
+    // Until both have, the third host's call is served; the first one after is refused.
+    const error = await eventually(
+      () => hosts[2].client.callTool({ name: 'fx__echo', arguments: { text: 'third' } }).then(() => undefined, (err: unknown) => err),
+      2_500,
+      'a call beyond the cap to be refused',
+    );
+    expect(slowSettled).toBe(false);
+    expect(error).toBeInstanceOf(ProtocolError);
+    expect((error as ProtocolError).code).toBe(-31429);
+    expect((error as ProtocolError).message).toMatch(/upstream 'fx' already has 2 calls in flight/);
     const done = await Promise.all(slow);
     expect(done.map((r) => r.isError ?? false)).toEqual([false, false]);
     // The slots are free again.
