@@ -15,6 +15,8 @@ const alias = [
 export default defineConfig({
   resolve: { alias },
   test: {
+    // One temp root per run, removed at its end (test/support/temp-root.ts).
+    globalSetup: ['./test/support/temp-root.ts'],
     projects: [
       {
         resolve: { alias },
