@@ -57,6 +57,19 @@ describe('config/example.yaml', () => {
   });
 });
 
+describe('config/switchboard.service', () => {
+  it('runs the daemon as npm start does, with node itself as the process the manager signals', () => {
+    const unit = readFileSync(join(configDir, 'switchboard.service'), 'utf8');
+    const start = (JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
+    const execStart = /^ExecStart=(\S+) (.*)$/m.exec(unit);
+    expect(execStart?.[1]).toMatch(/\/node$/);
+    expect(`node ${execStart?.[2]}`).toBe(start);
+    expect(unit).toMatch(/^KillMode=mixed$/m);
+    // The CLI's exit status for a refused config or command line (cli.ts).
+    expect(unit).toMatch(/^RestartPreventExitStatus=2$/m);
+  });
+});
+
 interface JsonSchema {
   properties?: Record<string, unknown>;
   $defs?: Record<string, { properties?: Record<string, unknown> }>;
