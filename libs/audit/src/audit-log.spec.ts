@@ -72,10 +72,24 @@ describe('AuditLog', () => {
     expect(row.original_name).toBe(row.name);
   });
 
-  it('leaves tool names alone: only URIs are redacted', async () => {
+  it('keeps tool names as they are, unless the host put a secret in one', async () => {
     const { audit, last } = await log();
-    await audit.record(entry({ name: 'probe__token=x', originalName: 'token=x' }), {}, null);
-    expect(last()).toMatchObject({ name: 'probe__token=x', original_name: 'token=x' });
+    await audit.record(entry({ name: 'vault__read_secret', originalName: 'read_secret' }), {}, null);
+    expect(last()).toMatchObject({ name: 'vault__read_secret', original_name: 'read_secret' });
+    const token = `ghp_${'aB3dE5gH7j'.repeat(4)}`;
+    await audit.record(entry({ name: `probe__echo Bearer ${token}`, originalName: null }), {}, 'Unknown tool');
+    expect(last()).toMatchObject({ name: 'probe__echo Bearer [REDACTED:bearer-token]', original_name: null });
+  });
+
+  it("redacts the host's other words in a row: request id, client name and version", async () => {
+    const { audit, last } = await log();
+    const token = `ghp_${'aB3dE5gH7j'.repeat(4)}`;
+    await audit.record(entry({ requestId: `req-${token}`, clientName: `cli ${token}`, clientVersion: `1.0 token=${token}` }), {}, null);
+    expect(last()).toMatchObject({
+      request_id: 'req-[REDACTED:github-token]',
+      client_name: 'cli [REDACTED:github-token]',
+      client_version: '1.0 token=[REDACTED:secret-param]',
+    });
   });
 
   it('redacts the value of a completion argument named like a secret', async () => {

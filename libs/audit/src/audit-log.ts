@@ -17,9 +17,11 @@ const RECORDED = new Set(['tools/call', 'resources/read', 'prompts/get', 'comple
 
 /**
  * Methods whose row names a resource URI (`name` and `original_name`; for completion/complete,
- * a ref/resource's template URI): a URI can carry a credential (`?access_token=…`), so those
- * names get the text redaction too. Other names (tools, prompts) are not redacted: they are
- * what rules and queries match on. Subscriptions are not recorded today; listed for when they are.
+ * a ref/resource's template URI): a URI can carry a credential (`?access_token=…`) and is
+ * seldom repeated, so it is scanned each time. Other names (tools, prompts) repeat, and are
+ * looked up in the redactor's memory: a known name never holds a secret, but the name of an
+ * unknown tool is whatever the host sent. Subscriptions are not recorded today; listed for
+ * when they are.
  */
 const URI_NAMED = new Set(['resources/read', 'resources/subscribe', 'resources/unsubscribe', 'completion/complete']);
 
@@ -83,11 +85,15 @@ export class AuditLog {
       entry.argumentsTruncated = cut.length !== text.length;
       entry.argumentsDigest = canonicalTextDigest(full, this.options.digestKey);
     }
-    entry.errorMessage = error === null ? null : this.options.redactor.redactText(error).slice(0, MAX_ERROR_CHARS);
-    if (URI_NAMED.has(entry.method)) {
-      if (entry.name !== null) entry.name = this.options.redactor.redactText(entry.name);
-      if (entry.originalName !== null) entry.originalName = this.options.redactor.redactText(entry.originalName);
-    }
+    const redactor = this.options.redactor;
+    entry.errorMessage = error === null ? null : redactor.redactText(error).slice(0, MAX_ERROR_CHARS);
+    const redactName = URI_NAMED.has(entry.method) ? redactor.redactText : redactor.redactName;
+    if (entry.name !== null) entry.name = redactName(entry.name);
+    if (entry.originalName !== null) entry.originalName = redactName(entry.originalName);
+    // The rest of the host's own words in a row: its request id and what it calls itself.
+    if (entry.requestId !== null) entry.requestId = redactor.redactText(entry.requestId);
+    if (entry.clientName !== null) entry.clientName = redactor.redactName(entry.clientName);
+    if (entry.clientVersion !== null) entry.clientVersion = redactor.redactName(entry.clientVersion);
     return this.writer.append(entry);
   }
 
@@ -114,7 +120,7 @@ export class AuditLog {
         principal: refusal.principal?.id ?? 'anonymous',
         authMethod: refusal.principal?.authMethod ?? 'none',
         method: 'http',
-        name: `${refusal.httpMethod} ${refusal.path}`.slice(0, 200),
+        name: this.options.redactor.redactText(`${refusal.httpMethod} ${refusal.path}`).slice(0, 200),
         decision: refusal.decision,
         rule: refusal.rule,
         outcome: null,

@@ -264,6 +264,26 @@ describe('redact: value patterns (defaults)', () => {
     expect(redactor.redactText(text)).toBe(text);
   });
 
+  it('hides a fixed-length key whole when more of its characters follow, not leaving the tail', () => {
+    const tail = (text: string) => redactor.redactText(text);
+    expect(tail(`AWS_SECRET_ACCESS_KEY=${fake('', 40)}XYZ`)).toBe('AWS_SECRET_ACCESS_KEY=[REDACTED:aws-secret-key]');
+    expect(tail(`id ${fake('AKIA', 16, UPPER)}LEAKTAIL done`)).toBe('id [REDACTED:aws-access-key-id] done');
+    expect(tail(`key=${fake('AIza', 35)}Tail`)).toBe('key=[REDACTED:google-api-key]');
+    expect(tail(`created ${fake('npm_', 36)}Tail.`)).toBe('created [REDACTED:npm-token].');
+  });
+
+  it('scans object keys too: a map keyed by tokens keeps its values, not its keys', () => {
+    const first = fake('ghp_', 36);
+    const second = fake('ghp_', 40);
+    const args = { tokens: { [first]: 'repo-a', [second]: 'repo-b' }, plain: { owner: 'ada' } };
+    const out = redactor.redact(args) as { tokens: Record<string, string>; plain: unknown };
+    expect(out.tokens).toEqual({ '[REDACTED:github-token]': 'repo-a', '[REDACTED:github-token]#2': 'repo-b' });
+    expect(out.plain).toBe(args.plain);
+    // A redacted key never overwrites a real one of the same spelling.
+    const clash = redactor.redact({ '[REDACTED:github-token]': 1, [first]: 2 });
+    expect(clash).toEqual({ '[REDACTED:github-token]': 1, '[REDACTED:github-token]#2': 2 });
+  });
+
   it('scans strings under any key, nested', () => {
     const args = { sql: { query: 'connect postgres://u:pw@h/db' }, argv: ['mysql', '--password', 'x', '--password hunter2'] };
     expect(redactor.redact(args)).toEqual({

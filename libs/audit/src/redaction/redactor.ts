@@ -29,7 +29,8 @@ export interface Redactor {
    * their type; an undefined member stays undefined), and so does the value of a name/value
    * pair whose name is a secret key: `{name: 'DB_PASSWORD', value: X}` (or `key:` instead of
    * `name:`, any case) and `['Authorization', X]` (an array of exactly two items, the first a
-   * name); substrings matching a value pattern become `[REDACTED:<kind>]`; in an array, a
+   * name); substrings matching a value pattern become `[REDACTED:<kind>]`, in object keys too
+   * (a map keyed by tokens; a key so changed that meets another gets '#2', '#3'…); in an array, a
    * string after a secret flag ('--password', 'x') becomes '[REDACTED]' too. A repeated
    * ancestor (a cycle) becomes '[Circular]', nesting
    * deeper than 1000 levels '[Truncated]'. Never mutates the input, never throws on non-JSON
@@ -46,6 +47,11 @@ export interface Redactor {
    * found there is replaced in the text as it is (`Bearer%20[REDACTED:bearer-token]`).
    */
   redactText(text: string): string;
+  /**
+   * redactText for a short text that repeats (a tool or prompt name, a client's name, an
+   * object key): remembers its answer for a bounded number of texts.
+   */
+  redactName(text: string): string;
 }
 
 const REDACTED = '[REDACTED]';
@@ -54,9 +60,9 @@ const TRUNCATED = '[Truncated]';
 const CUSTOM_MARKER = '[REDACTED:custom]';
 // Far deeper than real arguments, well within the call stack (two frames per level).
 const MAX_DEPTH = 1000;
-// Object keys come from the host: the per-redactor cache of key decisions must stay bounded.
-const MAX_CACHED_KEYS = 4096;
-const MAX_CACHED_KEY_LENGTH = 128;
+// Keys and names come from the host: what a redactor remembers of them must stay bounded.
+const MAX_REMEMBERED_TEXTS = 4096;
+const MAX_REMEMBERED_LENGTH = 128;
 /** A name/value pair's name longer than this is prose, not a name: it is not judged. */
 const MAX_PAIR_NAME_LENGTH = 128;
 
@@ -96,6 +102,7 @@ export function createRedactor(options: RedactionOptions = {}): Redactor {
   if (problems.length > 0) throw new Error(`invalid redaction options: ${problems.join('; ')}`);
   const isSecretKey = createKeyMatcher(options);
   const redactText = createTextRedactor(options);
+  const redactName = remembered(redactText);
 
   /** `seen`: every object met so far in this walk and what it became; undefined until an object is met. */
   function redactValue(value: unknown, seen: Map<object, unknown> | undefined, depth: number): unknown {
@@ -174,12 +181,13 @@ export function createRedactor(options: RedactionOptions = {}): Redactor {
       let redacted: unknown;
       if (key === pairValueKey || isSecretKey(key)) redacted = item === undefined ? undefined : REDACTED;
       else redacted = redactValue(item, seen, depth);
+      const storedKey = redactName(key);
       if (copy === undefined) {
-        if (Object.is(redacted, item)) continue;
+        if (storedKey === key && Object.is(redacted, item)) continue;
         copy = {};
         for (let j = 0; j < i; j++) setOwn(copy, keys[j], record[keys[j]]);
       }
-      setOwn(copy, key, redacted);
+      setOwn(copy, storedKey === key ? key : unusedKey(storedKey, record, copy), redacted);
     }
     return copy ?? record;
   }
@@ -194,6 +202,35 @@ export function createRedactor(options: RedactionOptions = {}): Redactor {
       return redactValue(value, undefined, 0);
     },
     redactText,
+    redactName,
+  };
+}
+
+/**
+ * `wanted`, or `wanted#2`, `wanted#3`… the first that neither the original object nor its copy
+ * has: two keys redacted to the same marker both stay, and neither overwrites a real key.
+ */
+function unusedKey(wanted: string, record: Record<string, unknown>, copy: Record<string, unknown>): string {
+  let key = wanted;
+  for (let n = 2; Object.hasOwn(record, key) || Object.hasOwn(copy, key); n++) key = `${wanted}#${n}`;
+  return key;
+}
+
+/**
+ * `decide` with a bounded memory of its answers for short texts: names and keys repeat on
+ * every call, and a lookup costs far less than a scan. Texts come from hosts, so the memory
+ * is emptied when full rather than allowed to grow.
+ */
+function remembered<T>(decide: (text: string) => T): (text: string) => T {
+  const answers = new Map<string, T>();
+  return (text) => {
+    if (text.length > MAX_REMEMBERED_LENGTH) return decide(text);
+    let answer = answers.get(text);
+    if (answer !== undefined) return answer;
+    answer = decide(text);
+    if (answers.size >= MAX_REMEMBERED_TEXTS) answers.clear();
+    answers.set(text, answer);
+    return answer;
   };
 }
 
@@ -245,17 +282,7 @@ function createKeyMatcher(options: RedactionOptions): (key: string) => boolean {
     return rules.some((rule) => ('contains' in rule ? normalized.includes(rule.contains) : rule.regex.test(key)));
   };
   // Arguments repeat the same few keys; a lookup is far cheaper than normalizing and testing.
-  const cache = new Map<string, boolean>();
-  return (key) => {
-    let secret = cache.get(key);
-    if (secret !== undefined) return secret;
-    secret = decide(key);
-    if (key.length <= MAX_CACHED_KEY_LENGTH) {
-      if (cache.size >= MAX_CACHED_KEYS) cache.clear();
-      cache.set(key, secret);
-    }
-    return secret;
-  };
+  return remembered(decide);
 }
 
 const DEFAULT_KEY_REGEX = new RegExp(DEFAULT_SECRET_KEYS.map((rule) => `(?:${rule.pattern.source})`).join('|'));

@@ -12,6 +12,11 @@
  * that run. Patterns start with a literal and put such lookbehinds after it: a leading
  * lookbehind keeps V8 from skipping ahead to candidate characters and made the combined
  * regex ten times slower.
+ *
+ * A key of a fixed length (AWS, Google, npm) is matched as its length or more: the minimum
+ * decides what counts as one, and the rest of the run is taken too, so that a value with more
+ * characters of the same kind after it (pasted twice, or a longer secret) is hidden whole
+ * rather than leaving its tail in the log.
  */
 
 export interface SecretKeyPattern {
@@ -152,17 +157,17 @@ export const DEFAULT_VALUE_PATTERNS: readonly SecretValuePattern[] = [
   // An AWS secret access key after its usual label (env var, ~/.aws/credentials, JSON).
   {
     kind: 'aws-secret-key',
-    source: String.raw`${ci('aws')}${SEP}${ci('secret')}(?:${SEP}${ci('access')})?${SEP}${ci('key')}${ASSIGN}${QUOTE}(?<secret>[A-Za-z0-9/+=]{40})`,
+    source: String.raw`${ci('aws')}${SEP}${ci('secret')}(?:${SEP}${ci('access')})?${SEP}${ci('key')}${ASSIGN}${QUOTE}(?<secret>[A-Za-z0-9/+=]{40,})`,
   },
   // AWS access key ids: long-term (AKIA) and temporary (ASIA).
-  { kind: 'aws-access-key-id', source: String.raw`(?:AKIA|ASIA)[A-Z0-9]{16}` },
+  { kind: 'aws-access-key-id', source: String.raw`(?:AKIA|ASIA)[A-Z0-9]{16,}` },
   // Azure storage AccountKey= and Service Bus / Event Hubs SharedAccessKey= in connection strings.
   {
     kind: 'azure-key',
     source: String.raw`(?:${ci('accountkey')}|${ci('sharedaccesskey')})=(?<secret>[A-Za-z0-9+/=]{20,})`,
   },
   // Google API keys.
-  { kind: 'google-api-key', source: String.raw`AIza[0-9A-Za-z_-]{35}` },
+  { kind: 'google-api-key', source: String.raw`AIza[0-9A-Za-z_-]{35,}` },
   // GitHub personal, OAuth, user-to-server, server-to-server and refresh tokens; fine-grained PATs.
   { kind: 'github-token', source: String.raw`gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,}` },
   // GitLab personal access tokens.
@@ -185,7 +190,7 @@ export const DEFAULT_VALUE_PATTERNS: readonly SecretValuePattern[] = [
     source: String.raw`sk-(?<![A-Za-z0-9_-]sk-)(?:(?:proj|svcacct|admin)-[A-Za-z0-9_-]{20,}|[A-Za-z0-9]{32,})`,
   },
   // npm access tokens.
-  { kind: 'npm-token', source: String.raw`npm_[A-Za-z0-9]{36}` },
+  { kind: 'npm-token', source: String.raw`npm_[A-Za-z0-9]{36,}` },
   // Switchboard's own API keys: 'sbk_' and 32 random bytes in base64url (43 characters; see
   // libs/auth/src/api-keys/key-material.ts).
   { kind: 'switchboard-key', source: String.raw`sbk_[A-Za-z0-9_-]{43,}` },
