@@ -189,6 +189,62 @@ describe('Streamable HTTP: JSON-RPC errors', () => {
     expect(positional.body).toMatchObject({ id: 15, error: { code: -32602 } });
   });
 
+  it('a _meta of the wrong shape is -32602 at once, not a wait for an upstream that drops the request', async () => {
+    const sid = await openSession();
+    const metas = ['bad', [], null, { progressToken: {} }, { progressToken: 1.5 }, { 'io.modelcontextprotocol/related-task': 'x' }];
+    let id = 30;
+    for (const _meta of metas) {
+      for (const [method, params] of [
+        ['tools/call', { name: 'fx__echo', arguments: { text: 'x' } }],
+        ['prompts/get', { name: 'fx__greet', arguments: { name: 'a' } }],
+        ['resources/read', { uri: 'fixture://static/hello' }],
+        ['tools/list', {}],
+      ] as const) {
+        const res = await post({ jsonrpc: '2.0', id: ++id, method, params: { ...params, _meta } }, sid).timeout(5_000);
+        expect(res.body.error, `${method} ${JSON.stringify(_meta)}`).toMatchObject({ code: -32602, message: expect.stringMatching(/^Invalid params: _meta/) });
+      }
+    }
+    // A well-formed one still goes through.
+    const ok = await post({ jsonrpc: '2.0', id: ++id, method: 'tools/call', params: { name: 'fx__echo', arguments: { text: 'x' }, _meta: { progressToken: 'p' } } }, sid);
+    expect(ok.body.result).toBeDefined();
+  });
+
+  it('a request id that is neither a string nor an integer is -32600', async () => {
+    const sid = await openSession();
+    const res = await post({ jsonrpc: '2.0', id: 1.5, method: 'ping' }, sid).expect(400);
+    expect(res.body.error.code).toBe(-32600);
+  });
+
+  it('a completion argument that is not strings is -32602, not the upstream\'s internal error', async () => {
+    const sid = await openSession();
+    const ref = { type: 'ref/prompt', name: 'fx__greet' };
+    for (const [id, params, message] of [
+      [40, { ref, argument: { name: 'name', value: 5 } }, "'argument.value' must be a string"],
+      [41, { ref, argument: { value: 'a' } }, "'argument.name' must be a string"],
+      [42, { ref, argument: { name: 'name', value: 'a' }, context: { arguments: { x: 1 } } }, "'context.arguments.x' must be a string"],
+    ] as const) {
+      const res = await post({ jsonrpc: '2.0', id, method: 'completion/complete', params }, sid);
+      expect(res.body.error).toEqual({ code: -32602, message: `Invalid params: ${message}` });
+    }
+  });
+
+  it('a resource the upstream does not have is -32002 to a legacy host, with the URI it asked for', async () => {
+    const sid = await openSession();
+    const res = await post({ jsonrpc: '2.0', id: 50, method: 'resources/read', params: { uri: 'fixture://static/nope' } }, sid);
+    expect(res.body.error).toMatchObject({ code: -32002, message: 'Resource not found: fixture://static/nope', data: { uri: 'fixture://static/nope' } });
+  });
+
+  it('a malformed message without a session hears what is wrong with it, not that a session id is missing', async () => {
+    const positional = await post({ jsonrpc: '2.0', id: 1, method: 'initialize', params: [1] }).expect(400);
+    expect(positional.body).toMatchObject({ id: 1, error: { code: -32602 } });
+    const old = await post({ jsonrpc: '1.0', id: 2, method: 'initialize', params: {} }).expect(400);
+    expect(old.body).toMatchObject({ error: { code: -32600, message: 'Invalid request: not a JSON-RPC 2.0 message' } });
+    expect(positional.headers['mcp-session-id']).toBeUndefined();
+    // A valid message without a session is still told to bring one.
+    const ping = await post({ jsonrpc: '2.0', id: 3, method: 'ping' }).expect(400);
+    expect(ping.body.error.message).toMatch(/Mcp-Session-Id header is required/);
+  });
+
   it('a request id still in use by a running request is refused; the running one still gets its answer', async () => {
     const sid = await openSession();
     const slow = post({ jsonrpc: '2.0', id: 'dup', method: 'tools/call', params: { name: 'fx__slow', arguments: { ms: 1_500 } } }, sid);

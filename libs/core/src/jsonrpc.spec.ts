@@ -21,6 +21,7 @@ describe('classifyMessage', () => {
     [{ jsonrpc: '1.0', id: 1, method: 'x' }],
     [{ jsonrpc: '2.0', id: null, method: 'x' }],
     [{ jsonrpc: '2.0', id: {}, method: 'x' }],
+    [{ jsonrpc: '2.0', id: 1.5, method: 'x' }],
     [{ jsonrpc: '2.0', id: 1, method: '' }],
     [{ jsonrpc: '2.0', id: 1, method: 7 }],
     [{ jsonrpc: '2.0', id: 1, method: 'x', params: [1] }],

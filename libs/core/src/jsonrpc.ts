@@ -40,8 +40,8 @@ export type MessageKind = 'request' | 'notification' | 'response' | 'invalid';
 const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
-const isId = (v: unknown): v is RequestId =>
-  typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v));
+// MCP: "Requests MUST include a string or integer ID"; 1.5 is refused as JSON-RPC allows it.
+const isId = (v: unknown): v is RequestId => typeof v === 'string' || Number.isInteger(v);
 
 /**
  * Classifies one decoded JSON value. Anything that is not a well-formed JSON-RPC 2.0 message

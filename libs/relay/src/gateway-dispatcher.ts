@@ -52,18 +52,16 @@ export class GatewayDispatcher {
     const params = (request.params ?? {}) as Item;
     const full: RequestContext = { ...ctx, params, audit: newAuditFacts() };
     // Refused before any handler walks them (recorded like any bad params when audited).
-    const tooDeep = nestsDeeperThan(params, MAX_JSON_DEPTH) ? invalidParams(`Invalid params: nested deeper than ${MAX_JSON_DEPTH} levels`) : undefined;
+    const malformed = malformedParams(params);
     const draining = this.draining && request.method !== 'ping';
     const { audit } = this.services;
     try {
       if (audit?.records(request.method)) {
-        const refusal = draining
-          ? { rule: 'shutting-down', error: shuttingDown() }
-          : tooDeep && { rule: 'request:nested-too-deeply', error: tooDeep };
-        return await runAudited(audit, handler, full, this.services, refusal || undefined);
+        const refusal = draining ? { rule: 'shutting-down', error: shuttingDown() } : malformed;
+        return await runAudited(audit, handler, full, this.services, refusal);
       }
       if (draining) throw shuttingDown();
-      if (tooDeep) throw tooDeep;
+      if (malformed) throw malformed.error;
       return await handler(full, this.services);
     } catch (err) {
       throw sanitize(err);
@@ -100,7 +98,36 @@ export class GatewayDispatcher {
   }
 }
 
+const RELATED_TASK = 'io.modelcontextprotocol/related-task';
+
 const shuttingDown = () => new McpError(ErrorCode.ShuttingDown, 'Switchboard is shutting down');
+
+/**
+ * What every method's params must be, whatever the method: not nested past the limit, and a
+ * `_meta` that is an object with a string or integer `progressToken` (and, if present, a
+ * related task with a string `taskId`). Checked here because an upstream built on the SDK
+ * drops a request whose `_meta` breaks its message schema without answering, and the host
+ * would wait for its timeout.
+ */
+function malformedParams(params: Item): { rule: string; error: McpError } | undefined {
+  if (nestsDeeperThan(params, MAX_JSON_DEPTH)) {
+    return { rule: 'request:nested-too-deeply', error: invalidParams(`Invalid params: nested deeper than ${MAX_JSON_DEPTH} levels`) };
+  }
+  const meta = params._meta;
+  if (meta === undefined) return undefined;
+  if (typeof meta !== 'object' || meta === null || Array.isArray(meta)) {
+    return { rule: 'request:invalid-meta', error: invalidParams('Invalid params: _meta must be an object') };
+  }
+  const token = (meta as Item).progressToken;
+  if (token !== undefined && typeof token !== 'string' && !Number.isInteger(token)) {
+    return { rule: 'request:invalid-meta', error: invalidParams('Invalid params: _meta.progressToken must be a string or an integer') };
+  }
+  const task = (meta as Item)[RELATED_TASK];
+  if (task !== undefined && (typeof task !== 'object' || task === null || typeof (task as Item).taskId !== 'string')) {
+    return { rule: 'request:invalid-meta', error: invalidParams(`Invalid params: _meta["${RELATED_TASK}"] must be an object with a string taskId`) };
+  }
+  return undefined;
+}
 
 /**
  * Upstream JSON-RPC errors pass through with their code, message and data (hosts need e.g.

@@ -16,6 +16,16 @@ describe('refuseReason (Host and Origin)', () => {
     expect(refuseReason(req({ host: '127.0.0.1:8780', origin: 'https://evil.example' }), loopback)).toBe("Origin 'https://evil.example' is not allowed");
   });
 
+  it('refuses a Host header that is not a host name and port, whatever name it starts with', () => {
+    const loopback = config('127.0.0.1');
+    for (const host of ['127.0.0.1:80@evil.example', '127.0.0.1:8780/x', '[::1]evil', 'localhost:80:80', '127.0.0.1 evil', '127.0.0.1:']) {
+      expect(refuseReason(req({ host }), loopback), host).toBe(`Host '${host}' is not a host name and port`);
+    }
+    for (const host of ['127.0.0.1', '127.0.0.1:8780', 'localhost:8780', '[::1]:8780', '[::1]']) {
+      expect(refuseReason(req({ host }), loopback), host).toBeUndefined();
+    }
+  });
+
   it('counts 127/8 addresses as loopback, not DNS names that begin with 127.', () => {
     expect(['localhost', '127.0.0.1', '127.1.2.3', '::1', '[::1]'].filter(isLoopbackHost)).toHaveLength(5);
     expect(['127.evil.example', '127.0.0.1.nip.io', '127.0.0.1.', 'localhost.evil.example', '128.0.0.1'].filter(isLoopbackHost)).toEqual([]);

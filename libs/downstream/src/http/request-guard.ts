@@ -4,10 +4,12 @@ import { ErrorCode, isLoopbackHost } from '@switchboard/core';
 import type { GatewayConfig } from '@switchboard/config';
 import { replyError } from './http-replies.js';
 
-function hostnameOf(hostHeader: string): string {
-  if (hostHeader.startsWith('[')) return hostHeader.slice(0, hostHeader.indexOf(']') + 1);
-  const colon = hostHeader.lastIndexOf(':');
-  return colon === -1 ? hostHeader : hostHeader.slice(0, colon);
+// RFC 9110's Host: a name or IPv4 address, or an IPv6 literal in brackets, then an optional port.
+const HOST_HEADER = /^(\[[0-9a-f:.]+\]|[a-z0-9._-]+)(?::\d{1,5})?$/;
+
+/** The name in a (lower-cased) Host header, or undefined when the header is not one: `127.0.0.1:80@evil.example`. */
+function hostnameOf(hostHeader: string): string | undefined {
+  return HOST_HEADER.exec(hostHeader)?.[1];
 }
 
 /**
@@ -21,6 +23,7 @@ export function refuseReason(req: IncomingMessage, config: GatewayConfig): strin
   const host = req.headers.host;
   if (!host) return 'missing Host header';
   const hostname = hostnameOf(host.toLowerCase());
+  if (hostname === undefined) return `Host '${host}' is not a host name and port`;
   const hostListed = allowedHosts.includes(host) || allowedHosts.includes(hostname);
   const hostAllowed = hostListed || (isLoopbackHost(config.listen.host) ? isLoopbackHost(hostname) : allowedHosts.length === 0);
   if (!hostAllowed) return `Host '${host}' is not allowed`;

@@ -104,10 +104,16 @@ export class StreamableHttpService {
     if (initializing && this.ownedSession(req, principal)) {
       return replyError(res, 400, ErrorCode.InvalidRequest, 'Bad Request: this session is already initialized; initialize without Mcp-Session-Id to start a new one');
     }
-    // Without a session, say what is wrong with the batch rather than ask for a session id.
+    // Without a session, say what is wrong with the message rather than ask for a session id:
+    // a malformed initialize would otherwise only hear that it lacks one.
     const sessionless = headerOf(req.headers['mcp-session-id']) === undefined;
     if (sessionless && Array.isArray(body.value) && body.value.some(isInitializeRequest)) {
       return replyError(res, 400, ErrorCode.InvalidRequest, 'Invalid request: initialize cannot be batched');
+    }
+    if (sessionless && !initializing) {
+      const intake = takeMessages(body.value, undefined);
+      if (!intake.ok) return replyJson(res, 400, intake.error);
+      if (intake.messages.length === 0) return replyJson(res, 400, intake.errors[0]);
     }
     const state = initializing ? this.create(principal) : this.existing(req, res, principal);
     if (!state) return;

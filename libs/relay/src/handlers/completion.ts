@@ -1,6 +1,6 @@
 import { invalidParams } from '@switchboard/core';
 import type { Item, MethodHandler, RelayServices } from '../relay.types.js';
-import { optionalObject, requireString } from './params.js';
+import { optionalObject, optionalStringMap, requireString } from './params.js';
 import { authorized } from '../gates/policy-gate.js';
 import { rateLimited } from '../gates/rate-limited.js';
 import { upstreamOf } from './upstream-of.js';
@@ -27,10 +27,24 @@ function resolveRef(services: RelayServices, ref: Item): { server: string; ref: 
   throw invalidParams("Invalid params: 'ref.type' must be 'ref/prompt' or 'ref/resource'");
 }
 
+/**
+ * `argument` is `{name, value}` of strings and `context.arguments` a map of strings: checked
+ * here, since the upstream's own check would reach the host as an internal error (-32603).
+ */
+function checkArgument(params: Item): void {
+  const argument = optionalObject(params, 'argument');
+  if (!argument) throw invalidParams("Invalid params: 'argument' is required");
+  for (const field of ['name', 'value']) {
+    if (typeof argument[field] !== 'string') throw invalidParams(`Invalid params: 'argument.${field}' must be a string`);
+  }
+  const context = optionalObject(params, 'context');
+  if (context) optionalStringMap(context, 'arguments', 'context.arguments');
+}
+
 export const complete: MethodHandler = async (ctx, services) => {
   const ref = optionalObject(ctx.params, 'ref');
   if (!ref) throw invalidParams("Invalid params: 'ref' is required");
-  if (!optionalObject(ctx.params, 'argument')) throw invalidParams("Invalid params: 'argument' is required");
+  checkArgument(ctx.params);
   ctx.audit.deniedBy = 'catalog:unknown-ref';
   const target = resolveRef(services, ref);
   // Completing a name's arguments is using the prompt or template: the policy says whether.

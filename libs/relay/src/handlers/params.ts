@@ -8,21 +8,22 @@ export function requireString(params: Item, field: string): string {
   return value;
 }
 
-export function optionalObject(params: Item, field: string): Item | undefined {
+/** `path`: how the error names the field when it is not at the top of params ('context.arguments'). */
+export function optionalObject(params: Item, field: string, path = field): Item | undefined {
   const value = params[field];
   if (value === undefined) return undefined;
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw invalidParams(`Invalid params: '${field}' must be an object`);
+    throw invalidParams(`Invalid params: '${path}' must be an object`);
   }
   return value as Item;
 }
 
 /** An object whose values are all strings (prompts/get's arguments), or undefined. */
-export function optionalStringMap(params: Item, field: string): Record<string, string> | undefined {
-  const value = optionalObject(params, field);
+export function optionalStringMap(params: Item, field: string, path = field): Record<string, string> | undefined {
+  const value = optionalObject(params, field, path);
   if (value === undefined) return undefined;
   for (const [key, entry] of Object.entries(value)) {
-    if (typeof entry !== 'string') throw invalidParams(`Invalid params: '${field}.${key}' must be a string`);
+    if (typeof entry !== 'string') throw invalidParams(`Invalid params: '${path}.${key}' must be a string`);
   }
   return value as Record<string, string>;
 }

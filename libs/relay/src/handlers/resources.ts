@@ -48,9 +48,24 @@ export const readResource: MethodHandler = async (ctx, services) => {
   const connection = await upstreamOf(ctx, services, target.server, ctx.audit, target.uri);
   const result = await rateLimited(ctx, services, target.server, () =>
     services.forwarder.forward(ctx.session, ctx.request, connection, { ...ctx.params, uri: target.uri }, ctx),
-  );
+  ).catch((err: unknown) => {
+    throw upstreamNotFound(err, target.uri) ? notFound(uri) : err;
+  });
   return publicUrisInContents(services.catalog.current, target.server, result);
 };
+
+/**
+ * Whether an upstream's error says it has no resource at `upstreamUri`: -32002, or the 2026
+ * revision's -32602 naming the URI in `data.uri` (what SDK 2.x servers send whatever
+ * revision they speak). Either way the host hears -32002 with the URI it asked for, as
+ * the gateway answers a URI it does not know itself, not the upstream's spelling of it.
+ */
+function upstreamNotFound(err: unknown, upstreamUri: string): boolean {
+  if (!(err instanceof McpError)) return false;
+  if (err.code === ErrorCode.ResourceNotFound) return true;
+  const data = err.data as { uri?: unknown } | undefined;
+  return err.code === ErrorCode.InvalidParams && typeof data === 'object' && data !== null && data.uri === upstreamUri;
+}
 
 export const subscribe: MethodHandler = async (ctx, services) => {
   const { session, params } = ctx;
