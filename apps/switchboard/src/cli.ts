@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { ConfigError, defaultConfigPath, loadConfigWithWarnings, unsafeListenReason, type GatewayConfig } from '@switchboard/config';
 import type { CommandFamily } from './commands/index.js';
+import { parseOptions } from './parse-options.js';
 import { SWITCHBOARD_VERSION } from './version.js';
 
 const USAGE = `Usage:
@@ -62,7 +62,7 @@ export async function main(argv: string[]): Promise<number> {
   }
   let parsed;
   try {
-    parsed = parseArgs({
+    parsed = parseOptions({
       args: argv,
       allowPositionals: true,
       options: {

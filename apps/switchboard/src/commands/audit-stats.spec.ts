@@ -11,6 +11,7 @@ const stats: AuditStats = {
   byTool: [
     { tool: 'probe__echo', upstream: 'probe', calls: 4, errors: 1, denials: 1 },
     { tool: 'probe__nope', upstream: null, calls: 1, errors: 0, denials: 1 },
+    { tool: null, upstream: null, calls: 1, errors: 0, denials: 1 },
   ],
   byPrincipal: [{ principal: 'anonymous', calls: 5, errors: 1, denials: 2 }],
   byMethod: [
@@ -31,6 +32,7 @@ describe('formatStats', () => {
         'TOOL         UPSTREAM  CALLS  ERRORS  DENIALS',
         'probe__echo  probe         4       1        1',
         'probe__nope  -             1       0        1',
+        '(no name)    -             1       0        1',
         '',
         'PRINCIPAL  CALLS  ERRORS  DENIALS',
         'anonymous      5       1        2',

@@ -31,7 +31,7 @@ export function formatStats(stats: AuditStats): string {
   const calls = `${stats.calls} tool calls (tools/call rows): ${stats.errors} errors, ${stats.denials} denials (not allowed)\n`;
   const tools = formatTable(
     ['TOOL', 'UPSTREAM', 'CALLS', 'ERRORS', 'DENIALS'],
-    stats.byTool.map((t) => [t.tool, t.upstream ?? '-', t.calls, t.errors, t.denials]),
+    stats.byTool.map((t) => [t.tool ?? '(no name)', t.upstream ?? '-', t.calls, t.errors, t.denials]),
   );
   const principals = formatTable(
     ['PRINCIPAL', 'CALLS', 'ERRORS', 'DENIALS'],

@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
-import { parseArgs, type ParseArgsConfig } from 'node:util';
+import type { ParseArgsConfig } from 'node:util';
 import { ConfigError, defaultConfigPath, loadConfigWithWarnings, type GatewayConfig } from '@switchboard/config';
+import { parseOptions } from '../parse-options.js';
 import { CommandError, usageError } from './command-error.js';
 
 /** Options every db/audit command takes. */
@@ -10,13 +11,13 @@ export const COMMON_OPTIONS = {
   help: { type: 'boolean', short: 'h' },
 } as const;
 
-/** parseArgs with the command's options; unknown options and stray words are usage errors. */
+/** parseArgs with the command's options; unknown or repeated options and stray words are usage errors. */
 export function parseCommandArgs<O extends NonNullable<ParseArgsConfig['options']>>(
   args: string[],
   options: O,
-): ReturnType<typeof parseArgs<{ args: string[]; options: O; allowPositionals: false; strict: true }>> {
+): ReturnType<typeof parseOptions<{ args: string[]; options: O; allowPositionals: false }>> {
   try {
-    return parseArgs({ args, options, allowPositionals: false, strict: true });
+    return parseOptions({ args, options, allowPositionals: false });
   } catch (err) {
     throw usageError((err as Error).message);
   }
@@ -46,7 +47,7 @@ export function runSubcommand(
 export function parseOneArgument(args: string[], what: string): { values: { config?: string; 'data-dir'?: string; help?: boolean }; argument: string } {
   let parsed;
   try {
-    parsed = parseArgs({ args, options: COMMON_OPTIONS, allowPositionals: true, strict: true });
+    parsed = parseOptions({ args, options: COMMON_OPTIONS, allowPositionals: true });
   } catch (err) {
     throw usageError((err as Error).message);
   }

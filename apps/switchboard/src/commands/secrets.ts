@@ -1,4 +1,3 @@
-import { parseArgs } from 'node:util';
 import { sqliteConnection } from '@switchboard/persistence';
 import {
   checkPrincipal,
@@ -10,6 +9,7 @@ import {
 } from '@switchboard/secrets';
 import { openMigrated } from '../audit-store.js';
 import { loadSecretsKey } from '../digest-key.js';
+import { parseOptions } from '../parse-options.js';
 import { COMMON_OPTIONS, loadCommandConfig, parseCommandArgs, printUsage, runSubcommand } from './command-args.js';
 import { CommandError, usageError } from './command-error.js';
 import { formatTable } from './text-table.js';
@@ -65,7 +65,7 @@ async function remove(args: string[], usage: string): Promise<number> {
 function parseTarget(args: string[], subcommand: string): { values: StoreOptions & { principal: string; help?: boolean }; name: string } {
   let parsed;
   try {
-    parsed = parseArgs({ args, options: TARGET_OPTIONS, allowPositionals: true, strict: true });
+    parsed = parseOptions({ args, options: TARGET_OPTIONS, allowPositionals: true });
   } catch (err) {
     throw usageError((err as Error).message);
   }

@@ -151,9 +151,12 @@ describe('AuditQuery', () => {
     open.push(t.dataSource);
     const writer = writerFor(t.db);
     for (const upstream of ['b', 'a', null, 'b']) void writer.append(entry({ name: 'moved__tool', upstream }));
+    // A call that named no tool (no `name`, or not a string) is a line of its own, named null.
+    void writer.append(entry({ name: null, originalName: null, upstream: null, decision: 'denied' }));
     await writer.flush();
     expect((await new AuditQuery(t.dataSource).stats({})).byTool).toEqual([
       { tool: 'moved__tool', upstream: 'a,b', calls: 4, errors: 0, denials: 0 },
+      { tool: null, upstream: null, calls: 1, errors: 0, denials: 1 },
     ]);
   });
 
@@ -213,5 +216,10 @@ describe('AuditQuery', () => {
   it('rejects a forged cursor', () => {
     expect(decodeCursor(encodeCursor(42))).toBe(42);
     expect(() => decodeCursor('bm9wZQ')).toThrow(InvalidCursorError);
+    // Texts Node's base64 decoder would read as a cursor: padding, stray characters, a leading zero.
+    const good = encodeCursor(123);
+    for (const forged of [`${good}==`, `${good}!!`, `${good.slice(0, 3)} ${good.slice(3)}`, Buffer.from('id:0123').toString('base64url')]) {
+      expect(() => decodeCursor(forged), forged).toThrow(InvalidCursorError);
+    }
   });
 });

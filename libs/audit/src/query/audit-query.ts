@@ -42,8 +42,8 @@ export interface AuditStats {
 }
 
 export interface ToolStats {
-  /** The public (prefixed) tool name the host called. */
-  tool: string;
+  /** The public (prefixed) tool name the host called; null for calls that named none (no or a non-string `name`). */
+  tool: string | null;
   /**
    * The upstream its calls went to. A call refused before routing (an unknown tool, a
    * policy denial) has none, and is counted on its tool's line all the same; null when no
@@ -254,7 +254,9 @@ export function encodeCursor(id: number): string {
 export function decodeCursor(cursor: string): number {
   const text = Buffer.from(cursor, 'base64url').toString();
   const match = /^id:(\d{1,15})$/.exec(text);
-  if (!match) throw new InvalidCursorError();
+  // Node's base64 decoder skips characters it does not know and padding: only the exact
+  // text this API hands out is a cursor, not every string that decodes to one.
+  if (!match || encodeCursor(Number(match[1])) !== cursor) throw new InvalidCursorError();
   return Number(match[1]);
 }
 
@@ -273,9 +275,9 @@ const min = (a: number | undefined, b: number) => (a === undefined ? b : Math.mi
 
 /** One line per tool name: counts summed over its upstreams, the non-null upstreams listed. */
 function mergeTools(raw: ToolStats[]): ToolStats[] {
-  const tools = new Map<string, ToolStats & { upstreams: Set<string> }>();
+  const tools = new Map<string | null, ToolStats & { upstreams: Set<string> }>();
   for (const r of raw) {
-    const tool = r.tool ?? '';
+    const tool = r.tool;
     let t = tools.get(tool);
     if (!t) tools.set(tool, (t = { tool, upstream: null, calls: 0, errors: 0, denials: 0, upstreams: new Set() }));
     t.calls += Number(r.calls);
@@ -285,7 +287,7 @@ function mergeTools(raw: ToolStats[]): ToolStats[] {
   }
   return [...tools.values()]
     .map(({ upstreams, ...t }) => ({ ...t, upstream: upstreams.size === 0 ? null : [...upstreams].sort(compare).join(',') }))
-    .sort((a, b) => b.calls - a.calls || compare(a.tool, b.tool));
+    .sort((a, b) => b.calls - a.calls || compare(a.tool ?? '', b.tool ?? ''));
 }
 
 const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);

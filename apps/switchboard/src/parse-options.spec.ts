@@ -1,0 +1,25 @@
+import { describe, expect, it } from 'vitest';
+import { parseOptions } from './parse-options.js';
+
+const options = {
+  since: { type: 'string' },
+  tag: { type: 'string', multiple: true },
+  json: { type: 'boolean' },
+} as const;
+
+describe('parseOptions', () => {
+  it('refuses a string option given twice, in either spelling', () => {
+    expect(() => parseOptions({ args: ['--since', '1h', '--since', '2h'], options })).toThrow(/'--since' was given more than once/);
+    expect(() => parseOptions({ args: ['--since=1h', '--since', '2h'], options })).toThrow(/more than once/);
+  });
+
+  it('lets options declared multiple, and booleans, repeat', () => {
+    const { values } = parseOptions({ args: ['--tag', 'a', '--tag', 'b', '--json', '--json', '--since', '1h'], options });
+    expect(values).toEqual({ tag: ['a', 'b'], json: true, since: '1h' });
+  });
+
+  it('still refuses unknown options and stray words', () => {
+    expect(() => parseOptions({ args: ['--nope'], options })).toThrow(/Unknown option/);
+    expect(() => parseOptions({ args: ['word'], options })).toThrow(/positional/);
+  });
+});
