@@ -67,6 +67,11 @@ describe('admin API: GET /admin/api/audit', () => {
     expect(seen).toHaveLength(6);
     expect([...seen].sort((a, b) => b - a)).toEqual(seen);
 
+    // A cursor sent without the filters it was made for is refused, not paged on unfiltered.
+    const first = await api().get('/admin/api/audit').query({ tool: 'fx__add', limit: 4 }).expect(200);
+    const alone = await api().get('/admin/api/audit').query({ cursor: first.body.nextCursor, limit: 4 }).expect(400);
+    expect(JSON.stringify(alone.body)).toContain('was returned for other filters or another order: send the same ones with it');
+
     const asc = await api().get('/admin/api/audit').query({ tool: 'fx__add', order: 'asc', limit: 1000 }).expect(200);
     expect((asc.body.items as Item[]).map((r) => r.id)).toEqual([...seen].reverse());
     const args = (asc.body.items as Item[]).map((r) => JSON.parse(r.arguments as string).a);

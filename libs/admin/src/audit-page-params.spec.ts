@@ -13,7 +13,11 @@ describe('parseAuditPageParams', () => {
   });
 
   it('maps every filter, taking ISO dates and epoch milliseconds for since/until', () => {
-    const cursor = encodeCursor(42);
+    const cursor = encodeCursor(
+      42,
+      { since: Date.UTC(2025, 5, 1), until: 1_750_000_000_000, principal: 'alice', tool: 'fx__echo', decision: 'denied', method: 'tools/call', upstream: 'fx', sessionId: 's-1' },
+      'asc',
+    );
     const parsed = parseAuditPageParams({
       since: '2025-06-01',
       until: '1750000000000',

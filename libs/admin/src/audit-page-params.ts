@@ -1,6 +1,7 @@
 import {
   AUDIT_DECISIONS,
   decodeCursor,
+  InvalidCursorError,
   isAuditDecision,
   parseIsoInstant,
   type AuditFilter,
@@ -84,9 +85,8 @@ export function parseAuditPageParams(query: Record<string, unknown>): ParsedPage
   }
   const order = text.order ?? 'desc';
   if (order !== 'asc' && order !== 'desc') bad('order', 'must be asc or desc');
-  if (text.cursor !== undefined && !isValidCursor(text.cursor)) {
-    bad('cursor', 'is not a cursor this API returned (pass nextCursor back unchanged)');
-  }
+  const cursorProblem = text.cursor === undefined ? undefined : problemOfCursor(text.cursor, filter, order as AuditOrder);
+  if (cursorProblem) bad('cursor', cursorProblem);
 
   if (problems.length > 0) return { ok: false, problems };
   return { ok: true, request: { filter, limit, cursor: text.cursor, order: order as AuditOrder } };
@@ -96,11 +96,14 @@ function parseInstant(text: string): number | undefined {
   return EPOCH_MS.test(text) ? Number(text) : parseIsoInstant(text);
 }
 
-function isValidCursor(cursor: string): boolean {
+function problemOfCursor(cursor: string, filter: AuditFilter, order: AuditOrder): string | undefined {
   try {
-    decodeCursor(cursor);
-    return true;
-  } catch {
-    return false;
+    decodeCursor(cursor, filter, order);
+    return undefined;
+  } catch (err) {
+    if (!(err instanceof InvalidCursorError)) throw err;
+    return err.reason === 'other-query'
+      ? 'was returned for other filters or another order: send the same ones with it'
+      : 'is not a cursor this API returned (pass nextCursor back unchanged)';
   }
 }

@@ -214,12 +214,26 @@ describe('AuditQuery', () => {
   });
 
   it('rejects a forged cursor', () => {
-    expect(decodeCursor(encodeCursor(42))).toBe(42);
-    expect(() => decodeCursor('bm9wZQ')).toThrow(InvalidCursorError);
+    const filter = { tool: 'gh__search' };
+    expect(decodeCursor(encodeCursor(42, filter, 'desc'), filter, 'desc')).toBe(42);
+    expect(() => decodeCursor('bm9wZQ', filter, 'desc')).toThrow(InvalidCursorError);
     // Texts Node's base64 decoder would read as a cursor: padding, stray characters, a leading zero.
-    const good = encodeCursor(123);
-    for (const forged of [`${good}==`, `${good}!!`, `${good.slice(0, 3)} ${good.slice(3)}`, Buffer.from('id:0123').toString('base64url')]) {
-      expect(() => decodeCursor(forged), forged).toThrow(InvalidCursorError);
+    const good = encodeCursor(123, filter, 'desc');
+    const zero = Buffer.from(Buffer.from(good, 'base64url').toString().replace('id:123', 'id:0123')).toString('base64url');
+    for (const forged of [`${good}==`, `${good}!!`, `${good.slice(0, 3)} ${good.slice(3)}`, zero]) {
+      expect(() => decodeCursor(forged, filter, 'desc'), forged).toThrow(expect.objectContaining({ reason: 'malformed' }));
     }
+  });
+
+  it('binds a cursor to the filters and order it was made for', async () => {
+    const q = await sample();
+    const first = await q.page({ principal: 'alice' }, { limit: 1 });
+    expect(first.nextCursor).toBeDefined();
+    // Without its filter the cursor would page on through every row: refused instead.
+    for (const [filter, order] of [[{}, 'desc'], [{ principal: 'bob' }, 'desc'], [{ principal: 'alice' }, 'asc']] as const) {
+      await expect(q.page(filter, { limit: 1, cursor: first.nextCursor, order })).rejects.toMatchObject({ reason: 'other-query' });
+    }
+    // Paging ids are not part of what was asked.
+    await expect(q.page({ principal: 'alice', afterId: 0 }, { limit: 1, cursor: first.nextCursor })).resolves.toBeDefined();
   });
 });

@@ -2,7 +2,9 @@ import type { DataSource, SelectQueryBuilder } from 'typeorm';
 import { AuditRecordEntity } from '../audit-record.entity.js';
 import type { AuditDecision, AuditFilter, AuditRow } from '../audit.types.js';
 
-export type AuditOrder = 'asc' | 'desc';
+import { decodeCursor, encodeCursor, type AuditOrder } from './audit-cursor.js';
+
+export { decodeCursor, encodeCursor, InvalidCursorError, type AuditOrder } from './audit-cursor.js';
 
 export interface AuditPage {
   items: AuditRow[];
@@ -100,7 +102,7 @@ export class AuditQuery {
     options: { limit: number; cursor?: string; order?: AuditOrder; scanRows?: number },
   ): Promise<AuditPage> {
     const order = options.order ?? 'desc';
-    const after = options.cursor === undefined ? undefined : decodeCursor(options.cursor);
+    const after = options.cursor === undefined ? undefined : decodeCursor(options.cursor, filter, order);
     let keyed: AuditFilter =
       after === undefined ? filter : order === 'asc' ? { ...filter, afterId: max(filter.afterId, after) } : { ...filter, beforeId: min(filter.beforeId, after) };
     const window =
@@ -111,8 +113,8 @@ export class AuditQuery {
       .limit(options.limit + 1)
       .getMany();
     const items = rows.slice(0, options.limit).map(toRow);
-    if (rows.length > options.limit) return { items, nextCursor: encodeCursor(items[items.length - 1].id) };
-    return { items, nextCursor: window?.resumeAt === undefined ? undefined : encodeCursor(window.resumeAt) };
+    if (rows.length > options.limit) return { items, nextCursor: encodeCursor(items[items.length - 1].id, filter, order) };
+    return { items, nextCursor: window?.resumeAt === undefined ? undefined : encodeCursor(window.resumeAt, filter, order) };
   }
 
   /**
@@ -244,26 +246,6 @@ export class AuditQuery {
 function scansUnindexed(filter: AuditFilter, order: AuditOrder): boolean {
   if (order === 'desc' && filter.since !== undefined && filter.until !== undefined) return true;
   return [filter.tool, filter.decision, filter.method, filter.upstream, filter.sessionId].some((f) => f !== undefined);
-}
-
-/** Cursors are opaque to clients; today they carry the last id seen. */
-export function encodeCursor(id: number): string {
-  return Buffer.from(`id:${id}`).toString('base64url');
-}
-
-export function decodeCursor(cursor: string): number {
-  const text = Buffer.from(cursor, 'base64url').toString();
-  const match = /^id:(\d{1,15})$/.exec(text);
-  // Node's base64 decoder skips characters it does not know and padding: only the exact
-  // text this API hands out is a cursor, not every string that decodes to one.
-  if (!match || encodeCursor(Number(match[1])) !== cursor) throw new InvalidCursorError();
-  return Number(match[1]);
-}
-
-export class InvalidCursorError extends Error {
-  constructor() {
-    super('invalid cursor');
-  }
 }
 
 function toRow(e: AuditRecordEntity): AuditRow {
