@@ -41,7 +41,7 @@ describe('tool-definition pinning (rug-pull defence)', () => {
     expect((refused as ProtocolError).message).toMatch(/fx__dyn is held back: its definition changed since it was pinned/);
 
     const dataDir = join(dir, 'data');
-    expect(auditRows(dataDir, `method = 'tools/definition-changed'`)[0]).toMatchObject({ decision: 'denied', rule: 'pin:quarantined' });
+    expect(auditRows(dataDir, `method = 'tools/definition-changed'`)[0]).toMatchObject({ decision: 'denied', rule: 'pin:quarantined', upstream: 'fx', name: 'dyn', original_name: 'dyn' });
     expect(auditRows(dataDir, `method = 'tools/call' AND name = 'fx__dyn' AND decision = 'denied'`)[0]).toMatchObject({ rule: 'pin:quarantined' });
 
     const review = cli(['tools', 'review', '--config', configPath]);

@@ -199,6 +199,10 @@ export class GatewayRuntime {
       systemEntry(
         {
           method: 'tools/definition-changed',
+          // The upstream's own name for the tool (no host named it): found by --upstream and --method.
+          upstream: change.server,
+          name: change.tool,
+          originalName: change.tool,
           decision: held ? 'denied' : 'allowed',
           rule: held ? 'pin:quarantined' : 'pin:warn',
           outcome: null,

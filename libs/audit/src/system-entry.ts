@@ -32,7 +32,8 @@ export function bareEntry(fields: Given): AuditEntry {
  * principal `switchboard`, with its facts as JSON in `arguments`, chained like any other.
  */
 export function systemEntry(
-  fields: Pick<AuditEntry, 'method' | 'decision' | 'rule' | 'outcome' | 'errorMessage'>,
+  fields: Pick<AuditEntry, 'method' | 'decision' | 'rule' | 'outcome' | 'errorMessage'> &
+    Partial<Pick<AuditEntry, 'upstream' | 'name' | 'originalName'>>,
   facts: Record<string, unknown>,
 ): AuditEntry {
   return bareEntry({ principal: 'switchboard', authMethod: 'internal', arguments: JSON.stringify(facts), ...fields });
