@@ -65,7 +65,7 @@ describe('switchboard CLI', () => {
 
     writeFileSync(join(dir, 'policy.yaml'), 'roles: { dev: [] }\neveryone: [ghost]\n');
     const badPolicy = run(['config', 'check', '--config', writeConfig({ policy: { file: 'policy.yaml' }, mcpServers: {} }, dir)]);
-    expect(badPolicy.code).toBe(1);
+    expect(badPolicy.code).toBe(2);
     expect(badPolicy.stderr).toMatch(/invalid policy file .*policy\.yaml:\n {2}- everyone\.0: no role 'ghost'/);
   });
 

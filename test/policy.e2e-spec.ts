@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client, ProtocolError, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -161,13 +161,28 @@ describe('policies through the daemon (CASL, from a policy file)', () => {
     expect(shapes.stderr).toMatch(/- roles: must be a mapping \(an object\)\n {2}- users\.bob: must be a list/);
   });
 
-  it('an invalid policy file stops the start, listing the problems', () => {
+  it('an invalid policy file stops the start before anything is opened, exit 2 as a refused config, listing the problems', () => {
     const badDir = tempDir();
     writeFileSync(join(badDir, 'policy.yaml'), 'roles: { dev: [] }\neveryone: [ghost]\n');
     const config = writeConfig({ policy: { file: 'policy.yaml' }, mcpServers: {} }, badDir);
-    const r = spawnSync(process.execPath, [SWITCHBOARD_BIN, 'start', '--config', config, '--port', '0'], { encoding: 'utf8', timeout: 30_000 });
-    expect(r.status).toBe(1);
-    expect(r.stderr).toMatch(/invalid policy file .*policy\.yaml:\n {2}- everyone\.0: no role 'ghost' is defined under roles/);
+    const dataDir = join(badDir, 'data');
+    for (const command of ['start', 'stdio']) {
+      const r = spawnSync(process.execPath, [SWITCHBOARD_BIN, command, '--config', config, '--data-dir', dataDir], { encoding: 'utf8', timeout: 30_000 });
+      expect(r.status, command).toBe(2);
+      expect(r.stderr).toMatch(/invalid policy file .*policy\.yaml:\n {2}- everyone\.0: no role 'ghost' is defined under roles/);
+      expect(existsSync(dataDir), 'no database was created or migrated').toBe(false);
+    }
+  });
+
+  it('policy lint with the config warns of a rule whose server: is only an alias', () => {
+    const aliasDir = tempDir();
+    writeFileSync(join(aliasDir, 'policy.yaml'), 'roles:\n  dev:\n    - { id: no-prod, deny: call, server: fs }\n');
+    const config = writeConfig({ policy: { file: 'policy.yaml' }, mcpServers: { files: { ...stdioFixture(), alias: 'fs' } } }, aliasDir);
+    const lint = cli(['policy', 'lint', '--config', config]);
+    expect(lint.code).toBe(0);
+    expect(lint.stderr).toMatch(/warning: .*policy\.yaml: roles\.dev\.0\.server: server: 'fs' matches no upstream's name, only the alias of 'files'/);
+    // Without a config there is nothing to compare with, and nothing to warn of.
+    expect(cli(['policy', 'lint', '--file', join(aliasDir, 'policy.yaml')]).stderr).toBe('');
   });
 });
 

@@ -94,6 +94,10 @@ export async function main(argv: string[]): Promise<number> {
     fileListen = loaded.config.listen;
     config = applyOverrides(loaded.config, values);
     for (const w of loaded.warnings) process.stderr.write(`warning: ${w.file}: ${w.path}: ${w.reason}\n`);
+    // Before anything is opened or migrated: a refused policy is a refused configuration.
+    const { policyFileProblems } = await import('./policy-setup.js');
+    const policyProblems = policyFileProblems(config);
+    if (policyProblems) throw new UsageError(policyProblems);
   } catch (err) {
     if (err instanceof ConfigError || err instanceof UsageError) {
       process.stderr.write(`${err.message}\n`);

@@ -53,6 +53,23 @@ export function policyDefaultEffect(config: GatewayConfig): 'allow' | 'deny' {
   return config.policy.defaultEffect ?? (isLoopbackHost(config.listen.host) ? 'allow' : 'deny');
 }
 
+/**
+ * Every problem of the config's policy file, as one message, or undefined when it has none
+ * (or there is no file). What `start`, `stdio` and `config check` refuse before they open
+ * anything: a bad policy file is a configuration problem like a bad config (exit 2), and
+ * a service manager must not restart into it.
+ */
+export function policyFileProblems(config: GatewayConfig): string | undefined {
+  if (!config.policy.file) return undefined;
+  try {
+    loadPolicyFile(config.policy.file);
+    return undefined;
+  } catch (err) {
+    if (err instanceof ConfigError) return invalidPolicyMessage(err);
+    throw err;
+  }
+}
+
 /** A refused policy file as people read it: the file, then every problem. */
 export function invalidPolicyMessage(err: ConfigError): string {
   return [`invalid policy file ${err.file}:`, ...err.problems.map((p) => `  - ${p.path ? `${p.path}: ` : ''}${p.reason}`)].join('\n');

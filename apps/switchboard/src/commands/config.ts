@@ -1,8 +1,7 @@
 import type { GatewayConfig } from '@switchboard/config';
-import { aliasedServerSelectors } from '@switchboard/policy';
 import { COMMON_OPTIONS, loadCommandConfig, parseCommandArgs, printUsage, runSubcommand } from './command-args.js';
 import { policyDefaultEffect } from '../policy-setup.js';
-import { loadPolicyForCommand } from './policy.js';
+import { loadPolicyForCommand, warnAliasedServers } from './policy.js';
 
 /** `switchboard config check`. */
 export async function runConfigCommand(args: string[], usage: string): Promise<number> {
@@ -11,8 +10,8 @@ export async function runConfigCommand(args: string[], usage: string): Promise<n
 
 /**
  * Everything `switchboard start` would refuse in a config before it opens anything: the
- * file (every problem listed, exit 2, as at start), its policy file (exit 1, as `policy
- * lint`) and an unauthenticated listener off loopback. Touches no database and starts no
+ * file (every problem listed), its policy file and an unauthenticated listener off
+ * loopback, each exit 2 as at start. Touches no database and starts no
  * upstream, so it is safe to run before a reload or in CI. Warnings go to stderr; a summary
  * of what the daemon would do goes to stdout.
  */
@@ -20,10 +19,8 @@ async function check(args: string[], usage: string): Promise<number> {
   const { values } = parseCommandArgs(args, COMMON_OPTIONS);
   if (values.help) return printUsage(usage);
   const config = loadCommandConfig(values);
-  const policy = config.policy.file ? loadPolicyForCommand(config.policy.file) : undefined;
-  for (const { path, reason } of policy ? aliasedServerSelectors(policy, config.servers) : []) {
-    process.stderr.write(`warning: ${config.policy.file}: ${path}: ${reason}\n`);
-  }
+  const policy = config.policy.file ? loadPolicyForCommand(config.policy.file, 2) : undefined;
+  if (policy) warnAliasedServers(policy, config);
   // The file's own defaultEffect, when it sets one, wins over the config's.
   process.stdout.write(summary(config, policy?.defaultEffect ?? policyDefaultEffect(config)));
   return 0;

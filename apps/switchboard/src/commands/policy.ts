@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { ConfigError, type GatewayConfig } from '@switchboard/config';
-import { loadPolicyFile, PolicyEngine, type PolicyDecision } from '@switchboard/policy';
+import { aliasedServerSelectors, loadPolicyFile, PolicyEngine, type PolicyDecision, type PolicyDocument } from '@switchboard/policy';
 import { invalidPolicyMessage, policyDefaultEffect } from '../policy-setup.js';
 import { COMMON_OPTIONS, loadCommandConfig, parseCommandArgs, runSubcommand, printUsage } from './command-args.js';
 import { CommandError, usageError } from './command-error.js';
@@ -26,12 +26,18 @@ export async function runPolicyCommand(args: string[], usage: string): Promise<n
   return runSubcommand('policy', args, usage, { check, lint });
 }
 
-/** Validates a policy file (--file, else the config's policy.file); every problem listed, exit 1. */
+/**
+ * Validates a policy file (--file, else the config's policy.file); every problem listed, exit
+ * 1. With a config (no --file, or --config given), also warns of rules that name a server by
+ * its alias, which never apply.
+ */
 async function lint(args: string[], usage: string): Promise<number> {
   const { values } = parseCommandArgs(args, LINT_OPTIONS);
   if (values.help) return printUsage(usage);
-  const file = policyFile(values.file, values.file ? undefined : loadCommandConfig(values));
+  const config = values.file && !values.config ? undefined : loadCommandConfig(values);
+  const file = policyFile(values.file, config);
   const doc = loadPolicyForCommand(file);
+  if (config) warnAliasedServers(doc, config, file);
   const rules = Object.values(doc.roles).reduce((n, r) => n + r.length, 0);
   process.stdout.write(`ok: ${file}: ${Object.keys(doc.roles).length} roles, ${rules} rules\n`);
   return 0;
@@ -74,14 +80,22 @@ function policyFile(given: string | undefined, config: GatewayConfig | undefined
   return config.policy.file;
 }
 
-/** A policy file, or a CommandError (exit 1) listing every problem: what `lint` and `config check` report. */
-export function loadPolicyForCommand(file: string) {
+/**
+ * A policy file, or a CommandError listing every problem: what `lint` (exit 1, problems
+ * found) and `config check` (exit 2, as `start` refuses it) report.
+ */
+export function loadPolicyForCommand(file: string, exitCode: 1 | 2 = 1) {
   try {
     return loadPolicyFile(file);
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err;
-    throw new CommandError(invalidPolicyMessage(err), 1);
+    throw new CommandError(invalidPolicyMessage(err), exitCode);
   }
+}
+
+/** Rules whose `server:` names only an alias never apply: a warning on stderr for each. */
+export function warnAliasedServers(doc: PolicyDocument, config: GatewayConfig, file = config.policy.file): void {
+  for (const { path, reason } of aliasedServerSelectors(doc, config.servers)) process.stderr.write(`warning: ${file}: ${path}: ${reason}\n`);
 }
 
 const list = (text: string | undefined): string[] => (text ?? '').split(',').map((s) => s.trim()).filter(Boolean);
