@@ -18,7 +18,7 @@ const USAGE = `Usage:
   switchboard audit export --format jsonl|csv [--output FILE] [FILTERS]
       Every matching row, oldest first, to stdout or FILE.
   switchboard audit stats [--json] [FILTERS]
-      Totals, and calls, errors and denials per tool and per principal.
+      Totals, and calls, errors and denials per tool and per principal; rows per method.
   switchboard audit verify
       Check the audit log's hash chain; exit 1 at the first broken row.
   switchboard audit digest --arguments JSON
@@ -53,10 +53,36 @@ FILTERS: --since WHEN --until WHEN (ISO 8601 date or date-time, or a duration ag
   --method M --upstream U --session ID
 Without --config the embedded default (config/default.yaml) is used.`;
 
+const FAMILIES = ['config', 'db', 'audit', 'keys', 'policy', 'tools', 'secrets'];
+
+/**
+ * `switchboard -c FILE config check` as `switchboard config check -c FILE`: the options every
+ * command family shares may come before the command, as they may for start.
+ */
+export function commandFirst(argv: string[]): string[] {
+  const leading: string[] = [];
+  let i = 0;
+  while (i < argv.length) {
+    const word = argv[i];
+    if (word === '-c' || word === '--config' || word === '--data-dir') {
+      if (i + 1 >= argv.length) return argv;
+      leading.push(word, argv[i + 1]);
+      i += 2;
+    } else if (word.startsWith('--config=') || word.startsWith('--data-dir=')) {
+      leading.push(word);
+      i += 1;
+    } else break;
+  }
+  if (leading.length === 0 || !FAMILIES.includes(argv[i])) return argv;
+  const [family, subcommand, ...rest] = argv.slice(i);
+  return subcommand === undefined ? [family, ...leading] : [family, subcommand, ...leading, ...rest];
+}
+
 /** Exit codes: 0 ok, 1 runtime failure, 2 bad usage or bad config. */
 export async function main(argv: string[]): Promise<number> {
+  argv = commandFirst(argv);
   // These families parse their own options; they are named first: `switchboard audit tail -n 5`.
-  if (['config', 'db', 'audit', 'keys', 'policy', 'tools', 'secrets'].includes(argv[0])) {
+  if (FAMILIES.includes(argv[0])) {
     const { runCommandFamily } = await import('./commands/index.js');
     return runCommandFamily(argv[0] as CommandFamily, argv.slice(1), USAGE);
   }

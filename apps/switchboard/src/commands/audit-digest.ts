@@ -22,7 +22,10 @@ export async function run(args: string[], usage: string): Promise<number> {
   try {
     key = readDigestKey(config.dataDir);
   } catch (err) {
-    throw new CommandError(`no digest key in ${config.dataDir}: ${(err as Error).message}`);
+    // The daemon makes the key on its first start; until then no row has a digest to compare with.
+    throw new CommandError(
+      `no digest key in ${config.dataDir} (${(err as Error).message}): the daemon creates it on its first start with this data dir, and no row has a digest before that`,
+    );
   }
   process.stdout.write(`${argumentsDigest(parsed, key)}\n`);
   return 0;
