@@ -67,6 +67,13 @@ describe('switchboard CLI', () => {
     const badPolicy = run(['config', 'check', '--config', writeConfig({ policy: { file: 'policy.yaml' }, mcpServers: {} }, dir)]);
     expect(badPolicy.code).toBe(2);
     expect(badPolicy.stderr).toMatch(/invalid policy file .*policy\.yaml:\n {2}- everyone\.0: no role 'ghost'/);
+
+    // A refused config and its policy file's problems in one run; a missing file is one of them.
+    const both = run(['config', 'check', '--config', writeConfig({ listen: { port: 'x' }, policy: { file: 'policy.yaml' }, mcpServers: {} }, dir)]);
+    expect(both.code).toBe(2);
+    expect(both.stderr).toMatch(/listen\.port[\s\S]*invalid policy file .*policy\.yaml:\n {2}- everyone\.0: no role 'ghost'/);
+    const missing = run(['config', 'check', '--config', writeConfig({ listen: { port: 'x' }, policy: { file: 'nope.yaml' }, mcpServers: {} }, dir)]);
+    expect(missing.stderr).toMatch(/listen\.port[\s\S]*nope\.yaml/);
   });
 
   it('a missing config file is a clear error, exit 2', () => {

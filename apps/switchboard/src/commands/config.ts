@@ -1,5 +1,7 @@
-import type { GatewayConfig } from '@switchboard/config';
+import { dirname, resolve } from 'node:path';
+import { defaultConfigPath, parseConfigText, readConfigBytes, type GatewayConfig } from '@switchboard/config';
 import { COMMON_OPTIONS, loadCommandConfig, parseCommandArgs, printUsage, runSubcommand } from './command-args.js';
+import { CommandError } from './command-error.js';
 import { policyDefaultEffect } from '../policy-setup.js';
 import { loadPolicyForCommand, warnAliasedServers } from './policy.js';
 
@@ -18,12 +20,37 @@ export async function runConfigCommand(args: string[], usage: string): Promise<n
 async function check(args: string[], usage: string): Promise<number> {
   const { values } = parseCommandArgs(args, COMMON_OPTIONS);
   if (values.help) return printUsage(usage);
-  const config = loadCommandConfig(values);
+  let config: GatewayConfig;
+  try {
+    config = loadCommandConfig(values);
+  } catch (err) {
+    // A refused config still names its policy file: its problems are listed in the same run.
+    const policyProblems = err instanceof CommandError ? policyProblemsBeside(values.config ?? defaultConfigPath()) : undefined;
+    throw policyProblems ? new CommandError(`${err instanceof Error ? err.message : String(err)}\n${policyProblems}`, 2) : err;
+  }
   const policy = config.policy.file ? loadPolicyForCommand(config.policy.file, 2) : undefined;
   if (policy) warnAliasedServers(policy, config);
   // The file's own defaultEffect, when it sets one, wins over the config's.
   process.stdout.write(summary(config, policy?.defaultEffect ?? policyDefaultEffect(config)));
   return 0;
+}
+
+/** The problems of the policy file a config that was refused names, if it names one that has any. */
+function policyProblemsBeside(configFile: string): string | undefined {
+  let file: unknown;
+  try {
+    const raw = parseConfigText(configFile, readConfigBytes(resolve(configFile))) as { policy?: { file?: unknown } } | null;
+    file = raw?.policy?.file;
+  } catch {
+    return undefined; // the config's own problems say why it cannot be read
+  }
+  if (typeof file !== 'string' || file === '') return undefined;
+  try {
+    loadPolicyForCommand(resolve(dirname(resolve(configFile)), file), 2);
+    return undefined;
+  } catch (err) {
+    return err instanceof CommandError ? err.message : undefined;
+  }
 }
 
 function summary(config: GatewayConfig, defaultEffect: 'allow' | 'deny'): string {
