@@ -38,6 +38,9 @@ const cases: Case[] = [
   ['role via group', bob, 'call', tool('github__create_issue'), true, 'gh-tools'],
   ['deny glob beats allow glob', bob, 'call', tool('github__delete_repo'), false, 'no-delete'],
   ['glob is anchored', bob, 'call', tool('my_github__x'), false, 'policy:default-deny'],
+  // A name has no segments: a '/' an upstream put in its tool name does not stop a name glob.
+  ['a name glob spans a / in the name', bob, 'call', tool('github__delete_/repo'), false, 'no-delete'],
+  ['a deny name glob spans it too, whatever allows', { id: 'alice' }, 'call', tool('vault__a/b'), false, 'hide-secret'],
   ['argument in list', bob, 'call', tool('jira__create_issue', { project: 'OPS' }), true, 'issues-in-our-repos'],
   ['argument not in list', bob, 'call', tool('jira__create_issue', { project: 'HR' }), false, 'policy:default-deny'],
   ['argument missing', bob, 'call', tool('jira__create_issue', {}), false, 'policy:default-deny'],

@@ -219,10 +219,10 @@ function rawRules(rule: PolicyRule, reason: string): RawRule[] {
             ? ['Tool', 'Prompt', 'Resource', 'Server']
             : 'all';
   const selectors: Record<string, RegExp> = {};
-  if (rule.server !== undefined) selectors.server = globToRegExp(rule.server);
+  if (rule.server !== undefined) selectors.server = globToRegExp(rule.server, 'name');
   const nameGlob = rule.tool ?? rule.prompt;
-  if (nameGlob !== undefined) selectors.name = globToRegExp(nameGlob);
-  if (rule.resource !== undefined) selectors.uri = globToRegExp(rule.resource);
+  if (nameGlob !== undefined) selectors.name = globToRegExp(nameGlob, 'name');
+  if (rule.resource !== undefined) selectors.uri = globToRegExp(rule.resource, 'uri');
   const conditions = compileArgConditions(rule.when, inverted ? 'deny' : confirm ? 'confirm' : 'allow');
   const out: RawRule[] = [{ action: actions, subject, reason, inverted, confirm, selectors, conditions }];
   // Only the kinds each action applies to: `allow: call, server: X` shows X's tools, not

@@ -25,7 +25,7 @@ export function aliasedServerSelectors(doc: PolicyDocument, servers: readonly Na
   for (const [role, rules] of Object.entries(doc.roles)) {
     rules.forEach((rule, i) => {
       if (rule.server === undefined) return;
-      const glob = globToRegExp(rule.server);
+      const glob = globToRegExp(rule.server, 'name');
       if (servers.some((s) => glob.test(s.name))) return;
       const aliased = servers.filter((s) => s.alias !== undefined && glob.test(s.alias));
       if (aliased.length === 0) return;
