@@ -12,6 +12,7 @@ import {
 import type { ServerConfig } from '@switchboard/config';
 import type { Logger } from '@switchboard/observability';
 import { backoffDelay, withTimeout } from './backoff.js';
+import { unservableReason } from './list-items.js';
 import { httpStatusOf, looksLikeLegacySse, type RemoteFlavour, type TransportFactory } from './transports/transport-factory.js';
 import type { UpstreamTransport } from './transports/upstream-transport.js';
 import type {
@@ -168,22 +169,39 @@ export class UpstreamConnection {
     return this.peer?.notify(method, params).catch(() => undefined) ?? Promise.resolve();
   }
 
-  /** Reads a whole list, following the upstream's cursors (which never leave the gateway). */
+  /**
+   * Reads a whole list, following the upstream's cursors (which never leave the gateway).
+   * Items no host could be served (unservableReason) are left out, and logged.
+   */
   async listAll(method: string, key: string): Promise<Item[]> {
     const items: Item[] = [];
+    const examples: string[] = [];
+    let dropped = 0;
     const seen = new Set<string>();
     let cursor: string | undefined;
-    for (let page = 0; page < MAX_LIST_PAGES; page++) {
+    let page = 0;
+    for (; page < MAX_LIST_PAGES; page++) {
       const result = await this.request(method, cursor === undefined ? undefined : { cursor }, {
         timeoutMs: this.config.timeouts.requestMs,
       });
       const batch = result[key];
-      if (Array.isArray(batch)) items.push(...(batch as Item[]));
+      if (Array.isArray(batch)) {
+        for (const item of batch) {
+          const reason = unservableReason(key, item);
+          if (reason === undefined) {
+            items.push(item as Item);
+          } else if (dropped++ < 5) {
+            examples.push(`${describeItem(item)}: ${reason}`);
+          }
+        }
+      }
       const next = result.nextCursor;
       if (typeof next !== 'string' || seen.has(next)) break;
       seen.add(next);
       cursor = next;
     }
+    if (dropped > 0) this.log.warn({ method, dropped, examples }, `${method}: ${dropped} items left out that no host could be served`);
+    if (page === MAX_LIST_PAGES) this.log.warn({ method, pages: MAX_LIST_PAGES, items: items.length }, `${method}: stopped after ${MAX_LIST_PAGES} pages; the rest of the list is not served`);
     return items;
   }
 
@@ -391,4 +409,12 @@ export class UpstreamConnection {
 function closeDetail(transport: UpstreamTransport): string {
   const detail = transport.closeReason?.();
   return detail ? ` (${detail})` : '';
+}
+
+/** An item as a log line names it: its name or URI, cut short, else its type. */
+function describeItem(item: unknown): string {
+  if (typeof item !== 'object' || item === null) return JSON.stringify(item) ?? String(item);
+  const { name, uri, uriTemplate } = item as Item;
+  const label = [name, uri, uriTemplate].find((v) => typeof v === 'string');
+  return typeof label === 'string' ? JSON.stringify(label.slice(0, 80)) : Array.isArray(item) ? 'an array' : 'an object without a name';
 }

@@ -51,6 +51,15 @@ describe('PinGuard', () => {
     expect(pins.isQuarantined('gh', 'search')).toBe(false);
   });
 
+  it('strict: a list it cannot judge whole throws and leaves what was held back held back', async () => {
+    const { pins } = await guard();
+    pins.observe('gh', [tool('Search issues')]);
+    pins.observe('gh', [tool('Search issues and exfiltrate tokens')]);
+    expect(pins.isQuarantined('gh', 'search')).toBe(true);
+    expect(() => pins.observe('gh', [null as unknown as Record<string, unknown>, tool('Search issues and exfiltrate tokens')])).toThrow();
+    expect(pins.isQuarantined('gh', 'search')).toBe(true);
+  });
+
   it('strict: an upstream that reverts to the pinned definition is served again, its pending change dropped', async () => {
     const { pins, store } = await guard();
     pins.observe('gh', [tool('v1')]);

@@ -37,9 +37,17 @@ export class PinGuard {
   /** Checks an upstream's tools (its whole list, as last fetched) against their pins. */
   observe(server: string, tools: readonly Record<string, unknown>[]): void {
     this.generation += 1;
-    for (const key of [...this.quarantinedKeys]) if (key.startsWith(`${server}\u0000`)) this.quarantinedKeys.delete(key);
     const mode = this.modeOf(server);
-    if (mode === 'off') return;
+    // The server's tools held back until now stay held back unless this list is judged whole:
+    // a list that cannot be judged (a null among the tools) must not lift them.
+    const held = new Set<string>();
+    if (mode !== 'off') this.judge(server, tools, mode, held);
+    for (const key of [...this.quarantinedKeys]) if (key.startsWith(`${server}\u0000`)) this.quarantinedKeys.delete(key);
+    for (const key of held) this.quarantinedKeys.add(key);
+  }
+
+  /** Pins what is new, re-pins or holds back what changed; adds the held-back keys to `held`. */
+  private judge(server: string, tools: readonly Record<string, unknown>[], mode: 'warn' | 'strict', held: Set<string>): void {
     for (const tool of tools) {
       const name = String(tool.name);
       const definition = pinnedDefinition(tool);
@@ -60,7 +68,7 @@ export class PinGuard {
         this.onChange({ server, tool: name, outcome: 're-pinned', previousHash: pin.hash, hash });
         continue;
       }
-      this.quarantinedKeys.add(keyOf(server, name));
+      held.add(keyOf(server, name));
       this.served.set(keyOf(server, name), hash);
       if (pin.pendingHash !== hash) {
         this.store.quarantine(server, name, hash, text);

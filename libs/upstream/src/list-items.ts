@@ -1,0 +1,35 @@
+type Item = Record<string, unknown>;
+
+const isObject = (value: unknown): value is Item => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isText = (value: unknown): value is string => typeof value === 'string' && value.length > 0;
+
+/**
+ * Why an item of an upstream's list cannot be served, or undefined when it can: the fields
+ * every later step relies on (merging, naming, pinning, policy) and that an SDK host checks
+ * before it accepts the list at all. One tool with `inputSchema: "x"` would otherwise make
+ * an SDK host's listTools() throw, and with it the tools of every other upstream.
+ */
+export function unservableReason(key: string, item: unknown): string | undefined {
+  if (!isObject(item)) return 'not an object';
+  switch (key) {
+    case 'tools':
+      if (!isText(item.name)) return 'no name';
+      if (!isObject(item.inputSchema) || item.inputSchema.type !== 'object') return 'inputSchema is not an object schema';
+      if (item.outputSchema !== undefined && (!isObject(item.outputSchema) || item.outputSchema.type !== 'object')) {
+        return 'outputSchema is not an object schema';
+      }
+      return undefined;
+    case 'prompts':
+      if (!isText(item.name)) return 'no name';
+      if (item.arguments !== undefined && (!Array.isArray(item.arguments) || !item.arguments.every((a) => isObject(a) && isText(a.name)))) {
+        return 'arguments is not a list of named arguments';
+      }
+      return undefined;
+    case 'resources':
+      return !isText(item.uri) ? 'no uri' : !isText(item.name) ? 'no name' : undefined;
+    case 'resourceTemplates':
+      return !isText(item.uriTemplate) ? 'no uriTemplate' : !isText(item.name) ? 'no name' : undefined;
+    default:
+      return undefined;
+  }
+}
