@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { Client } from '@modelcontextprotocol/client';
 import { startConformanceHttpFixture, startHttpFixture, type HttpFixture } from '@switchboard/testing';
 import request from 'supertest';
@@ -195,6 +197,40 @@ describe('a stdio upstream whose tool list holds junk', () => {
     await client.callTool({ name: 'junk__switch', arguments: {} });
     await eventually(async () => (!(await names()).includes('junk__echo') ? true : undefined), 15_000, 'echo to be held back');
     expect(await errorOf(client.callTool({ name: 'junk__echo', arguments: {} }))).toMatchObject({ message: expect.stringMatching(/held back/) });
+  });
+});
+
+describe('a Streamable HTTP upstream that never answers notifications/initialized', () => {
+  it('fails its connect within connectMs, says why on /readyz, and holds up neither the other upstreams nor a SIGTERM', async () => {
+    // Answers initialize, then leaves the POST that carries notifications/initialized open.
+    const stuck = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c.toString()));
+      req.on('end', () => {
+        if (req.method !== 'POST') return void res.writeHead(405).end();
+        const message = JSON.parse(body) as { id?: number; method: string; params?: { protocolVersion?: string } };
+        if (message.method !== 'initialize') return; // never answered
+        res.writeHead(200, { 'Content-Type': 'application/json', 'Mcp-Session-Id': 'stuck-1' });
+        res.end(JSON.stringify({ jsonrpc: '2.0', id: message.id, result: { protocolVersion: message.params?.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'stuck', version: '1' } } }));
+      });
+    });
+    await new Promise<void>((resolve) => stuck.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(stuck.address() as AddressInfo).port}/mcp`;
+      const daemon = await startDaemon({ timeouts: { connectMs: 1000 }, mcpServers: { stuck: { type: 'http', url }, fx: stdioFixture() } });
+      const lastError = await eventually(async () => {
+        const { upstreams } = (await request(daemon.baseUrl).get('/readyz')).body as { upstreams: { name: string; lastError?: string }[] };
+        return upstreams.find((u) => u.name === 'stuck')?.lastError;
+      }, 15_000, 'the handshake to fail');
+      expect(lastError).toMatch(/handshake .* did not finish within 1000 ms/);
+      const client = await host(daemon);
+      expect((await client.callTool({ name: 'fx__echo', arguments: { text: 'x' } })).isError).toBeFalsy();
+      // A stop waits for no handshake: it ends with the drain, not never.
+      expect(await daemon.stop('SIGTERM')).toEqual({ code: 0, signal: null });
+    } finally {
+      stuck.closeAllConnections();
+      stuck.close();
+    }
   });
 });
 

@@ -280,23 +280,29 @@ export class UpstreamConnection {
     transport.onerror = (err) => this.onTransportError(generation, err);
     this.opening = peer;
     try {
-      const init = await withTimeout(
-        transport.start().then(() =>
-          peer.request('initialize', {
+      // The whole handshake within connectMs: over HTTP, notifications/initialized is a POST
+      // of its own, and a server that never answers it would hold the connect (and with it a
+      // stop, shutdown or reload) for good.
+      const { init, version } = await withTimeout(
+        (async () => {
+          await transport.start();
+          const answer = await peer.request('initialize', {
             protocolVersion: LATEST_LEGACY_VERSION,
             capabilities: this.deps.clientCapabilities ?? {},
             clientInfo: this.deps.client,
-          }),
-        ),
+          });
+          if (!isSupportedVersion(answer.protocolVersion)) {
+            throw new Error(`upstream chose protocol version ${String(answer.protocolVersion)}, which Switchboard does not speak`);
+          }
+          const version = answer.protocolVersion;
+          transport.setProtocolVersion?.(version);
+          await peer.notify('notifications/initialized');
+          return { init: answer, version };
+        })(),
         this.config.timeouts.connectMs,
-        `no answer to initialize within ${this.config.timeouts.connectMs} ms`,
+        `the handshake (initialize, notifications/initialized) did not finish within ${this.config.timeouts.connectMs} ms`,
       );
-      if (!isSupportedVersion(init.protocolVersion)) {
-        throw new Error(`upstream chose protocol version ${String(init.protocolVersion)}, which Switchboard does not speak`);
-      }
-      transport.setProtocolVersion?.(init.protocolVersion);
-      await peer.notify('notifications/initialized');
-      this.protocolVersion = init.protocolVersion;
+      this.protocolVersion = version;
       this.serverInfo = init.serverInfo as Item | undefined;
       this.capabilities = (init.capabilities as Item | undefined) ?? {};
       this.instructions = typeof init.instructions === 'string' ? init.instructions : undefined;
