@@ -112,7 +112,35 @@ describe('CatalogSync: warm (what initialize waits for)', () => {
   });
 });
 
+describe('CatalogSync: a list_changed flood', () => {
+  it('reads a list once at a time, and once more after the read the flood ran into, whatever the count', async () => {
+    const t = setup();
+    t.emit().stateChanged!('up', 'ready', 'connecting');
+    for (const method of ['tools/list', 'prompts/list', 'resources/list', 'resources/templates/list']) t.answer(method, []);
+    await t.settle();
+    for (let i = 0; i < 1000; i++) t.emit().notification!('up', { jsonrpc: '2.0', method: 'notifications/tools/list_changed' });
+    expect(t.pending.map((p) => p.method)).toEqual(['tools/list']);
+    t.answer('tools/list', [{ name: 'v1' }]);
+    await t.settle();
+    // The flood ran into that read: one more, as its answer may predate the last change.
+    expect(t.pending.map((p) => p.method)).toEqual(['tools/list']);
+    t.answer('tools/list', [{ name: 'v2' }]);
+    await t.settle();
+    expect(t.pending).toEqual([]);
+    expect(t.names('tools')).toEqual(['up__v2']);
+  });
+});
+
 describe('CatalogSync: config changes', () => {
+  it('a server removed before its first read ended is no longer waited for', async () => {
+    const t = setup();
+    let warmed = false;
+    void t.sync.warm(60_000).then(() => (warmed = true));
+    t.sync.configure({ namespace: 'prefix', separator: '__', servers: [] } as unknown as GatewayConfig);
+    await t.settle();
+    expect(warmed).toBe(true);
+  });
+
   /** The upstream serving tool `t` (up__t). */
   async function withTool() {
     const t = setup();

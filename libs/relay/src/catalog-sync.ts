@@ -37,6 +37,12 @@ export class CatalogSync {
   private readonly readsInFlight = new Map<string, number>();
   /** Servers whose full read has ended while another read of theirs (a list_changed) still runs. */
   private readonly settleAfterReads = new Set<string>();
+  /**
+   * (server, list) pairs a list_changed is having read now, and those another list_changed
+   * asked to read again once that read ends.
+   */
+  private readonly listsReading = new Set<string>();
+  private readonly readAgain = new Set<string>();
 
   constructor(
     private readonly registry: UpstreamRegistry,
@@ -59,6 +65,8 @@ export class CatalogSync {
       this.store.setOrder(enabled.map((s) => s.name));
       const names = new Set(enabled.map((s) => s.name));
       for (const name of names) if (!this.store.snapshot(name)) this.warming.add(name);
+      // A server removed before its first read ended is no longer waited for.
+      for (const name of [...this.warming]) if (!names.has(name)) this.settleWarm(name);
       for (const name of this.store.servers()) {
         if (!names.has(name)) this.store.removeServer(name);
       }
@@ -103,9 +111,20 @@ export class CatalogSync {
     }
   }
 
+  /**
+   * A list_changed starts a read of its lists at once, even while a full read runs (whose
+   * answer may predate the change). One that arrives while an earlier list_changed's read
+   * of the list still runs only asks for one more read when it ends: an upstream that sends
+   * list_changed in a loop costs one such read at a time, however fast it sends them.
+   */
   private onNotification(server: string, n: JsonRpcNotification): void {
-    const kinds = CHANGED[n.method];
-    if (kinds) void this.read(server, kinds);
+    const kinds = CHANGED[n.method]?.filter((kind) => {
+      const key = readKey(server, kind);
+      if (!this.listsReading.has(key)) return true;
+      this.readAgain.add(key);
+      return false;
+    });
+    if (kinds && kinds.length > 0) void this.read(server, kinds, true);
   }
 
   private async readAll(server: string): Promise<void> {
@@ -117,11 +136,18 @@ export class CatalogSync {
     else this.settleWarm(server);
   }
 
-  private async read(server: string, kinds: Kind[]): Promise<void> {
+  private async read(server: string, kinds: Kind[], changed = false): Promise<void> {
     this.readsInFlight.set(server, (this.readsInFlight.get(server) ?? 0) + 1);
+    if (changed) for (const kind of kinds) this.listsReading.add(readKey(server, kind));
     try {
       await this.readNow(server, kinds);
     } finally {
+      if (changed) {
+        for (const kind of kinds) this.listsReading.delete(readKey(server, kind));
+        // Started before this read is counted out, so a full read still waits for it.
+        const again = kinds.filter((kind) => this.readAgain.delete(readKey(server, kind)));
+        if (again.length > 0) void this.read(server, again, true);
+      }
       const left = this.readsInFlight.get(server)! - 1;
       if (left > 0) this.readsInFlight.set(server, left);
       else {
