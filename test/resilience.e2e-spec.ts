@@ -234,6 +234,41 @@ describe('a Streamable HTTP upstream that never answers notifications/initialize
   });
 });
 
+describe('a Streamable HTTP upstream that answers 404 again after a new session', () => {
+  it('fails the call with -32000 naming the status, not an internal error', async () => {
+    let sessions = 0;
+    const gone = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c.toString()));
+      req.on('end', () => {
+        if (req.method !== 'POST') return void res.writeHead(405).end();
+        const message = JSON.parse(body) as { id?: number; method: string; params?: { protocolVersion?: string } };
+        const reply = (result: unknown) => res.writeHead(200, { 'Content-Type': 'application/json', 'Mcp-Session-Id': `s-${sessions}` }).end(JSON.stringify({ jsonrpc: '2.0', id: message.id, result }));
+        if (message.method === 'initialize') {
+          sessions++;
+          return reply({ protocolVersion: message.params?.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'gone', version: '1' } });
+        }
+        if (message.id === undefined) return void res.writeHead(202).end();
+        if (message.method === 'tools/list') return reply({ tools: [{ name: 'x', inputSchema: { type: 'object' } }] });
+        res.writeHead(404).end(); // every call: "session not found", whatever the session
+      });
+    });
+    await new Promise<void>((resolve) => gone.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(gone.address() as AddressInfo).port}/mcp`;
+      const daemon = await startDaemon({ mcpServers: { gone: { type: 'http', url } } });
+      const client = await host(daemon);
+      await eventually(async () => ((await client.listTools()).tools.length > 0 ? true : undefined), 15_000, 'the tool to be listed');
+      const before = sessions;
+      expect(await errorOf(client.callTool({ name: 'gone__x', arguments: {} }))).toMatchObject({ code: -32000, message: "Upstream 'gone' answered HTTP 404" });
+      expect(sessions).toBe(before + 1); // one new session, one retry
+    } finally {
+      gone.closeAllConnections();
+      gone.close();
+    }
+  });
+});
+
 describe('a stdio upstream that exits at once, every time', () => {
   it('is reported on /readyz with its exit status on every attempt, not a failed write', async () => {
     // sh exits before the gateway's first write, or just after it: a write may fail (EPIPE)

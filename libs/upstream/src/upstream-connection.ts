@@ -144,25 +144,34 @@ export class UpstreamConnection {
 
   /** Sends a request; fails fast with -32010 when the upstream is not connected. */
   async request(method: string, params: Item | undefined, options: PeerRequestOptions = {}): Promise<Item> {
-    const peer = this.requirePeer();
     try {
-      return await peer.request(method, params, options);
+      return await this.requirePeer().request(method, params, options);
     } catch (err) {
       if (err instanceof McpError) throw err;
-      const status = httpStatusOf(err);
-      if (status === 404 && this.config.transport !== 'stdio') {
+      if (httpStatusOf(err) === 404 && this.config.transport !== 'stdio') {
         // The spec: 404 on a request with a session id means the session is gone; start a
-        // new one. The request was not processed, so sending it once more is safe.
+        // new one. The request was not processed, so sending it once more is safe; once.
         this.log.info('upstream session expired; re-initializing');
-        await this.reconnectNow();
-        return this.requirePeer().request(method, params, options);
+        try {
+          await this.reconnectNow();
+          return await this.requirePeer().request(method, params, options);
+        } catch (retryErr) {
+          if (retryErr instanceof McpError) throw retryErr;
+          throw this.requestFailed(retryErr);
+        }
       }
-      this.log.warn({ err: String(err) }, 'request to upstream failed');
-      void this.probe();
-      // The status says what happened; the body (an error page, a stack trace) stays in the log.
-      const what = status === undefined ? 'could not be reached' : `answered HTTP ${status}`;
-      throw new McpError(ErrorCode.ConnectionClosed, `Upstream '${this.name}' ${what}`);
+      throw this.requestFailed(err);
     }
+  }
+
+  /** A transport failure of a request as the host hears it: -32000 naming the HTTP status, if any. */
+  private requestFailed(err: unknown): McpError {
+    const status = httpStatusOf(err);
+    this.log.warn({ err: String(err) }, 'request to upstream failed');
+    void this.probe();
+    // The status says what happened; the body (an error page, a stack trace) stays in the log.
+    const what = status === undefined ? 'could not be reached' : `answered HTTP ${status}`;
+    return new McpError(ErrorCode.ConnectionClosed, `Upstream '${this.name}' ${what}`);
   }
 
   notify(method: string, params?: Item): Promise<void> {
