@@ -269,6 +269,46 @@ describe('a Streamable HTTP upstream that answers 404 again after a new session'
   });
 });
 
+// Answers each tool in a way JSON-RPC does not allow, or with a stack trace in its message.
+const MALFORMED_UPSTREAM = `
+const send = (m) => process.stdout.write(JSON.stringify(m) + '\\n');
+require('node:readline').createInterface({ input: process.stdin }).on('line', (line) => {
+  const m = JSON.parse(line);
+  if (m.id === undefined) return;
+  if (m.method === 'initialize') {
+    return send({ jsonrpc: '2.0', id: m.id, result: { protocolVersion: m.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'bad', version: '1' } } });
+  }
+  if (m.method === 'tools/list') {
+    return send({ jsonrpc: '2.0', id: m.id, result: { tools: ['null_result', 'string_error', 'fraction_code', 'stack'].map((name) => ({ name, inputSchema: { type: 'object' } })) } });
+  }
+  const answers = {
+    null_result: { result: null },
+    string_error: { error: 'bad' },
+    fraction_code: { error: { code: 1.5, message: 'odd' } },
+    stack: { error: { code: -32603, message: 'db down\\n    at query (/srv/app/db.js:10:5)' } },
+  };
+  send({ jsonrpc: '2.0', id: m.id, ...answers[m.params.name] });
+});
+`;
+
+describe('a stdio upstream that answers in the wrong shape', () => {
+  it('ends each call at once with -32000, and an internal error keeps only its first line', async () => {
+    const daemon = await startDaemon({ mcpServers: { bad: { command: process.execPath, args: ['-e', MALFORMED_UPSTREAM], env: {} } } });
+    const client = await host(daemon);
+    await eventually(async () => ((await client.listTools()).tools.length === 4 ? true : undefined), 15_000, 'the tools to be listed');
+    for (const name of ['bad__null_result', 'bad__string_error', 'bad__fraction_code']) {
+      expect(await errorOf(client.callTool({ name, arguments: {} }, { timeout: 10_000 })), name).toMatchObject({
+        code: -32000,
+        message: expect.stringContaining('The upstream sent an invalid response'),
+      });
+    }
+    const stack = await errorOf(client.callTool({ name: 'bad__stack', arguments: {} }));
+    expect(stack).toMatchObject({ code: -32603 });
+    expect(stack?.message).toContain('db down');
+    expect(stack?.message).not.toMatch(/db\.js|at query/);
+  });
+});
+
 describe('a stdio upstream that exits at once, every time', () => {
   it('is reported on /readyz with its exit status on every attempt, not a failed write', async () => {
     // sh exits before the gateway's first write, or just after it: a write may fail (EPIPE)

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { classifyMessage } from './jsonrpc.js';
+import { classifyMessage, invalidResponseAsError } from './jsonrpc.js';
 
 describe('classifyMessage', () => {
   it.each([
@@ -28,7 +28,31 @@ describe('classifyMessage', () => {
     [{ jsonrpc: '2.0', id: 1, result: {}, error: { code: 1, message: 'm' } }],
     [{ jsonrpc: '2.0', id: 1 }],
     [{ jsonrpc: '2.0', id: 1, error: { code: 'x', message: 'm' } }],
+    [{ jsonrpc: '2.0', id: 1, error: { code: 1.5, message: 'm' } }],
   ])('rejects %j', (value) => {
     expect(classifyMessage(value)).toBe('invalid');
+  });
+});
+
+describe('invalidResponseAsError', () => {
+  it('turns an answer in the wrong shape into an error for its request', () => {
+    for (const value of [
+      { jsonrpc: '2.0', id: 3, result: null },
+      { jsonrpc: '2.0', id: 3, result: [1, 2] },
+      { jsonrpc: '2.0', id: 3, error: 'bad' },
+      { jsonrpc: '2.0', id: 3, error: { code: 1.5, message: 'm' } },
+    ]) {
+      expect(invalidResponseAsError(value), JSON.stringify(value)).toEqual({
+        jsonrpc: '2.0',
+        id: 3,
+        error: { code: -32000, message: 'The upstream sent an invalid response' },
+      });
+    }
+  });
+
+  it('leaves what names no request alone', () => {
+    for (const value of [null, 'x', { jsonrpc: '2.0', id: null, result: {} }, { jsonrpc: '2.0', id: 1, method: 'x', result: {} }, { jsonrpc: '2.0', id: 1 }, { id: 1, result: null }]) {
+      expect(invalidResponseAsError(value), JSON.stringify(value)).toBeUndefined();
+    }
   });
 });

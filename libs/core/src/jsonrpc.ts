@@ -1,3 +1,5 @@
+import { ErrorCode } from './core.errors.js';
+
 /** The JSON-RPC 2.0 shapes the gateway handles, kept as plain objects so bytes pass through. */
 export type RequestId = string | number;
 
@@ -62,7 +64,7 @@ export function classifyMessage(value: unknown): MessageKind {
   if (hasResult === hasError) return 'invalid';
   if (hasError) {
     const e = value.error;
-    return isObject(e) && typeof e.code === 'number' && typeof e.message === 'string'
+    return isObject(e) && Number.isInteger(e.code) && typeof e.message === 'string'
       ? 'response'
       : 'invalid';
   }
@@ -90,3 +92,14 @@ export const isResponse = (m: JsonRpcMessage): m is JsonRpcResponse => !('method
 export const isRequest = (m: JsonRpcMessage): m is JsonRpcRequest => 'method' in m && 'id' in m;
 export const isNotification = (m: JsonRpcMessage): m is JsonRpcNotification =>
   'method' in m && !('id' in m);
+
+/**
+ * A peer's answer that is not a valid response but names the id of a request (`result: null`,
+ * `error: "bad"`, an error code of 1.5), as an error response for that id; undefined for
+ * anything else. Dropping it would leave the request waiting for its timeout.
+ */
+export function invalidResponseAsError(value: unknown): JsonRpcErrorResponse | undefined {
+  if (!isObject(value) || value.jsonrpc !== '2.0' || 'method' in value || !isId(value.id)) return undefined;
+  if (!('result' in value) && !('error' in value)) return undefined;
+  return errorResponse(value.id, { code: ErrorCode.ConnectionClosed, message: 'The upstream sent an invalid response' });
+}

@@ -131,11 +131,15 @@ function malformedParams(params: Item): { rule: string; error: McpError } | unde
 
 /**
  * Upstream JSON-RPC errors pass through with their code, message and data (hosts need e.g.
- * -32042's data), except internal errors, whose data may carry an upstream's stack trace.
+ * -32042's data), except internal errors: their data, and all but the first line of their
+ * message, may carry an upstream's stack trace.
  */
 function sanitize(err: unknown): unknown {
-  if (err instanceof McpError && err.code === ErrorCode.InternalError && err.data !== undefined) {
-    return new McpError(err.code, err.message);
+  if (err instanceof McpError && err.code === ErrorCode.InternalError) {
+    const firstLine = err.message.split('\n', 1)[0].slice(0, MAX_INTERNAL_MESSAGE);
+    if (err.data !== undefined || firstLine !== err.message) return new McpError(err.code, firstLine);
   }
   return err;
 }
+
+const MAX_INTERNAL_MESSAGE = 200;

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { LineSplitter, LineWriter, classifyMessage, type JsonRpcMessage } from '@switchboard/core';
+import { LineSplitter, LineWriter, classifyMessage, invalidResponseAsError, type JsonRpcMessage } from '@switchboard/core';
 import type { StdioServerConfig } from '@switchboard/config';
 import type { Logger } from '@switchboard/observability';
 import { inheritedEnvironment } from './inherited-env.js';
@@ -145,7 +145,9 @@ export class StdioUpstreamTransport implements UpstreamTransport {
     }
     if (classifyMessage(message) === 'invalid') {
       this.logger.warn({ line: line.slice(0, 200) }, 'upstream wrote something that is not a JSON-RPC message to stdout');
-      return;
+      // An answer in the wrong shape still ends its request, as an error, rather than leave it to time out.
+      message = invalidResponseAsError(message);
+      if (message === undefined) return;
     }
     try {
       keepResultText(message as JsonRpcMessage, line);

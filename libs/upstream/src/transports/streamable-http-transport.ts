@@ -1,5 +1,5 @@
 import type { ClientRequest, IncomingMessage, OutgoingHttpHeaders } from 'node:http';
-import { classifyMessage, encodeMessage, type JsonRpcMessage, type MessageExtra, type RequestId } from '@switchboard/core';
+import { classifyMessage, encodeMessage, invalidResponseAsError, type JsonRpcMessage, type MessageExtra, type RequestId } from '@switchboard/core';
 import type { RemoteServerConfig } from '@switchboard/config';
 import type { Logger } from '@switchboard/observability';
 import { HttpEndpoint } from './http-endpoint.js';
@@ -283,7 +283,11 @@ export class StreamableHttpUpstreamTransport implements UpstreamTransport, Liste
   private deliver(value: unknown, json?: string, extra?: MessageExtra): void {
     if (classifyMessage(value) === 'invalid') {
       this.logger.warn({ message: JSON.stringify(value)?.slice(0, 200) }, 'upstream sent something that is not a JSON-RPC message');
-      return;
+      // An answer in the wrong shape still ends its request, as an error, rather than leave it to time out.
+      const asError = invalidResponseAsError(value);
+      if (asError === undefined) return;
+      value = asError;
+      json = undefined;
     }
     const message = value as JsonRpcMessage;
     if (!('method' in message) && message.id !== null) this.settle(message.id);
