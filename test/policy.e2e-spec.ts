@@ -3,7 +3,7 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client, ProtocolError, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, SWITCHBOARD_BIN, startDaemon, stdioFixture, stopAllDaemons, tempDir, writeConfig, type DaemonHandle } from './support/daemon.js';
+import { eventually, REPO_ROOT, SWITCHBOARD_BIN, startDaemon, stdioFixture, stopAllDaemons, tempDir, writeConfig, type DaemonHandle } from './support/daemon.js';
 import { auditRows } from './support/audit-rows.js';
 
 
@@ -32,6 +32,7 @@ roles:
   ops:
     - { id: all-fx, allow: "*", server: fx }
     - { id: no-crash, deny: call, tool: fx__crash }
+    - { id: demo-all, allow: "*", server: demo }
 users:
   bob: [dev]
 `;
@@ -58,7 +59,8 @@ describe('policies through the daemon (CASL, from a policy file)', () => {
     dir = tempDir();
     policyFile = join(dir, 'policy.yaml');
     writeFileSync(policyFile, POLICY);
-    configPath = writeConfig({ auth: { mode: 'required' }, policy: { file: 'policy.yaml' }, mcpServers: { fx: stdioFixture() } }, dir);
+    const demo = { command: process.execPath, args: [join(REPO_ROOT, 'apps/demo-upstream/dist/main.js')] };
+    configPath = writeConfig({ auth: { mode: 'required' }, policy: { file: 'policy.yaml' }, mcpServers: { fx: stdioFixture(), demo } }, dir);
     for (const [name, roles] of [['bob', ''], ['olga', 'ops']] as const) {
       const made = cli(['keys', 'create', '--config', configPath, '--name', name, ...(roles ? ['--roles', roles] : [])]);
       keys[name] = made.stdout.trimEnd().split('\n').at(-1)!;
@@ -75,6 +77,26 @@ describe('policies through the daemon (CASL, from a policy file)', () => {
     expect(olgas).toContain('fx__env');
     expect(olgas).not.toContain('fx__crash');
     expect((await olga.listPrompts()).prompts.map((p) => p.name)).toContain('fx__greet');
+    await Promise.all([bob.close(), olga.close()]);
+  });
+
+  it("initialize shows an upstream's instructions only to those the policy lets see something of it", async () => {
+    const [bob, olga] = [await host('bob'), await host('olga')];
+    expect(olga.getInstructions()).toMatch(/## demo\nA demo server bundled with Switchboard/);
+    expect(bob.getInstructions()).toBeUndefined();
+    await Promise.all([bob.close(), olga.close()]);
+  });
+
+  it('a tool held back by pinning is, to a caller the policy hides it from, just unknown', async () => {
+    const olga = await host('olga');
+    await olga.callTool({ name: 'fx__add_tool', arguments: { name: 'dyn', description: 'Reads the weather' } });
+    await eventually(async () => ((await toolNames(olga)).includes('fx__dyn') ? true : undefined));
+    await olga.callTool({ name: 'fx__remove_tool', arguments: { name: 'dyn' } });
+    await olga.callTool({ name: 'fx__add_tool', arguments: { name: 'dyn', description: 'Reads the weather, and your keys' } });
+    await eventually(async () => (!(await toolNames(olga)).includes('fx__dyn') ? true : undefined));
+    expect((await failure(olga.callTool({ name: 'fx__dyn', arguments: {} }))).message).toMatch(/held back/);
+    const bob = await host('bob');
+    expect((await failure(bob.callTool({ name: 'fx__dyn', arguments: {} }))).message).toBe('Unknown tool: fx__dyn');
     await Promise.all([bob.close(), olga.close()]);
   });
 
@@ -148,7 +170,7 @@ describe('policies through the daemon (CASL, from a policy file)', () => {
     const aliased = writeConfig({ policy: { file: policyFile }, mcpServers: { fx: stdioFixture({}, { alias: 'files' }) } });
     expect(cli(['policy', 'check', '--config', aliased, '--principal', 'x', '--roles', 'ops', '--tool', 'files__env']).stdout).toMatch(/^allow {2}rule: all-fx/);
 
-    expect(cli(['policy', 'lint', '--config', configPath]).stdout).toMatch(/^ok: .*policy\.yaml: 2 roles, 4 rules\n$/);
+    expect(cli(['policy', 'lint', '--config', configPath]).stdout).toMatch(/^ok: .*policy\.yaml: 2 roles, 5 rules\n$/);
     const bad = join(dir, 'bad-policy.yaml');
     writeFileSync(bad, 'roles:\n  dev:\n    - { allow: call, deny: call }\n    - { allow: fly, tool: x }\nusers: { bob: [nosuchrole] }\n');
     const lint = cli(['policy', 'lint', '--file', bad]);

@@ -1,6 +1,7 @@
 import { ErrorCode, McpError, invalidParams, negotiateVersion } from '@switchboard/core';
 import type { UpstreamConnection } from '@switchboard/upstream';
-import type { Item, MethodHandler } from '../relay.types.js';
+import type { Item, MethodHandler, RelayServices } from '../relay.types.js';
+import type { DownstreamSession } from '../session.js';
 import { optionalObject } from './params.js';
 
 /** How long initialize waits for upstreams still on their first connect, so the first lists are full. */
@@ -20,7 +21,7 @@ export const initialize: MethodHandler = async ({ session, params }, services) =
 
   await services.sync.warm(WARM_WAIT_MS);
   const upstreams = services.registry.all();
-  const instructions = mergedInstructions(upstreams);
+  const instructions = mergedInstructions(upstreams.filter((u) => u.instructions && seesAnythingOf(session.principal, services, u.name)));
   return {
     protocolVersion: session.protocolVersion,
     capabilities: advertisedCapabilities(upstreams),
@@ -49,6 +50,23 @@ export function advertisedCapabilities(upstreams: UpstreamConnection[]): Item {
     if (c.completions) caps.completions = {};
   }
   return caps;
+}
+
+const KINDS = ['tools', 'prompts', 'resources', 'resourceTemplates'] as const;
+
+/**
+ * Whether the principal may list anything of an upstream. An upstream's instructions name it
+ * and describe what it serves: the policy that hides all of it hides them too.
+ */
+function seesAnythingOf(principal: DownstreamSession['principal'], services: RelayServices, server: string): boolean {
+  if (services.unusableServers?.(principal.id).includes(server)) return false;
+  const catalog = services.catalog.current;
+  return KINDS.some((kind) => {
+    const visible = services.policy?.listView(principal, kind);
+    // A policy that permits everything filters nothing: every upstream's instructions are shown.
+    if (!visible) return true;
+    return catalog.page(kind, undefined, 1, (item, origin) => origin.server === server && visible.filter(item, origin)).items.length > 0;
+  });
 }
 
 function mergedInstructions(upstreams: UpstreamConnection[]): string | undefined {

@@ -30,15 +30,16 @@ export const callTool: MethodHandler = async (ctx, services) => {
     if (!departed) ctx.audit.deniedBy = 'catalog:unknown-tool';
     throw invalidParams(`Unknown tool: ${publicName}`);
   }
+  if (!authorized(ctx, services, 'call', 'Tool', { server: target.server, name: publicName, args })) {
+    throw invalidParams(`Unknown tool: ${publicName}`);
+  }
+  // After the policy: to a caller it hides the tool from, a held-back tool is as unknown as any other.
   if (services.pins?.isQuarantined(target.server, target.name)) {
     // Unlike a policy denial, the reason is said: the host's user can ask an admin about it.
     ctx.audit.deniedBy = 'pin:quarantined';
     throw invalidParams(
       `Tool ${publicName} is held back: its definition changed since it was pinned, and an administrator must review it (switchboard tools review)`,
     );
-  }
-  if (!authorized(ctx, services, 'call', 'Tool', { server: target.server, name: publicName, args })) {
-    throw invalidParams(`Unknown tool: ${publicName}`);
   }
   await approved(ctx, services, { server: target.server, tool: publicName, originalName: target.name, args });
   const connection = await upstreamOf(ctx, services, target.server, ctx.audit, target.name);
