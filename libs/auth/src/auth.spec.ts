@@ -76,6 +76,9 @@ describe('API keys', () => {
   it('refuses malformed names and roles, listing each', async () => {
     const { store } = await keys();
     await expect(store.create({ name: 'has space', roles: ['ok', 'bad role'] })).rejects.toThrow(/name 'has space'.*role 'bad role'/);
+    // `keys revoke 2` is the key with id 2, so no key may be named 2.
+    await expect(store.create({ name: '2', roles: [] })).rejects.toThrow(/name '2': must not be digits alone/);
+    await expect(store.create({ name: 'build-2', roles: [] })).resolves.toBeDefined();
   });
 
   it('notes the last use, at most once a minute', async () => {
