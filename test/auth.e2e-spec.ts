@@ -161,6 +161,29 @@ describe('authentication with API keys (auth.mode: required)', () => {
     expect(cli(['keys', 'revoke', '--config', configPath, 'carol']).code).toBe(1);
   });
 
+  it("a revoked key's open streams end too: the session's GET stream and a legacy SSE stream", async () => {
+    const made = cli(['keys', 'create', '--config', configPath, '--name', 'dave', '--roles', 'dev']);
+    const dave = made.stdout.trimEnd().split('\n').at(-1)!;
+    const opened = await request(daemon.baseUrl).post('/mcp').set('Accept', MCP_ACCEPT).set('X-API-Key', dave).send(INITIALIZE).expect(200);
+    const sid = opened.headers['mcp-session-id'];
+    await request(daemon.baseUrl).post('/mcp').set('Accept', MCP_ACCEPT).set('X-API-Key', dave).set('Mcp-Session-Id', sid)
+      .send({ jsonrpc: '2.0', method: 'notifications/initialized' }).expect(202);
+    // Resolves once the stream's headers are in, with what resolves when it ends.
+    const open = (path: string, headers: Record<string, string>) =>
+      new Promise<{ status: number; ended: Promise<void> }>((resolve, reject) => {
+        const req = httpRequest(`${daemon.baseUrl}${path}`, { headers: { Accept: 'text/event-stream', 'X-API-Key': dave, ...headers } }, (res) => {
+          res.resume();
+          resolve({ status: res.statusCode ?? 0, ended: new Promise((done) => res.on('end', done)) });
+        });
+        req.on('error', reject);
+        req.end();
+      });
+    const streams = await Promise.all([open('/mcp', { 'Mcp-Session-Id': sid }), open('/sse', {})]);
+    expect(streams.map((s) => s.status)).toEqual([200, 200]);
+    expect(cli(['keys', 'revoke', '--config', configPath, 'dave']).code).toBe(0);
+    await Promise.all(streams.map((s) => s.ended));
+  });
+
   it('switchboard stdio runs as the key in SWITCHBOARD_API_KEY, and refuses to start with a bad one', async () => {
     const client = new Client({ name: 'e2e-stdio-key', version: '1.0.0' });
     await client.connect(

@@ -50,10 +50,12 @@ export async function runDaemon(config: GatewayConfig, fileListen: GatewayConfig
     maxBodyBytes: MAX_BODY_BYTES,
     onRefused: auditStore.log && ((refusal) => auditStore.log!.recordHttpRefusal(refusal)),
     authenticate: (req) => authenticator.authenticate(req),
+    stillValid: (principal) => authenticator.stillValid(principal),
   };
   const streamable = new StreamableHttpService(deps);
   streamable.startIdleSweep();
   const legacy = new LegacySseService(deps);
+  legacy.startCredentialCheck();
   const routes = new McpHttpRoutes(streamable, legacy, logger, deps);
   const auditQuery = auditStore.log && new AuditQuery(auditStore.dataSource);
   const app = await NestFactory.create(AppModule.register({ runtime, auditQuery, authenticate: deps.authenticate }), {

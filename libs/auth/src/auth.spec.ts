@@ -41,7 +41,8 @@ describe('API keys', () => {
     const { key, info } = await store.create({ name: 'alice', roles: ['dev', 'dev', 'ops'] });
     expect(key).toMatch(/^sbk_[A-Za-z0-9_-]{43}$/);
     expect(info).toMatchObject({ name: 'alice', roles: ['dev', 'ops'], prefix: key.slice(0, 10), revokedAt: null });
-    expect(verifier.verify(key)).toEqual({ ok: true, principal: { id: 'alice', authMethod: 'api-key', roles: ['dev', 'ops'] } });
+    expect(verifier.verify(key)).toEqual({ ok: true, principal: { id: 'alice', authMethod: 'api-key', roles: ['dev', 'ops'], credential: { keyId: info.id } } });
+    expect(verifier.isActive(info.id)).toBe(true);
     const stored = JSON.stringify(db.prepare('SELECT * FROM api_key').all());
     expect(stored).not.toContain(key);
     expect(stored).not.toContain(key.slice(10));

@@ -10,6 +10,12 @@ export interface AuthPrincipal {
   roles: readonly string[];
   /** From a token's groups claim; policies will map groups to roles. */
   groups?: readonly string[];
+  /**
+   * What a long-lived stream must stay true to (stillValid): the API key's row id, and when
+   * the credential expires (epoch ms). A session's requests are checked one by one; its
+   * streams are checked again from time to time.
+   */
+  credential?: { keyId?: number; expiresAt?: number };
 }
 
 /** A caller on a loopback listener with `auth.mode: none` that sent no credential. */

@@ -1,6 +1,7 @@
 import type { GatewayConfig } from '@switchboard/config';
 import type { Logger } from '@switchboard/observability';
 import type { GatewayDispatcher, SessionDirectory } from '@switchboard/relay';
+import type { AuthPrincipal } from '@switchboard/auth';
 import type { RefusalListener, RequestAuthenticator } from './http/request-guard.js';
 
 /** What every downstream transport needs; the app supplies it. */
@@ -15,4 +16,13 @@ export interface DownstreamDeps {
   onRefused?: RefusalListener;
   /** Who a request is from; absent, every caller is the anonymous loopback principal. */
   authenticate?: RequestAuthenticator;
+  /**
+   * Whether the credential a session was opened with still holds (a key not revoked, a
+   * token not expired). Each request is authenticated anew; this is for what outlives one:
+   * a session whose credential no longer holds is ended, and its streams with it.
+   */
+  stillValid?: (principal: SessionOwner) => boolean;
 }
+
+/** A session's principal as the credential check sees it (the object authentication made). */
+export type SessionOwner = Pick<AuthPrincipal, 'id' | 'credential'>;

@@ -13,6 +13,8 @@ export interface Principal {
   /** From the key or token; what policies match on. */
   roles?: readonly string[];
   groups?: readonly string[];
+  /** What the credential check of long-lived streams looks at (AuthPrincipal's). */
+  credential?: { keyId?: number; expiresAt?: number };
 }
 
 /**

@@ -25,6 +25,7 @@ const LAST_USED_EVERY_MS = 60_000;
  */
 export class ApiKeyVerifier {
   private readonly lookup: SqliteStatement;
+  private readonly byId: SqliteStatement;
   private readonly touch: SqliteStatement;
   private readonly touched = new Map<number, number>();
 
@@ -36,7 +37,14 @@ export class ApiKeyVerifier {
       `SELECT id, name, roles, expires_at AS expiresAt, revoked_at AS revokedAt, last_used_at AS lastUsedAt
        FROM api_key WHERE key_hash = ?`,
     );
+    this.byId = db.prepare('SELECT revoked_at AS revokedAt, expires_at AS expiresAt FROM api_key WHERE id = ?');
     this.touch = db.prepare('UPDATE api_key SET last_used_at = ? WHERE id = ?');
+  }
+
+  /** Whether the key with this row id is still neither revoked nor expired (nor deleted). */
+  isActive(keyId: number): boolean {
+    const row = this.byId.get(keyId) as Pick<KeyRow, 'revokedAt' | 'expiresAt'> | undefined;
+    return row !== undefined && row.revokedAt === null && (row.expiresAt === null || row.expiresAt > this.now());
   }
 
   verify(key: string): KeyVerdict {
@@ -48,7 +56,8 @@ export class ApiKeyVerifier {
       return { ok: false, rule: 'auth:expired-key', reason: `API key '${row.name}' expired` };
     }
     this.noteUse(row, now);
-    return { ok: true, principal: { id: row.name, authMethod: 'api-key', roles: JSON.parse(row.roles) as string[] } };
+    const credential = row.expiresAt === null ? { keyId: row.id } : { keyId: row.id, expiresAt: row.expiresAt };
+    return { ok: true, principal: { id: row.name, authMethod: 'api-key', roles: JSON.parse(row.roles) as string[], credential } };
   }
 
   private noteUse(row: KeyRow, now: number): void {

@@ -75,6 +75,23 @@ export class HttpAuthenticator {
     ];
   }
 
+  /**
+   * Whether the credential a principal was established with still holds: the key not
+   * revoked or expired, the token not expired. For what outlives one request (a session's
+   * GET or SSE stream); a database that cannot be read counts as no.
+   */
+  stillValid(principal: Pick<AuthPrincipal, 'credential'>, now = Date.now()): boolean {
+    const credential = principal.credential;
+    if (credential === undefined) return true;
+    if (credential.expiresAt !== undefined && credential.expiresAt <= now) return false;
+    if (credential.keyId === undefined) return true;
+    try {
+      return this.keys.isActive(credential.keyId);
+    } catch {
+      return false;
+    }
+  }
+
   async authenticate(req: IncomingMessage): Promise<HttpAuthResult> {
     // Most loopback requests carry neither header: no strategy needs to look.
     if (req.headers.authorization !== undefined || req.headers['x-api-key'] !== undefined) {

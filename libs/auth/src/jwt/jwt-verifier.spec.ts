@@ -44,7 +44,14 @@ describe('JwtVerifier', () => {
   it('maps principal, roles and groups from configured claim paths; lists may be arrays or space-separated', async () => {
     const v = verifier({ principal: 'email', roles: 'realm_access.roles', groups: 'grp' });
     const verdict = await v.verify(await sign({ email: 'fay@example.com', realm_access: { roles: ['admin', 7] }, grp: 'eng  ops' }));
-    expect(verdict).toEqual({ ok: true, principal: { id: 'fay@example.com', authMethod: 'jwt', roles: ['admin'], groups: ['eng', 'ops'] } });
+    expect(verdict).toEqual({
+      ok: true,
+      // The token's exp (2 minutes out), for the check of the session's streams.
+      principal: { id: 'fay@example.com', authMethod: 'jwt', roles: ['admin'], groups: ['eng', 'ops'], credential: { expiresAt: expect.any(Number) } },
+    });
+    const expiresAt = (verdict as { principal: { credential: { expiresAt: number } } }).principal.credential.expiresAt;
+    expect(expiresAt - Date.now()).toBeGreaterThan(60_000);
+    expect(expiresAt - Date.now()).toBeLessThanOrEqual(120_000);
   });
 
   it('refuses a token without the principal claim, or without exp', async () => {

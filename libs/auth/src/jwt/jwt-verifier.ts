@@ -53,6 +53,8 @@ export class JwtVerifier {
         authMethod: 'jwt',
         roles: listClaim(claimAt(payload, this.options.claims.roles)),
         groups: listClaim(claimAt(payload, this.options.claims.groups)),
+        // exp is a required claim: a session's streams end with the token.
+        credential: { expiresAt: Number(payload.exp) * 1000 },
       },
     };
   }

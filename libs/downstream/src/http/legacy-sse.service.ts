@@ -2,10 +2,11 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isSameCaller } from '@switchboard/auth';
 import { ErrorCode, McpError, encodeBatch, encodeMessage, newSessionId, type JsonRpcMessage, type SendOptions } from '@switchboard/core';
 import { BatchReplies } from '../batch-reply.js';
-import type { DownstreamDeps } from '../downstream.types.js';
+import type { DownstreamDeps, SessionOwner } from '../downstream.types.js';
 import { GatewaySession } from '../gateway-session.js';
 import { takeMessages } from '../message-intake.js';
 import { answerPreflight, applyCors } from './cors.js';
+import { startCredentialCheck } from './credential-check.js';
 import { accepts, replyError, replyJson } from './http-replies.js';
 import { readJsonPost } from './read-body.js';
 import { admitted, authenticated } from './request-guard.js';
@@ -25,8 +26,18 @@ interface LegacySession {
  */
 export class LegacySseService {
   private readonly sessions = new Map<string, LegacySession>();
+  private stopCredentialCheck = (): void => undefined;
 
   constructor(private readonly deps: DownstreamDeps) {}
+
+  /** Ends, within CREDENTIAL_CHECK_MS, a session whose key is revoked or token expired, and its stream. */
+  startCredentialCheck(): void {
+    this.stopCredentialCheck = startCredentialCheck(
+      this.deps,
+      () => [...this.sessions].map(([id, state]): [string, SessionOwner] => [id, state.session.principal]),
+      (id) => this.remove(id),
+    );
+  }
 
   get sessionCount(): number {
     return this.sessions.size;
@@ -84,6 +95,7 @@ export class LegacySseService {
   }
 
   closeAll(): void {
+    this.stopCredentialCheck();
     for (const id of [...this.sessions.keys()]) this.remove(id);
   }
 

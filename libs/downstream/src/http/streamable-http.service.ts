@@ -17,8 +17,9 @@ import {
 } from '@switchboard/core';
 import { isInitializeRequest, takeMessages } from '../message-intake.js';
 import { GatewaySession } from '../gateway-session.js';
-import type { DownstreamDeps } from '../downstream.types.js';
+import type { DownstreamDeps, SessionOwner } from '../downstream.types.js';
 import { answerPreflight, applyCors } from './cors.js';
+import { startCredentialCheck } from './credential-check.js';
 import { accepts, headerOf, replyError, replyJson } from './http-replies.js';
 import { PostExchange } from './post-exchange.js';
 import { readJsonPost } from './read-body.js';
@@ -44,6 +45,7 @@ const ALLOWED = 'GET, POST, DELETE';
 export class StreamableHttpService {
   private readonly sessions = new Map<string, HttpSession>();
   private sweeper?: NodeJS.Timeout;
+  private stopCredentialCheck = (): void => undefined;
 
   constructor(private readonly deps: DownstreamDeps) {}
 
@@ -56,6 +58,11 @@ export class StreamableHttpService {
     const every = Math.min(60_000, Math.max(100, Math.floor(this.deps.config().timeouts.sessionIdleMs / 2)));
     this.sweeper = setInterval(() => this.sweepIdle(), every);
     this.sweeper.unref();
+    this.stopCredentialCheck = startCredentialCheck(
+      this.deps,
+      () => [...this.sessions].map(([id, state]): [string, SessionOwner] => [id, state.session.principal]),
+      (id) => this.remove(id),
+    );
   }
 
   private sweepIdle(): void {
@@ -88,6 +95,7 @@ export class StreamableHttpService {
   /** Ends every session (shutdown). */
   closeAll(): void {
     clearInterval(this.sweeper);
+    this.stopCredentialCheck();
     for (const id of [...this.sessions.keys()]) this.remove(id);
   }
 

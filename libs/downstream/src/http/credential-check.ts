@@ -1,0 +1,23 @@
+import type { DownstreamDeps, SessionOwner } from '../downstream.types.js';
+
+/** How often sessions are checked against stillValid: a revoked key's stream ends within this. */
+export const CREDENTIAL_CHECK_MS = 2_000;
+
+/** Starts the check of every session's credential; returns what stops it. */
+export function startCredentialCheck(
+  deps: DownstreamDeps,
+  sessions: () => Iterable<[string, SessionOwner]>,
+  end: (id: string) => void,
+): () => void {
+  const stillValid = deps.stillValid;
+  if (!stillValid) return () => undefined;
+  const timer = setInterval(() => {
+    for (const [id, principal] of [...sessions()]) {
+      if (stillValid(principal)) continue;
+      deps.logger.info({ session: id, principal: principal.id }, "ended a session: its credential was revoked or expired");
+      end(id);
+    }
+  }, CREDENTIAL_CHECK_MS);
+  timer.unref();
+  return () => clearInterval(timer);
+}
