@@ -79,6 +79,17 @@ describe('StdioUpstreamTransport', () => {
     ]);
   });
 
+  it('logs at most so many stderr lines a second, and counts the rest', async () => {
+    const { entries } = await start(`for (let i = 0; i < 1000; i++) process.stderr.write('line ' + i + '\\n');`);
+    await until(() => entries().some((e) => e.msg.includes('lines not logged')));
+    const lines = entries().filter((e) => e.msg === 'upstream stderr');
+    const skipped = entries().filter((e) => e.msg.includes('lines not logged')).reduce((n, e) => n + (e.skipped as number), 0);
+    expect(lines.length).toBeGreaterThanOrEqual(100);
+    expect(lines.length + skipped).toBe(1000);
+    expect(lines[0].stderr).toBe('line 0');
+    expect(skipped).toBeGreaterThan(0);
+  });
+
   it('drops stdout lines that are JSON but not JSON-RPC messages, and survives a handler that throws', async () => {
     const lines = ['5', 'null', '[1]', '{"a":1}', '{"jsonrpc":"2.0","method":"first"}', '{"jsonrpc":"2.0","method":"second"}'];
     const { transport, messages, entries } = await start(`process.stdout.write(${JSON.stringify(lines.join('\n') + '\n')});`);

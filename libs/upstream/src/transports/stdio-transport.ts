@@ -17,6 +17,8 @@ const GRACE_MS = 2000;
 const EXIT_WAIT_MS = 1000;
 /** stderr is for people: a longer line is logged cut to this many characters, with a marker. */
 export const MAX_STDERR_LINE_CHARS = 8 * 1024;
+/** And at most this many lines a second of it; the rest is counted, not logged. */
+export const MAX_STDERR_LINES_PER_SECOND = 100;
 
 /**
  * The stdio upstream transport. Our own rather than the SDK's because the gateway must own
@@ -182,17 +184,37 @@ export class StdioUpstreamTransport implements UpstreamTransport {
     throw this.exitStatus === undefined ? err : new Error(this.exitStatus);
   }
 
-  /** stderr to the log line by line, holding at most MAX_STDERR_LINE_CHARS of a line. */
+  /**
+   * stderr to the log line by line, holding at most MAX_STDERR_LINE_CHARS of a line, and at
+   * most MAX_STDERR_LINES_PER_SECOND lines a second: an upstream that floods stderr must not
+   * fill the disk with the log or the memory with its buffer. What is left out is counted.
+   */
   private pipeStderr(child: ChildProcess): void {
     let kept = '';
     let length = 0;
+    let windowStart = 0;
+    let logged = 0;
+    let skipped = 0;
+    const reportSkipped = () => {
+      if (skipped > 0) this.logger.warn({ skipped }, `upstream stderr: ${skipped} lines not logged (over ${MAX_STDERR_LINES_PER_SECOND} a second)`);
+      skipped = 0;
+    };
     const take = (chunk: string, from: number, to: number) => {
       if (kept.length < MAX_STDERR_LINE_CHARS) kept += chunk.slice(from, Math.min(to, from + MAX_STDERR_LINE_CHARS - kept.length));
       length += to - from;
     };
     const flush = () => {
       const cut = length - kept.length;
-      if (kept.trim()) this.logger.info({ stderr: cut > 0 ? `${kept}… [${cut} more characters]` : kept }, 'upstream stderr');
+      if (kept.trim()) {
+        const now = Date.now();
+        if (now - windowStart >= 1000) {
+          reportSkipped();
+          windowStart = now;
+          logged = 0;
+        }
+        if (logged++ < MAX_STDERR_LINES_PER_SECOND) this.logger.info({ stderr: cut > 0 ? `${kept}… [${cut} more characters]` : kept }, 'upstream stderr');
+        else skipped++;
+      }
       kept = '';
       length = 0;
     };
@@ -208,7 +230,10 @@ export class StdioUpstreamTransport implements UpstreamTransport {
       take(chunk, start, chunk.length);
     });
     // A last line without a newline is often the one that says why the process died.
-    child.stderr!.on('end', flush);
+    child.stderr!.on('end', () => {
+      flush();
+      reportSkipped();
+    });
     child.stderr!.on('error', () => undefined);
   }
 
