@@ -1,5 +1,6 @@
 import type { ServerConfig, RemoteServerConfig } from '@switchboard/config';
 import type { Logger } from '@switchboard/observability';
+import { limitSseEvents } from './sse-event-limit.js';
 import { StdioUpstreamTransport } from './stdio-transport.js';
 import { StreamableHttpUpstreamTransport } from './streamable-http-transport.js';
 import type { UpstreamTransport } from './upstream-transport.js';
@@ -27,20 +28,24 @@ export class DefaultTransportFactory implements TransportFactory {
     if (flavour !== 'sse') return new StreamableHttpUpstreamTransport(config, logger);
     // The SDK's client (and the zod schemas under it) costs the daemon about 25 MB of
     // memory; only a gateway with a legacy HTTP+SSE upstream loads it.
-    return sseTransport(await import('@modelcontextprotocol/client'), config);
+    return sseTransport(await import('@modelcontextprotocol/client'), config, logger);
   }
 }
 
 type ClientSdk = typeof import('@modelcontextprotocol/client');
 
-function sseTransport({ SSEClientTransport }: ClientSdk, config: RemoteServerConfig): UpstreamTransport {
+function sseTransport({ SSEClientTransport }: ClientSdk, config: RemoteServerConfig, logger: Logger): UpstreamTransport {
   const headers = config.headers;
   return new SSEClientTransport(new URL(config.url), {
     requestInit: { headers },
-    // EventSource takes no headers option; give it a fetch that adds them.
+    // EventSource takes no headers option; give it a fetch that adds them, and that bounds
+    // the size of one event (sse-event-limit.ts).
     eventSourceInit: {
-      fetch: (url: string | URL, init?: RequestInit) =>
-        fetch(url, { ...init, headers: { ...(init?.headers as Record<string, string>), ...headers } }),
+      fetch: async (url: string | URL, init?: RequestInit) => {
+        const res = await fetch(url, { ...init, headers: { ...(init?.headers as Record<string, string>), ...headers } });
+        if (!res.body) return res;
+        return new Response(limitSseEvents(res.body, logger), { status: res.status, statusText: res.statusText, headers: res.headers });
+      },
     } as EventSourceInit,
   }) as unknown as UpstreamTransport;
 }
