@@ -46,4 +46,15 @@ describe('sampling through the relay', () => {
   it('caps maxTokens and leaves the other choices as asked', async () => {
     expect(await sampled({ messages, maxTokens: 5000, includeContext: 'allServers' })).toEqual({ messages, maxTokens: 100, includeContext: 'allServers' });
   });
+
+  it('refuses a request a host could not answer, or whose maxTokens no cap could apply to, before any host sees it', async () => {
+    for (const [params, problem] of [
+      [{ bogus: true }, /messages must be a non-empty list.*maxTokens must be a positive integer/],
+      [{ messages: 'x', maxTokens: 'lots' }, /messages must be a non-empty list/],
+      [{ messages, maxTokens: 'lots' }, /maxTokens must be a positive integer/],
+      [{ messages: [{ role: 'system', content: { type: 'text', text: 'x' } }], maxTokens: 5 }, /messages\[0\] must have role user or assistant/],
+    ] as const) {
+      await expect(sampled(params), JSON.stringify(params)).rejects.toMatchObject({ code: -32602, message: expect.stringMatching(problem) });
+    }
+  });
 });

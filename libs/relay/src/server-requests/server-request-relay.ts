@@ -10,6 +10,7 @@ import { elicitThroughInbox } from './inbox-elicitation.js';
 import { elicitationMode, hostCanAnswer, hostSamplesWithTools } from './host-capability.js';
 import { sessionFields } from '../audit/session-fields.js';
 import { isRelayOrigin, type RelayOrigin } from './relay-origin.js';
+import { samplingParamsProblems } from './sampling-params.js';
 
 export interface RelayLimits {
   /** How long a host (its user) has to answer. */
@@ -171,12 +172,17 @@ export class ServerRequestRelay {
         throw refused(`Sampling is not allowed for '${server}' (the gateway's policy has no rule allowing it)`);
       }
       entry.rule = decision.rule;
+      const problems = samplingParamsProblems(params);
+      if (problems.length > 0) {
+        entry.rule = 'relay:invalid-request';
+        throw new McpError(ErrorCode.InvalidParams, `Invalid sampling request: ${problems.join('; ')}`);
+      }
       if ((params.tools !== undefined || params.toolChoice !== undefined) && !(session && hostSamplesWithTools(session))) {
         entry.rule = 'relay:host-lacks-capability';
         throw refused('The host does not support tool use in sampling (sampling.tools)');
       }
       const max = this.limits().maxSamplingTokens;
-      const capped = typeof params.maxTokens === 'number' && params.maxTokens > max ? { ...params, maxTokens: max } : params;
+      const capped = (params.maxTokens as number) > max ? { ...params, maxTokens: max } : params;
       // To the host, "this server" is the gateway: every upstream's context, not the asker's own.
       return capped.includeContext === 'thisServer' ? { ...capped, includeContext: 'none' } : capped;
     }
