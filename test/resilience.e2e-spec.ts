@@ -1,4 +1,4 @@
-import { createServer } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Client } from '@modelcontextprotocol/client';
 import { startConformanceHttpFixture, startHttpFixture, type HttpFixture } from '@switchboard/testing';
@@ -200,72 +200,82 @@ describe('a stdio upstream whose tool list holds junk', () => {
   });
 });
 
+interface RawMessage {
+  id?: number;
+  method: string;
+  params?: { protocolVersion?: string };
+}
+
+/**
+ * A Streamable HTTP upstream written by hand, to misbehave as the SDK's never would: every
+ * POST's JSON-RPC message goes to `answer`, and other methods get 405. Closed after the test.
+ */
+async function rawHttpUpstream(answer: (message: RawMessage, res: ServerResponse) => void): Promise<string> {
+  const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString()));
+    req.on('end', () => (req.method === 'POST' ? answer(JSON.parse(body) as RawMessage, res) : void res.writeHead(405).end()));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  rawServers.push(server);
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
+}
+const rawServers: Server[] = [];
+afterEach(() => {
+  for (const server of rawServers.splice(0)) {
+    server.closeAllConnections();
+    server.close();
+  }
+});
+
+/** An initialize result for a hand-written upstream named `name`. */
+const initialized = (message: RawMessage, name: string) => ({
+  protocolVersion: message.params?.protocolVersion,
+  capabilities: { tools: {} },
+  serverInfo: { name, version: '1' },
+});
+
 describe('a Streamable HTTP upstream that never answers notifications/initialized', () => {
   it('fails its connect within connectMs, says why on /readyz, and holds up neither the other upstreams nor a SIGTERM', async () => {
     // Answers initialize, then leaves the POST that carries notifications/initialized open.
-    const stuck = createServer((req, res) => {
-      let body = '';
-      req.on('data', (c: Buffer) => (body += c.toString()));
-      req.on('end', () => {
-        if (req.method !== 'POST') return void res.writeHead(405).end();
-        const message = JSON.parse(body) as { id?: number; method: string; params?: { protocolVersion?: string } };
-        if (message.method !== 'initialize') return; // never answered
-        res.writeHead(200, { 'Content-Type': 'application/json', 'Mcp-Session-Id': 'stuck-1' });
-        res.end(JSON.stringify({ jsonrpc: '2.0', id: message.id, result: { protocolVersion: message.params?.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'stuck', version: '1' } } }));
-      });
+    const url = await rawHttpUpstream((message, res) => {
+      if (message.method !== 'initialize') return; // never answered
+      res.writeHead(200, { 'Content-Type': 'application/json', 'Mcp-Session-Id': 'stuck-1' });
+      res.end(JSON.stringify({ jsonrpc: '2.0', id: message.id, result: initialized(message, 'stuck') }));
     });
-    await new Promise<void>((resolve) => stuck.listen(0, '127.0.0.1', resolve));
-    try {
-      const url = `http://127.0.0.1:${(stuck.address() as AddressInfo).port}/mcp`;
-      const daemon = await startDaemon({ timeouts: { connectMs: 1000 }, mcpServers: { stuck: { type: 'http', url }, fx: stdioFixture() } });
-      const lastError = await eventually(async () => {
-        const { upstreams } = (await request(daemon.baseUrl).get('/readyz')).body as { upstreams: { name: string; lastError?: string }[] };
-        return upstreams.find((u) => u.name === 'stuck')?.lastError;
-      }, 15_000, 'the handshake to fail');
-      expect(lastError).toMatch(/handshake .* did not finish within 1000 ms/);
-      const client = await host(daemon);
-      expect((await client.callTool({ name: 'fx__echo', arguments: { text: 'x' } })).isError).toBeFalsy();
-      // A stop waits for no handshake: it ends with the drain, not never.
-      expect(await daemon.stop('SIGTERM')).toEqual({ code: 0, signal: null });
-    } finally {
-      stuck.closeAllConnections();
-      stuck.close();
-    }
+    const daemon = await startDaemon({ timeouts: { connectMs: 1000 }, mcpServers: { stuck: { type: 'http', url }, fx: stdioFixture() } });
+    const lastError = await eventually(async () => {
+      const { upstreams } = (await request(daemon.baseUrl).get('/readyz')).body as { upstreams: { name: string; lastError?: string }[] };
+      return upstreams.find((u) => u.name === 'stuck')?.lastError;
+    }, 15_000, 'the handshake to fail');
+    expect(lastError).toMatch(/handshake .* did not finish within 1000 ms/);
+    const client = await host(daemon);
+    expect((await client.callTool({ name: 'fx__echo', arguments: { text: 'x' } })).isError).toBeFalsy();
+    // A stop waits for no handshake: it ends with the drain, not never.
+    expect(await daemon.stop('SIGTERM')).toEqual({ code: 0, signal: null });
   });
 });
 
 describe('a Streamable HTTP upstream that answers 404 again after a new session', () => {
   it('fails the call with -32000 naming the status, not an internal error', async () => {
     let sessions = 0;
-    const gone = createServer((req, res) => {
-      let body = '';
-      req.on('data', (c: Buffer) => (body += c.toString()));
-      req.on('end', () => {
-        if (req.method !== 'POST') return void res.writeHead(405).end();
-        const message = JSON.parse(body) as { id?: number; method: string; params?: { protocolVersion?: string } };
-        const reply = (result: unknown) => res.writeHead(200, { 'Content-Type': 'application/json', 'Mcp-Session-Id': `s-${sessions}` }).end(JSON.stringify({ jsonrpc: '2.0', id: message.id, result }));
-        if (message.method === 'initialize') {
-          sessions++;
-          return reply({ protocolVersion: message.params?.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'gone', version: '1' } });
-        }
-        if (message.id === undefined) return void res.writeHead(202).end();
-        if (message.method === 'tools/list') return reply({ tools: [{ name: 'x', inputSchema: { type: 'object' } }] });
-        res.writeHead(404).end(); // every call: "session not found", whatever the session
-      });
+    const url = await rawHttpUpstream((message, res) => {
+      const reply = (result: unknown) =>
+        res.writeHead(200, { 'Content-Type': 'application/json', 'Mcp-Session-Id': `s-${sessions}` }).end(JSON.stringify({ jsonrpc: '2.0', id: message.id, result }));
+      if (message.method === 'initialize') {
+        sessions++;
+        return reply(initialized(message, 'gone'));
+      }
+      if (message.id === undefined) return void res.writeHead(202).end();
+      if (message.method === 'tools/list') return reply({ tools: [{ name: 'x', inputSchema: { type: 'object' } }] });
+      res.writeHead(404).end(); // every call: "session not found", whatever the session
     });
-    await new Promise<void>((resolve) => gone.listen(0, '127.0.0.1', resolve));
-    try {
-      const url = `http://127.0.0.1:${(gone.address() as AddressInfo).port}/mcp`;
-      const daemon = await startDaemon({ mcpServers: { gone: { type: 'http', url } } });
-      const client = await host(daemon);
-      await eventually(async () => ((await client.listTools()).tools.length > 0 ? true : undefined), 15_000, 'the tool to be listed');
-      const before = sessions;
-      expect(await errorOf(client.callTool({ name: 'gone__x', arguments: {} }))).toMatchObject({ code: -32000, message: "Upstream 'gone' answered HTTP 404" });
-      expect(sessions).toBe(before + 1); // one new session, one retry
-    } finally {
-      gone.closeAllConnections();
-      gone.close();
-    }
+    const daemon = await startDaemon({ mcpServers: { gone: { type: 'http', url } } });
+    const client = await host(daemon);
+    await eventually(async () => ((await client.listTools()).tools.length > 0 ? true : undefined), 15_000, 'the tool to be listed');
+    const before = sessions;
+    expect(await errorOf(client.callTool({ name: 'gone__x', arguments: {} }))).toMatchObject({ code: -32000, message: "Upstream 'gone' answered HTTP 404" });
+    expect(sessions).toBe(before + 1); // one new session, one retry
   });
 });
 
