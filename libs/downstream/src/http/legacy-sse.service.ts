@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isSameCaller } from '@switchboard/auth';
 import { ErrorCode, McpError, encodeBatch, encodeMessage, newSessionId, type JsonRpcMessage, type SendOptions } from '@switchboard/core';
 import { BatchReplies } from '../batch-reply.js';
-import type { DownstreamDeps, SessionOwner } from '../downstream.types.js';
+import type { DownstreamDeps } from '../downstream.types.js';
 import { GatewaySession } from '../gateway-session.js';
 import { takeMessages } from '../message-intake.js';
 import { answerPreflight, applyCors } from './cors.js';
@@ -32,11 +32,7 @@ export class LegacySseService {
 
   /** Ends, within CREDENTIAL_CHECK_MS, a session whose key is revoked or token expired, and its stream. */
   startCredentialCheck(): void {
-    this.stopCredentialCheck = startCredentialCheck(
-      this.deps,
-      () => [...this.sessions].map(([id, state]): [string, SessionOwner] => [id, state.session.principal]),
-      (id) => this.remove(id),
-    );
+    this.stopCredentialCheck = startCredentialCheck(this.deps, this.sessions, (id) => this.remove(id));
   }
 
   get sessionCount(): number {

@@ -17,7 +17,7 @@ import {
 } from '@switchboard/core';
 import { isInitializeRequest, takeMessages } from '../message-intake.js';
 import { GatewaySession } from '../gateway-session.js';
-import type { DownstreamDeps, SessionOwner } from '../downstream.types.js';
+import type { DownstreamDeps } from '../downstream.types.js';
 import { answerPreflight, applyCors } from './cors.js';
 import { startCredentialCheck } from './credential-check.js';
 import { accepts, headerOf, replyError, replyJson } from './http-replies.js';
@@ -58,11 +58,7 @@ export class StreamableHttpService {
     const every = Math.min(60_000, Math.max(100, Math.floor(this.deps.config().timeouts.sessionIdleMs / 2)));
     this.sweeper = setInterval(() => this.sweepIdle(), every);
     this.sweeper.unref();
-    this.stopCredentialCheck = startCredentialCheck(
-      this.deps,
-      () => [...this.sessions].map(([id, state]): [string, SessionOwner] => [id, state.session.principal]),
-      (id) => this.remove(id),
-    );
+    this.stopCredentialCheck = startCredentialCheck(this.deps, this.sessions, (id) => this.remove(id));
   }
 
   private sweepIdle(): void {
