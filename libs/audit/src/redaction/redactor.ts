@@ -100,9 +100,13 @@ export function checkRedactionOptions(options: RedactionOptions): string[] {
 export function createRedactor(options: RedactionOptions = {}): Redactor {
   const problems = checkRedactionOptions(options);
   if (problems.length > 0) throw new Error(`invalid redaction options: ${problems.join('; ')}`);
-  const isSecretKey = createKeyMatcher(options);
+  const decideSecretKey = createKeyDecider(options);
   const redactText = createTextRedactor(options);
-  const redactName = remembered(redactText);
+  // Keys and names repeat on every call: both facts about one are remembered together, so an
+  // argument's key costs one lookup.
+  const factsOf = remembered((text): TextFacts => ({ secretKey: decideSecretKey(text), redacted: redactText(text) }));
+  const isSecretKey = (key: string) => factsOf(key).secretKey;
+  const redactName = (text: string) => factsOf(text).redacted;
 
   /** `seen`: every object met so far in this walk and what it became; undefined until an object is met. */
   function redactValue(value: unknown, seen: Map<object, unknown> | undefined, depth: number): unknown {
@@ -179,9 +183,10 @@ export function createRedactor(options: RedactionOptions = {}): Redactor {
       const key = keys[i];
       const item = record[key];
       let redacted: unknown;
-      if (key === pairValueKey || isSecretKey(key)) redacted = item === undefined ? undefined : REDACTED;
+      const facts = factsOf(key);
+      if (key === pairValueKey || facts.secretKey) redacted = item === undefined ? undefined : REDACTED;
       else redacted = redactValue(item, seen, depth);
-      const storedKey = redactName(key);
+      const storedKey = facts.redacted;
       if (copy === undefined) {
         if (storedKey === key && Object.is(redacted, item)) continue;
         copy = {};
@@ -272,17 +277,21 @@ function compileKeyRule(key: string): KeyRule {
   return { regex: new RegExp(slashed[1], slashed[2].replace(/[gy]/g, '')) };
 }
 
-function createKeyMatcher(options: RedactionOptions): (key: string) => boolean {
+/** What a redactor knows of a key or name: whether it names a secret, and the text as stored. */
+interface TextFacts {
+  secretKey: boolean;
+  redacted: string;
+}
+
+function createKeyDecider(options: RedactionOptions): (key: string) => boolean {
   const defaults = options.defaults === false ? undefined : DEFAULT_KEY_REGEX;
   const rules = (options.keys ?? []).map(compileKeyRule);
   if (defaults === undefined && rules.length === 0) return () => false;
-  const decide = (key: string): boolean => {
+  return (key: string): boolean => {
     const normalized = normalizeKey(key);
     if (defaults?.test(normalized)) return true;
     return rules.some((rule) => ('contains' in rule ? normalized.includes(rule.contains) : rule.regex.test(key)));
   };
-  // Arguments repeat the same few keys; a lookup is far cheaper than normalizing and testing.
-  return remembered(decide);
 }
 
 const DEFAULT_KEY_REGEX = new RegExp(DEFAULT_SECRET_KEYS.map((rule) => `(?:${rule.pattern.source})`).join('|'));
