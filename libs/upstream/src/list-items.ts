@@ -33,3 +33,11 @@ export function unservableReason(key: string, item: unknown): string | undefined
       return undefined;
   }
 }
+
+/** An item as a log line names it: its name or URI, cut short, else its type. */
+export function describeItem(item: unknown): string {
+  if (typeof item !== 'object' || item === null) return JSON.stringify(item) ?? String(item);
+  const { name, uri, uriTemplate } = item as Item;
+  const label = [name, uri, uriTemplate].find((v) => typeof v === 'string');
+  return typeof label === 'string' ? JSON.stringify(label.slice(0, 80)) : Array.isArray(item) ? 'an array' : 'an object without a name';
+}

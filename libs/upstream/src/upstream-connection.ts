@@ -12,7 +12,7 @@ import {
 import type { ServerConfig } from '@switchboard/config';
 import type { Logger } from '@switchboard/observability';
 import { backoffDelay, withTimeout } from './backoff.js';
-import { unservableReason } from './list-items.js';
+import { describeItem, unservableReason } from './list-items.js';
 import { httpStatusOf, looksLikeLegacySse, type RemoteFlavour, type TransportFactory } from './transports/transport-factory.js';
 import type { UpstreamTransport } from './transports/upstream-transport.js';
 import type {
@@ -147,25 +147,25 @@ export class UpstreamConnection {
     try {
       return await this.requirePeer().request(method, params, options);
     } catch (err) {
-      if (err instanceof McpError) throw err;
-      if (httpStatusOf(err) === 404 && this.config.transport !== 'stdio') {
-        // The spec: 404 on a request with a session id means the session is gone; start a
-        // new one. The request was not processed, so sending it once more is safe; once.
-        this.log.info('upstream session expired; re-initializing');
-        try {
-          await this.reconnectNow();
-          return await this.requirePeer().request(method, params, options);
-        } catch (retryErr) {
-          if (retryErr instanceof McpError) throw retryErr;
-          throw this.requestFailed(retryErr);
-        }
+      if (err instanceof McpError || httpStatusOf(err) !== 404 || this.config.transport === 'stdio') throw this.hostError(err);
+      // The spec: 404 on a request with a session id means the session is gone; start a
+      // new one. The request was not processed, so sending it once more is safe; once.
+      this.log.info('upstream session expired; re-initializing');
+      try {
+        await this.reconnectNow();
+        return await this.requirePeer().request(method, params, options);
+      } catch (retryErr) {
+        throw this.hostError(retryErr);
       }
-      throw this.requestFailed(err);
     }
   }
 
-  /** A transport failure of a request as the host hears it: -32000 naming the HTTP status, if any. */
-  private requestFailed(err: unknown): McpError {
+  /**
+   * A request's failure as the host hears it: a JSON-RPC error as it is; a transport failure
+   * as -32000 naming the HTTP status, if any.
+   */
+  private hostError(err: unknown): McpError {
+    if (err instanceof McpError) return err;
     const status = httpStatusOf(err);
     this.log.warn({ err: String(err) }, 'request to upstream failed');
     void this.probe();
@@ -424,12 +424,4 @@ export class UpstreamConnection {
 function closeDetail(transport: UpstreamTransport): string {
   const detail = transport.closeReason?.();
   return detail ? ` (${detail})` : '';
-}
-
-/** An item as a log line names it: its name or URI, cut short, else its type. */
-function describeItem(item: unknown): string {
-  if (typeof item !== 'object' || item === null) return JSON.stringify(item) ?? String(item);
-  const { name, uri, uriTemplate } = item as Item;
-  const label = [name, uri, uriTemplate].find((v) => typeof v === 'string');
-  return typeof label === 'string' ? JSON.stringify(label.slice(0, 80)) : Array.isArray(item) ? 'an array' : 'an object without a name';
 }
