@@ -21,7 +21,8 @@ export const initialize: MethodHandler = async ({ session, params }, services) =
 
   await services.sync.warm(WARM_WAIT_MS);
   const upstreams = services.registry.all();
-  const instructions = mergedInstructions(upstreams.filter((u) => u.instructions && seesAnythingOf(session.principal, services, u.name)));
+  const seesAnythingOf = visibilityOf(session.principal, services);
+  const instructions = mergedInstructions(upstreams.filter((u) => u.instructions && seesAnythingOf(u.name)));
   return {
     protocolVersion: session.protocolVersion,
     capabilities: advertisedCapabilities(upstreams),
@@ -55,18 +56,22 @@ export function advertisedCapabilities(upstreams: UpstreamConnection[]): Item {
 const KINDS = ['tools', 'prompts', 'resources', 'resourceTemplates'] as const;
 
 /**
- * Whether the principal may list anything of an upstream. An upstream's instructions name it
- * and describe what it serves: the policy that hides all of it hides them too.
+ * Whether the principal may list anything of an upstream, by its name. An upstream's
+ * instructions name it and describe what it serves: the policy that hides all of it hides
+ * them too. The views are made once, for every upstream asked about.
  */
-function seesAnythingOf(principal: DownstreamSession['principal'], services: RelayServices, server: string): boolean {
-  if (services.unusableServers?.(principal.id).includes(server)) return false;
+function visibilityOf(principal: DownstreamSession['principal'], services: RelayServices): (server: string) => boolean {
+  const unusable = services.unusableServers?.(principal.id) ?? [];
   const catalog = services.catalog.current;
-  return KINDS.some((kind) => {
-    const visible = services.policy?.listView(principal, kind);
-    // A policy that permits everything filters nothing: every upstream's instructions are shown.
-    if (!visible) return true;
-    return catalog.page(kind, undefined, 1, (item, origin) => origin.server === server && visible.filter(item, origin)).items.length > 0;
-  });
+  const views = KINDS.map((kind) => [kind, services.policy?.listView(principal, kind)] as const);
+  return (server) => {
+    if (unusable.includes(server)) return false;
+    return views.some(([kind, visible]) => {
+      // A policy that permits everything filters nothing: every upstream's instructions are shown.
+      if (!visible) return true;
+      return catalog.page(kind, undefined, 1, (item, origin) => origin.server === server && visible.filter(item, origin)).items.length > 0;
+    });
+  };
 }
 
 function mergedInstructions(upstreams: UpstreamConnection[]): string | undefined {
