@@ -120,10 +120,13 @@ export async function main(argv: string[]): Promise<number> {
     fileListen = loaded.config.listen;
     config = applyOverrides(loaded.config, values);
     for (const w of loaded.warnings) process.stderr.write(`warning: ${w.file}: ${w.path}: ${w.reason}\n`);
-    // Before anything is opened or migrated: a refused policy is a refused configuration.
-    const { policyFileProblems } = await import('./policy-setup.js');
-    const policyProblems = policyFileProblems(config);
-    if (policyProblems) throw new UsageError(policyProblems);
+    // Before anything is opened or migrated: a refused policy is a refused configuration
+    // (exit 2), and a service manager must not restart into it.
+    if (config.policy.file) {
+      const { readPolicyFile } = await import('./policy-setup.js');
+      const read = readPolicyFile(config.policy.file);
+      if ('problems' in read) throw new UsageError(read.problems);
+    }
   } catch (err) {
     if (err instanceof ConfigError || err instanceof UsageError) {
       process.stderr.write(`${err.message}\n`);

@@ -23,12 +23,9 @@ export function openPolicy(
     }
     return { engine: PolicyEngine.defaultOnly(fallback) };
   }
-  let doc: PolicyDocument;
-  try {
-    doc = loadPolicyFile(file);
-  } catch (err) {
-    throw err instanceof ConfigError ? new Error(invalidPolicyMessage(err)) : err;
-  }
+  const read = readPolicyFile(file);
+  if ('problems' in read) throw new Error(read.problems);
+  const { doc } = read;
   const engine = new PolicyEngine(doc, fallback, file);
   logger.info({ file, roles: Object.keys(doc.roles).length, defaultEffect: engine.defaultEffect }, 'policy loaded');
   const warnAliases = (loaded: PolicyDocument) => {
@@ -54,23 +51,20 @@ export function policyDefaultEffect(config: GatewayConfig): 'allow' | 'deny' {
 }
 
 /**
- * Every problem of the config's policy file, as one message, or undefined when it has none
- * (or there is no file). What `start`, `stdio` and `config check` refuse before they open
- * anything: a bad policy file is a configuration problem like a bad config (exit 2), and
- * a service manager must not restart into it.
+ * A policy file, or every problem of it as one message (invalidPolicyMessage): what the
+ * daemon, `start`'s check before it opens anything, and the commands each turn into their
+ * own refusal.
  */
-export function policyFileProblems(config: GatewayConfig): string | undefined {
-  if (!config.policy.file) return undefined;
+export function readPolicyFile(file: string): { doc: PolicyDocument } | { problems: string } {
   try {
-    loadPolicyFile(config.policy.file);
-    return undefined;
+    return { doc: loadPolicyFile(file) };
   } catch (err) {
-    if (err instanceof ConfigError) return invalidPolicyMessage(err);
+    if (err instanceof ConfigError) return { problems: invalidPolicyMessage(err) };
     throw err;
   }
 }
 
 /** A refused policy file as people read it: the file, then every problem. */
-export function invalidPolicyMessage(err: ConfigError): string {
+function invalidPolicyMessage(err: ConfigError): string {
   return [`invalid policy file ${err.file}:`, ...err.problems.map((p) => `  - ${p.path ? `${p.path}: ` : ''}${p.reason}`)].join('\n');
 }

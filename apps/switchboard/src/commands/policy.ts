@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
-import { ConfigError, type GatewayConfig } from '@switchboard/config';
-import { aliasedServerSelectors, loadPolicyFile, PolicyEngine, type PolicyDecision, type PolicyDocument } from '@switchboard/policy';
-import { invalidPolicyMessage, policyDefaultEffect } from '../policy-setup.js';
+import type { GatewayConfig } from '@switchboard/config';
+import { aliasedServerSelectors, PolicyEngine, type PolicyDecision, type PolicyDocument } from '@switchboard/policy';
+import { policyDefaultEffect, readPolicyFile } from '../policy-setup.js';
 import { COMMON_OPTIONS, loadCommandConfig, parseCommandArgs, runSubcommand, printUsage } from './command-args.js';
 import { CommandError, usageError } from './command-error.js';
 import { policyRequestOf } from './policy-request.js';
@@ -84,13 +84,10 @@ function policyFile(given: string | undefined, config: GatewayConfig | undefined
  * A policy file, or a CommandError listing every problem: what `lint` (exit 1, problems
  * found) and `config check` (exit 2, as `start` refuses it) report.
  */
-export function loadPolicyForCommand(file: string, exitCode: 1 | 2 = 1) {
-  try {
-    return loadPolicyFile(file);
-  } catch (err) {
-    if (!(err instanceof ConfigError)) throw err;
-    throw new CommandError(invalidPolicyMessage(err), exitCode);
-  }
+export function loadPolicyForCommand(file: string, exitCode: 1 | 2 = 1): PolicyDocument {
+  const read = readPolicyFile(file);
+  if ('problems' in read) throw new CommandError(read.problems, exitCode);
+  return read.doc;
 }
 
 /** Rules whose `server:` names only an alias never apply: a warning on stderr for each. */
