@@ -37,7 +37,10 @@ export async function runDaemon(config: GatewayConfig, fileListen: GatewayConfig
   const authenticator = new HttpAuthenticator(
     new ApiKeyVerifier(sqliteConnection(auditStore.dataSource)),
     () => config.auth.mode,
-    config.auth.jwt && new JwtVerifier(config.auth.jwt),
+    config.auth.jwt &&
+      new JwtVerifier(config.auth.jwt, {
+        onKeysUnavailable: (reason) => logger.warn({ jwksUrl: config.auth.jwt!.jwksUrl }, `the issuer's signing keys could not be fetched: ${reason}; JWT callers are refused until they can`),
+      }),
   );
   if (config.auth.mode === 'none') logger.info('auth.mode: none: HTTP callers without a credential are the anonymous loopback user');
 

@@ -87,3 +87,37 @@ describe('JwtVerifier', () => {
     expect(await verifier().verify('not.a.jwt')).toMatchObject({ ok: false, rule: 'auth:invalid-token' });
   });
 });
+
+describe('JwtVerifier with an issuer that fails', () => {
+  it('refuses tokens with auth:error, says why once in the hook, and does not ask the issuer again on every token', async () => {
+    let fetches = 0;
+    const server = createServer((_req, res) => {
+      fetches += 1;
+      res.writeHead(500).end('down');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const { privateKey } = await generateKeyPair('ES256');
+      const reasons: string[] = [];
+      const verifier = new JwtVerifier(
+        {
+          issuer: 'https://idp.test',
+          audience: 'gw',
+          jwksUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/jwks`,
+          algorithms: ['ES256'],
+          clockToleranceSec: 0,
+          claims: { principal: 'sub', roles: 'roles', groups: 'groups' },
+        },
+        { onKeysUnavailable: (reason) => reasons.push(reason) },
+      );
+      for (let i = 0; i < 30; i++) {
+        const token = await new SignJWT({ sub: `u${i}` }).setProtectedHeader({ alg: 'ES256', kid: `k${i}` }).setIssuer('https://idp.test').setAudience('gw').setExpirationTime('2m').sign(privateKey);
+        expect(await verifier.verify(token)).toEqual({ ok: false, rule: 'auth:error', reason: "the issuer's signing keys could not be fetched" });
+      }
+      expect(fetches).toBe(1);
+      expect(reasons).toEqual(['the issuer answered HTTP 500']);
+    } finally {
+      server.close();
+    }
+  });
+});

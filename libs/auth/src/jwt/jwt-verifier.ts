@@ -6,15 +6,24 @@ type Jose = typeof import('jose');
 let jose: Promise<Jose> | undefined;
 const loadJose = () => (jose ??= import('jose'));
 import type { AuthPrincipal } from '../principal.js';
+import { JwksCache, JwksUnavailableError } from './jwks-cache.js';
 
 export type TokenVerdict =
   | { ok: true; principal: AuthPrincipal }
   | { ok: false; rule: 'auth:invalid-token' | 'auth:expired-token' | 'auth:error'; reason: string };
 
-/** How long an unknown key id waits before the JWKS is fetched again (jose's cooldown). */
+/** How long an unknown key id waits before the JWKS is fetched again. */
 const JWKS_COOLDOWN_MS = 30_000;
 /** Keys are refetched after this long even when every kid is known, so rotations land. */
 const JWKS_MAX_AGE_MS = 10 * 60_000;
+const JWKS_TIMEOUT_MS = 5_000;
+/** While the issuer fails, it is asked again after 1 s, 2 s, 4 s ... and then every 30 s. */
+const JWKS_MAX_BACKOFF_MS = 30_000;
+
+export interface JwtVerifierHooks {
+  /** A fetch of the issuer's keys failed (the daemon logs it; callers are told only auth:error). */
+  onKeysUnavailable?: (reason: string) => void;
+}
 
 /**
  * Verifies JWT bearer tokens from one OIDC issuer with jose: the signature against the
@@ -23,16 +32,26 @@ const JWKS_MAX_AGE_MS = 10 * 60_000;
  * asymmetric algorithms are accepted; an unsigned token (`alg: none`) never is.
  */
 export class JwtVerifier {
-  private keys: ReturnType<Jose['createRemoteJWKSet']> | undefined;
+  private keys: JwksCache | undefined;
 
-  constructor(private readonly options: JwtConfig) {}
+  constructor(
+    private readonly options: JwtConfig,
+    private readonly hooks: JwtVerifierHooks = {},
+  ) {}
 
   async verify(token: string): Promise<TokenVerdict> {
-    const { createRemoteJWKSet, errors, jwtVerify } = await loadJose();
-    this.keys ??= createRemoteJWKSet(new URL(this.options.jwksUrl), { cooldownDuration: JWKS_COOLDOWN_MS, cacheMaxAge: JWKS_MAX_AGE_MS });
+    const jose = await loadJose();
+    const { errors, jwtVerify } = jose;
+    this.keys ??= new JwksCache(new URL(this.options.jwksUrl), jose, {
+      cooldownMs: JWKS_COOLDOWN_MS,
+      maxAgeMs: JWKS_MAX_AGE_MS,
+      timeoutMs: JWKS_TIMEOUT_MS,
+      maxBackoffMs: JWKS_MAX_BACKOFF_MS,
+      onFetchFailed: this.hooks.onKeysUnavailable,
+    });
     let payload: JWTPayload;
     try {
-      ({ payload } = await jwtVerify(token, this.keys, {
+      ({ payload } = await jwtVerify(token, this.keys.resolve, {
         issuer: this.options.issuer,
         audience: this.options.audience,
         algorithms: this.options.algorithms,
@@ -94,7 +113,7 @@ function refusalOf(err: unknown, errors: Jose['errors']): TokenVerdict {
   if (err instanceof errors.JOSEAlgNotAllowed) return { ok: false, rule: 'auth:invalid-token', reason: 'the token is signed with an algorithm that is not accepted' };
   if (err instanceof errors.JWSSignatureVerificationFailed) return { ok: false, rule: 'auth:invalid-token', reason: 'the token signature is not valid' };
   if (err instanceof errors.JWKSNoMatchingKey) return { ok: false, rule: 'auth:invalid-token', reason: "no key of the issuer's JWKS matches the token" };
-  if (err instanceof errors.JWKSTimeout || err instanceof errors.JWKSInvalid || err instanceof TypeError) {
+  if (err instanceof JwksUnavailableError) {
     return { ok: false, rule: 'auth:error', reason: "the issuer's signing keys could not be fetched" };
   }
   if (err instanceof errors.JOSEError) return { ok: false, rule: 'auth:invalid-token', reason: 'the token is malformed or not a signed JWT' };

@@ -1,0 +1,112 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import * as jose from 'jose';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { JwksCache, JwksUnavailableError } from './jwks-cache.js';
+
+/** A real JWKS endpoint whose answer each test sets, counting the fetches. */
+describe('JwksCache', () => {
+  let server: Server;
+  let url: URL;
+  let jwk: jose.JWK;
+  let answer: { status: number; body: string; location?: string };
+  let fetches = 0;
+  let clock = 0;
+  let failures: string[];
+
+  const cache = () =>
+    new JwksCache(url, jose, {
+      cooldownMs: 30_000,
+      maxAgeMs: 600_000,
+      timeoutMs: 2_000,
+      maxBackoffMs: 30_000,
+      now: () => clock,
+      onFetchFailed: (reason) => failures.push(reason),
+    });
+  const header = (kid = 'a'): jose.JWSHeaderParameters => ({ alg: 'ES256', kid });
+  const token = { payload: '', signature: '' } as jose.FlattenedJWSInput;
+  const serve = (keys: jose.JWK[]) => (answer = { status: 200, body: JSON.stringify({ keys }) });
+
+  beforeAll(async () => {
+    const pair = await jose.generateKeyPair('ES256');
+    jwk = { ...(await jose.exportJWK(pair.publicKey)), kid: 'a', alg: 'ES256' };
+    server = createServer((_req, res) => {
+      fetches += 1;
+      res.writeHead(answer.status, { 'Content-Type': 'application/json', ...(answer.location ? { Location: answer.location } : {}) }).end(answer.body);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    url = new URL(`http://127.0.0.1:${(server.address() as AddressInfo).port}/jwks`);
+  });
+  afterAll(() => server.close());
+  beforeEach(() => {
+    fetches = 0;
+    clock = 1_000_000;
+    failures = [];
+    serve([jwk]);
+  });
+
+  it('asks a failing issuer again only after a backoff that doubles, not on every token', async () => {
+    answer = { status: 500, body: 'oops' };
+    const keys = cache();
+    for (let i = 0; i < 20; i++) await expect(keys.resolve(header(), token)).rejects.toBeInstanceOf(JwksUnavailableError);
+    expect(fetches).toBe(1);
+    expect(failures).toEqual(['the issuer answered HTTP 500']);
+
+    clock += 1_000; // first backoff: 1 s
+    await expect(keys.resolve(header(), token)).rejects.toBeInstanceOf(JwksUnavailableError);
+    expect(fetches).toBe(2);
+    clock += 1_000; // the second is 2 s
+    await expect(keys.resolve(header(), token)).rejects.toBeInstanceOf(JwksUnavailableError);
+    expect(fetches).toBe(2);
+
+    serve([jwk]);
+    clock += 1_000;
+    await expect(keys.resolve(header(), token)).resolves.toBeDefined();
+    expect(fetches).toBe(3);
+  });
+
+  it('shares one fetch among concurrent tokens', async () => {
+    const keys = cache();
+    await Promise.all(Array.from({ length: 10 }, () => keys.resolve(header(), token)));
+    expect(fetches).toBe(1);
+  });
+
+  it('keeps the keys it has when a refresh fails, and refreshes them when it works', async () => {
+    const keys = cache();
+    await keys.resolve(header(), token);
+    answer = { status: 503, body: '' };
+    clock += 600_000; // max age: a refresh is due
+    await expect(keys.resolve(header(), token)).resolves.toBeDefined();
+    expect(fetches).toBe(2);
+    expect(failures).toEqual(['the issuer answered HTTP 503']);
+    await keys.resolve(header(), token); // within the backoff: no fetch, the old keys serve
+    expect(fetches).toBe(2);
+  });
+
+  it('fetches again for an unknown key id at most once per cooldown', async () => {
+    const keys = cache();
+    await keys.resolve(header(), token);
+    clock += 30_000;
+    for (let i = 0; i < 5; i++) await expect(keys.resolve(header(`random-${i}`), token)).rejects.toBeInstanceOf(jose.errors.JWKSNoMatchingKey);
+    expect(fetches).toBe(2);
+    // A rotation: the new key is found on the next allowed fetch.
+    const rotated = { ...jwk, kid: 'b' };
+    serve([jwk, rotated]);
+    clock += 30_000;
+    await expect(keys.resolve(header('b'), token)).resolves.toBeDefined();
+    expect(fetches).toBe(3);
+  });
+
+  it('refuses what is not a key set, and does not follow redirects', async () => {
+    for (const [bad, reason] of [
+      [{ status: 200, body: 'not json' }, 'the answer is not JSON'],
+      [{ status: 200, body: '{"keys":7}' }, 'the answer has no "keys" array'],
+      [{ status: 302, body: '', location: 'http://127.0.0.1:1/elsewhere' }, 'the issuer answered HTTP 302'],
+    ] as const) {
+      answer = { ...bad };
+      failures = [];
+      await expect(cache().resolve(header(), token)).rejects.toBeInstanceOf(JwksUnavailableError);
+      expect(failures).toEqual([reason]);
+    }
+  });
+});

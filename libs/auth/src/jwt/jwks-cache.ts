@@ -1,0 +1,116 @@
+import type { CryptoKey, FlattenedJWSInput, JWSHeaderParameters, JSONWebKeySet } from 'jose';
+
+type Jose = typeof import('jose');
+type LocalKeySet = ReturnType<Jose['createLocalJWKSet']>;
+
+export interface JwksCacheOptions {
+  /** How long an unknown key id waits before the JWKS is fetched again. */
+  cooldownMs: number;
+  /** Keys are refetched after this long even when every kid is known, so rotations land. */
+  maxAgeMs: number;
+  /** One fetch gives up after this long. */
+  timeoutMs: number;
+  /** The longest wait between attempts while the issuer keeps failing. */
+  maxBackoffMs: number;
+  now?: () => number;
+  /** Told once per failed attempt (so at most once a backoff), for the daemon's log. */
+  onFetchFailed?: (reason: string) => void;
+}
+
+/** The issuer's keys could not be had: the token cannot be judged, so it is refused (auth:error). */
+export class JwksUnavailableError extends Error {}
+
+/** A JWKS is a few keys; anything this large is not one. */
+const MAX_JWKS_BYTES = 1 << 20;
+const FIRST_BACKOFF_MS = 1_000;
+
+/**
+ * The issuer's signing keys, fetched here rather than by jose's remote key set, which asks
+ * the issuer again on every token while the issuer fails (no key is cached, so every
+ * request, even one with a made-up token, became a fetch). Here a failed fetch is retried
+ * only after a backoff (1 s doubling to `maxBackoffMs`), concurrent callers share one
+ * fetch, and keys that were fetched stay in use when a refresh fails: an issuer that is
+ * down for a while does not sign everyone out, and its answers are never forwarded as a
+ * reason to the caller.
+ */
+export class JwksCache {
+  private keys: LocalKeySet | undefined;
+  private fetchedAt = Number.NEGATIVE_INFINITY;
+  private attemptedAt = Number.NEGATIVE_INFINITY;
+  private failures = 0;
+  private inFlight: Promise<void> | undefined;
+  private readonly now: () => number;
+
+  constructor(
+    private readonly url: URL,
+    private readonly jose: Jose,
+    private readonly options: JwksCacheOptions,
+  ) {
+    this.now = options.now ?? Date.now;
+  }
+
+  /** A key resolver for jose's jwtVerify. */
+  readonly resolve = async (header: JWSHeaderParameters, token: FlattenedJWSInput): Promise<CryptoKey> => {
+    if (!this.keys || this.now() - this.fetchedAt >= this.options.maxAgeMs) await this.refresh();
+    if (!this.keys) throw new JwksUnavailableError("the issuer's signing keys could not be fetched");
+    try {
+      return await this.keys(header, token);
+    } catch (err) {
+      // A key id we do not know may be a rotation: ask again, at most once a cooldown.
+      if (!(err instanceof this.jose.errors.JWKSNoMatchingKey) || this.now() - this.attemptedAt < this.options.cooldownMs) throw err;
+      await this.refresh();
+      return this.keys(header, token);
+    }
+  };
+
+  private refresh(): Promise<void> {
+    if (this.inFlight) return this.inFlight;
+    if (this.now() - this.attemptedAt < this.backoffMs()) return Promise.resolve();
+    this.attemptedAt = this.now();
+    this.inFlight = this.fetchKeys().finally(() => (this.inFlight = undefined));
+    return this.inFlight;
+  }
+
+  private backoffMs(): number {
+    if (this.failures === 0) return 0;
+    return Math.min(this.options.maxBackoffMs, FIRST_BACKOFF_MS * 2 ** (this.failures - 1));
+  }
+
+  private async fetchKeys(): Promise<void> {
+    try {
+      const keySet = await this.download();
+      this.keys = this.jose.createLocalJWKSet(keySet);
+      this.fetchedAt = this.now();
+      this.failures = 0;
+    } catch (err) {
+      this.failures += 1;
+      this.options.onFetchFailed?.(describeFailure(err));
+    }
+  }
+
+  private async download(): Promise<JSONWebKeySet> {
+    // No redirects: the configured URL is the one trusted for keys.
+    const res = await fetch(this.url, { headers: { accept: 'application/json' }, redirect: 'manual', signal: AbortSignal.timeout(this.options.timeoutMs) });
+    if (res.status !== 200) {
+      await res.body?.cancel();
+      throw new Error(`the issuer answered HTTP ${res.status}`);
+    }
+    const text = await res.text();
+    if (text.length > MAX_JWKS_BYTES) throw new Error(`the answer is over ${MAX_JWKS_BYTES} bytes`);
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      throw new Error('the answer is not JSON');
+    }
+    const keys = (body as { keys?: unknown } | null)?.keys;
+    if (!Array.isArray(keys)) throw new Error('the answer has no "keys" array');
+    return body as JSONWebKeySet;
+  }
+}
+
+function describeFailure(err: unknown): string {
+  if (err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError')) return 'no answer in time';
+  if (err instanceof TypeError) return `the issuer could not be reached (${(err.cause as Error | undefined)?.message ?? err.message})`;
+  return err instanceof Error ? err.message : String(err);
+}
