@@ -139,6 +139,12 @@ describe('protected resource metadata (RFC 9728)', () => {
     expect(bearerChallenge(req, false, '')).toBe('Bearer resource_metadata="http://gw.example:8780/.well-known/oauth-protected-resource"');
     expect(bearerChallenge(req, true, 'API key "x" was revoked')).toContain('error="invalid_token", error_description="API key x was revoked"');
   });
+
+  it('says https behind a TLS-terminating proxy (X-Forwarded-Proto), as the caller called it', () => {
+    const req = request({ host: 'mcp.example.com', 'x-forwarded-proto': 'https, http' });
+    expect(protectedResourceMetadata(req, [])).toMatchObject({ resource: 'https://mcp.example.com/mcp' });
+    expect(bearerChallenge(req, false, '')).toBe('Bearer resource_metadata="https://mcp.example.com/.well-known/oauth-protected-resource"');
+  });
 });
 
 describe('HttpAuthenticator when the key table cannot be read', () => {
