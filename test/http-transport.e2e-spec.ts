@@ -1,6 +1,8 @@
+import { join } from 'node:path';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, startDaemon, stdioFixture, stopAllDaemons, type DaemonHandle } from './support/daemon.js';
+import { auditRows } from './support/audit-rows.js';
+import { eventually, startDaemon, stdioFixture, stopAllDaemons, tempDir, writeConfig, type DaemonHandle } from './support/daemon.js';
 import { openStream } from './support/sse-client.js';
 
 /**
@@ -507,5 +509,44 @@ describe('ending a session with a request in flight', () => {
     const res = await answered;
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ id: 'slow', error: { code: -32000 } });
+  });
+});
+
+describe('Streamable HTTP: sessions per caller (rateLimits.sessionsPerPrincipal)', () => {
+  it("at the limit a new initialize ends the caller's longest-idle session; when every one is busy it is refused with 429 and audited", async () => {
+    const dir = tempDir();
+    const capped = await startDaemon(writeConfig({ rateLimits: { sessionsPerPrincipal: 3 }, mcpServers: { fx: stdioFixture() } }, dir));
+    const open = async () => {
+      const res = await request(capped.baseUrl).post('/mcp').set('Accept', ACCEPT).set('Content-Type', 'application/json').send(JSON.stringify(init()));
+      return res;
+    };
+    const ping = (sid: string) =>
+      request(capped.baseUrl).post('/mcp').set('Accept', ACCEPT).set('Content-Type', 'application/json').set('Mcp-Session-Id', sid).send(JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'ping' }));
+
+    const sids: string[] = [];
+    for (let i = 0; i < 3; i++) sids.push((await open()).headers['mcp-session-id']);
+    await ping(sids[0]).expect(200); // the first is now the most recently used; the second is the idlest
+    const fourth = await open();
+    expect(fourth.status).toBe(200);
+    await ping(sids[1]).expect(404);
+    await ping(sids[0]).expect(200);
+
+    // Every session busy: a GET stream open on each.
+    const live = [sids[0], sids[2], fourth.headers['mcp-session-id']];
+    const streams = await Promise.all(live.map((sid) => openStream(capped.mcpUrl, { Accept: 'text/event-stream', 'Mcp-Session-Id': sid })));
+    expect(streams.map((s) => s.status)).toEqual([200, 200, 200]);
+    const refused = await open();
+    expect(refused.status).toBe(429);
+    expect(refused.body.error).toMatchObject({ code: -31429, message: expect.stringMatching(/Too many sessions/) });
+    for (const sid of live) await ping(sid).expect(200);
+    const [row] = await eventually(() => {
+      const rows = auditRows(join(dir, 'data'), `rule = 'limit:sessions'`);
+      return rows.length > 0 ? rows : undefined;
+    });
+    expect(row).toMatchObject({ decision: 'limited', error_code: -31429, principal: 'anonymous' });
+
+    streams[0].close();
+    await eventually(async () => ((await open()).status === 200 ? true : undefined));
+    for (const s of streams) s.close();
   });
 });

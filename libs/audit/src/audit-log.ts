@@ -110,7 +110,7 @@ export class AuditLog {
   recordHttpRefusal(refusal: {
     httpMethod: string;
     path: string;
-    decision: 'refused' | 'unauthenticated' | 'denied';
+    decision: 'refused' | 'unauthenticated' | 'denied' | 'limited';
     rule: string;
     reason: string;
     principal?: { id: string; authMethod: string };
@@ -124,7 +124,8 @@ export class AuditLog {
         decision: refusal.decision,
         rule: refusal.rule,
         outcome: null,
-        errorCode: -32600, // what the 403's or 401's JSON-RPC body says
+        // What the JSON-RPC body of the 403, 401 or 429 says.
+        errorCode: refusal.decision === 'limited' ? -31429 : -32600,
         errorMessage: this.options.redactor.redactText(refusal.reason).slice(0, MAX_ERROR_CHARS),
       }),
     );

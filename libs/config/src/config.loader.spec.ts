@@ -42,7 +42,7 @@ describe('loadConfig: formats', () => {
       log: { level: 'info' },
       auth: { mode: 'none', authorizationServers: [] },
       policy: {},
-      rateLimits: {},
+      rateLimits: { sessionsPerPrincipal: 1000 },
       relay: { timeoutMs: 300_000, maxSamplingTokens: 4096, inbox: true },
       approvals: { timeoutMs: 120_000, rememberMs: [900_000, 3_600_000, 28_800_000] },
       audit: {

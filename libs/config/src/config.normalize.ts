@@ -38,6 +38,7 @@ export function normalizeConfig(file: string, input: ConfigInput): GatewayConfig
       ...(input.rateLimits.perPrincipalServer && { perPrincipalServer: { ...input.rateLimits.perPrincipalServer } }),
       ...(input.rateLimits.perPrincipalTool && { perPrincipalTool: { ...input.rateLimits.perPrincipalTool } }),
       ...(input.rateLimits.upstreamConcurrency !== undefined && { upstreamConcurrency: input.rateLimits.upstreamConcurrency }),
+      sessionsPerPrincipal: input.rateLimits.sessionsPerPrincipal,
     },
     relay: { ...input.relay },
     approvals: { timeoutMs: input.approvals.timeoutMs, rememberMs: [...input.approvals.rememberMs] },

@@ -61,6 +61,13 @@ export const DEFAULT_TIMEOUTS = {
   sessionIdleMs: 3_600_000,
 };
 
+/**
+ * Each session costs ~3 KB however idle; hosts that never send DELETE leave theirs for
+ * `sessionIdleMs`. A thousand is more than any person's hosts hold, and bounds one
+ * credential's share of the daemon's memory to a few MB.
+ */
+export const DEFAULT_SESSIONS_PER_PRINCIPAL = 1_000;
+
 const intIn = (min: number, max: number, reason: string) =>
   z.int({ error: reason }).min(min, { error: reason }).max(max, { error: reason });
 
@@ -304,6 +311,9 @@ export const configInputSchema = z
           upstreamConcurrency: intIn(1, 100_000, 'must be an integer from 1 to 100000')
             .optional()
             .describe('Calls in flight per upstream, all principals together; more are refused.'),
+          sessionsPerPrincipal: intIn(1, 1_000_000, 'must be an integer from 1 to 1000000')
+            .default(DEFAULT_SESSIONS_PER_PRINCIPAL)
+            .describe("Streamable HTTP sessions one caller may hold. At the limit a new initialize ends the caller's longest-idle session, or is refused (429) when every one is busy."),
         })
         .prefault({}),
       relay: z

@@ -49,9 +49,12 @@ export interface HttpRefusal {
   httpMethod: string;
   /** Without the query string, which may carry a session id. */
   path: string;
-  /** `refused`: the Host/Origin check; `unauthenticated`: no valid credential; `denied`: a role is missing. */
-  decision: 'refused' | 'unauthenticated' | 'denied';
-  rule: 'security:host' | 'security:origin' | 'auth:admin-role' | AuthRefusal['rule'];
+  /**
+   * `refused`: the Host/Origin check; `unauthenticated`: no valid credential; `denied`: a
+   * role is missing; `limited`: the caller holds as many sessions as it may.
+   */
+  decision: 'refused' | 'unauthenticated' | 'denied' | 'limited';
+  rule: 'security:host' | 'security:origin' | 'auth:admin-role' | 'limit:sessions' | AuthRefusal['rule'];
   reason: string;
   /** Who it was, when that is known (a valid key without the role needed); else anonymous. */
   principal?: { id: string; authMethod: string };
@@ -68,7 +71,7 @@ export function httpRefusal(req: IncomingMessage, reason: string): HttpRefusal {
   };
 }
 
-function requestLine(req: IncomingMessage): { httpMethod: string; path: string } {
+export function requestLine(req: IncomingMessage): { httpMethod: string; path: string } {
   // Express (the admin routes) rewrites url under a mount path; originalUrl is what was sent.
   const url = (req as { originalUrl?: string }).originalUrl ?? req.url ?? '/';
   const query = url.indexOf('?');

@@ -23,9 +23,10 @@ import { startCredentialCheck } from './credential-check.js';
 import { accepts, headerOf, replyError, replyJson } from './http-replies.js';
 import { PostExchange } from './post-exchange.js';
 import { readJsonPost } from './read-body.js';
-import { admitted, authenticated } from './request-guard.js';
+import { admitted, authenticated, requestLine } from './request-guard.js';
 import { SseStream } from './sse-stream.js';
 import { isSameCaller, type AuthPrincipal } from '@switchboard/auth';
+import { DEFAULT_SESSIONS_PER_PRINCIPAL } from '@switchboard/config';
 
 interface HttpSession {
   session: GatewaySession;
@@ -44,6 +45,8 @@ const ALLOWED = 'GET, POST, DELETE';
  */
 export class StreamableHttpService {
   private readonly sessions = new Map<string, HttpSession>();
+  /** Each caller's sessions, for `rateLimits.sessionsPerPrincipal`. */
+  private readonly byCaller = new Map<string, Set<HttpSession>>();
   private sweeper?: NodeJS.Timeout;
   private stopCredentialCheck = (): void => undefined;
 
@@ -118,6 +121,9 @@ export class StreamableHttpService {
       const intake = takeMessages(body.value, undefined);
       if (!intake.ok) return replyJson(res, 400, intake.error);
       if (intake.messages.length === 0) return replyJson(res, 400, intake.errors[0]);
+    }
+    if (initializing && !this.roomForSession(req, principal)) {
+      return replyError(res, 429, ErrorCode.RateLimited, 'Too many sessions: every session this caller holds is in use; end one (DELETE) before initializing another');
     }
     const state = initializing ? this.create(principal) : this.existing(req, res, principal);
     if (!state) return;
@@ -227,6 +233,36 @@ export class StreamableHttpService {
     return state;
   }
 
+  /**
+   * Whether the caller may open one more session. At its limit the caller's longest-idle
+   * session (no request in flight, no GET stream) is ended to make room: hosts that never
+   * send DELETE are common, and their leftovers should not lock their owner out. Only the
+   * caller's own sessions are counted or ended, so one credential cannot crowd out others.
+   */
+  private roomForSession(req: IncomingMessage, principal: AuthPrincipal): boolean {
+    const own = this.byCaller.get(callerKey(principal));
+    const limit = this.deps.config().rateLimits.sessionsPerPrincipal ?? DEFAULT_SESSIONS_PER_PRINCIPAL;
+    if (!own || own.size < limit) return true;
+    let idlest: HttpSession | undefined;
+    for (const state of own) {
+      const busy = state.exchanges.size > 0 || (state.standalone !== undefined && !state.standalone.closed);
+      if (!busy && (!idlest || state.session.lastActivity < idlest.session.lastActivity)) idlest = state;
+    }
+    if (idlest) {
+      this.deps.logger.info({ session: idlest.session.id, principal: principal.id, limit }, "ended a caller's longest-idle session: it reached rateLimits.sessionsPerPrincipal");
+      this.remove(idlest.session.id);
+      return true;
+    }
+    this.deps.onRefused?.({
+      ...requestLine(req),
+      decision: 'limited',
+      rule: 'limit:sessions',
+      reason: `${own.size} sessions, each busy (rateLimits.sessionsPerPrincipal is ${limit})`,
+      principal: { id: principal.id, authMethod: principal.authMethod },
+    });
+    return false;
+  }
+
   private create(principal: AuthPrincipal): HttpSession {
     const id = newSessionId();
     const exchanges = new Map<RequestId, PostExchange>();
@@ -239,6 +275,9 @@ export class StreamableHttpService {
       exchange?.cancelled(requestId);
     };
     this.sessions.set(id, state);
+    const key = callerKey(principal);
+    const own = this.byCaller.get(key) ?? new Set<HttpSession>();
+    this.byCaller.set(key, own.add(state));
     this.deps.sessions.add(state.session);
     return state;
   }
@@ -267,6 +306,9 @@ export class StreamableHttpService {
     const state = this.sessions.get(id);
     if (!state) return;
     this.sessions.delete(id);
+    const key = callerKey(state.session.principal);
+    const own = this.byCaller.get(key);
+    if (own?.delete(state) && own.size === 0) this.byCaller.delete(key);
     state.standalone?.end();
     // Requests still in flight are aborted below and would never be answered: say why.
     for (const exchange of new Set(state.exchanges.values())) {
@@ -276,4 +318,9 @@ export class StreamableHttpService {
     state.session.peer.close(new McpError(ErrorCode.ConnectionClosed, 'Session ended'));
     this.deps.sessions.remove(id);
   }
+}
+
+/** Who holds sessions, for counting them: a key and a token with the same name are two callers. */
+function callerKey(principal: Pick<AuthPrincipal, 'id' | 'authMethod'>): string {
+  return `${principal.authMethod}\u0000${principal.id}`;
 }
