@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -37,6 +37,23 @@ describe('JSON with comments (VS Code mcp.json)', () => {
     }
     const broken = refusal('broken.json', '{\n  // comment\n  "servers": { "a" 1 }\n}');
     expect(broken.problems[0]!.reason).toMatch(/^JSON syntax error at line 3, column 20: /);
+  });
+});
+
+describe('keys and merge keys', () => {
+  it('refuses a JSON file with a key twice in one object (JSON.parse would keep the last), with where', () => {
+    const file = join(dir, 'mcp.json');
+    writeFileSync(file, '{"mcpServers": {\n  "a": {"command": "node"},\n  "a": {"command": "python"}\n}}\n');
+    expect(() => parseConfigText(file, readFileSync(file))).toThrow(/line 3, column 3: a key appears twice in one object/);
+    // The same name in different objects is no duplicate.
+    writeFileSync(file, '{"mcpServers": {"a": {"command": "node", "env": {"a": "1"}}}}');
+    expect(parseConfigText(file, readFileSync(file))).toEqual({ mcpServers: { a: { command: 'node', env: { a: '1' } } } });
+  });
+
+  it('reads YAML merge keys (<<: *anchor), as docker-compose files use them', () => {
+    const file = join(dir, 'sb.yaml');
+    writeFileSync(file, 'x-common: &common {env: {TOKEN: abc}, cwd: /srv}\nmcpServers:\n  gh: {<<: *common, command: node, cwd: /home}\n');
+    expect(parseConfigText(file, readFileSync(file))).toMatchObject({ mcpServers: { gh: { env: { TOKEN: 'abc' }, command: 'node', cwd: '/home' } } });
   });
 });
 

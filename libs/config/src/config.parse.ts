@@ -88,8 +88,9 @@ export function nestingProblem(root: unknown): { path: PropertyKey[]; reason: st
 }
 
 function parseJson(file: string, text: string): unknown {
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch (err) {
     // The scanner that finds the position recurses per level: a deep file is refused for that first.
     const deep = jsonNestingOffset(text, MAX_NESTING);
@@ -102,13 +103,36 @@ function parseJson(file: string, text: string): unknown {
     const where = offset === undefined ? '' : ` at ${at(text, offset)}`;
     throw syntaxError(file, `JSON syntax error${where}: ${detail}`);
   }
+  const duplicate = duplicateKeyOffset(text);
+  if (duplicate !== undefined) {
+    throw syntaxError(file, `JSON error at ${at(text, duplicate)}: a key appears twice in one object (JSON would keep only the last; two servers of one name?)`);
+  }
+  return value;
+}
+
+/**
+ * Where valid JSON repeats a key within one object, which JSON.parse allows (the last one
+ * wins) and which is nearly always two files pasted together. JSON is YAML, and the YAML
+ * parser reports duplicate keys with their position; its other complaints about JSON text
+ * are not ours to make.
+ */
+function duplicateKeyOffset(text: string): number | undefined {
+  // A file nested past the limit is refused after this, by its depth; the YAML parser recurses.
+  if (jsonNestingOffset(text, MAX_NESTING) !== undefined) return undefined;
+  try {
+    const duplicate = parseDocument(text, { prettyErrors: false, uniqueKeys: true }).errors.find((e) => e.code === 'DUPLICATE_KEY');
+    return duplicate?.pos[0];
+  } catch {
+    return undefined;
+  }
 }
 
 function parseYaml(file: string, text: string): unknown {
   const lines = new LineCounter();
   let doc: ReturnType<typeof parseDocument>;
   try {
-    doc = parseDocument(text, { lineCounter: lines, prettyErrors: false });
+    // Merge keys (`<<: *common`), as docker-compose files use them to share env and args.
+    doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, merge: true });
   } catch (err) {
     throw syntaxError(file, `YAML error: ${yamlFailure(err)}`);
   }
