@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -102,6 +102,25 @@ describe('switchboard CLI', () => {
     // Its upstream was stopped with it.
     const ps = spawnSync('ps', ['-eo', 'args'], { encoding: 'utf8' });
     expect(ps.stdout).not.toContain(marker);
+  });
+
+  it('a closed stdout (`switchboard start | true`) does not end the daemon: it warns, serves, and stops with 0', async () => {
+    const child = spawn(process.execPath, [SWITCHBOARD_BIN, 'start', '--port', '0', '--config', writeConfig({ mcpServers: {}, log: { level: 'info' } })], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child.stdout.destroy(); // the reader is gone before the listening line is written
+    let stderr = '';
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    try {
+      await eventually(() => stderr.includes('stdout is closed; the listening line was not delivered'), 30_000, 'the warning');
+      const url = /"url":"(http:[^"]+)"/.exec(stderr)![1];
+      expect((await fetch(`${url}/healthz`)).status).toBe(200);
+      child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+    } finally {
+      child.kill('SIGKILL');
+    }
   });
 
   it('refuses to listen off loopback with auth.mode: none (the default), exit 2', () => {

@@ -209,6 +209,20 @@ describe('config reloaded live', () => {
     await eventually(() => logEntries('a new listen address takes effect after a restart').length === 1, 15_000, 'the warning');
     expect(await callText('echo', { text: 'still here' })).toBe('still here');
   });
+
+  it('a new dataDir or log level is applied at the next restart, and said so in warn lines', async () => {
+    const text = JSON.parse(fileText({ listen: { host: '127.0.0.1', port: 1 }, namespace: 'auto', mcpServers: { a: A() } })) as Json;
+    saveByRename(JSON.stringify({ ...text, dataDir: join(dirname(file), 'elsewhere'), log: { level: 'debug' } }, null, 2));
+    const [dataDirLine] = await eventually(() => {
+      const lines = logEntries('a new dataDir takes effect after a restart; until then the daemon keeps using the old one');
+      return lines.length === 1 ? lines : undefined;
+    }, 15_000, 'the dataDir warning');
+    expect(dataDirLine).toMatchObject({ level: 40, dataDir: join(dirname(file), 'elsewhere'), inUse: join(dirname(file), 'data') });
+    // pino's own level field stays the line's level (warn, 40), not the new setting.
+    const [levelLine] = logEntries('a new log level takes effect after a restart');
+    expect(levelLine).toMatchObject({ level: 40, newLevel: 'debug' });
+    expect(await callText('echo', { text: 'still here' })).toBe('still here');
+  });
 });
 
 describe('saves in quick succession', () => {

@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { ConfigError, defaultConfigPath, loadConfigWithWarnings, unsafeListenReason, type GatewayConfig } from '@switchboard/config';
 import type { CommandFamily } from './commands/index.js';
+import type { FileSettings } from './daemon.js';
 import { parseOptions } from './parse-options.js';
 import { SWITCHBOARD_VERSION } from './version.js';
 
@@ -114,10 +115,10 @@ export async function main(argv: string[]): Promise<number> {
   }
 
   let config: GatewayConfig;
-  let fileListen: GatewayConfig['listen'];
+  let fromFile: FileSettings;
   try {
     const loaded = loadConfigWithWarnings(values.config ?? defaultConfigPath());
-    fileListen = loaded.config.listen;
+    fromFile = { listen: loaded.config.listen, dataDir: loaded.config.dataDir, bytes: loaded.bytes };
     config = applyOverrides(loaded.config, values);
     for (const w of loaded.warnings) process.stderr.write(`warning: ${w.file}: ${w.path}: ${w.reason}\n`);
     // Before anything is opened or migrated: a refused policy is a refused configuration
@@ -142,7 +143,7 @@ export async function main(argv: string[]): Promise<number> {
   }
   const { runDaemon } = await import('./daemon.js');
   try {
-    await runDaemon(config, fileListen);
+    await runDaemon(config, fromFile);
   } catch (err) {
     process.stderr.write(`switchboard: ${(err as Error).message}\n`);
     // runDaemon stops what it started; should anything still hold the event loop, a daemon

@@ -25,7 +25,20 @@ import { MAX_BODY_BYTES } from './limits.js';
  * `switchboard start`: the HTTP daemon. Prints one line to stdout when it listens (tools and
  * tests read the URL from it); everything else goes to the log on stderr.
  */
-export async function runDaemon(config: GatewayConfig, fileListen: GatewayConfig['listen']): Promise<void> {
+/**
+ * What the config file itself said, before command-line overrides (`--port`, `--data-dir`):
+ * a reload warns only when the file changes these, and the bytes let an edit saved while the
+ * daemon starts be applied rather than lost.
+ */
+export interface FileSettings {
+  listen: GatewayConfig['listen'];
+  dataDir: string;
+  bytes?: Buffer;
+}
+
+export async function runDaemon(config: GatewayConfig, fromFile: FileSettings): Promise<void> {
+  let fileListen = fromFile.listen;
+  let fileDataDir = fromFile.dataDir;
   const logger = createLogger(config.log.level);
   // The config check and `--host` refuse this first (exit 2); this is the last guard, for
   // callers that build a config themselves.
@@ -94,6 +107,9 @@ export async function runDaemon(config: GatewayConfig, fileListen: GatewayConfig
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const url = `http://${host}:${address.port}`;
   logger.info({ url, config: config.source }, 'listening');
+  // Whoever started us may have closed stdout (`switchboard start | true`): the line is for
+  // them, the daemon's log is on stderr, and an EPIPE must not end a daemon that is up.
+  process.stdout.on('error', (err) => logger.warn({ err: (err as Error).message }, 'stdout is closed; the listening line was not delivered'));
   process.stdout.write(`Switchboard listening on ${url}/mcp\n`);
   idleGc.activity();
 
@@ -116,7 +132,14 @@ export async function runDaemon(config: GatewayConfig, fileListen: GatewayConfig
     }
     if (outcome.config.log.level !== runtime.config.log.level) {
       // The upstreams' loggers are children made at their start: one level for all needs a restart.
-      logger.warn({ level: outcome.config.log.level }, 'a new log level takes effect after a restart');
+      // (Not `level`: that is the line's own level field in pino's JSON.)
+      logger.warn({ newLevel: outcome.config.log.level }, 'a new log level takes effect after a restart');
+    }
+    if (outcome.config.dataDir !== fileDataDir) {
+      // The audit database and the keys stay where they were opened; commands run with the
+      // new file would use another database than the daemon's.
+      logger.warn({ dataDir: outcome.config.dataDir, inUse: runtime.config.dataDir }, 'a new dataDir takes effect after a restart; until then the daemon keeps using the old one');
+      fileDataDir = outcome.config.dataDir;
     }
     if (JSON.stringify(outcome.config.policy) !== JSON.stringify(runtime.config.policy)) {
       logger.warn({ policy: outcome.config.policy }, 'a new policy file path or default effect takes effect after a restart (edits to the file apply at once)');
@@ -131,10 +154,11 @@ export async function runDaemon(config: GatewayConfig, fileListen: GatewayConfig
       audit: runtime.config.audit,
       auth: runtime.config.auth,
       policy: runtime.config.policy,
+      log: runtime.config.log,
     };
     void runtime.reload(next).catch((err) => logger.error({ err }, 'config reload failed'));
-  });
-  watcher.start();
+  }, { notice: (message) => logger.warn({ config: config.source }, message) });
+  watcher.start(fromFile.bytes);
 
   let stopping = false;
   const stop = async (signal: string) => {
@@ -149,12 +173,14 @@ export async function runDaemon(config: GatewayConfig, fileListen: GatewayConfig
     idleGc.stop();
     watcher.stop();
     await runtime.drainAndStop(runtime.config.timeouts.shutdownMs);
-    // Every answered call's row is committed before the process exits.
-    await auditStore.close();
+    // No request may arrive once the audit log is closed (its refusal would have no row):
+    // the listener and the sessions go first.
     streamable.closeAll();
     legacy.closeAll();
     server.close();
     server.closeAllConnections();
+    // Every answered call's row is committed before the process exits.
+    await auditStore.close();
     await app.close();
     logger.info('stopped');
     logger.flush?.();

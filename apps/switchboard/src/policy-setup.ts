@@ -41,7 +41,9 @@ export function openPolicy(
     logger.info({ file, version: engine.version, defaultEffect: engine.defaultEffect }, 'policy reloaded');
     warnAliases(change);
     onReloaded();
-  });
+  }, undefined, undefined, (message) => logger.warn({ file }, message));
+  // The runtime starts the watch once the upstreams are up: an edit saved meanwhile is not lost.
+  watcher.holdBaseline();
   return { engine, watcher };
 }
 

@@ -12,6 +12,8 @@ import type { ConfigProblem, GatewayConfig } from './config.types.js';
 
 export interface LoadedConfig {
   config: GatewayConfig;
+  /** The file's bytes as loaded: what a watcher started later compares with. */
+  bytes: Buffer;
   /** Unknown keys, which other MCP hosts put in these files; worth logging, not refusing. */
   warnings: ConfigProblem[];
 }
@@ -69,7 +71,7 @@ export function loadConfigBytes(file: string, bytes: Buffer, env: Env): LoadedCo
   const input: ConfigInput = parsed.success
     ? parsed.data
     : configInputSchema.parse(withoutKeys(expanded.value, unknownKeys));
-  return { config: normalizeConfig(file, input), warnings };
+  return { config: normalizeConfig(file, input), warnings, bytes };
 }
 
 interface UnknownKeys {

@@ -28,7 +28,7 @@ afterEach(() => {
 const config = (pageSize: number) => `pageSize: ${pageSize}\nmcpServers:\n  s: { command: node, args: ["\${ARG}"] }\n`;
 
 /** A started watcher whose changes can be awaited one by one. */
-function watchFile(path: string) {
+function watchFile(path: string, loadedBytes?: Buffer) {
   const seen: ConfigChange[] = [];
   const waiting: Array<(c: ConfigChange) => void> = [];
   const watcher = new ConfigWatcher(
@@ -40,7 +40,7 @@ function watchFile(path: string) {
     { debounceMs: DEBOUNCE_MS, pollMs: POLL_MS, env: { ARG: 'a.js' } },
   );
   watchers.push(watcher);
-  watcher.start();
+  watcher.start(loadedBytes);
   let taken = 0;
   const next = (): Promise<ConfigChange> => {
     const ready = seen[taken];
@@ -131,6 +131,48 @@ describe('ConfigWatcher', () => {
     writeFileSync(file, config(1));
     expect(loaded(await w.next()).config.pageSize).toBe(1);
     expect(w.seen).toHaveLength(2);
+  });
+
+  it('follows a directory that is deleted and made again (the old watch goes deaf)', async () => {
+    const w = watchFile(file);
+    rmSync(dir, { recursive: true, force: true });
+    expect(failed(await w.next()).code).toBe(ConfigErrorCode.Unreadable);
+    mkdirSync(dir);
+    writeFileSync(file, config(8));
+    expect(loaded(await w.next()).config.pageSize).toBe(8);
+    // And the new directory is watched from then on.
+    writeFileSync(file, config(9));
+    expect(loaded(await w.next()).config.pageSize).toBe(9);
+  });
+
+  it('applies an edit saved between the load and the start, instead of taking it for the baseline', async () => {
+    const asLoaded = Buffer.from(config(1));
+    writeFileSync(file, config(10));
+    const w = watchFile(file, asLoaded);
+    expect(loaded(await w.next()).config.pageSize).toBe(10);
+    const quiet = watchFile(file, Buffer.from(config(10)));
+    await afterQuietPeriod();
+    expect(quiet.seen).toEqual([]);
+  });
+
+  it('holdBaseline: the bytes when the caller loaded are what start() compares with', async () => {
+    const seen: ConfigChange[] = [];
+    const watcher = new ConfigWatcher(file, (c) => seen.push(c), { debounceMs: DEBOUNCE_MS, pollMs: POLL_MS, env: { ARG: 'a.js' } });
+    watchers.push(watcher);
+    watcher.holdBaseline();
+    writeFileSync(file, config(11));
+    watcher.start();
+    await vi.waitFor(() => expect(seen).toHaveLength(1), { timeout: WAIT_MS });
+    expect(loaded(seen[0]).config.pageSize).toBe(11);
+  });
+
+  it('picks changes up by polling where there is no directory to watch at the start', async () => {
+    const later = join(dir, 'later');
+    const laterFile = join(later, 'switchboard.yaml');
+    const w = watchFile(laterFile);
+    mkdirSync(later);
+    writeFileSync(laterFile, config(12));
+    expect(loaded(await w.next()).config.pageSize).toBe(12);
   });
 
   it('reports nothing after stop()', async () => {

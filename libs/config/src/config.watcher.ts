@@ -1,4 +1,4 @@
-import { type FSWatcher, lstatSync, readFileSync, realpathSync, statSync, watch } from 'node:fs';
+import { type FSWatcher, readFileSync, statSync, watch } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import { ConfigError, ConfigErrorCode } from './config.errors.js';
 import { type LoadedConfig, loadConfigBytes } from './config.loader.js';
@@ -12,6 +12,8 @@ export interface ConfigWatcherOptions {
   /** How often a path that goes through a symlink is looked at (see FileWatcher). Default 1000. */
   pollMs?: number;
   env?: Readonly<Record<string, string | undefined>>;
+  /** Told when the directory watch fails and polling alone carries on. */
+  notice?: (message: string) => void;
 }
 
 /**
@@ -21,26 +23,33 @@ export interface ConfigWatcherOptions {
  *
  * It watches the directory, not the file: editors save by writing a temp file and renaming
  * it over the original, and a watch on the original inode would go silent after the first
- * save. When the path goes through a symlink, a change need not touch that directory at
- * all: Kubernetes swaps a `..data` link next to it (`sb.yaml -> ..data/sb.yaml`), and a
- * dotfiles link (`sb.yaml -> ~/dotfiles/sb.yaml`) changes with its target. Then the path is
- * also polled with stat, through the links, every `pollMs`: that follows any chain of
- * links, to a file or a directory, whatever is swapped in it, with no watch to re-arm on
- * directories that come and go (the kubelet deletes the old one), for one stat a second.
- * A different device, inode, size, mtime or ctime counts as a change. Whether to poll is
- * decided again on every reload, so a file replaced by a link is followed too. Changes go
- * through the same debounce and byte comparison either way. Neither the watch nor the
- * timers keep the process alive.
+ * save. A directory watch has its own blind spots: a change need not touch that directory
+ * (Kubernetes swaps a `..data` link next to it, `sb.yaml -> ..data/sb.yaml`; a dotfiles
+ * link changes with its target), the directory itself can be replaced (`rm -rf conf;
+ * mkdir conf`, a deploy that swaps it), and the kernel can refuse a watch (ENOSPC when the
+ * inotify limit is reached). So the path is also polled with stat, through any links,
+ * every `pollMs`, whatever it is: a different device, inode, size, mtime or ctime counts as
+ * a change, and a directory that is not the one watched gets a new watch. The watch makes
+ * reloads prompt; the poll makes them certain, for one stat a second. Changes go through
+ * the same debounce and byte comparison either way. Neither the watch nor the timers keep
+ * the process alive.
  */
 export class FileWatcher<T> {
   private readonly file: string;
   private readonly name: string;
   private watcher: FSWatcher | undefined;
   private timer: NodeJS.Timeout | undefined;
-  /** Set while the path goes through a symlink. */
   private poller: NodeJS.Timeout | undefined;
   /** The stat (through the links) at the last poll. */
   private lastStat: string | undefined;
+  /**
+   * The identity (device and inode) of the directory last watched, or tried: a watch the
+   * kernel refused is not asked for again every poll, only for a different directory.
+   */
+  private armedFor: string | undefined;
+  private running = false;
+  /** The bytes holdBaseline() read. */
+  private held: Buffer | undefined;
   /** Bytes of the last load; null when the file could not be read then. */
   private last: Buffer | null = null;
 
@@ -50,43 +59,75 @@ export class FileWatcher<T> {
     private readonly onChange: (change: T | { error: ConfigError }) => void,
     private readonly debounceMs = 200,
     private readonly pollMs = 1000,
+    /** Told when the directory watch fails (the poll carries on): for the daemon's log. */
+    private readonly notice: (message: string) => void = () => undefined,
   ) {
     this.file = resolve(file);
     this.name = basename(this.file);
   }
 
-  /** Takes the file as it is now as the baseline: the caller has just loaded it. */
-  start(): void {
-    if (this.watcher) return;
+  /**
+   * Starts watching. `loaded` is the bytes the caller loaded, when it has them: a change
+   * saved between that load and this start is then reloaded at once rather than taken for
+   * the baseline (a daemon takes a second or two to start). Without it, the file as it is
+   * now is the baseline.
+   */
+  start(loaded: Buffer | undefined = this.held): void {
+    if (this.running) return;
+    this.running = true;
     // The stat before the bytes: a change between the two is then seen by the next poll.
-    this.followLinks();
-    this.last = this.read();
+    this.lastStat = this.stat();
+    const now = this.read();
+    this.last = loaded ?? now;
+    this.armWatch();
+    this.poller = setInterval(() => this.poll(), this.pollMs);
+    this.poller.unref();
+    if (loaded && !(now && loaded.equals(now))) this.schedule();
+  }
+
+  /**
+   * For a caller that loads the file now and starts watching later: the bytes as they are
+   * now become what start() compares with.
+   */
+  holdBaseline(): void {
+    this.held = this.read() ?? undefined;
+  }
+
+  stop(): void {
+    this.running = false;
+    this.armedFor = undefined;
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    this.closeWatch();
+    clearInterval(this.poller);
+    this.poller = undefined;
+  }
+
+  /** A watch on the file's directory as it is now; on failure the poll alone carries on. */
+  private armWatch(): void {
+    this.closeWatch();
+    const dir = dirname(this.file);
+    const identity = directoryIdentity(dir);
+    if (identity === undefined) return; // no directory (yet): the poll arms once there is one
+    this.armedFor = identity;
     try {
-      this.watcher = watch(dirname(this.file), { persistent: false }, (_event, changed) => {
+      this.watcher = watch(dir, { persistent: false }, (_event, changed) => {
         // Some platforms omit the name; then any event in the directory may be ours.
         if (changed === null || changed === this.name) this.schedule();
       });
     } catch (err) {
-      this.stop();
-      throw err;
+      this.notice(`cannot watch ${dir} (${(err as Error).message}); changes are picked up by polling every ${this.pollMs} ms`);
+      return;
     }
     this.watcher.on('error', (err) => {
-      this.stop();
-      this.report({
-        error: new ConfigError(ConfigErrorCode.Unreadable, this.file, [
-          { file: this.file, path: '', reason: `stopped watching: ${err.message}` },
-        ]),
-      });
+      this.closeWatch();
+      this.notice(`stopped watching ${dir} (${err.message}); changes are picked up by polling every ${this.pollMs} ms`);
     });
   }
 
-  stop(): void {
-    clearTimeout(this.timer);
-    this.timer = undefined;
+  private closeWatch(): void {
     this.watcher?.close();
     this.watcher = undefined;
-    clearInterval(this.poller);
-    this.poller = undefined;
   }
 
   private schedule(): void {
@@ -97,8 +138,7 @@ export class FileWatcher<T> {
 
   private reload(): void {
     this.timer = undefined;
-    if (!this.watcher) return;
-    this.followLinks();
+    if (!this.running) return;
     let bytes: Buffer;
     try {
       bytes = readFileSync(this.file);
@@ -132,20 +172,10 @@ export class FileWatcher<T> {
     }
   }
 
-  /** Polls the path while it goes through a symlink (see the class comment). */
-  private followLinks(): void {
-    const linked = this.throughLink();
-    if (linked && !this.poller) {
-      this.lastStat = this.stat();
-      this.poller = setInterval(() => this.poll(), this.pollMs);
-      this.poller.unref();
-    } else if (!linked && this.poller) {
-      clearInterval(this.poller);
-      this.poller = undefined;
-    }
-  }
-
   private poll(): void {
+    // A replaced (or re-created) directory leaves the old watch deaf: watch the new one.
+    const dir = directoryIdentity(dirname(this.file));
+    if (dir !== undefined && dir !== this.armedFor) this.armWatch();
     const now = this.stat();
     if (now === this.lastStat) return;
     this.lastStat = now;
@@ -162,25 +192,22 @@ export class FileWatcher<T> {
     }
   }
 
-  private throughLink(): boolean {
-    try {
-      return realpathSync(this.file) !== this.file;
-    } catch {
-      // A link to nothing (mid-swap) is still a link; a missing file leaves things as they are.
-      try {
-        return lstatSync(this.file).isSymbolicLink();
-      } catch {
-        return this.poller !== undefined;
-      }
-    }
-  }
-
   private read(): Buffer | null {
     try {
       return readFileSync(this.file);
     } catch {
       return null;
     }
+  }
+}
+
+/** Device and inode of a directory; undefined when there is none. */
+function directoryIdentity(dir: string): string | undefined {
+  try {
+    const s = statSync(dir, { bigint: true, throwIfNoEntry: false });
+    return s?.isDirectory() ? `${s.dev}:${s.ino}` : undefined;
+  } catch {
+    return undefined;
   }
 }
 
@@ -193,6 +220,6 @@ function failedLoad(file: string, err: unknown): ConfigError {
 export class ConfigWatcher extends FileWatcher<LoadedConfig> {
   constructor(file: string, onChange: (change: ConfigChange) => void, opts: ConfigWatcherOptions = {}) {
     const env = opts.env ?? process.env;
-    super(file, (path, bytes) => loadConfigBytes(path, bytes, env), onChange, opts.debounceMs, opts.pollMs);
+    super(file, (path, bytes) => loadConfigBytes(path, bytes, env), onChange, opts.debounceMs, opts.pollMs, opts.notice);
   }
 }
