@@ -60,6 +60,16 @@ describe('JwtVerifier', () => {
     expect(await verifier().verify(noExp)).toMatchObject({ ok: false, rule: 'auth:invalid-token' });
   });
 
+  it('refuses a principal name with control characters or over 256 characters, and a token issued in the future', async () => {
+    const problem = /is not a usable principal name/;
+    expect(await verifier().verify(await sign({ sub: 'alice\nbob' }))).toMatchObject({ ok: false, rule: 'auth:invalid-token', reason: expect.stringMatching(problem) });
+    expect(await verifier().verify(await sign({ sub: 'x'.repeat(257) }))).toMatchObject({ ok: false, reason: expect.stringMatching(problem) });
+    expect((await verifier().verify(await sign({ sub: `${'x'.repeat(250)} ☃ é` }))).ok).toBe(true);
+    const hourAhead = Math.floor(Date.now() / 1000) + 3600;
+    expect(await verifier().verify(await sign({ sub: 'x', iat: hourAhead }))).toEqual({ ok: false, rule: 'auth:invalid-token', reason: `the token's "iat" claim is in the future` });
+    expect((await verifier().verify(await sign({ sub: 'x', iat: Math.floor(Date.now() / 1000) + 10 }))).ok).toBe(true); // within the 30 s tolerance
+  });
+
   it('says in words which claim was refused and why', async () => {
     const other = await new SignJWT({ sub: 'x' }).setProtectedHeader({ alg: 'ES256', kid: 'a' }).setIssuer('https://idp.test').setAudience('someone-else').setExpirationTime('2m').sign(key);
     expect(await verifier().verify(other)).toEqual({ ok: false, rule: 'auth:invalid-token', reason: `the token's "aud" claim does not have the value this gateway expects` });

@@ -20,6 +20,10 @@ const JWKS_TIMEOUT_MS = 5_000;
 /** While the issuer fails, it is asked again after 1 s, 2 s, 4 s ... and then every 30 s. */
 const JWKS_MAX_BACKOFF_MS = 30_000;
 
+const MAX_PRINCIPAL_CHARS = 256;
+/** Control characters, and the line and paragraph separators some terminals break lines at. */
+const UNPRINTABLE = /[\p{Cc}\u2028\u2029]/u;
+
 export interface JwtVerifierHooks {
   /** A fetch of the issuer's keys failed (the daemon logs it; callers are told only auth:error). */
   onKeysUnavailable?: (reason: string) => void;
@@ -64,6 +68,15 @@ export class JwtVerifier {
     const id = claimAt(payload, this.options.claims.principal);
     if (typeof id !== 'string' || id === '') {
       return { ok: false, rule: 'auth:invalid-token', reason: `the token has no '${this.options.claims.principal}' claim naming the principal` };
+    }
+    // The principal names audit rows, log lines, policy matches and per-user secrets: a
+    // line break in it would forge lines in the CLI's output, and its length is unbounded.
+    if (id.length > MAX_PRINCIPAL_CHARS || UNPRINTABLE.test(id)) {
+      return { ok: false, rule: 'auth:invalid-token', reason: `the token's '${this.options.claims.principal}' claim is not a usable principal name (control characters, or over ${MAX_PRINCIPAL_CHARS} characters)` };
+    }
+    // jose checks exp and nbf; a token issued in the future is as wrong as one not yet valid.
+    if (typeof payload.iat === 'number' && payload.iat - this.options.clockToleranceSec > Date.now() / 1000) {
+      return { ok: false, rule: 'auth:invalid-token', reason: `the token's "iat" claim is in the future` };
     }
     return {
       ok: true,
