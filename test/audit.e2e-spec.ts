@@ -231,7 +231,9 @@ describe('strict mode when the database is locked by another process', () => {
   it('answers calls whose rows reach the journal, refuses new ones with -32013 while rows cannot be moved, and loses none', async () => {
     const dir = tempDir();
     const dataDir = join(dir, 'data');
-    const daemon = await startDaemon(writeConfig({ mcpServers: { fx: stdioFixture() }, audit: { flushMs: 50 } }, dir));
+    // A second between commits: the call made just after the lock is taken reaches the
+    // daemon before the commit that finds the lock (and turns calls away), even on a busy box.
+    const daemon = await startDaemon(writeConfig({ mcpServers: { fx: stdioFixture() }, audit: { flushMs: 1000 } }, dir));
     const host = await connectHost('streamable-http', { daemon });
     try {
       await host.client.callTool({ name: 'fx__echo', arguments: { text: 'before' } });
@@ -246,6 +248,12 @@ describe('strict mode when the database is locked by another process', () => {
       expect(((await ready.json()) as { audit: Record<string, unknown> }).audit).toMatchObject({ writable: false });
       expect(daemon.stderr()).toMatch(/cannot write the audit log/);
       expect(daemon.stderr()).toMatch(/SQLITE_BUSY/);
+      // The admin API reads what is committed, and says what is not yet.
+      const page = (await (await fetch(`${daemon.baseUrl}/admin/api/audit?method=tools/call`)).json()) as { items: unknown[]; pending?: { rows: number; reason: string } };
+      // 'before' may or may not have been committed before the lock; 'journaled' cannot be.
+      expect(page.pending?.rows).toBeGreaterThanOrEqual(1);
+      expect(page.items.length + page.pending!.rows).toBeGreaterThanOrEqual(2);
+      expect(page.pending?.reason).toMatch(/SQLITE_BUSY/);
 
       locker.prepare('COMMIT').run();
       locker.close();

@@ -26,6 +26,7 @@ export class AppModule {
         AdminModule.register({
           auditQuery: parts.auditQuery,
           flushAudit: parts.runtime.audit && (() => parts.runtime.audit!.flush()),
+          pendingAudit: parts.runtime.audit && (() => parts.runtime.audit!.pending()),
           config: () => parts.runtime.config,
           onRefused: parts.runtime.audit && ((refusal) => parts.runtime.audit!.recordHttpRefusal(refusal)),
           authenticate: parts.authenticate,

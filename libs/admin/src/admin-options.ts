@@ -9,6 +9,8 @@ export interface AdminOptions {
   auditQuery?: AuditQuery;
   /** Commits the rows the audit writer still holds, so that a page read next shows every call answered so far. */
   flushAudit?: () => Promise<void>;
+  /** Rows the writer holds because commits fail (a page cannot show them yet), and why. */
+  pendingAudit?: () => { rows: number; reason: string } | undefined;
   /** The config in force now (it changes on reload): Host/Origin rules come from it. */
   config: () => GatewayConfig;
   /** Told of every request the Host/Origin check refuses (the audit log records them). */

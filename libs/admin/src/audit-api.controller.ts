@@ -24,7 +24,10 @@ export class AuditApiController {
       await this.options.flushAudit?.();
       // The query runs on the event loop: a bounded scan keeps calls flowing meanwhile.
       const page = await auditQuery.page(filter, { limit, cursor, order, scanRows: MAX_SCANNED_ROWS });
-      sendJson(res, 200, { items: page.items.map(auditRowJson), nextCursor: page.nextCursor });
+      // While the database cannot be written, rows of answered calls wait in the daemon (and
+      // its journal): say so, rather than pass the page off as everything answered so far.
+      const pending = this.options.pendingAudit?.();
+      sendJson(res, 200, { items: page.items.map(auditRowJson), nextCursor: page.nextCursor, ...(pending && { pending }) });
     } catch (err) {
       this.logger.error(`reading the audit log failed: ${(err as Error).message}`);
       sendError(res, 500, 'the audit log could not be read; see the daemon log');

@@ -133,7 +133,11 @@ export class AuditLog {
 
   /** A row that is not about a request a host made (a pruning marker, say); never awaited. */
   note(entry: AuditEntry): void {
-    void this.writer.append(entry).catch(() => undefined);
+    try {
+      void this.writer.append(entry).catch(() => undefined);
+    } catch {
+      // Closed (shutdown): a row of no request has nowhere to go, and must not fail its caller.
+    }
   }
 
   status() {
@@ -143,10 +147,19 @@ export class AuditLog {
   /**
    * Commits every row queued now. Strict mode answers once a row is in the journal, and
    * relaxed at once; a reader in this process that must see every call answered so far
-   * (the admin API) flushes first.
+   * (the admin API) flushes first. Not while commits fail: a forced commit would hold the
+   * event loop for the busy timeout and push the writer's own retry back, for nothing;
+   * `pending` then says what a reader will not see yet.
    */
   flush(): Promise<void> {
-    return this.writer.flush();
+    return this.writer.writable ? this.writer.flush() : Promise.resolve();
+  }
+
+  /** Rows answered but not yet in the database because commits fail, and why; undefined otherwise. */
+  pending(): { rows: number; reason: string } | undefined {
+    const status = this.writer.status();
+    if (status.writable || status.queuedRows === 0) return undefined;
+    return { rows: status.queuedRows, reason: status.failure ?? 'the audit log cannot be written' };
   }
 }
 
