@@ -3,6 +3,7 @@ import { AdminGuardMiddleware } from './admin-guard.middleware.js';
 import { ADMIN_OPTIONS, type AdminOptions } from './admin-options.js';
 import { AuditApiController } from './audit-api.controller.js';
 import { InboxAccess } from './inbox/inbox-access.js';
+import { InboxEventStreams } from './inbox/inbox-events.js';
 import { InboxController } from './inbox/inbox.controller.js';
 import { InboxSessions } from './inbox/inbox-sessions.js';
 
@@ -13,7 +14,7 @@ export class AdminModule implements NestModule {
     return {
       module: AdminModule,
       controllers: [AuditApiController, InboxController],
-      providers: [{ provide: ADMIN_OPTIONS, useValue: options }, InboxSessions, InboxAccess, AdminGuardMiddleware],
+      providers: [{ provide: ADMIN_OPTIONS, useValue: options }, InboxSessions, InboxAccess, InboxEventStreams, AdminGuardMiddleware],
     };
   }
 

@@ -5,7 +5,7 @@ import { ADMIN_OPTIONS, type AdminOptions } from '../admin-options.js';
 import { sendError, sendJson } from '../json-response.js';
 import { InboxAccess, inboxPathOf, type InboxCaller } from './inbox-access.js';
 import { parseInboxAnswer } from './inbox-answer.js';
-import { streamInboxEvents } from './inbox-events.js';
+import { InboxEventStreams } from './inbox-events.js';
 import { ASSETS, INBOX_HTML, LOGIN_HTML, isAssetName, sendAsset, sendHtml } from './inbox-page.js';
 import { sessionCookie } from './inbox-sessions.js';
 import { readJsonBody } from './json-body.js';
@@ -23,6 +23,7 @@ export class InboxController {
   constructor(
     @Inject(ADMIN_OPTIONS) private readonly options: AdminOptions,
     private readonly access: InboxAccess,
+    private readonly streams: InboxEventStreams,
   ) {}
 
   @Get()
@@ -53,7 +54,7 @@ export class InboxController {
     if (!found) return;
     const { inbox, caller } = found;
     const { principal, admin } = caller.viewer;
-    streamInboxEvents(res, {
+    this.streams.start(res, {
       inbox,
       viewer: caller.viewer,
       session: caller.sessionId !== undefined,

@@ -89,6 +89,12 @@ function setupInbox() {
       if (entry && entry.sending) entry.removedAs = data.outcome;
       else finish(data.id, data.outcome, false);
     });
+    // The daemon ended this stream for good (too many open for this principal): reconnecting
+    // would only end another page's, so say so and stay quiet until the user reloads.
+    source.addEventListener('closed', (event) => {
+      source.close();
+      setConnection(`Live updates stopped: ${JSON.parse(event.data).reason}. Reload the page to follow it again.`, 'bad');
+    });
     source.addEventListener('error', () => {
       if (source.readyState !== EventSource.CLOSED) {
         setConnection('Connection lost; reconnecting…', 'bad');
