@@ -115,7 +115,7 @@ export class InboxAccess {
     }
     const result = await this.authenticateToken(token);
     if (!result.principal) return { status: 401, refusal: result.refusal };
-    const sessionId = this.sessions.create(token);
+    const sessionId = this.sessions.create(token, result.principal.id);
     return { sessionId, caller: this.callerFor(result.principal, sessionId) };
   }
 

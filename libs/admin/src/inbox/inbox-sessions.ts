@@ -6,13 +6,28 @@ export const INBOX_COOKIE = 'switchboard_inbox';
 /** The only path the browser sends the cookie to, and the only routes that read it. */
 export const INBOX_PATH = '/admin/inbox';
 export const SESSION_TTL_MS = 8 * 60 * 60 * 1000;
-/** Bound on live sessions (memory); past it the oldest is forgotten, and its owner logs in again. */
-const MAX_SESSIONS = 10_000;
+/**
+ * Bound on one principal's live sessions (browsers, profiles, sign-ins): past it that
+ * principal's own oldest is forgotten, so a caller that signs in again and again only ever
+ * signs itself out.
+ */
+export const MAX_SESSIONS_PER_PRINCIPAL = 20;
+/**
+ * Bound on all live sessions (memory: each holds a credential of up to 8 KiB). One principal
+ * cannot reach it; past it the oldest session of whoever holds the most is forgotten, never
+ * one of someone who holds fewer.
+ */
+export const MAX_SESSIONS = 10_000;
 const SESSION_ID = /^[A-Za-z0-9_-]{43}$/;
 
 interface Session {
-  /** The credential given at login, checked again on every request so a revoked key ends the session at once. */
+  /**
+   * The credential given at login. Kept, not a digest of it: it is checked again on every
+   * request, by the same authenticator a header goes to, so that a revoked key or an expired
+   * JWT ends the session at once, and that check needs the credential itself.
+   */
   token: string;
+  principal: string;
   expiresAt: number;
 }
 
@@ -26,12 +41,19 @@ interface Session {
 @Injectable()
 export class InboxSessions {
   private readonly sessions = new Map<string, Session>();
+  /** Each principal's session ids, oldest first. */
+  private readonly byPrincipal = new Map<string, string[]>();
 
-  create(token: string): string {
+  /** A new session for `principal`, who proved it with `token`. */
+  create(token: string, principal: string): string {
     this.prune();
-    while (this.sessions.size >= MAX_SESSIONS) this.sessions.delete(this.sessions.keys().next().value!);
+    while ((this.byPrincipal.get(principal)?.length ?? 0) >= MAX_SESSIONS_PER_PRINCIPAL) this.end(this.byPrincipal.get(principal)![0]);
+    while (this.sessions.size >= MAX_SESSIONS) this.end(this.largestHolding()[0]);
     const id = randomBytes(32).toString('base64url');
-    this.sessions.set(id, { token, expiresAt: Date.now() + SESSION_TTL_MS });
+    this.sessions.set(id, { token, principal, expiresAt: Date.now() + SESSION_TTL_MS });
+    const own = this.byPrincipal.get(principal) ?? [];
+    own.push(id);
+    this.byPrincipal.set(principal, own);
     return id;
   }
 
@@ -42,23 +64,36 @@ export class InboxSessions {
     const session = this.sessions.get(id);
     if (!session) return undefined;
     if (session.expiresAt <= Date.now()) {
-      this.sessions.delete(id);
+      this.end(id);
       return undefined;
     }
     return { id, token: session.token };
   }
 
   end(id: string): void {
+    const session = this.sessions.get(id);
+    if (!session) return;
     this.sessions.delete(id);
+    const own = this.byPrincipal.get(session.principal) ?? [];
+    const at = own.indexOf(id);
+    if (at !== -1) own.splice(at, 1);
+    if (own.length === 0) this.byPrincipal.delete(session.principal);
   }
 
   get size(): number {
     return this.sessions.size;
   }
 
+  /** The session ids of the principal holding the most. */
+  private largestHolding(): string[] {
+    let largest: string[] = [];
+    for (const ids of this.byPrincipal.values()) if (ids.length > largest.length) largest = ids;
+    return largest;
+  }
+
   private prune(): void {
     const now = Date.now();
-    for (const [id, session] of this.sessions) if (session.expiresAt <= now) this.sessions.delete(id);
+    for (const [id, session] of this.sessions) if (session.expiresAt <= now) this.end(id);
   }
 }
 

@@ -297,7 +297,7 @@ describe('InboxSessions', () => {
     vi.useFakeTimers({ toFake: ['Date'] });
     try {
       const sessions = new InboxSessions();
-      const id = sessions.create('sbk_alice');
+      const id = sessions.create('sbk_alice', 'alice');
       const req = { headers: { cookie: `other=1; ${INBOX_COOKIE}=${id}` } } as IncomingMessage;
       expect(sessions.tokenOf(req)).toEqual({ id, token: 'sbk_alice' });
       vi.setSystemTime(Date.now() + SESSION_TTL_MS - 1);
