@@ -1,3 +1,5 @@
+import { PATTERN_INPUT_LIMIT, compilePattern, matchesPattern } from './string-pattern.js';
+
 type Item = Record<string, unknown>;
 
 const STRING_FORMATS = new Set(['email', 'uri', 'date', 'date-time']);
@@ -5,7 +7,9 @@ const STRING_FORMATS = new Set(['email', 'uri', 'date', 'date-time']);
 /**
  * Checks a form elicitation's `requestedSchema` against the spec's restricted subset: a flat
  * object whose properties are strings (optionally with a format or length bounds), numbers,
- * integers, booleans, single-choice enums or multi-choice arrays of enums. Hosts render
+ * integers, booleans, single-choice enums or multi-choice arrays of enums. A `pattern` must
+ * compile as an ECMAScript regular expression with the `u` flag: one that does not is a
+ * schema no form can check, refused here rather than ignored. Hosts render
  * forms from it, and one they cannot render should fail here, at the gateway, with the
  * reasons, rather than as a blank form in front of a user. Returns the problems found.
  */
@@ -32,6 +36,7 @@ function propertyProblems(at: string, p: unknown): string[] {
       if (p.enum !== undefined) return isStringList(p.enum) ? [] : [`${at}.enum must be a list of strings`];
       if (p.oneOf !== undefined) return constOptions(`${at}.oneOf`, p.oneOf);
       if (p.format !== undefined && !STRING_FORMATS.has(String(p.format))) return [`${at}.format must be one of email, uri, date, date-time`];
+      if (p.pattern !== undefined && !compilePattern(p.pattern)) return [`${at}.pattern must be a regular expression (ECMAScript, with the u flag)`];
       return bounds(at, p, 'minLength', 'maxLength');
     case 'number':
     case 'integer':
@@ -92,7 +97,8 @@ function valueProblem(p: Item, value: unknown): string | undefined {
       if (choices) return choices.includes(value) ? undefined : `must be one of ${choices.join(', ')}`;
       if (typeof p.minLength === 'number' && value.length < p.minLength) return `must be at least ${p.minLength} characters`;
       if (typeof p.maxLength === 'number' && value.length > p.maxLength) return `must be at most ${p.maxLength} characters`;
-      return p.format === undefined || FORMAT_TESTS[String(p.format)](value) ? undefined : `must be a valid ${String(p.format)}`;
+      if (p.format !== undefined && !FORMAT_TESTS[String(p.format)]?.(value)) return `must be a valid ${String(p.format)}`;
+      return p.pattern === undefined ? undefined : patternProblem(p.pattern, value);
     }
     case 'number':
     case 'integer': {
@@ -116,6 +122,15 @@ function valueProblem(p: Item, value: unknown): string | undefined {
     default:
       return 'has a type this form does not support';
   }
+}
+
+function patternProblem(source: unknown, value: string): string | undefined {
+  const pattern = compilePattern(source);
+  if (!pattern) return 'cannot be checked: its pattern is not a regular expression';
+  if (value.length > PATTERN_INPUT_LIMIT) return `must be at most ${PATTERN_INPUT_LIMIT} characters to be checked against its pattern`;
+  const matches = matchesPattern(pattern, value);
+  if (matches === undefined) return 'could not be checked against its pattern in time';
+  return matches ? undefined : `must match the pattern ${String(source)}`;
 }
 
 /** The allowed values of a single- or multi-choice field: `enum`, or the `const`s of `oneOf`/`anyOf`. */

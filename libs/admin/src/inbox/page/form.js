@@ -99,12 +99,14 @@ export function renderField(name, property, isRequired) {
 
   if (p.type === 'string') {
     const type = { email: 'email', uri: 'url', date: 'date', 'date-time': 'datetime-local' }[p.format] || 'text';
+    const pattern = compilePattern(p.pattern);
     const input = el('input', {
       type,
       id,
       required: isRequired,
       minlength: typeof p.minLength === 'number' ? p.minLength : undefined,
       maxlength: typeof p.maxLength === 'number' ? p.maxLength : undefined,
+      pattern: pattern ? htmlPattern(p.pattern) : undefined,
       autocomplete: 'off',
       'aria-describedby': describedBy,
     });
@@ -125,6 +127,8 @@ export function renderField(name, property, isRequired) {
       if (typeof p.maxLength === 'number' && value.length > p.maxLength) return `Enter at most ${p.maxLength} characters.`;
       if (p.format === 'uri' && !isUrl(value)) return 'Enter a full address, such as https://example.com/.';
       if (p.format === 'date-time' && Number.isNaN(new Date(value).getTime())) return 'Enter a date and time.';
+      // Also here: the browser compiles the attribute with the v flag, stricter than the schema's u.
+      if (pattern && !pattern.test(value)) return 'Enter a value in the requested format.';
       return undefined;
     };
     return field;
@@ -132,4 +136,22 @@ export function renderField(name, property, isRequired) {
 
   node.append(el('p', { class: 'warning', text: `${labelText}: this page cannot show a field of this type; it is left out of the answer.` }));
   return field;
+}
+
+/** A schema's `pattern` (ECMAScript, u flag, unanchored), or null when there is none that compiles. */
+function compilePattern(source) {
+  if (typeof source !== 'string') return null;
+  try {
+    return new RegExp(source, 'u');
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The same pattern for an input's `pattern` attribute, which the browser anchors to the whole
+ * value (`^(?:...)$`): a JSON Schema pattern matches anywhere unless it anchors itself.
+ */
+function htmlPattern(source) {
+  return `[\\s\\S]*(?:${source})[\\s\\S]*`;
 }
