@@ -100,6 +100,18 @@ describe('elicitations no host can take wait in the inbox; URL mode; timeouts', 
     expect(await inboxItems(daemon)).toEqual([]);
   });
 
+  it('answers an id that is not valid percent-encoding with the inbox error shape and headers', async () => {
+    const res = await fetch(`${daemon.baseUrl}/admin/inbox/items/%E0%A4%A/answer`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ action: 'decline' }),
+    });
+    expect(res.status).toBe(400);
+    expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    expect(await res.json()).toEqual({ error: { message: 'bad request: the path is not valid percent-encoding' } });
+  });
+
   it('has no inbox in switchboard stdio, which serves no page: what the host cannot take is refused at once', async () => {
     const stdio = await connectHost('stdio', { configPath: daemon.configPath });
     try {

@@ -1,4 +1,6 @@
 import { Module, type DynamicModule, type MiddlewareConsumer, type NestModule } from '@nestjs/common';
+import { APP_FILTER } from '@nestjs/core';
+import { AdminErrorFilter } from './admin-error.filter.js';
 import { AdminGuardMiddleware } from './admin-guard.middleware.js';
 import { ADMIN_OPTIONS, type AdminOptions } from './admin-options.js';
 import { AuditApiController } from './audit-api.controller.js';
@@ -14,7 +16,14 @@ export class AdminModule implements NestModule {
     return {
       module: AdminModule,
       controllers: [AuditApiController, InboxController],
-      providers: [{ provide: ADMIN_OPTIONS, useValue: options }, InboxSessions, InboxAccess, InboxEventStreams, AdminGuardMiddleware],
+      providers: [
+        { provide: ADMIN_OPTIONS, useValue: options },
+        { provide: APP_FILTER, useClass: AdminErrorFilter },
+        InboxSessions,
+        InboxAccess,
+        InboxEventStreams,
+        AdminGuardMiddleware,
+      ],
     };
   }
 
