@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from './support/browser.js';
 import { EVERYTHING_SERVER, REPO_ROOT, SWITCHBOARD_BIN, eventually, startDaemon, stopAllDaemons, tempDir, writeConfig, type DaemonHandle } from './support/daemon.js';
 import { inboxItems } from './support/inbox-client.js';
+import { openStream, type OpenStream } from './support/sse-client.js';
 
 /**
  * The inbox page in a real browser (headless Debian Chromium driven by playwright-core): the
@@ -279,6 +280,29 @@ describe('the inbox page in headless Chromium', { timeout: 180_000 }, () => {
     expect(await echo).toMatch(/declined by dana/);
     await card('form').getByRole('button', { name: 'Decline' }).click();
     expect(await form).toContain('User declined');
+  });
+
+  it('says live updates stopped when eight newer streams of the same principal end its own, and follows again on reload', async () => {
+    await page.locator('#connection[data-state="ok"]').waitFor();
+    const scripts: OpenStream[] = [];
+    try {
+      for (let i = 0; i < 8; i++) {
+        const stream = await openStream(`${daemon.baseUrl}/admin/inbox/events`, auth());
+        await stream.waitFor(/event: snapshot/);
+        scripts.push(stream);
+      }
+      await expect.poll(() => page.locator('#connection').textContent(), POLL).toBe(
+        'Live updates stopped: the inbox is open in more than 8 places for dana. Reload the page to follow it again.',
+      );
+      expect(await page.locator('#connection').getAttribute('data-state')).toBe('bad');
+      // Reloading follows the inbox again, and ends the oldest of the scripts' streams instead.
+      await page.reload();
+      await page.locator('#connection[data-state="ok"]').waitFor();
+      await scripts[0].waitFor(/event: closed/);
+      for (const stream of scripts.slice(1)) expect(stream.text()).not.toContain('event: closed');
+    } finally {
+      for (const stream of scripts) stream.close();
+    }
   });
 
   it('ran without a script error or a CSP violation in the page', () => {

@@ -5,6 +5,7 @@ import { auditRows } from './support/audit-rows.js';
 import { EVERYTHING_SERVER, eventually, startDaemon, stopAllDaemons, tempDir, writeConfig, type DaemonHandle } from './support/daemon.js';
 import { connectHost, relayHost, type ClientCapabilities } from './support/hosts.js';
 import { answerItem, inboxItems, pendingItem } from './support/inbox-client.js';
+import { openStream, type OpenStream } from './support/sse-client.js';
 
 type ToolResult = { content: { type: string; text?: string }[] };
 
@@ -110,6 +111,21 @@ describe('elicitations no host can take wait in the inbox; URL mode; timeouts', 
     expect(res.headers.get('x-content-type-options')).toBe('nosniff');
     expect(res.headers.get('cache-control')).toBe('no-store');
     expect(await res.json()).toEqual({ error: { message: 'bad request: the path is not valid percent-encoding' } });
+  });
+
+  it('keeps at most 8 inbox event streams per principal: a ninth ends the oldest with a closed event', async () => {
+    const streams: OpenStream[] = [];
+    try {
+      for (let i = 0; i < 9; i++) {
+        const stream = await openStream(`${daemon.baseUrl}/admin/inbox/events`, { accept: 'text/event-stream' });
+        await stream.waitFor(/event: snapshot/);
+        streams.push(stream);
+      }
+      await streams[0].waitFor(/event: closed\ndata: \{"reason":"the inbox is open in more than 8 places for anonymous"\}/);
+      for (const stream of streams.slice(1)) expect(stream.text()).not.toContain('event: closed');
+    } finally {
+      for (const stream of streams) stream.close();
+    }
   });
 
   it('has no inbox in switchboard stdio, which serves no page: what the host cannot take is refused at once', async () => {
