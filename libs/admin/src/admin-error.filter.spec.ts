@@ -20,7 +20,7 @@ const apps: INestApplication[] = [];
 afterEach(async () => Promise.all(apps.splice(0).map((a) => a.close())));
 
 async function start(): Promise<string> {
-  const config = { security: { allowedHosts: [], allowedOrigins: [] }, auth: { mode: 'none', authorizationServers: [] } } as unknown as GatewayConfig;
+  const config = { listen: { host: '127.0.0.1', port: 0 }, security: { allowedHosts: [], allowedOrigins: [] }, auth: { mode: 'none', authorizationServers: [] } } as unknown as GatewayConfig;
   const moduleRef = await Test.createTestingModule({
     imports: [AdminModule.register({ config: () => config, inbox: new Inbox() })],
     controllers: [ElsewhereController],
@@ -46,6 +46,14 @@ describe('AdminErrorFilter', () => {
       expect(res.headers.get('content-type'), path).toMatch(/^application\/json/);
       expect(await res.json(), path).toEqual({ error: { message: 'bad request: the path is not valid percent-encoding' } });
     }
+  });
+
+  it('answers an /admin route that does not exist in the same shape', async () => {
+    const baseUrl = await start();
+    const res = await fetch(`${baseUrl}/admin/no-such-route`);
+    expect(res.status).toBe(404);
+    expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(await res.json()).toEqual({ error: { message: 'not found' } });
   });
 
   it('leaves requests outside /admin to Nest', async () => {
