@@ -7,6 +7,12 @@ export function elicitationMode(params: Item): 'form' | 'url' {
   return params.mode === 'url' ? 'url' : 'form';
 }
 
+/** Why a request's `mode` is none the spec defines (`form`, `url`, or absent for form); undefined when it is fine. */
+export function elicitationModeProblem(params: Item): string | undefined {
+  const mode = params.mode;
+  return mode === undefined || mode === 'form' || mode === 'url' ? undefined : "mode must be 'form' or 'url' (or absent, for a form)";
+}
+
 /**
  * Whether a host declared what answering this request needs. An `elicitation: {}` declared
  * before modes existed means form only; a url request never goes to a form-only host, nor a

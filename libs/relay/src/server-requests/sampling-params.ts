@@ -1,5 +1,8 @@
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
+/** The spec's values; the relay sends every one of them to the host as `none` (docs/relay.md). */
+const INCLUDE_CONTEXT = ['none', 'thisServer', 'allServers'];
+
 /**
  * What is wrong with a sampling/createMessage request's params, in words; [] when nothing
  * is. Checked before it reaches a host or the inbox: `maxTokens` is what the gateway caps
@@ -20,5 +23,8 @@ export function samplingParamsProblems(params: Record<string, unknown>): string[
     });
   }
   if (typeof maxTokens !== 'number' || !Number.isInteger(maxTokens) || maxTokens < 1) problems.push('maxTokens must be a positive integer');
+  if (params.includeContext !== undefined && !INCLUDE_CONTEXT.includes(params.includeContext as string)) {
+    problems.push(`includeContext must be one of ${INCLUDE_CONTEXT.join(', ')}`);
+  }
   return problems;
 }

@@ -43,8 +43,17 @@ describe('sampling through the relay', () => {
     expect(await sampled({ messages, maxTokens: 50, includeContext: 'thisServer' })).toEqual({ messages, maxTokens: 50, includeContext: 'none' });
   });
 
+  it("asks for no context when an upstream asks for every server's: servers must not see into one another", async () => {
+    expect(await sampled({ messages, maxTokens: 50, includeContext: 'allServers' })).toEqual({ messages, maxTokens: 50, includeContext: 'none' });
+  });
+
   it('caps maxTokens and leaves the other choices as asked', async () => {
-    expect(await sampled({ messages, maxTokens: 5000, includeContext: 'allServers' })).toEqual({ messages, maxTokens: 100, includeContext: 'allServers' });
+    expect(await sampled({ messages, maxTokens: 5000, includeContext: 'none', temperature: 0.2 })).toEqual({
+      messages,
+      maxTokens: 100,
+      includeContext: 'none',
+      temperature: 0.2,
+    });
   });
 
   it('refuses a request a host could not answer, or whose maxTokens no cap could apply to, before any host sees it', async () => {
@@ -53,6 +62,8 @@ describe('sampling through the relay', () => {
       [{ messages: 'x', maxTokens: 'lots' }, /messages must be a non-empty list/],
       [{ messages, maxTokens: 'lots' }, /maxTokens must be a positive integer/],
       [{ messages: [{ role: 'system', content: { type: 'text', text: 'x' } }], maxTokens: 5 }, /messages\[0\] must have role user or assistant/],
+      [{ messages, maxTokens: 5, includeContext: 'everything' }, /includeContext must be one of none, thisServer, allServers/],
+      [{ messages, maxTokens: 5, includeContext: 'AllServers' }, /includeContext must be one of/],
     ] as const) {
       await expect(sampled(params), JSON.stringify(params)).rejects.toMatchObject({ code: -32602, message: expect.stringMatching(problem) });
     }

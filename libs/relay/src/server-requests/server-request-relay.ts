@@ -7,7 +7,7 @@ import { elicitationSchemaProblems } from '@switchboard/inbox';
 import type { Inbox } from '@switchboard/inbox';
 import type { PolicyPrincipal } from '@switchboard/policy';
 import { elicitThroughInbox } from './inbox-elicitation.js';
-import { elicitationMode, hostCanAnswer, hostSamplesWithTools } from './host-capability.js';
+import { elicitationMode, elicitationModeProblem, hostCanAnswer, hostSamplesWithTools } from './host-capability.js';
 import { sessionFields } from '../audit/session-fields.js';
 import { isRelayOrigin, type RelayOrigin } from './relay-origin.js';
 import { samplingParamsProblems } from './sampling-params.js';
@@ -62,6 +62,12 @@ export class ServerRequestRelay {
     let answeredBy: string | undefined;
     try {
       if (!RELAYED.has(request.method)) throw methodNotFound(request.method);
+      const modeProblem = request.method === 'elicitation/create' ? elicitationModeProblem(params) : undefined;
+      if (modeProblem) {
+        // Checked before routing: an unknown mode is not a form, whatever a host would make of it.
+        entry.rule = 'relay:invalid-request';
+        throw new McpError(ErrorCode.InvalidParams, `Invalid elicitation request: ${modeProblem}`);
+      }
       const session = route.session;
       const unanswerable = !session
         ? { rule: 'relay:no-host', why: `No host can answer ${request.method} from '${connection.name}': ${route.reason}` }
@@ -183,8 +189,10 @@ export class ServerRequestRelay {
       }
       const max = this.limits().maxSamplingTokens;
       const capped = (params.maxTokens as number) > max ? { ...params, maxTokens: max } : params;
-      // To the host, "this server" is the gateway: every upstream's context, not the asker's own.
-      return capped.includeContext === 'thisServer' ? { ...capped, includeContext: 'none' } : capped;
+      // To the host, "this server" is the gateway: every upstream's context, not the asker's
+      // own; and "all servers" would show the asker every other upstream's. Servers must not
+      // see into one another, so neither reaches the host.
+      return capped.includeContext === 'thisServer' || capped.includeContext === 'allServers' ? { ...capped, includeContext: 'none' } : capped;
     }
     if (method === 'elicitation/create') {
       const decision = policy?.decide(principal, 'elicit', 'Server', { server });

@@ -1,0 +1,59 @@
+import type { ServerRequest, UpstreamConnection } from '@switchboard/upstream';
+import { describe, expect, it } from 'vitest';
+import type { RelayServices } from '../relay.types.js';
+import { SessionDirectory, type DownstreamSession } from '../session.js';
+import { ServerRequestRelay } from './server-request-relay.js';
+
+type Item = Record<string, unknown>;
+
+/**
+ * Relays one request from the upstream 'notes', caused by a host that declared form and url
+ * elicitation, sampling and roots, and that answers with `answer`; returns the upstream's
+ * result and what the host was sent.
+ */
+async function relayed(method: string, params: Item, answer: Item = { action: 'decline' }): Promise<{ result: Item; sent: Item[] }> {
+  const sent: Item[] = [];
+  const session = {
+    id: 's',
+    principal: { id: 'alice', authMethod: 'api-key' },
+    clientCapabilities: { elicitation: { form: {}, url: {} }, sampling: {}, roots: {} },
+    clientInfo: { name: 'host', version: '1' },
+    initialized: true,
+    request: async (_method: string, outgoing: Item) => {
+      sent.push(outgoing);
+      return answer;
+    },
+  } as unknown as DownstreamSession;
+  const sessions = new SessionDirectory();
+  sessions.add(session);
+  const services = { sessions, policy: { decide: () => ({ allowed: true, rule: 'allowed' }) } } as unknown as RelayServices;
+  const relay = new ServerRequestRelay(services, () => ({ timeoutMs: 1000, maxSamplingTokens: 100, inbox: false }));
+  const result = await relay.handle({
+    connection: { name: 'notes' } as UpstreamConnection,
+    request: { jsonrpc: '2.0', id: 7, method, params },
+    signal: new AbortController().signal,
+    related: true,
+    candidates: [{ session, requestId: 1 }],
+  } as ServerRequest);
+  return { result, sent };
+}
+
+const schema = { type: 'object', properties: { name: { type: 'string' } } };
+
+describe('elicitation modes', () => {
+  it.each(['bogus', 'URL', 'Form', 5])('refuses mode %j with -32602 naming the field, before any host sees it', async (mode) => {
+    const sent: Item[] = [];
+    const error = await relayed('elicitation/create', { mode, message: 'm', requestedSchema: schema }).then(
+      (r) => void sent.push(...r.sent),
+      (e: unknown) => e,
+    );
+    expect(error).toMatchObject({ code: -32602, message: expect.stringContaining("mode must be 'form' or 'url'") });
+    expect(sent).toEqual([]);
+  });
+
+  it('relays form (named or absent) and url mode', async () => {
+    for (const params of [{ message: 'm', requestedSchema: schema }, { mode: 'form', message: 'm', requestedSchema: schema }, { mode: 'url', message: 'm', url: 'https://x.test/', elicitationId: 'e1' }]) {
+      expect((await relayed('elicitation/create', params)).sent).toEqual([params]);
+    }
+  });
+});
