@@ -57,3 +57,22 @@ describe('elicitation modes', () => {
     }
   });
 });
+
+describe("hosts' answers", () => {
+  it('reach the upstream only when the request allows them; otherwise the upstream gets -32603 with the problems', async () => {
+    const asked = { mode: 'form', message: 'm', requestedSchema: { type: 'object', properties: { n: { type: 'integer', maximum: 10 } } } };
+    expect((await relayed('elicitation/create', asked, { action: 'accept', content: { n: 3 } })).result).toEqual({ action: 'accept', content: { n: 3 } });
+    for (const [method, params, answer, problem] of [
+      ['elicitation/create', asked, { action: 'bogus' }, 'action must be one of accept, decline, cancel'],
+      ['elicitation/create', asked, { action: 'accept', content: { n: 11, more: { x: 1 } } }, 'content: more is not a field of this form; content: n must be at most 10'],
+      ['elicitation/create', { mode: 'url', message: 'm', url: 'https://x.test/', elicitationId: 'e1' }, { action: 'accept', content: { n: 1 } }, 'a url-mode elicitation is accepted without content'],
+      ['roots/list', {}, { roots: [{ uri: 'http://not-file' }, 5] }, 'roots[0].uri must be a file:// URI; roots[1] must be an object with a uri'],
+      ['sampling/createMessage', { messages: [{ role: 'user', content: { type: 'text', text: 'x' } }], maxTokens: 5 }, { foo: 1 }, 'role must be user or assistant'],
+    ] as const) {
+      await expect(relayed(method, params, answer), JSON.stringify(answer)).rejects.toMatchObject({
+        code: -32603,
+        message: expect.stringContaining(`The host's answer to ${method} is invalid: ${problem}`),
+      });
+    }
+  });
+});

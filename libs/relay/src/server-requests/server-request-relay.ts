@@ -11,6 +11,7 @@ import { elicitationMode, elicitationModeProblem, hostCanAnswer, hostSamplesWith
 import { sessionFields } from '../audit/session-fields.js';
 import { isRelayOrigin, type RelayOrigin } from './relay-origin.js';
 import { samplingParamsProblems } from './sampling-params.js';
+import { checkHostAnswer } from './host-answer.js';
 
 export interface RelayLimits {
   /** How long a host (its user) has to answer. */
@@ -94,11 +95,13 @@ export class ServerRequestRelay {
       } else {
         const outgoing = this.admit(session!.principal, session!, connection.name, request.method, params, entry);
         forwarded = true;
+        // The row holds what the host sent, even when the upstream does not get it.
         result = await session!.request(request.method, outgoing, {
           timeoutMs: this.limits().timeoutMs,
           signal: anyCancelled(req.signal, route.origin?.signal),
           ...(route.origin && { relatedRequestId: route.origin.requestId }),
         });
+        result = this.checked(req, outgoing, result, entry);
         if (elicitationMode(outgoing) === 'url' && result.action === 'accept') {
           // Its completion notice, when the upstream sends one, goes to the same host.
           this.services.urlElicitations?.given(session!, connection.name, String(outgoing.elicitationId));
@@ -151,6 +154,22 @@ export class ServerRequestRelay {
       if (theirs.length === 1) return { session: theirs[0] };
     }
     return { reason: 'no host request is in flight on that connection' };
+  }
+
+  /**
+   * The host's answer as the upstream may get it; an answer its request ruled out is a
+   * failure of the gateway's side (-32603: the upstream asked nothing wrong), with the
+   * problems, and a log line.
+   */
+  private checked(req: ServerRequest, outgoing: Item, answer: Item, entry: AuditEntry): Item {
+    const checked = checkHostAnswer(req.request.method, outgoing, answer);
+    if ('result' in checked) return checked.result;
+    entry.rule = 'relay:invalid-answer';
+    this.services.logger?.warn(
+      { upstream: req.connection.name, method: req.request.method, session: entry.sessionId, problems: checked.problems },
+      'a host answered a relayed request with a result the request does not allow; the upstream gets an error',
+    );
+    throw new McpError(ErrorCode.InternalError, `The host's answer to ${req.request.method} is invalid: ${checked.problems.join('; ')}`);
   }
 
   /** The inbox, when it is on and can take this request: only elicitations (a human is not a model, nor has roots). */
