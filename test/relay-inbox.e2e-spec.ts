@@ -128,6 +128,24 @@ describe('elicitations no host can take wait in the inbox; URL mode; timeouts', 
     }
   });
 
+  it("files a question that either of one user's two hosts may have caused as that user's, not as nobody's", async () => {
+    const first = await host(daemon, 'same-user-1', {});
+    const second = await host(daemon, 'same-user-2', {});
+    clients.push(first.client, second.client);
+    await eventually(async () => (await second.client.listTools()).tools.some((t) => t.name === FORM_TOOL));
+    const one = first.client.callTool({ name: FORM_TOOL, arguments: {} }).then(textOf);
+    const itemOne = await pendingItem(daemon, (i) => i.kind === 'elicitation');
+    // Asked while both hosts' calls are in flight on the stdio upstream, which cannot say whose it is.
+    const two = second.client.callTool({ name: FORM_TOOL, arguments: {} }).then(textOf);
+    const itemTwo = await pendingItem(daemon, (i) => i.kind === 'elicitation' && i.id !== itemOne.id);
+    expect([itemOne.principal, itemTwo.principal]).toEqual(['anonymous', 'anonymous']);
+    for (const item of [itemOne, itemTwo]) expect(await answerItem(daemon, item.id, { action: 'decline' })).toMatchObject({ status: 204 });
+    expect(await one).toContain('declined');
+    expect(await two).toContain('declined');
+    const rows = auditRows(dataDir, "method = 'elicitation/create' AND rule = 'relay:inbox' AND session_id IS NULL");
+    expect(rows.map((r) => r.principal)).toEqual(['anonymous']);
+  });
+
   it('has no inbox in switchboard stdio, which serves no page: what the host cannot take is refused at once', async () => {
     const stdio = await connectHost('stdio', { configPath: daemon.configPath });
     try {

@@ -55,6 +55,16 @@ describe('Inbox', () => {
     expect(inbox.size).toBe(0);
   });
 
+  it('holds at most 50 questions whose cause is unknown, so they cannot starve the principals\' questions', async () => {
+    const inbox = new Inbox();
+    const asked = Array.from({ length: 50 }, () => inbox.ask({ ...form, principal: null }));
+    await expect(inbox.ask({ ...form, principal: null })).rejects.toThrow('The inbox already holds 50 pending questions whose cause is unknown');
+    const alices = inbox.ask(form);
+    expect(inbox.size).toBe(51);
+    inbox.withdrawAll();
+    await Promise.all([...asked, alices]);
+  });
+
   it('expires, and leaves the inbox', async () => {
     const inbox = new Inbox();
     await expect(inbox.ask({ ...form, timeoutMs: 5 })).resolves.toEqual({ action: 'expired' });

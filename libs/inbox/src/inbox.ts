@@ -11,14 +11,24 @@ const MAX_PENDING = 500;
  * rule would otherwise take every place before its rate limits are even counted.
  */
 const MAX_PENDING_PER_PRINCIPAL = 50;
+/**
+ * Bound on questions whose cause is unknown (principal null: an upstream that asked while
+ * nobody's request was in flight on it, or while several principals' were). They share one
+ * principal's share, so that an upstream asking on its own cannot starve everyone's
+ * questions either.
+ */
+const MAX_PENDING_UNOWNED = MAX_PENDING_PER_PRINCIPAL;
 
-/** The inbox, or the principal's share of it, is full; the question was not asked. */
+/** The inbox, or the share of it that the question would take, is full; the question was not asked. */
 export class InboxFullError extends Error {
-  constructor(principal?: string | null) {
+  /** `share`: whose share is full (a principal, or null for questions of unknown cause); absent when the whole inbox is. */
+  constructor(share?: string | null) {
     super(
-      principal
-        ? `The inbox already holds ${MAX_PENDING_PER_PRINCIPAL} pending questions for ${principal}`
-        : `The inbox already holds ${MAX_PENDING} pending questions`,
+      share === undefined
+        ? `The inbox already holds ${MAX_PENDING} pending questions`
+        : share === null
+          ? `The inbox already holds ${MAX_PENDING_UNOWNED} pending questions whose cause is unknown`
+          : `The inbox already holds ${MAX_PENDING_PER_PRINCIPAL} pending questions for ${share}`,
     );
   }
 }
@@ -42,9 +52,8 @@ export class Inbox {
   /** Asks, and resolves with how it ended; never rejects once asked (InboxFullError before). */
   ask(question: InboxQuestion, signal?: CancelSignal): Promise<InboxOutcome> {
     if (this.pending.size >= MAX_PENDING) return Promise.reject(new InboxFullError());
-    if (question.principal && this.pendingFor(question.principal) >= MAX_PENDING_PER_PRINCIPAL) {
-      return Promise.reject(new InboxFullError(question.principal));
-    }
+    const share = question.principal === null ? MAX_PENDING_UNOWNED : MAX_PENDING_PER_PRINCIPAL;
+    if (this.pendingFor(question.principal) >= share) return Promise.reject(new InboxFullError(question.principal));
     if (signal?.aborted) return Promise.resolve({ action: 'withdrawn' });
     const now = Date.now();
     const item: InboxItem = { ...question, id: randomUUID(), createdAt: now, expiresAt: now + question.timeoutMs };
@@ -81,7 +90,7 @@ export class Inbox {
     return [...this.pending.values()].map((p) => p.item).filter((item) => mayAnswer(viewer, item));
   }
 
-  private pendingFor(principal: string): number {
+  private pendingFor(principal: string | null): number {
     let count = 0;
     for (const p of this.pending.values()) if (p.item.principal === principal) count += 1;
     return count;

@@ -2,7 +2,7 @@ import { bareEntry, type AuditEntry } from '@switchboard/audit';
 import { ErrorCode, McpError, anyCancelled, methodNotFound } from '@switchboard/core';
 import type { ServerRequest } from '@switchboard/upstream';
 import type { Item, RelayServices } from '../relay.types.js';
-import type { DownstreamSession } from '../session.js';
+import type { DownstreamSession, Principal } from '../session.js';
 import { elicitationSchemaProblems } from '@switchboard/inbox';
 import type { Inbox } from '@switchboard/inbox';
 import type { PolicyPrincipal } from '@switchboard/policy';
@@ -33,6 +33,12 @@ interface Route {
   origin?: RelayOrigin;
   /** Why there is no session. */
   reason?: string;
+  /**
+   * Without a session: the principal every candidate session belongs to, when they all
+   * belong to one (several of one user's hosts in flight). The question is theirs then:
+   * they may answer it in the inbox, and it counts against their share there.
+   */
+  principal?: Principal;
 }
 
 /**
@@ -82,8 +88,9 @@ export class ServerRequestRelay {
           throw refused(unanswerable.why);
         }
         // Nobody's host can take it: a human answers on the inbox page instead.
-        const principal = session?.principal.id ?? this.services.principalConnections?.ownerOf(connection) ?? null;
-        const outgoing = this.admit(session?.principal ?? { id: principal ?? '' }, session, connection.name, request.method, params, entry);
+        const asker = session?.principal ?? route.principal;
+        const principal = asker?.id ?? this.services.principalConnections?.ownerOf(connection) ?? null;
+        const outgoing = this.admit(asker ?? { id: principal ?? '' }, session, connection.name, request.method, params, entry);
         forwarded = true;
         entry.rule = 'relay:inbox';
         const limits = this.limits();
@@ -137,7 +144,11 @@ export class ServerRequestRelay {
       return { session: sessions[0], origin: req.related || mine.length === 1 ? mine[0] : undefined };
     }
     if (sessions.length > 1) {
-      return { reason: 'several hosts have requests in flight on that connection, and it did not say which one this is for' };
+      const principals = new Set(sessions.map((s) => s.principal.id));
+      return {
+        reason: 'several hosts have requests in flight on that connection, and it did not say which one this is for',
+        ...(principals.size === 1 && { principal: sessions[0].principal }),
+      };
     }
     // A per-session connection has exactly one host: its session (whether it can answer is
     // checked by the caller, as for any route).
@@ -241,8 +252,9 @@ export class ServerRequestRelay {
 
   private draft(req: ServerRequest, route: Route): AuditEntry {
     const owner = this.services.principalConnections?.ownerOf(req.connection);
+    const nobody = route.principal ? { principal: route.principal.id, authMethod: route.principal.authMethod } : { principal: owner ?? 'unknown', authMethod: 'none' };
     return bareEntry({
-      ...sessionFields(route.session, { principal: owner ?? 'unknown', authMethod: 'none' }),
+      ...sessionFields(route.session, nobody),
       upstream: req.connection.name,
       method: req.request.method,
       name: req.request.method === 'elicitation/create' ? elicitationMode((req.request.params ?? {}) as Item) : null,

@@ -2,6 +2,7 @@ import type { AuditEntry, AuditLog } from '@switchboard/audit';
 import type { GatewayConfig, ServerConfig } from '@switchboard/config';
 import { McpError } from '@switchboard/core';
 import type { ServerRequest, SessionConnections, UpstreamConnection } from '@switchboard/upstream';
+import { Inbox } from '@switchboard/inbox';
 import { describe, expect, it } from 'vitest';
 import type { RelayServices } from '../relay.types.js';
 import { SessionDirectory, type DownstreamSession } from '../session.js';
@@ -77,6 +78,49 @@ describe('relay routing for per-session connections', () => {
     const error = await ask(connection('shared'), 'roots/list').catch((e: unknown) => e);
     expect((error as McpError).message).toContain('no host request is in flight');
     expect(asked).toEqual([]);
+  });
+});
+
+describe('a question several sessions may have caused, for the inbox', () => {
+  const form = { message: 'Who?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } } } };
+
+  function inboxWorld() {
+    const sessions = new SessionDirectory();
+    const [a, b, c] = [host('a', 'alice', {}, []), host('b', 'alice', {}, []), host('c', 'bob', {}, [])];
+    for (const s of [a, b, c]) sessions.add(s);
+    const inbox = new Inbox();
+    const services = { sessions, inbox, config: () => ({ servers: [], auth: { mode: 'required' } }) as unknown as GatewayConfig } as unknown as RelayServices;
+    const relay = new ServerRequestRelay(services, () => ({ timeoutMs: 60_000, maxSamplingTokens: 100, inbox: true }));
+    const shared = { name: 'shared' } as UpstreamConnection;
+    // A stdio upstream cannot say which request asked: every request in flight is a candidate.
+    const ask = (...from: DownstreamSession[]) =>
+      relay.handle({
+        connection: shared,
+        request: { jsonrpc: '2.0', id: 7, method: 'elicitation/create', params: form },
+        signal: new AbortController().signal,
+        related: false,
+        candidates: from.map((session, i) => ({ session, requestId: i + 1 })),
+      } as ServerRequest);
+    return { inbox, ask, a, b, c };
+  }
+
+  it("is the principal's when every candidate session is theirs: they see it, and it counts against their share", async () => {
+    const { inbox, ask, a, b } = inboxWorld();
+    const asked = Array.from({ length: 50 }, () => ask(a, b).catch((e: unknown) => e));
+    expect(inbox.visibleTo({ principal: 'alice', admin: false })).toHaveLength(50);
+    expect(inbox.visibleTo({ principal: 'alice', admin: false })[0]).toMatchObject({ principal: 'alice', server: 'shared' });
+    await expect(ask(a, b)).rejects.toMatchObject({ code: -32600, message: 'The inbox already holds 50 pending questions for alice' });
+    inbox.withdrawAll();
+    await Promise.all(asked);
+  });
+
+  it("belongs to nobody (admins only) when the candidates are several principals' sessions", async () => {
+    const { inbox, ask, a, c } = inboxWorld();
+    const asked = ask(a, c).catch((e: unknown) => e);
+    expect(inbox.visibleTo({ principal: 'root', admin: true })).toMatchObject([{ principal: null }]);
+    expect(inbox.visibleTo({ principal: 'alice', admin: false })).toEqual([]);
+    inbox.withdrawAll();
+    await asked;
   });
 });
 
