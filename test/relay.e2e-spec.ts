@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditRows } from './support/audit-rows.js';
 import { relayHost, type ClientCapabilities } from './support/hosts.js';
+import { rawHost } from './support/raw-host.js';
 import type { Client } from '@modelcontextprotocol/client';
 import { EVERYTHING_SERVER, eventually, startDaemon, stopAllDaemons, tempDir, writeConfig, type DaemonHandle } from './support/daemon.js';
 
@@ -84,6 +85,60 @@ describe('sampling and elicitation relayed to the host that caused them (stdio u
     expect(refused).not.toContain('name from');
     const row = auditRows(dataDir).find((r) => r.method === 'elicitation/create' && r.client_name === 'host-carol');
     expect(row).toMatchObject({ decision: 'refused', rule: 'relay:host-lacks-capability', error_code: -32602, name: 'form' });
+  });
+});
+
+describe('a raw Streamable HTTP host that never opens the GET stream (stdio upstream)', () => {
+  let daemon: DaemonHandle;
+  let dataDir: string;
+
+  beforeAll(async () => {
+    const dir = tempDir();
+    dataDir = join(dir, 'data');
+    const mcpServers = { everything: everythingStdio, mine: { ...everythingStdio, isolation: 'per-session' } };
+    daemon = await startDaemon(writeConfig({ relay: { inbox: false }, mcpServers }, dir));
+  });
+
+  it("refuses at once, and records why, a question from its own connection that it has no stream for", async () => {
+    const host = await rawHost(daemon, { roots: {} });
+    try {
+      // The session's first call opens its connection; server-everything then asks for the
+      // host's roots on its own (350 ms after initialize), with nothing in flight.
+      const echo = host.post({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'mine__echo', arguments: { message: 'hi' } } });
+      await echo.ended;
+      expect(JSON.stringify(echo.messages)).toContain('hi');
+      // (The connection the gateway reads the lists through asks too, for nobody: not this row.)
+      const row = await eventually(() => auditRows(dataDir, "method = 'roots/list' AND upstream = 'mine' AND session_id IS NOT NULL")[0], 10_000, 'the roots/list row');
+      expect(row).toMatchObject({ decision: 'refused', rule: 'relay:host-unreachable', error_code: -32602 });
+      expect(String(row.error_message)).toContain('no open stream');
+    } finally {
+      await host.close();
+    }
+  });
+
+  it('gets a question asked while two of its calls are in flight on one of their POST streams, and both calls end', async () => {
+    const host = await rawHost(daemon, { elicitation: { form: {} } });
+    const name = 'everything__trigger-elicitation-request';
+    try {
+      await eventually(async () => {
+        const list = host.post({ jsonrpc: '2.0', id: 'list', method: 'tools/list' });
+        await list.ended;
+        return JSON.stringify(list.messages).includes(name);
+      });
+      const call = (id: number) => host.post({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: {} } });
+      const one = call(1);
+      const first = await host.waitFor([one], (m) => m.method === 'elicitation/create');
+      // The stdio upstream cannot say which of the two calls asks the second question.
+      const two = call(2);
+      const second = await host.waitFor([one, two], (m) => m.method === 'elicitation/create' && m.id !== first.id);
+      for (const question of [first, second]) {
+        expect(await host.post({ jsonrpc: '2.0', id: question.id, result: { action: 'decline' } }).status).toBe(202);
+      }
+      const results = await Promise.all([1, 2].map((id) => host.waitFor([one, two], (m) => m.id === id && 'result' in m)));
+      for (const result of results) expect(JSON.stringify(result)).toContain('declined');
+    } finally {
+      await host.close();
+    }
   });
 });
 

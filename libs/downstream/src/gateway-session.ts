@@ -21,6 +21,8 @@ export class GatewaySession implements DownstreamSession {
   lastActivity = Date.now();
   /** Set by a transport that waits for responses: a request the host cancelled gets none. */
   onRequestCancelled?: (id: RequestId) => void;
+  /** Set by a transport that may have no stream to the host (DownstreamSession.canReach). */
+  canReach?: (relatedRequestId?: RequestId) => boolean;
 
   constructor(
     readonly id: string,

@@ -1,4 +1,4 @@
-import type { JsonRpcMessage, LogLevel, PeerRequestOptions, SendOptions } from '@switchboard/core';
+import type { JsonRpcMessage, LogLevel, PeerRequestOptions, RequestId, SendOptions } from '@switchboard/core';
 
 type Item = Record<string, unknown>;
 
@@ -36,6 +36,13 @@ export interface DownstreamSession {
   send(message: JsonRpcMessage, options?: SendOptions): Promise<void>;
   /** Asks the host something (a relayed sampling, elicitation or roots request) and waits for its answer. */
   request(method: string, params: Item | undefined, options?: PeerRequestOptions): Promise<Item>;
+  /**
+   * Whether a request sent now would reach the host: on the stream of its request
+   * `relatedRequestId` while that is open, else on a stream of the session's own. Absent
+   * where the transport always has one (stdio, HTTP+SSE); Streamable HTTP has none when
+   * the host opened no GET stream (the spec makes it optional).
+   */
+  canReach?(relatedRequestId?: RequestId): boolean;
 }
 
 /** Every live session, so notifications can be fanned out. */

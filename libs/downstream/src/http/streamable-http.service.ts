@@ -269,6 +269,7 @@ export class StreamableHttpService {
     const state: HttpSession = { exchanges } as HttpSession;
     const channel = async (message: JsonRpcMessage, options?: SendOptions) => this.route(state, message, options);
     state.session = new GatewaySession(id, 'streamable-http', channel, this.deps.dispatcher, this.deps.logger, principal);
+    state.session.canReach = (related) => this.streamFor(state, related) !== undefined;
     state.session.onRequestCancelled = (requestId) => {
       const exchange = state.exchanges.get(requestId);
       state.exchanges.delete(requestId);
@@ -280,6 +281,13 @@ export class StreamableHttpService {
     this.byCaller.set(key, own.add(state));
     this.deps.sessions.add(state.session);
     return state;
+  }
+
+  /** Where a message for the host goes now: its request's POST answer while open, else the GET stream, else nowhere. */
+  private streamFor(state: HttpSession, related: RequestId | undefined): PostExchange | SseStream | undefined {
+    const exchange = related === undefined ? undefined : state.exchanges.get(related);
+    if (exchange && !exchange.done) return exchange;
+    return state.standalone && !state.standalone.closed ? state.standalone : undefined;
   }
 
   private route(state: HttpSession, message: JsonRpcMessage, options?: SendOptions): void {
@@ -298,8 +306,17 @@ export class StreamableHttpService {
       return;
     }
     if (isResponse(message)) return; // its POST went away; the spec has no other place for it
-    if (state.standalone && !state.standalone.closed) state.standalone.write('message', encodeMessage(message));
-    // Otherwise dropped: the host opened no stream for messages that belong to no request.
+    if (state.standalone && !state.standalone.closed) {
+      state.standalone.write('message', encodeMessage(message));
+      return;
+    }
+    // The host opened no GET stream (optional in the spec). A notification that belongs to no
+    // request is then not for it; a request of ours would wait for an answer that cannot
+    // come, so its sender is told at once (the relay asks canReach first; this is the race).
+    if (isRequest(message)) {
+      this.deps.logger.warn({ session: state.session.id, method: message.method }, 'no stream open to the host for a request to it');
+      throw new McpError(ErrorCode.ConnectionClosed, 'The host has no open stream to receive this request');
+    }
   }
 
   private remove(id: string): void {

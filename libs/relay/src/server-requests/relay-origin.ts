@@ -1,4 +1,4 @@
-import type { CancelSignal, RequestId } from '@switchboard/core';
+import { Cancellation, type CancelSignal, type RequestId } from '@switchboard/core';
 import type { DownstreamSession } from '../session.js';
 
 /**
@@ -15,4 +15,32 @@ export interface RelayOrigin {
 
 export function isRelayOrigin(value: unknown): value is RelayOrigin {
   return typeof value === 'object' && value !== null && 'session' in value && 'requestId' in value;
+}
+
+/**
+ * The origin of a question any of `origins` (requests of one session, in flight on a
+ * connection that cannot say which asked) may have caused. It travels on the stream of the
+ * first of them the host can still be reached on (the spec has a POST's stream carry
+ * messages related to its request, and this one is related to one of them), and is
+ * withdrawn only once every one of them has ended, since any of them may be waiting for it.
+ */
+export function sharedOrigin(origins: RelayOrigin[], reachable: (requestId: RequestId) => boolean): RelayOrigin {
+  const carrier = origins.find((o) => reachable(o.requestId)) ?? origins[0];
+  return { session: carrier.session, requestId: carrier.requestId, signal: allCancelled(origins.map((o) => o.signal)) };
+}
+
+/** A signal aborted once every one of `signals` is; none when one of them cannot be. */
+function allCancelled(signals: (CancelSignal | undefined)[]): CancelSignal | undefined {
+  if (signals.some((s) => s === undefined)) return undefined;
+  const all = new Cancellation();
+  let left = signals.length;
+  const ended = () => {
+    left -= 1;
+    if (left === 0) all.abort();
+  };
+  for (const signal of signals as CancelSignal[]) {
+    if (signal.aborted) ended();
+    else signal.addEventListener('abort', ended, { once: true });
+  }
+  return all;
 }

@@ -9,7 +9,7 @@ import type { PolicyPrincipal } from '@switchboard/policy';
 import { elicitThroughInbox } from './inbox-elicitation.js';
 import { elicitationMode, elicitationModeProblem, hostCanAnswer, hostSamplesWithTools } from './host-capability.js';
 import { sessionFields } from '../audit/session-fields.js';
-import { isRelayOrigin, type RelayOrigin } from './relay-origin.js';
+import { isRelayOrigin, sharedOrigin, type RelayOrigin } from './relay-origin.js';
 import { samplingParamsProblems } from './sampling-params.js';
 import { checkHostAnswer } from './host-answer.js';
 
@@ -80,7 +80,13 @@ export class ServerRequestRelay {
         ? { rule: 'relay:no-host', why: `No host can answer ${request.method} from '${connection.name}': ${route.reason}` }
         : !hostCanAnswer(session, request.method, params)
           ? { rule: 'relay:host-lacks-capability', why: `The host that caused this request did not declare support for ${this.what(request.method, params)}` }
-          : undefined;
+          : session.canReach?.(route.origin?.requestId) === false
+            ? { rule: 'relay:host-unreachable', why: `The host has no open stream to receive ${request.method} (it opened no GET stream, and no request of its that this is about is open)` }
+            : undefined;
+      if (unanswerable?.rule === 'relay:host-unreachable') {
+        // Not silently: a question sent now would be lost, and the upstream would wait out relay.timeoutMs.
+        this.services.logger?.warn({ upstream: connection.name, method: request.method, session: session!.id }, 'a relayed request has no open stream to its host');
+      }
       if (unanswerable) {
         const inbox = this.inboxFor(request.method);
         if (!inbox) {
@@ -139,9 +145,12 @@ export class ServerRequestRelay {
     const origins = req.candidates.filter(isRelayOrigin).filter((o) => this.services.sessions.get(o.session.id) === o.session);
     const sessions = [...new Set(origins.map((o) => o.session))];
     if (sessions.length === 1) {
-      const mine = origins.filter((o) => o.session === sessions[0]);
-      // On the stream of the causing request when it is known; else on the session's own stream.
-      return { session: sessions[0], origin: req.related || mine.length === 1 ? mine[0] : undefined };
+      const session = sessions[0];
+      const mine = origins.filter((o) => o.session === session);
+      // On the stream of the causing request when it is known; else on one of the requests
+      // that may have caused it (a host need not open a stream of its own).
+      if (req.related || mine.length === 1) return { session, origin: mine[0] };
+      return { session, origin: sharedOrigin(mine, (id) => session.canReach?.(id) ?? true) };
     }
     if (sessions.length > 1) {
       const principals = new Set(sessions.map((s) => s.principal.id));

@@ -1,6 +1,6 @@
 import type { AuditEntry, AuditLog } from '@switchboard/audit';
 import type { GatewayConfig, ServerConfig } from '@switchboard/config';
-import { McpError } from '@switchboard/core';
+import { Cancellation, McpError, type PeerRequestOptions, type RequestId } from '@switchboard/core';
 import type { ServerRequest, SessionConnections, UpstreamConnection } from '@switchboard/upstream';
 import { Inbox } from '@switchboard/inbox';
 import { describe, expect, it } from 'vitest';
@@ -121,6 +121,72 @@ describe('a question several sessions may have caused, for the inbox', () => {
     expect(inbox.visibleTo({ principal: 'alice', admin: false })).toEqual([]);
     inbox.withdrawAll();
     await asked;
+  });
+});
+
+describe('a host that may have no stream open (Streamable HTTP without a GET stream)', () => {
+  const form = { message: 'Who?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } } } };
+
+  /** A form-capable host whose requests `open` still have their streams, and no GET stream. */
+  function streamWorld(open: RequestId[], inbox?: Inbox) {
+    const sent: { method: string; options?: PeerRequestOptions }[] = [];
+    const session = {
+      ...host('a', 'alice', { elicitation: { form: {} }, roots: {} }, []),
+      canReach: (related?: RequestId) => related !== undefined && open.includes(related),
+      request: (method: string, _params: Item, options?: PeerRequestOptions) => {
+        sent.push({ method, options });
+        // Answered only when withdrawn: the test looks at what is pending.
+        return new Promise<Item>((_resolve, reject) => options?.signal?.addEventListener('abort', () => reject(new McpError(-32001, 'withdrawn'))));
+      },
+    } as DownstreamSession;
+    const sessions = new SessionDirectory();
+    sessions.add(session);
+    const perSession = { name: 'shell' } as UpstreamConnection;
+    const services = {
+      sessions,
+      inbox,
+      config: () => ({ servers: [], auth: { mode: 'none' } }) as unknown as GatewayConfig,
+      sessionConnections: { ownerOf: (c: UpstreamConnection) => (c === perSession ? 'a' : undefined) } as SessionConnections,
+    } as unknown as RelayServices;
+    const relay = new ServerRequestRelay(services, () => ({ timeoutMs: 60_000, maxSamplingTokens: 100, inbox: inbox !== undefined }));
+    const ask = (method: string, params: Item, candidates: unknown[] = [], connection: UpstreamConnection = { name: 'shared' } as UpstreamConnection) =>
+      relay.handle({ connection, request: { jsonrpc: '2.0', id: 7, method, params }, signal: new AbortController().signal, related: false, candidates } as ServerRequest);
+    return { session, sent, ask, perSession };
+  }
+
+  it('sends a question two of its requests may have caused on the stream of one still open, and withdraws it only when both have ended', async () => {
+    const { session, sent, ask } = streamWorld([2]);
+    const [first, second] = [new Cancellation(), new Cancellation()];
+    const answer = ask('elicitation/create', form, [
+      { session, requestId: 1, signal: first },
+      { session, requestId: 2, signal: second },
+    ]).catch((e: unknown) => e);
+    expect(sent).toMatchObject([{ method: 'elicitation/create', options: { relatedRequestId: 2 } }]);
+    const signal = sent[0].options!.signal!;
+    second.abort();
+    expect(signal.aborted).toBe(false);
+    first.abort();
+    expect(signal.aborted).toBe(true);
+    expect(await answer).toBeInstanceOf(McpError);
+  });
+
+  it('refuses at once, rather than send it nowhere, when nothing of the host is open', async () => {
+    const { session, sent, ask, perSession } = streamWorld([]);
+    const error = await ask('roots/list', {}, [], perSession).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: -32602, message: expect.stringContaining('The host has no open stream to receive roots/list') });
+    const several = await ask('roots/list', {}, [{ session, requestId: 1 }, { session, requestId: 2 }]).catch((e: unknown) => e);
+    expect(several).toMatchObject({ code: -32602, message: expect.stringContaining('no open stream') });
+    expect(sent).toEqual([]);
+  });
+
+  it("puts an elicitation it cannot deliver in the inbox, as the principal's", async () => {
+    const inbox = new Inbox();
+    const { sent, ask, perSession } = streamWorld([], inbox);
+    const answer = ask('elicitation/create', form, [], perSession).catch((e: unknown) => e);
+    expect(inbox.visibleTo({ principal: 'alice', admin: false })).toMatchObject([{ principal: 'alice', server: 'shell' }]);
+    inbox.withdrawAll();
+    await answer;
+    expect(sent).toEqual([]);
   });
 });
 
