@@ -76,17 +76,7 @@ export class ServerRequestRelay {
         throw new McpError(ErrorCode.InvalidParams, `Invalid elicitation request: ${modeProblem}`);
       }
       const session = route.session;
-      const unanswerable = !session
-        ? { rule: 'relay:no-host', why: `No host can answer ${request.method} from '${connection.name}': ${route.reason}` }
-        : !hostCanAnswer(session, request.method, params)
-          ? { rule: 'relay:host-lacks-capability', why: `The host that caused this request did not declare support for ${this.what(request.method, params)}` }
-          : session.canReach?.(route.origin?.requestId) === false
-            ? { rule: 'relay:host-unreachable', why: `The host has no open stream to receive ${request.method} (it opened no GET stream, and no request of its that this is about is open)` }
-            : undefined;
-      if (unanswerable?.rule === 'relay:host-unreachable') {
-        // Not silently: a question sent now would be lost, and the upstream would wait out relay.timeoutMs.
-        this.services.logger?.warn({ upstream: connection.name, method: request.method, session: session!.id }, 'a relayed request has no open stream to its host');
-      }
+      const unanswerable = this.unanswerable(req, route, params);
       if (unanswerable) {
         const inbox = this.inboxFor(request.method);
         if (!inbox) {
@@ -174,6 +164,23 @@ export class ServerRequestRelay {
       if (theirs.length === 1) return { session: theirs[0] };
     }
     return { reason: 'no host request is in flight on that connection' };
+  }
+
+  /** Why the routed host cannot take this request (the rule and the words for the upstream); undefined when it can. */
+  private unanswerable(req: ServerRequest, route: Route, params: Item): { rule: string; why: string } | undefined {
+    const { session } = route;
+    const { method } = req.request;
+    if (!session) return { rule: 'relay:no-host', why: `No host can answer ${method} from '${req.connection.name}': ${route.reason}` };
+    if (!hostCanAnswer(session, method, params)) {
+      return { rule: 'relay:host-lacks-capability', why: `The host that caused this request did not declare support for ${this.what(method, params)}` };
+    }
+    if (session.canReach?.(route.origin?.requestId) === false) {
+      // Not silently: a question sent now would be lost, and the upstream would wait out relay.timeoutMs.
+      this.services.logger?.warn({ upstream: req.connection.name, method, session: session.id }, 'a relayed request has no open stream to its host');
+      const why = `The host has no open stream to receive ${method} (it opened no GET stream, and no request of its that this is about is open)`;
+      return { rule: 'relay:host-unreachable', why };
+    }
+    return undefined;
   }
 
   /**
