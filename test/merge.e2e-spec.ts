@@ -322,21 +322,34 @@ describe('namespace: auto, with a per-server override and an alias', () => {
     expect(uris).toContain('fixture://extra/000');
   });
 
-  it('a tool added at runtime to one upstream appears bare; added to a second one, both get prefixed', async () => {
+  it('a tool added at runtime to one upstream appears bare; added to a prefix-mode one, it stays bare', async () => {
     const before = host.notifications.get('notifications/tools/list_changed')?.length ?? 0;
     expect(await callText(host, 'a__add_tool', { name: 'only_here' })).toBe('added only_here');
     await eventually(async () => (await toolNames(host)).includes('only_here'), 10_000, 'only_here listed');
     expect(await callText(host, 'only_here')).toBe('dynamic:only_here');
+    // gamma is in prefix mode: it never publishes a bare name, so a's is not contested.
     expect(await callText(host, 'gamma__add_tool', { name: 'only_here' })).toBe('added only_here');
     const names = await until(async () => {
       const n = await toolNames(host);
       return n.includes('gamma__only_here') && n;
     });
+    expect(names).toContain('only_here');
+    expect(names).not.toContain('a__only_here');
+    expect(await callText(host, 'only_here')).toBe('dynamic:only_here');
+    expect(await callText(host, 'gamma__only_here')).toBe('dynamic:only_here');
+    await eventually(() => (host.notifications.get('notifications/tools/list_changed')?.length ?? 0) > before);
+  });
+
+  it('a tool added at runtime to a second auto server: both get prefixed', async () => {
+    expect(await callText(host, 'b__add_tool', { name: 'only_here' })).toBe('added only_here');
+    const names = await until(async () => {
+      const n = await toolNames(host);
+      return n.includes('b__only_here') && n;
+    });
     expect(names).toContain('a__only_here');
     expect(names).not.toContain('only_here');
     expect(await callText(host, 'a__only_here')).toBe('dynamic:only_here');
-    expect(await callText(host, 'gamma__only_here')).toBe('dynamic:only_here');
-    await eventually(() => (host.notifications.get('notifications/tools/list_changed')?.length ?? 0) > before);
+    expect(await callText(host, 'b__only_here')).toBe('dynamic:only_here');
   });
 });
 

@@ -31,6 +31,13 @@ describe('assignPublicNames', () => {
     expect(out).toEqual(['echo', 'b__echo', 'add']);
   });
 
+  it('a prefix-mode server does not contest a bare name: none and auto keep it', () => {
+    const none = assignPublicNames([req('a', 'add'), req('b', 'add'), req('c', 'add', 'none')]);
+    expect(none).toEqual(['a__add', 'b__add', 'add']);
+    const auto = assignPublicNames([req('a', 'add'), req('c', 'add', 'auto')]);
+    expect(auto).toEqual(['a__add', 'add']);
+  });
+
   it('keeps every name within 64 characters with a stable hash suffix', () => {
     const long = 'x'.repeat(80);
     const [a] = assignPublicNames([req('server', long)]);

@@ -5,10 +5,13 @@ import { createHash } from 'node:crypto';
  * the policy and the docs agree on what a public name is.
  *
  * - `prefix`: always `<prefix><sep><name>`, where prefix is the server's alias or its name.
- * - `auto`: the bare name unless another server offers the same one; then all of them are
- *   prefixed.
- * - `none`: the bare name; on a collision the first server (config order) keeps it and the
- *   others are prefixed, so nothing is silently hidden.
+ * - `auto`: the bare name unless another `auto` or `none` server offers the same one; then
+ *   all of them are prefixed.
+ * - `none`: the bare name; on a collision with another `auto` or `none` server the first
+ *   (config order) keeps it and the others are prefixed, so nothing is silently hidden.
+ *
+ * A `prefix` server never publishes a bare name, so it contests none: its `add` does not
+ * make another server's `add` collide.
  *
  * Names longer than `maxLength` (64: the limit common hosts enforce) are cut and given a
  * short hash of (server, original name), so they stay stable across restarts and distinct.
@@ -57,8 +60,10 @@ function fit(candidate: string, req: NameRequest, opts: NamingOptions): string {
 
 /** Assigns a unique public name to every request; the result is in the same order. */
 export function assignPublicNames(requests: readonly NameRequest[], opts: NamingOptions = DEFAULT_NAMING): string[] {
+  // Who wants each bare name: a `prefix` server never takes one, so it contests none.
   const serversByName = new Map<string, string[]>();
   for (const r of requests) {
+    if (r.mode === 'prefix') continue;
     const servers = serversByName.get(r.name) ?? [];
     if (!servers.includes(r.server)) servers.push(r.server);
     serversByName.set(r.name, servers);
@@ -66,7 +71,7 @@ export function assignPublicNames(requests: readonly NameRequest[], opts: Naming
 
   const prefixed = (r: NameRequest) => `${sanitizePrefix(r.prefix)}${opts.separator}${r.name}`;
   const candidates = requests.map((r) => {
-    const holders = serversByName.get(r.name)!;
+    const holders = serversByName.get(r.name) ?? [];
     const collides = holders.length > 1;
     switch (r.mode) {
       case 'prefix':
