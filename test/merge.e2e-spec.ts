@@ -340,15 +340,17 @@ describe('namespace: auto, with a per-server override and an alias', () => {
     await eventually(() => (host.notifications.get('notifications/tools/list_changed')?.length ?? 0) > before);
   });
 
-  it('a tool added at runtime to a second auto server: both get prefixed', async () => {
+  it('a tool added at runtime to a second auto server: the newcomer is prefixed, the published name stays', async () => {
+    // Hosts already know only_here as a's tool: it must not change meaning, nor vanish.
     expect(await callText(host, 'b__add_tool', { name: 'only_here' })).toBe('added only_here');
     const names = await until(async () => {
       const n = await toolNames(host);
       return n.includes('b__only_here') && n;
     });
-    expect(names).toContain('a__only_here');
-    expect(names).not.toContain('only_here');
-    expect(await callText(host, 'a__only_here')).toBe('dynamic:only_here');
+    expect(names).toContain('only_here');
+    expect(names).not.toContain('a__only_here');
+    expect(await callText(host, 'only_here')).toBe('dynamic:only_here');
+    expect((await statsOf(host, 'a__stats')).name).toBe('fixture-a');
     expect(await callText(host, 'b__only_here')).toBe('dynamic:only_here');
   });
 });

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { renameSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fixturePath } from '@switchboard/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -341,5 +341,63 @@ describe('changes read at use time: applied to the running server, no restart', 
     ]);
     expect(daemon.proc.exitCode).toBeNull();
     expect(await callText('a__echo', { text: 'still served' })).toBe('still served');
+  });
+});
+
+describe('a server added ahead of another that lists the same names and URIs', () => {
+  const hello = 'fixture://static/hello';
+  const fixture = (name: string) => stdioFixture({ FIXTURE_NAME: name });
+  let ownDir: string;
+  let ownFile: string;
+  let own: Host;
+
+  const config = (mcpServers: Json) => ({ namespace: 'none', log: { level: 'info' }, mcpServers });
+  const uris = async () => (await own.client.listResources()).resources.map((r) => r.uri);
+  const text = async (name: string, args: Json = {}) =>
+    String(((await own.client.callTool({ name, arguments: args })).content as Json[])[0]?.text);
+
+  beforeAll(async () => {
+    ownDir = tempDir('sb-reload-claims-');
+    ownFile = writeConfig(config({ b: fixture('fixture-b') }), ownDir);
+    own = await connectHost('streamable-http', { daemon: await startDaemon(ownFile) });
+  });
+  afterAll(async () => {
+    await own?.close();
+    if (ownDir) rmSync(ownDir, { recursive: true, force: true });
+  });
+
+  it('a subscribed URI and a bare tool name keep meaning the held server; the newcomer gets the rewritten forms', async () => {
+    await own.client.subscribeResource({ uri: hello });
+    expect(JSON.parse(await text('stats')).name).toBe('fixture-b');
+
+    // a0 first in config order: at a fresh start it would keep both the URI and the names.
+    const full = JSON.parse(readFileSync(ownFile, 'utf8')) as Json;
+    writeFileSync(ownFile, JSON.stringify({ ...full, mcpServers: { a0: fixture('fixture-a0'), b: fixture('fixture-b') } }, null, 2));
+    await eventually(async () => (await uris()).includes(`switchboard://a0/${hello}`), 15_000, "a0's rewritten resource listed");
+
+    expect(await uris()).toEqual(expect.arrayContaining([hello, `switchboard://a0/${hello}`]));
+    expect((await own.client.readResource({ uri: hello })).contents).toEqual([expect.objectContaining({ uri: hello, text: 'Hello from fixture-b' })]);
+    expect(JSON.parse(await text('stats')).name).toBe('fixture-b');
+    expect(JSON.parse(await text('a0__stats')).name).toBe('fixture-a0');
+
+    // The update of the URI the host subscribed to comes from the server a read reaches.
+    expect(await text('touch_resource', { uri: hello })).toBe(`updated ${hello}`);
+    const updates = await eventually(() => own.notifications.get('notifications/resources/updated'), 10_000, 'resources/updated');
+    expect(updates).toEqual([{ uri: hello }]);
+    expect(await text('a0__touch_resource', { uri: hello })).toBe(`not subscribed: ${hello}`);
+  });
+
+  it('the holder down and back (a0 first in config order all along): its URI and names are still its own', async () => {
+    const before = JSON.parse(await text('stats')) as { name: string; pid: number };
+    await own.client.callTool({ name: 'crash', arguments: {} }).catch(() => undefined);
+    const after = await eventually(async () => {
+      const s = (await text('stats').then(JSON.parse, () => undefined)) as { pid: number } | undefined;
+      return s && s.pid !== before.pid ? s : undefined;
+    }, 20_000, 'b restarted');
+    expect(isAlive(before.pid)).toBe(false);
+    expect(JSON.parse(await text('stats')).pid).toBe(after.pid);
+    expect(await uris()).toEqual(expect.arrayContaining([hello, `switchboard://a0/${hello}`]));
+    expect((await own.client.readResource({ uri: hello })).contents).toEqual([expect.objectContaining({ text: 'Hello from fixture-b' })]);
+    expect(JSON.parse(await text('a0__stats')).name).toBe('fixture-a0');
   });
 });

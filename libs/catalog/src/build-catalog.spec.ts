@@ -178,3 +178,64 @@ describe('buildCatalog: order and bookkeeping', () => {
     for (const name of all) expect(catalog.resolveTool(name)?.name).toMatch(/^tool_\d+$/);
   });
 });
+
+describe('buildCatalog: keys keep their meaning (held claims)', () => {
+  const hello = 'fixture://static/hello';
+  const res = (uri: string): Item => ({ uri, name: uri });
+  const fixture = (server: string, namespace: NamespaceMode = 'none') =>
+    snap(server, { namespace, tools: [tool('echo')], resources: [res(hello)], resourceTemplates: [{ uriTemplate: 'fixture://t/{id}', name: 't' }] });
+
+  it('a server added ahead of the holder gets the rewritten URI and the prefixed name', () => {
+    const before = buildCatalog([fixture('b')], opts);
+    const fresh = buildCatalog([fixture('a0'), fixture('b')], opts);
+    expect(fresh.resolveResource(hello)).toEqual({ server: 'a0', uri: hello }); // config order, nobody held it
+
+    const after = buildCatalog([fixture('a0'), fixture('b')], opts, before.claims);
+    expect(after.resolveResource(hello)).toEqual({ server: 'b', uri: hello });
+    expect(after.items('resources').map((r) => r.uri)).toEqual(['fixture://static/hello', 'switchboard://a0/fixture://static/hello']);
+    expect(after.toPublicUri('b', hello)).toBe(hello);
+    expect(after.resolveTool('echo')).toEqual({ server: 'b', name: 'echo' });
+    expect(after.resolveTool('a0__echo')).toEqual({ server: 'a0', name: 'echo' });
+    expect(after.resolveTemplate('fixture://t/{id}')).toEqual({ server: 'b', uriTemplate: 'fixture://t/{id}' });
+    // Deterministic: the same input gives the same catalog.
+    expect(buildCatalog([fixture('a0'), fixture('b')], opts, before.claims).fingerprints).toEqual(after.fingerprints);
+  });
+
+  it('a holder that is absent (down) keeps its keys reserved, and its URIs still route to it', () => {
+    const both = buildCatalog([fixture('a'), fixture('b')], opts);
+    const bAlone = buildCatalog([fixture('b')], opts, both.claims);
+    expect(bAlone.resolveTool('echo')).toBeUndefined();
+    expect(bAlone.resolveTool('b__echo')).toEqual({ server: 'b', name: 'echo' });
+    expect(bAlone.items('resources').map((r) => r.uri)).toEqual(['switchboard://b/fixture://static/hello']);
+    // Not handed to b as the sole resource server: a read goes to a and hears "unavailable".
+    expect(bAlone.resolveResource(hello)).toEqual({ server: 'a', uri: hello });
+    // The reservation outlives further builds while the claims are passed on.
+    const again = buildCatalog([fixture('b')], opts, bAlone.claims);
+    expect(again.resolveResource(hello)).toEqual({ server: 'a', uri: hello });
+    // a back: nothing moved.
+    const back = buildCatalog([fixture('a'), fixture('b')], opts, again.claims);
+    expect(back.items('tools')).toEqual(both.items('tools'));
+    expect(back.items('resources')).toEqual(both.items('resources'));
+    // Without the claims (a removed from the config), b takes the free keys.
+    const gone = buildCatalog([fixture('b')], opts);
+    expect(gone.resolveResource(hello)).toEqual({ server: 'b', uri: hello });
+    expect(gone.resolveTool('echo')).toEqual({ server: 'b', name: 'echo' });
+  });
+
+  it('a holder that stops listing the item gives the key up to config order', () => {
+    const before = buildCatalog([fixture('a0'), fixture('b')], opts, buildCatalog([fixture('b')], opts).claims);
+    const bDropped = buildCatalog([fixture('a0'), snap('b', { namespace: 'none' })], opts, before.claims);
+    expect(bDropped.resolveResource(hello)).toEqual({ server: 'a0', uri: hello });
+    expect(bDropped.resolveTool('echo')).toEqual({ server: 'a0', name: 'echo' });
+  });
+
+  it('gateway URI prefixes stay with their server when a server whose prefix sanitizes alike is added ahead', () => {
+    const dotted = snap('a.b', { resources: [res(hello)] });
+    const plain = snap('a_b', { resources: [res(hello)] });
+    const before = buildCatalog([snap('x', { resources: [res(hello)] }), plain], opts);
+    expect(before.resolveResource('switchboard://a_b/x')).toEqual({ server: 'a_b', uri: 'x' });
+    const after = buildCatalog([snap('x', { resources: [res(hello)] }), dotted, plain], opts, before.claims);
+    expect(after.resolveResource('switchboard://a_b/x')).toEqual({ server: 'a_b', uri: 'x' });
+    expect(after.toPublicUri('a.b', 'x')).toMatch(/^switchboard:\/\/a_b-[0-9a-f]{8}\/x$/);
+  });
+});

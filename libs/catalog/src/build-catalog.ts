@@ -7,7 +7,18 @@ import {
   type NamingOptions,
 } from '@switchboard/core';
 import { Catalog } from './catalog.js';
-import type { Item, ListKind, NameRoute, ResourceRoute, ServerCounts, TemplateRoute, UpstreamSnapshot } from './catalog.types.js';
+import {
+  NO_CLAIMS,
+  type CatalogClaims,
+  type Item,
+  type ListEntryOrigin,
+  type ListKind,
+  type NameRoute,
+  type ResourceRoute,
+  type ServerCounts,
+  type TemplateRoute,
+  type UpstreamSnapshot,
+} from './catalog.types.js';
 import { catalogFingerprints } from './fingerprint.js';
 import { isGatewayUri, toGatewayUri } from './resource-uri.js';
 import { compareKeys, SortedList, type ListEntry } from './sorted-list.js';
@@ -28,20 +39,33 @@ const NOUNS: Record<ListKind, string> = {
 
 /**
  * Merges what the available upstreams offer into one catalog. `snapshots` must be in config
- * order: it decides who keeps a contested name or URI. Pure: the snapshots are not touched
- * (public items are shallow copies) and the same input always gives the same catalog.
+ * order. `held` is what the public keys meant before (the claims of the catalog this one
+ * replaces, limited to servers still configured): a name or URI a server holds stays its
+ * own while it lists the item, and one held by a server absent from `snapshots` (down) is
+ * reserved for it, so a key never changes meaning under a host that holds it. Config order
+ * decides only the keys nobody holds. Pure: the snapshots are not touched (public items are
+ * shallow copies) and the same input always gives the same catalog.
  */
-export function buildCatalog(snapshots: readonly UpstreamSnapshot[], naming: NamingOptions = DEFAULT_NAMING): Catalog {
+export function buildCatalog(
+  snapshots: readonly UpstreamSnapshot[],
+  naming: NamingOptions = DEFAULT_NAMING,
+  held: CatalogClaims = NO_CLAIMS,
+): Catalog {
   const warnings: string[] = [];
   const upstreams = uniqueServers(snapshots, warnings);
+  const present = new Set(upstreams.map((u) => u.server));
   const keyed = (kind: ListKind, field: string) => upstreams.map((u) => uniqueByKey(u, kind, field, warnings));
+  // The claims of servers that are down: nobody else may take them meanwhile.
+  const reserved = (kind: ListKind) => new Map([...held[kind]].filter(([, claim]) => !present.has(claim.server)));
 
-  const tools = buildNamedList(upstreams, keyed('tools', 'name'), naming);
-  const prompts = buildNamedList(upstreams, keyed('prompts', 'name'), naming);
-  const uriPrefixes = assignUriPrefixes(upstreams);
+  const tools = buildNamedList(upstreams, keyed('tools', 'name'), naming, held.tools);
+  const prompts = buildNamedList(upstreams, keyed('prompts', 'name'), naming, held.prompts);
+  const uriPrefixes = assignUriPrefixes(upstreams, held.uriPrefixes);
   const templatesKeyed = keyed('resourceTemplates', 'uriTemplate');
-  const resources = buildUriList(upstreams, keyed('resources', 'uri'), 'uri', uriPrefixes, (server, uri): ResourceRoute => ({ server, uri }));
-  const templates = buildUriList(upstreams, templatesKeyed, 'uriTemplate', uriPrefixes, (server, uriTemplate): TemplateRoute => ({ server, uriTemplate }));
+  const resources = buildUriList(upstreams, keyed('resources', 'uri'), 'uri', uriPrefixes, held.resources, (server, uri): ResourceRoute => ({ server, uri }));
+  const templates = buildUriList(upstreams, templatesKeyed, 'uriTemplate', uriPrefixes, held.resourceTemplates, (server, uriTemplate): TemplateRoute => ({ server, uriTemplate }));
+  const claimsOf = (kind: ListKind, built: BuiltList<unknown>): ReadonlyMap<string, ListEntryOrigin> =>
+    new Map([...built.entries.map((e): [string, ListEntryOrigin] => [e.key, { server: e.server, original: e.original }]), ...reserved(kind)]);
 
   const lists = {
     tools: new SortedList(tools.entries),
@@ -72,6 +96,13 @@ export function buildCatalog(snapshots: readonly UpstreamSnapshot[], naming: Nam
       templatesKeyed[i].map(({ key }) => Object.freeze({ server: u.server, pattern: compileUriTemplate(key) })),
     ),
     counts: Object.freeze(counts),
+    claims: Object.freeze({
+      tools: claimsOf('tools', tools),
+      prompts: claimsOf('prompts', prompts),
+      resources: claimsOf('resources', resources),
+      resourceTemplates: claimsOf('resourceTemplates', templates),
+      uriPrefixes,
+    }),
     fingerprints: catalogFingerprints({
       tools: lists.tools.items,
       prompts: lists.prompts.items,
@@ -114,14 +145,27 @@ interface BuiltList<R> {
   perServer: Map<string, number>;
 }
 
-function buildNamedList(upstreams: readonly UpstreamSnapshot[], keyed: Keyed[][], naming: NamingOptions): BuiltList<NameRoute> {
+function buildNamedList(
+  upstreams: readonly UpstreamSnapshot[],
+  keyed: Keyed[][],
+  naming: NamingOptions,
+  held: ReadonlyMap<string, ListEntryOrigin>,
+): BuiltList<NameRoute> {
   // Sorting within each upstream makes the names independent of the order an upstream
   // happens to list its tools in: assignPublicNames settles rare clashes first come, first served.
   const sorted = keyed.map((items) => [...items].sort((a, b) => compareKeys(a.key, b.key)));
   const requests: NameRequest[] = upstreams.flatMap((u, i) =>
     sorted[i].map(({ key }) => ({ server: u.server, prefix: u.prefix, mode: u.namespace, name: key })),
   );
-  const names = assignPublicNames(requests, naming);
+  // assignPublicNames reserves the names of servers without requests: that must mean those
+  // that are down, not a server here that no longer offers anything.
+  const offered = new Map(upstreams.map((u, i) => [u.server, new Set(keyed[i].map(({ key }) => key))]));
+  const heldNames = new Map(
+    [...held]
+      .filter(([, claim]) => offered.get(claim.server)?.has(claim.original) ?? true)
+      .map(([publicName, claim]) => [publicName, { server: claim.server, name: claim.original }]),
+  );
+  const names = assignPublicNames(requests, naming, heldNames);
   const built: BuiltList<NameRoute> = { entries: [], routes: new Map(), perServer: new Map() };
   let n = 0;
   upstreams.forEach((u, i) => {
@@ -137,17 +181,32 @@ function buildNamedList(upstreams: readonly UpstreamSnapshot[], keyed: Keyed[][]
 
 /**
  * The URI prefix of each server in gateway URIs: its sanitized alias or name, made unique
- * so that a gateway URI always parses back to one server.
+ * so that a gateway URI always parses back to one server. A server keeps the prefix it
+ * held while that still derives from its alias or name, and a server that is down keeps
+ * its own reserved (it is in the result): a gateway URI a host holds never moves to another
+ * server. Config order settles the rest.
  */
-function assignUriPrefixes(upstreams: readonly UpstreamSnapshot[]): Map<string, string> {
+function assignUriPrefixes(upstreams: readonly UpstreamSnapshot[], held: ReadonlyMap<string, string>): Map<string, string> {
   const prefixes = new Map<string, string>();
   const taken = new Set<string>();
+  const present = new Set(upstreams.map((u) => u.server));
+  const baseOf = (u: UpstreamSnapshot) => sanitizePrefix(u.prefix) || sanitizePrefix(u.server) || shortHash(u.server);
+  const take = (server: string, prefix: string) => {
+    taken.add(prefix);
+    prefixes.set(server, prefix);
+  };
+  for (const [server, prefix] of held) if (!present.has(server)) take(server, prefix);
   for (const u of upstreams) {
-    const base = sanitizePrefix(u.prefix) || sanitizePrefix(u.server) || shortHash(u.server);
+    const mine = held.get(u.server);
+    const base = baseOf(u);
+    if (mine !== undefined && (mine === base || mine.startsWith(`${base}-`)) && !taken.has(mine)) take(u.server, mine);
+  }
+  for (const u of upstreams) {
+    if (prefixes.has(u.server)) continue;
+    const base = baseOf(u);
     let prefix = base;
     for (let attempt = 0; taken.has(prefix); attempt++) prefix = `${base}-${shortHash(u.server, String(attempt))}`;
-    taken.add(prefix);
-    prefixes.set(u.server, prefix);
+    take(u.server, prefix);
   }
   return prefixes;
 }
@@ -158,18 +217,29 @@ interface BuiltUriList<R> extends BuiltList<R> {
 }
 
 /**
- * Resources and templates keep their URI unless an earlier server (config order) lists the
- * same one. URIs already in the gateway's scheme (a Switchboard used as an upstream) are
- * always rewritten, so that every public `switchboard://` URI is one this gateway issued.
+ * Resources and templates keep their URI unless another server holds it (see buildCatalog)
+ * or, when nobody does, an earlier server (config order) lists the same one. URIs already
+ * in the gateway's scheme (a Switchboard used as an upstream) are always rewritten, so that
+ * every public `switchboard://` URI is one this gateway issued. A URI held by a server that
+ * is down still routes to it (a read is then answered "upstream unavailable"), so it is not
+ * taken by a template or the sole resource server meanwhile.
  */
 function buildUriList<R>(
   upstreams: readonly UpstreamSnapshot[],
   keyed: Keyed[][],
   field: 'uri' | 'uriTemplate',
   uriPrefixes: ReadonlyMap<string, string>,
+  held: ReadonlyMap<string, ListEntryOrigin>,
   route: (server: string, original: string) => R,
 ): BuiltUriList<R> {
-  const owner = new Map<string, string>();
+  const listed = new Map(upstreams.map((u, i) => [u.server, new Set(keyed[i].map(({ key }) => key))]));
+  // undefined: reserved for a server that is down, so everyone present is rewritten.
+  const owner = new Map<string, string | undefined>();
+  for (const [uri, claim] of held) {
+    const holderList = listed.get(claim.server);
+    if (!holderList) owner.set(uri, undefined);
+    else if (claim.original === uri && holderList.has(uri)) owner.set(uri, claim.server);
+  }
   upstreams.forEach((u, i) => {
     for (const { key } of keyed[i]) if (!owner.has(key)) owner.set(key, u.server);
   });
@@ -186,5 +256,8 @@ function buildUriList<R>(
     built.perServer.set(u.server, keyed[i].length);
     built.publicByServer.set(u.server, publicKeys);
   });
+  for (const [publicKey, claim] of held) {
+    if (!listed.has(claim.server) && !built.routes.has(publicKey)) built.routes.set(publicKey, Object.freeze(route(claim.server, claim.original)));
+  }
   return built;
 }

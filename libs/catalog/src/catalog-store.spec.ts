@@ -89,6 +89,74 @@ describe('CatalogStore', () => {
     expect(store.current.resolveTool('echo')).toEqual({ server: 'second', name: 'echo' });
   });
 
+  describe('once keepMeanings is called, a public key keeps its meaning', () => {
+    const hello = 'fixture://static/hello';
+    const fixture = (server: string) => snap(server, { tools: [tool('echo')], resources: [{ uri: hello, name: 'hello' }] });
+
+    it('before it, config order decides, whatever order the first snapshots arrive in', () => {
+      const store = new CatalogStore();
+      store.setOrder(['a', 'b']);
+      store.setSnapshot(fixture('b'));
+      store.setSnapshot(fixture('a'));
+      store.keepMeanings();
+      expect(store.current.resolveTool('echo')).toEqual({ server: 'a', name: 'echo' });
+      expect(store.current.resolveResource(hello)).toEqual({ server: 'a', uri: hello });
+    });
+
+    it('a server added ahead of the holder (a reload) gets the prefixed name and rewritten URI', () => {
+      const store = new CatalogStore();
+      store.setOrder(['b']);
+      store.setSnapshot(fixture('b'));
+      store.keepMeanings();
+      store.setOrder(['a0', 'b']);
+      store.setSnapshot(fixture('a0'));
+      expect(store.current.resolveTool('echo')).toEqual({ server: 'b', name: 'echo' });
+      expect(store.current.resolveResource(hello)).toEqual({ server: 'b', uri: hello });
+      expect(store.current.toPublicUri('a0', hello)).toBe('switchboard://a0/fixture://static/hello');
+    });
+
+    it('an earlier server down and back never takes the keys the other one held meanwhile, nor loses its own', () => {
+      const store = new CatalogStore();
+      store.setOrder(['a', 'b']);
+      store.setSnapshot(fixture('a'));
+      store.setSnapshot(fixture('b'));
+      store.keepMeanings();
+      store.removeServer('a', { remember: true });
+      // a's keys are reserved for it: b is not moved onto them.
+      expect(store.current.resolveTool('echo')).toBeUndefined();
+      expect(store.departedTool('echo')).toEqual({ server: 'a', name: 'echo' });
+      expect(store.current.resolveResource(hello)).toEqual({ server: 'a', uri: hello });
+      store.setSnapshot(snap('b', { tools: [tool('echo'), tool('more')], resources: [{ uri: hello, name: 'hello' }] }));
+      expect(store.current.resolveResource(hello)).toEqual({ server: 'a', uri: hello });
+      store.setSnapshot(fixture('a'));
+      expect(store.current.resolveTool('echo')).toEqual({ server: 'a', name: 'echo' });
+      expect(store.current.resolveTool('b__echo')).toEqual({ server: 'b', name: 'echo' });
+      expect(store.current.resolveResource(hello)).toEqual({ server: 'a', uri: hello });
+    });
+
+    it('a server removed from the config gives its keys up', () => {
+      const store = new CatalogStore();
+      store.setOrder(['a', 'b']);
+      store.setSnapshot(fixture('a'));
+      store.setSnapshot(fixture('b'));
+      store.keepMeanings();
+      store.removeServer('a', { remember: true });
+      store.setOrder(['b']);
+      expect(store.current.resolveTool('echo')).toEqual({ server: 'b', name: 'echo' });
+      expect(store.current.resolveResource(hello)).toEqual({ server: 'b', uri: hello });
+    });
+
+    it('a config reorder does not move a held name', () => {
+      const store = new CatalogStore();
+      store.setOrder(['first', 'second']);
+      store.setSnapshot(snap('second', { tools: [tool('echo')] }));
+      store.setSnapshot(snap('first', { tools: [tool('echo')] }));
+      store.keepMeanings();
+      store.setOrder(['second', 'first']);
+      expect(store.current.resolveTool('echo')).toEqual({ server: 'first', name: 'echo' });
+    });
+  });
+
   it('keeps servers missing from the order, after the ordered ones', () => {
     const store = new CatalogStore();
     store.setOrder(['b']);

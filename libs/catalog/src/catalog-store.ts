@@ -1,7 +1,7 @@
 import { DEFAULT_NAMING, type NamingOptions } from '@switchboard/core';
 import { buildCatalog } from './build-catalog.js';
 import { diff, type Catalog } from './catalog.js';
-import type { CatalogDiff, NameRoute, UpstreamSnapshot } from './catalog.types.js';
+import { NO_CLAIMS, type CatalogClaims, type CatalogDiff, type ListEntryOrigin, type NameRoute, type UpstreamSnapshot } from './catalog.types.js';
 
 const UNRANKED = Number.MAX_SAFE_INTEGER;
 
@@ -26,6 +26,9 @@ export class CatalogStore {
    * unavailable" rather than "unknown tool", which a host would take for a typo.
    */
   private readonly departed = new Map<string, { tools: Map<string, NameRoute>; prompts: Map<string, NameRoute> }>();
+
+  /** Set by keepMeanings: builds pass the current claims on (see claimsInForce). */
+  private keepingMeanings = false;
 
   constructor(private naming: NamingOptions = DEFAULT_NAMING) {
     this.catalog = buildCatalog([], naming);
@@ -98,7 +101,8 @@ export class CatalogStore {
   }
 
   /**
-   * Config order, which decides who keeps a contested name or URI. Servers with a snapshot
+   * Config order, which decides who gets a contested name or URI that nobody holds yet
+   * (every build passes the current claims on: see rebuild). Servers with a snapshot
    * but missing here come last, in the order they were first set, rather than vanishing
    * between a config reload and the removal of their connection.
    */
@@ -112,6 +116,18 @@ export class CatalogStore {
   setNaming(naming: NamingOptions): void {
     this.naming = { ...naming };
     this.rebuild();
+  }
+
+  /**
+   * From now on hosts may hold public names and URIs (the first upstream reads after start
+   * have ended, or hosts were let in before): every later build keeps what each key means,
+   * so a server added ahead of another, or one coming back up, gets the prefixed or
+   * rewritten form of a key another server holds. Before this, while the upstreams first
+   * connect in whatever order, config order alone decides, so names do not depend on
+   * which server happened to answer first.
+   */
+  keepMeanings(): void {
+    this.keepingMeanings = true;
   }
 
   /**
@@ -140,12 +156,30 @@ export class CatalogStore {
       return;
     }
     this.dirty = false;
-    const next = buildCatalog(this.ordered(), this.naming);
+    const next = buildCatalog(this.ordered(), this.naming, this.keepingMeanings ? this.claimsInForce() : NO_CLAIMS);
     const changes = diff(this.catalog, next);
     // Always swap: routes can move (a tool now served by another upstream under the same
     // public definition) even when nothing a host sees has changed.
     this.catalog = next;
     if (changes.tools || changes.prompts || changes.resources) this.notify(changes, next);
+  }
+
+  /**
+   * What the public keys mean now, for servers that are served or down but expected back:
+   * a key keeps its meaning while hosts may hold it. A server removed from the config (or
+   * removed without `remember`) gives its keys up.
+   */
+  private claimsInForce(): CatalogClaims {
+    const kept = (server: string) => this.snapshots.has(server) || this.departed.has(server);
+    const claims = this.catalog.claims;
+    const keep = (held: ReadonlyMap<string, ListEntryOrigin>) => new Map([...held].filter(([, claim]) => kept(claim.server)));
+    return {
+      tools: keep(claims.tools),
+      prompts: keep(claims.prompts),
+      resources: keep(claims.resources),
+      resourceTemplates: keep(claims.resourceTemplates),
+      uriPrefixes: new Map([...claims.uriPrefixes].filter(([server]) => kept(server))),
+    };
   }
 
   private ordered(): UpstreamSnapshot[] {

@@ -1,4 +1,5 @@
 import type {
+  CatalogClaims,
   CatalogDiff,
   CatalogPage,
   Item,
@@ -36,6 +37,8 @@ export interface CatalogParts {
   /** Every server's templates, config order then upstream order: first match wins. */
   templateMatchers: readonly TemplateMatcher[];
   counts: readonly ServerCounts[];
+  /** What every public key means, with those reserved for servers that are down. */
+  claims: CatalogClaims;
   fingerprints: CatalogFingerprints;
 }
 
@@ -76,6 +79,11 @@ export class Catalog {
 
   get fingerprints(): CatalogFingerprints {
     return this.parts.fingerprints;
+  }
+
+  /** What every public key means, for the next build (CatalogStore passes them on). */
+  get claims(): CatalogClaims {
+    return this.parts.claims;
   }
 
   /** The whole public list, sorted by its key. */

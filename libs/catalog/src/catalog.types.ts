@@ -69,3 +69,26 @@ export interface ServerCounts {
   resources: number;
   resourceTemplates: number;
 }
+
+/**
+ * What every public key of a catalog means: tool and prompt names, resource URIs and URI
+ * templates to (server, original), and each server's prefix in gateway URIs. The claims of
+ * the catalog being replaced are the input that keeps a public key meaning the same thing
+ * from one build to the next (see buildCatalog).
+ */
+export interface CatalogClaims {
+  readonly tools: ReadonlyMap<string, ListEntryOrigin>;
+  readonly prompts: ReadonlyMap<string, ListEntryOrigin>;
+  readonly resources: ReadonlyMap<string, ListEntryOrigin>;
+  readonly resourceTemplates: ReadonlyMap<string, ListEntryOrigin>;
+  /** server -> its prefix in gateway URIs. */
+  readonly uriPrefixes: ReadonlyMap<string, string>;
+}
+
+export const NO_CLAIMS: CatalogClaims = Object.freeze({
+  tools: new Map(),
+  prompts: new Map(),
+  resources: new Map(),
+  resourceTemplates: new Map(),
+  uriPrefixes: new Map(),
+});

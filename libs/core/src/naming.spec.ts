@@ -38,6 +38,50 @@ describe('assignPublicNames', () => {
     expect(auto).toEqual(['a__add', 'add']);
   });
 
+  describe('with held names (what the names meant before)', () => {
+    const held = (entries: Record<string, [string, string]>) =>
+      new Map(Object.entries(entries).map(([publicName, [server, name]]) => [publicName, { server, name }]));
+
+    it('none: the holder keeps a contested name; a server added ahead of it is prefixed', () => {
+      const requests = [req('a0', 'echo', 'none'), req('b', 'echo', 'none')];
+      expect(assignPublicNames(requests)).toEqual(['echo', 'b__echo']);
+      expect(assignPublicNames(requests, undefined, held({ echo: ['b', 'echo'] }))).toEqual(['a0__echo', 'echo']);
+    });
+
+    it('auto: the holder keeps its bare name when a newcomer offers the same one', () => {
+      const requests = [req('a', 'search', 'auto'), req('b', 'search', 'auto')];
+      expect(assignPublicNames(requests)).toEqual(['a__search', 'b__search']);
+      expect(assignPublicNames(requests, undefined, held({ search: ['b', 'search'] }))).toEqual(['a__search', 'search']);
+    });
+
+    it('a name held by a server that is absent (down, still configured) is given to no one', () => {
+      expect(assignPublicNames([req('b', 'echo', 'none')], undefined, held({ echo: ['a', 'echo'] }))).toEqual(['b__echo']);
+      // Nor as the fallback of a clash on another string.
+      const out = assignPublicNames([req('x', 'y__echo'), req('y', 'echo')], undefined, held({ y__echo: ['gone', 'echo'] }));
+      expect(out).not.toContain('y__echo');
+      expect(new Set(out).size).toBe(2);
+    });
+
+    it('a held name no longer in force is settled by config order again', () => {
+      const requests = [req('a', 'echo', 'none'), req('b', 'echo', 'none')];
+      // b no longer offers echo under that original name: a stale claim.
+      expect(assignPublicNames(requests, undefined, held({ echo: ['b', 'other'] }))).toEqual(['echo', 'b__echo']);
+      // b is in prefix mode now: it gave the bare name up.
+      const switched = [req('a', 'echo', 'none'), req('b', 'echo', 'prefix')];
+      expect(assignPublicNames(switched, undefined, held({ echo: ['b', 'echo'] }))).toEqual(['echo', 'b__echo']);
+    });
+
+    it('the holder of a string two pairs meet on keeps it', () => {
+      // a__b's c and a's b__c both want a__b__c; without history the first in order keeps it.
+      const requests = [req('a__b', 'c'), req('a', 'b__c')];
+      const fresh = assignPublicNames(requests);
+      expect(fresh[0]).toBe('a__b__c');
+      const out = assignPublicNames(requests, undefined, held({ a__b__c: ['a', 'b__c'] }));
+      expect(out[1]).toBe('a__b__c');
+      expect(out[0]).not.toBe('a__b__c');
+    });
+  });
+
   it('keeps every name within 64 characters with a stable hash suffix', () => {
     const long = 'x'.repeat(80);
     const [a] = assignPublicNames([req('server', long)]);

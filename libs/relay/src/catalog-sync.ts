@@ -84,6 +84,8 @@ export class CatalogSync {
     if (this.warming.size === 0) return Promise.resolve();
     return new Promise((resolve) => {
       const done = () => {
+        // A host is let in now, read or not: from here on it may hold names and URIs.
+        this.store.keepMeanings();
         clearTimeout(timer);
         this.warmWaiters.delete(done);
         resolve();
@@ -95,6 +97,9 @@ export class CatalogSync {
 
   private settleWarm(server: string): void {
     if (!this.warming.delete(server) || this.warming.size > 0) return;
+    // Every upstream has answered (or failed) once: names were settled by config order, not
+    // by who answered first, and from now on they keep their meaning.
+    this.store.keepMeanings();
     for (const w of [...this.warmWaiters]) w();
   }
 
