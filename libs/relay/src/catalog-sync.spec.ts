@@ -2,7 +2,7 @@ import { CatalogStore } from '@switchboard/catalog';
 import type { GatewayConfig, ServerConfig } from '@switchboard/config';
 import { silentLogger } from '@switchboard/observability';
 import type { UpstreamConnection, UpstreamListener, UpstreamRegistry } from '@switchboard/upstream';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { CatalogSync } from './catalog-sync.js';
 
 type Item = Record<string, unknown>;
@@ -109,6 +109,35 @@ describe('CatalogSync: warm (what initialize waits for)', () => {
     await t.settle();
     expect(warmed).toBe(true);
     expect(t.names('tools')).toEqual(['up__early', 'up__late']);
+  });
+
+  it('tells the catalog to keep what names mean once the first reads have ended, not before', async () => {
+    const t = setup();
+    const keepMeanings = vi.spyOn(t.store, 'keepMeanings');
+    t.emit().stateChanged!('up', 'ready', 'connecting');
+    t.answer('tools/list', [{ name: 'x' }]);
+    t.answer('prompts/list', []);
+    t.answer('resources/list', []);
+    await t.settle();
+    expect(keepMeanings).not.toHaveBeenCalled();
+    t.answer('resources/templates/list', []);
+    await t.settle();
+    expect(keepMeanings).toHaveBeenCalled();
+  });
+
+  it('tells the catalog to keep what names mean when a host is let in before the first reads end', async () => {
+    vi.useFakeTimers();
+    try {
+      const t = setup();
+      const keepMeanings = vi.spyOn(t.store, 'keepMeanings');
+      const warmed = t.sync.warm(5_000);
+      expect(keepMeanings).not.toHaveBeenCalled();
+      await vi.advanceTimersByTimeAsync(5_000);
+      await warmed;
+      expect(keepMeanings).toHaveBeenCalled();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
 
