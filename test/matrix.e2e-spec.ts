@@ -159,6 +159,58 @@ describe.each(MATRIX)('host over $downstream, upstream over $upstream', ({ downs
     expect(add.structuredContent).toEqual({ sum: 42 });
   });
 
+  it('older hosts get what their revision defines: 2024-11-05 and 2025-03-26', async () => {
+    const [old, mid] = await Promise.all([
+      connectHost(downstream, { daemon, configPath }, { supportedProtocolVersions: ['2024-11-05'] }),
+      connectHost(downstream, { daemon, configPath }, { supportedProtocolVersions: ['2025-03-26'] }),
+    ]);
+    hosts.push(old, mid);
+    // initialize: serverInfo.title is 2025-06-18; the completions capability 2025-03-26.
+    expect(old.client.getServerVersion()).toEqual({ name: 'switchboard', version: expect.any(String) });
+    expect(mid.client.getServerVersion()).toEqual({ name: 'switchboard', version: expect.any(String) });
+    expect(old.client.getServerCapabilities()?.completions).toBeUndefined();
+    expect(mid.client.getServerCapabilities()?.completions).toEqual({});
+
+    // tools/list: annotations came with 2025-03-26; title and outputSchema with 2025-06-18; icons with 2025-11-25.
+    const toolOf = async (host: Host, name: string) => (await host.client.listTools()).tools.find((t) => t.name === `${PREFIX}${name}`)!;
+    const [oldAll, midAll, oldAdd, midAdd] = await Promise.all([
+      toolOf(old, 'all_content'),
+      toolOf(mid, 'all_content'),
+      toolOf(old, 'add'),
+      toolOf(mid, 'add'),
+    ]);
+    expect(Object.keys(oldAll).sort()).toEqual(['description', 'inputSchema', 'name']);
+    expect(Object.keys(midAll).sort()).toEqual(['annotations', 'description', 'inputSchema', 'name']);
+    expect(oldAdd.outputSchema).toBeUndefined();
+    expect(midAdd.outputSchema).toBeUndefined();
+
+    // tools/call: audio is 2025-03-26 and resource_link 2025-06-18; each becomes a text block.
+    const [oldContent, midContent] = await Promise.all([
+      old.client.callTool({ name: `${PREFIX}all_content`, arguments: {} }),
+      mid.client.callTool({ name: `${PREFIX}all_content`, arguments: {} }),
+    ]);
+    expect(oldContent.content.map((c) => c.type)).toEqual(['text', 'image', 'text', 'resource', 'text']);
+    expect(midContent.content.map((c) => c.type)).toEqual(['text', 'image', 'audio', 'resource', 'text']);
+    expect(oldContent.content[2]).toEqual({ type: 'text', text: expect.stringContaining('audio/wav') });
+    expect(midContent.content[4]).toEqual({ type: 'text', text: expect.stringContaining(HELLO_URI) });
+
+    // structuredContent is 2025-06-18: dropped, and its JSON carried by a text block.
+    for (const host of [old, mid]) {
+      const add = await host.client.callTool({ name: `${PREFIX}add`, arguments: { a: 2, b: 40 } });
+      expect(add.structuredContent).toBeUndefined();
+      expect(add.content).toEqual([{ type: 'text', text: '42' }, { type: 'text', text: '{"sum":42}' }]);
+    }
+
+    // The progress notification's message is 2025-03-26.
+    const progress = { old: [] as Record<string, unknown>[], mid: [] as Record<string, unknown>[] };
+    await Promise.all([
+      old.client.callTool({ name: `${PREFIX}slow`, arguments: { ms: 200, steps: 2 } }, { onprogress: (p) => void progress.old.push(p) }),
+      mid.client.callTool({ name: `${PREFIX}slow`, arguments: { ms: 200, steps: 2 } }, { onprogress: (p) => void progress.mid.push(p) }),
+    ]);
+    expect(progress.old[0]).toEqual({ progress: 1, total: 2 });
+    expect(progress.mid[0]).toEqual({ progress: 1, total: 2, message: 'step 1 of 2' });
+  });
+
   it('tools/call: a large result arrives byte for byte (stdio results pass through as text)', async () => {
     // Quotes, backslashes, brackets, newlines and non-ASCII, past the pass-through threshold.
     const text = `"}]\\ {[\n✓ ${'é"\\'.repeat(3)}`.repeat(12_000);

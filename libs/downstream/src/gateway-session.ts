@@ -1,6 +1,6 @@
 import { JsonRpcPeer, type JsonRpcMessage, type LogLevel, type PeerRequestOptions, type RequestId, type SendOptions } from '@switchboard/core';
 import type { Logger } from '@switchboard/observability';
-import type { DownstreamSession, GatewayDispatcher, Principal } from '@switchboard/relay';
+import { shapeNotification, type DownstreamSession, type GatewayDispatcher, type Principal } from '@switchboard/relay';
 
 type Item = Record<string, unknown>;
 
@@ -41,8 +41,9 @@ export class GatewaySession implements DownstreamSession {
     });
   }
 
+  /** Every notification the relay sends a host passes here, and takes the shape of the host's revision. */
   send(message: JsonRpcMessage, options?: SendOptions): Promise<void> {
-    return this.channel(message, options);
+    return this.channel(shapeNotification(message, this.protocolVersion), options);
   }
 
   request(method: string, params: Item | undefined, options?: PeerRequestOptions): Promise<Item> {

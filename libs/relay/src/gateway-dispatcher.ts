@@ -7,6 +7,7 @@ import { getPrompt } from './handlers/prompts.js';
 import { readResource, subscribe, unsubscribe } from './handlers/resources.js';
 import { callTool } from './handlers/tools-call.js';
 import { newAuditFacts } from './audit/audit-facts.js';
+import { shapeResult } from './revision/shape-for-revision.js';
 import { runAudited } from './audit/audited-request.js';
 import type { Item, MethodHandler, RelayServices, RequestContext } from './relay.types.js';
 import type { DownstreamSession } from './session.js';
@@ -55,17 +56,21 @@ export class GatewayDispatcher {
     const malformed = malformedParams(params);
     const draining = this.draining && request.method !== 'ping';
     const { audit } = this.services;
+    let result: Item;
     try {
       if (audit?.records(request.method)) {
         const refusal = draining ? { rule: 'shutting-down', error: shuttingDown() } : malformed;
-        return await runAudited(audit, handler, full, this.services, refusal);
+        result = await runAudited(audit, handler, full, this.services, refusal);
+      } else {
+        if (draining) throw shuttingDown();
+        if (malformed) throw malformed.error;
+        result = await handler(full, this.services);
       }
-      if (draining) throw shuttingDown();
-      if (malformed) throw malformed.error;
-      return await handler(full, this.services);
     } catch (err) {
       throw sanitize(err);
     }
+    // Every result leaves here: this is where it takes the shape of the host's revision.
+    return shapeResult(request.method, result, session.protocolVersion);
   }
 
   handleNotification(session: DownstreamSession, notification: JsonRpcNotification): void {
