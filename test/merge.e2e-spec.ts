@@ -526,16 +526,21 @@ describe('the public reference server (@modelcontextprotocol/server-everything) 
   const PAGE = 4;
   let daemon: DaemonHandle;
   let host: Host;
-  let reference: { tools: string[]; resources: string[]; prompts: string[]; templates: string[]; caps: Item };
+  let reference: { tools: string[]; taskOnly: string[]; resources: string[]; prompts: string[]; templates: string[]; caps: Item };
 
   beforeAll(async () => {
-    reference = await direct({ command: process.execPath, args: [EVERYTHING_SERVER, 'stdio'] }, async (client) => ({
-      tools: (await client.listTools()).tools.map((t) => t.name),
-      resources: (await client.listResources()).resources.map((r) => r.uri),
-      prompts: (await client.listPrompts()).prompts.map((p) => p.name),
-      templates: (await client.listResourceTemplates()).resourceTemplates.map((t) => t.uriTemplate),
-      caps: client.getServerCapabilities() as Item,
-    }));
+    reference = await direct({ command: process.execPath, args: [EVERYTHING_SERVER, 'stdio'] }, async (client) => {
+      const { tools } = await client.listTools();
+      return {
+        // The gateway relays no tasks: a tool that can only be called as one is not served.
+        tools: tools.filter((t) => t.execution?.taskSupport !== 'required').map((t) => t.name),
+        taskOnly: tools.filter((t) => t.execution?.taskSupport === 'required').map((t) => t.name),
+        resources: (await client.listResources()).resources.map((r) => r.uri),
+        prompts: (await client.listPrompts()).prompts.map((p) => p.name),
+        templates: (await client.listResourceTemplates()).resourceTemplates.map((t) => t.uriTemplate),
+        caps: client.getServerCapabilities() as Item,
+      };
+    });
     daemon = await start({
       pageSize: PAGE,
       mcpServers: { everything: { command: process.execPath, args: [EVERYTHING_SERVER, 'stdio'] }, fx: stdioFixture() },
@@ -556,6 +561,29 @@ describe('the public reference server (@modelcontextprotocol/server-everything) 
     expect([...names].sort()).toEqual([...reference.tools.map((t) => `everything__${t}`), ...base.tools.map((t) => `fx__${t}`)].sort());
     expect(await callText(host, 'everything__echo', { message: 'through the gateway' })).toBe('Echo: through the gateway');
     expect(await callText(host, 'everything__get-sum', { a: 2, b: 40 })).toContain('42');
+  });
+
+  it('tasks are not relayed: a tool only callable as a task is not served, a call\'s task augmentation is ignored', async () => {
+    expect(reference.taskOnly).toContain('simulate-research-query');
+    const names = await toolNames(host);
+    for (const t of reference.taskOnly) expect(names).not.toContain(`everything__${t}`);
+    const listed = (await walk(host, 'tools/list')).pages.flat();
+    expect(listed.filter((t) => 'execution' in t)).toEqual([]);
+
+    const hidden = await host.client
+      .request({ method: 'tools/call', params: { name: 'everything__simulate-research-query', arguments: { topic: 'x' }, task: { ttl: 60_000 } } })
+      .then(() => undefined, (err: unknown) => err);
+    expect(hidden).toBeInstanceOf(ProtocolError);
+    expect((hidden as ProtocolError).code).toBe(-32602);
+
+    // The gateway declares no tasks capability, so it processes the call normally (spec,
+    // 2025-11-25 tasks): the host gets the tool's result, not a task it could never poll.
+    expect(host.client.getServerCapabilities()?.tasks).toBeUndefined();
+    const echo = (await host.client.request({
+      method: 'tools/call',
+      params: { name: 'everything__echo', arguments: { message: 'as a task?' }, task: { ttl: 60_000 } },
+    })) as Item;
+    expect(echo).toEqual({ content: [{ type: 'text', text: 'Echo: as a task?' }] });
   });
 
   it('one of its resources reads through the gateway', async () => {

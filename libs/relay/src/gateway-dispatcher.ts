@@ -50,7 +50,7 @@ export class GatewayDispatcher {
     if (request.method !== 'initialize' && request.method !== 'ping' && !session.protocolVersion) {
       throw new McpError(ErrorCode.InvalidRequest, 'The session is not initialized: send initialize first');
     }
-    const params = (request.params ?? {}) as Item;
+    const params = withoutTaskAugmentation((request.params ?? {}) as Item);
     const full: RequestContext = { ...ctx, params, audit: newAuditFacts() };
     // Refused before any handler walks them (recorded like any bad params when audited).
     const malformed = malformedParams(params);
@@ -104,6 +104,19 @@ export class GatewayDispatcher {
 }
 
 const RELATED_TASK = 'io.modelcontextprotocol/related-task';
+
+/**
+ * A request's params without `task` (2025-11-25 task augmentation). The gateway declares no
+ * `tasks` capability: it could not relay tasks/get, tasks/result or tasks/cancel, and a host
+ * holding a task id it can never poll would orphan the upstream's work. The spec asks a
+ * receiver that did not declare the capability to process such a request normally,
+ * ignoring the augmentation, and so the gateway does: the upstream never sees `task`.
+ */
+function withoutTaskAugmentation(params: Item): Item {
+  if (!('task' in params)) return params;
+  const { task: _ignored, ...rest } = params;
+  return rest;
+}
 
 const shuttingDown = () => new McpError(ErrorCode.ShuttingDown, 'Switchboard is shutting down');
 

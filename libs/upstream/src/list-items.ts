@@ -18,6 +18,10 @@ export function unservableReason(key: string, item: unknown): string | undefined
       if (item.outputSchema !== undefined && (!isObject(item.outputSchema) || item.outputSchema.type !== 'object')) {
         return 'outputSchema is not an object schema';
       }
+      // Such a tool may only be called as a task, and the gateway relays no tasks (servedItem).
+      if (isObject(item.execution) && item.execution.taskSupport === 'required') {
+        return 'it can only be called as a task (execution.taskSupport "required"), and the gateway does not relay tasks';
+      }
       return undefined;
     case 'prompts':
       if (!isText(item.name)) return 'no name';
@@ -32,6 +36,17 @@ export function unservableReason(key: string, item: unknown): string | undefined
     default:
       return undefined;
   }
+}
+
+/**
+ * An item as the gateway serves it. A tool's `execution` (2025-11-25) tells hosts whether
+ * they may call it as a task; the gateway declares no `tasks` capability and ignores a
+ * call's task augmentation, as the spec asks of a receiver without it, so it offers none.
+ */
+export function servedItem(key: string, item: Item): Item {
+  if (key !== 'tools' || !('execution' in item)) return item;
+  const { execution: _notRelayed, ...served } = item;
+  return served;
 }
 
 /** An item as a log line names it: its name or URI, cut short, else its type. */

@@ -12,7 +12,7 @@ import {
 import type { ServerConfig } from '@switchboard/config';
 import type { Logger } from '@switchboard/observability';
 import { backoffDelay, withTimeout } from './backoff.js';
-import { describeItem, unservableReason } from './list-items.js';
+import { describeItem, servedItem, unservableReason } from './list-items.js';
 import { httpStatusOf, looksLikeLegacySse, type RemoteFlavour, type TransportFactory } from './transports/transport-factory.js';
 import type { UpstreamTransport } from './transports/upstream-transport.js';
 import type {
@@ -198,7 +198,7 @@ export class UpstreamConnection {
         for (const item of batch) {
           const reason = unservableReason(key, item);
           if (reason === undefined) {
-            items.push(item as Item);
+            items.push(servedItem(key, item as Item));
           } else if (dropped++ < 5) {
             examples.push(`${describeItem(item)}: ${reason}`);
           }
