@@ -52,7 +52,7 @@ describe('approvals: a confirm rule holds the call until a human approves', () =
     clients.push(client);
     await eventually(async () => (await client.listTools()).tools.some((t) => t.name === 'fix__echo'));
     const refused = await echo(client, 'rm -rf /tmp/x').then(() => undefined, failure);
-    expect(refused).toEqual({ code: -32014, message: expect.stringContaining('was declined by anonymous') });
+    expect(refused).toEqual({ code: -32014, message: expect.stringContaining('was declined by loopback:anonymous') });
     expect(asked).toHaveLength(1);
     const message = String(asked[0].message);
     expect(message).toContain('fix__echo');
@@ -85,7 +85,7 @@ describe('approvals: a confirm rule holds the call until a human approves', () =
 
     const approvals = auditRows(dataDir, "client_name = 'approver' AND method = 'switchboard/approval'");
     expect(approvals.map((r) => r.rule)).toEqual(['approval:host', 'approval:host', 'approval:host', 'approval:remembered', 'approval:host']);
-    expect(JSON.parse(String(approvals[2].arguments))).toMatchObject({ via: 'host', answeredBy: 'anonymous', rememberForMs: 900_000 });
+    expect(JSON.parse(String(approvals[2].arguments))).toMatchObject({ via: 'host', answeredBy: 'loopback:anonymous', rememberForMs: 900_000 });
     const calls = auditRows(dataDir, "client_name = 'approver' AND method = 'tools/call'");
     expect(calls.every((r) => r.decision === 'allowed' && r.rule === 'ask-echo' && r.outcome === 'ok')).toBe(true);
   });
@@ -113,7 +113,7 @@ describe('approvals: a confirm rule holds the call until a human approves', () =
     clients.push(client);
     const approvedCall = echo(client, 'via inbox');
     const item = await pendingItem(daemon, (i) => i.kind === 'approval' && JSON.stringify(i.arguments).includes('via inbox'));
-    expect(item).toMatchObject({ server: 'fix', tool: 'fix__echo', principal: 'anonymous', rule: 'ask-echo', rememberChoicesMs: [900_000] });
+    expect(item).toMatchObject({ server: 'fix', tool: 'fix__echo', principal: 'loopback:anonymous', rule: 'ask-echo', rememberChoicesMs: [900_000] });
     expect(await answerItem(daemon, item.id, { action: 'accept' })).toMatchObject({ status: 400 });
     expect(await answerItem(daemon, item.id, { action: 'approve' })).toMatchObject({ status: 204 });
     expect(await approvedCall).toContain('via inbox');

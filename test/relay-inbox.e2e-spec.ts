@@ -39,7 +39,7 @@ describe('elicitations no host can take wait in the inbox; URL mode; timeouts', 
     await eventually(async () => (await client.listTools()).tools.some((t) => t.name === FORM_TOOL));
     const call = client.callTool({ name: FORM_TOOL, arguments: {} }).then(textOf);
     const item = await pendingItem(daemon, (i) => i.kind === 'elicitation');
-    expect(item).toMatchObject({ mode: 'form', server: 'everything', principal: 'anonymous', message: 'Please provide inputs for the following fields:' });
+    expect(item).toMatchObject({ mode: 'form', server: 'everything', principal: 'loopback:anonymous', message: 'Please provide inputs for the following fields:' });
     expect((item.requestedSchema as { required: string[] }).required).toEqual(['name']);
     expect(Number(item.expiresAt) - Number(item.createdAt)).toBe(3000);
 
@@ -53,7 +53,7 @@ describe('elicitations no host can take wait in the inbox; URL mode; timeouts', 
 
     const row = auditRows(dataDir, "method = 'elicitation/create' AND client_name = 'no-elicitation'")[0];
     expect(row).toMatchObject({ decision: 'allowed', rule: 'relay:inbox', outcome: 'ok', name: 'form' });
-    expect(JSON.parse(String(row.arguments))).toMatchObject({ answeredBy: 'anonymous', answer: { action: 'accept' } });
+    expect(JSON.parse(String(row.arguments))).toMatchObject({ answeredBy: 'loopback:anonymous', answer: { action: 'accept' } });
   });
 
   it('never sends a form request to a url-only host (the inbox takes it), and relays url mode to it', async () => {
@@ -121,7 +121,7 @@ describe('elicitations no host can take wait in the inbox; URL mode; timeouts', 
         await stream.waitFor(/event: snapshot/);
         streams.push(stream);
       }
-      await streams[0].waitFor(/event: closed\ndata: \{"reason":"the inbox is open in more than 8 places for anonymous"\}/);
+      await streams[0].waitFor(/event: closed\ndata: \{"reason":"the inbox is open in more than 8 places for loopback:anonymous"\}/);
       for (const stream of streams.slice(1)) expect(stream.text()).not.toContain('event: closed');
     } finally {
       for (const stream of streams) stream.close();
@@ -138,7 +138,7 @@ describe('elicitations no host can take wait in the inbox; URL mode; timeouts', 
     // Asked while both hosts' calls are in flight on the stdio upstream, which cannot say whose it is.
     const two = second.client.callTool({ name: FORM_TOOL, arguments: {} }).then(textOf);
     const itemTwo = await pendingItem(daemon, (i) => i.kind === 'elicitation' && i.id !== itemOne.id);
-    expect([itemOne.principal, itemTwo.principal]).toEqual(['anonymous', 'anonymous']);
+    expect([itemOne.principal, itemTwo.principal]).toEqual(['loopback:anonymous', 'loopback:anonymous']);
     for (const item of [itemOne, itemTwo]) expect(await answerItem(daemon, item.id, { action: 'decline' })).toMatchObject({ status: 204 });
     expect(await one).toContain('declined');
     expect(await two).toContain('declined');

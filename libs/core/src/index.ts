@@ -12,3 +12,4 @@ export * from './json-text.js';
 export * from './canonical-json.js';
 export * from './loopback.js';
 export * from './json-depth.js';
+export * from './caller-name.js';

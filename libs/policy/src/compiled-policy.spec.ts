@@ -30,25 +30,25 @@ const resource = (uri: string, server = 'files'): [SubjectType, SubjectFields] =
 
 type Case = [string, PolicyPrincipal, string, [SubjectType, SubjectFields], boolean, string];
 
-const bob: PolicyPrincipal = { id: 'bob', groups: ['eng'] };
-const carol: PolicyPrincipal = { id: 'carol', roles: ['reader'] };
+const bob: PolicyPrincipal = { id: 'bob', authMethod: 'api-key', groups: ['eng'] };
+const carol: PolicyPrincipal = { id: 'carol', authMethod: 'api-key', roles: ['reader'] };
 const cases: Case[] = [
-  ['admin may do anything', { id: 'alice' }, 'call', tool('github__delete_repo'), true, 'admin-all'],
-  ['everyone-deny beats admin allow', { id: 'alice' }, 'call', tool('vault__read'), false, 'hide-secret'],
+  ['admin may do anything', { id: 'alice', authMethod: 'api-key' }, 'call', tool('github__delete_repo'), true, 'admin-all'],
+  ['everyone-deny beats admin allow', { id: 'alice', authMethod: 'api-key' }, 'call', tool('vault__read'), false, 'hide-secret'],
   ['role via group', bob, 'call', tool('github__create_issue'), true, 'gh-tools'],
   ['deny glob beats allow glob', bob, 'call', tool('github__delete_repo'), false, 'no-delete'],
   ['glob is anchored', bob, 'call', tool('my_github__x'), false, 'policy:default-deny'],
   // A name has no segments: a '/' an upstream put in its tool name does not stop a name glob.
   ['a name glob spans a / in the name', bob, 'call', tool('github__delete_/repo'), false, 'no-delete'],
-  ['a deny name glob spans it too, whatever allows', { id: 'alice' }, 'call', tool('vault__a/b'), false, 'hide-secret'],
+  ['a deny name glob spans it too, whatever allows', { id: 'alice', authMethod: 'api-key' }, 'call', tool('vault__a/b'), false, 'hide-secret'],
   ['argument in list', bob, 'call', tool('jira__create_issue', { project: 'OPS' }), true, 'issues-in-our-repos'],
   ['argument not in list', bob, 'call', tool('jira__create_issue', { project: 'HR' }), false, 'policy:default-deny'],
   ['argument missing', bob, 'call', tool('jira__create_issue', {}), false, 'policy:default-deny'],
   ['prefix condition', bob, 'call', tool('fs__read_file', { path: '/srv/shared/a.txt' }), true, 'read-shared'],
   ['prefix is literal, not a glob', bob, 'call', tool('fs__read_file', { path: '/srv/sharedX/a' }), false, 'policy:default-deny'],
   ['conditional deny on a server beats the allow', bob, 'call', tool('fs__read_file', { path: '/srv/shared/prod/k' }), false, 'no-prod-writes'],
-  ['user entry gives a role', { id: 'ci-bot' }, 'call', tool('github__list_prs'), true, 'gh-tools'],
-  ['unknown principal: default', { id: 'zed' }, 'call', tool('github__list_prs'), false, 'policy:default-deny'],
+  ['user entry gives a role', { id: 'ci-bot', authMethod: 'api-key' }, 'call', tool('github__list_prs'), true, 'gh-tools'],
+  ['unknown principal: default', { id: 'zed', authMethod: 'api-key' }, 'call', tool('github__list_prs'), false, 'policy:default-deny'],
   ['** crosses /', bob, 'read', resource('file:///docs/a/b/c.md'), true, 'docs'],
   ['resource outside the glob', bob, 'read', resource('file:///etc/passwd'), false, 'policy:default-deny'],
   ['a role from the key', carol, 'read', resource('file:///etc/hosts'), true, 'read-all-resources'],
@@ -57,7 +57,7 @@ const cases: Case[] = [
   ['a call allowed for some arguments lists the tool', bob, 'list', tool('jira__create_issue'), true, 'issues-in-our-repos'],
   ['a call denied outright hides the tool', bob, 'list', tool('github__delete_repo'), false, 'no-delete'],
   ['a call denied for some arguments keeps it listed', bob, 'list', tool('fs__read_file'), true, 'read-shared'],
-  ['deny list hides', { id: 'alice' }, 'list', tool('vault__read'), false, 'hide-secret'],
+  ['deny list hides', { id: 'alice', authMethod: 'api-key' }, 'list', tool('vault__read'), false, 'hide-secret'],
   ['prompts by glob', bob, 'get', ['Prompt', { server: 'p', name: 'p__summarize', args: {} }], true, 'prompts'],
 ];
 
@@ -68,12 +68,23 @@ describe('CompiledPolicy decisions', () => {
 
   it('default allow: no matching rule means allowed, and rules still deny', () => {
     const open = new CompiledPolicy(policyDocumentSchema.parse({ roles: { r: [{ deny: 'call', tool: 'x__*' }] }, everyone: ['r'] }), 'allow');
-    expect(open.decide({ id: 'a' }, 'call', ...tool('y__z'))).toEqual({ allowed: true, rule: 'policy:default-allow' });
-    expect(open.decide({ id: 'a' }, 'call', ...tool('x__z'))).toEqual({ allowed: false, rule: 'r#1' });
+    expect(open.decide({ id: 'a', authMethod: 'api-key' }, 'call', ...tool('y__z'))).toEqual({ allowed: true, rule: 'policy:default-allow' });
+    expect(open.decide({ id: 'a', authMethod: 'api-key' }, 'call', ...tool('x__z'))).toEqual({ allowed: false, rule: 'r#1' });
+  });
+
+  it("users: names a caller as callerName writes it: a token with a key's name is not that key", () => {
+    const doc = policyDocumentSchema.parse({ roles: { dev: [{ allow: 'call', server: 'gh' }] }, users: { alice: ['dev'], 'jwt:erin': ['dev'] } });
+    const byName = new CompiledPolicy(doc, 'deny');
+    const call = (id: string, authMethod: string) => byName.decide({ id, authMethod }, 'call', ...tool('gh__search')).allowed;
+    expect(call('alice', 'api-key')).toBe(true);
+    // Asked second, so a decision cached for the key (same name, roles, groups) would answer it.
+    expect(call('alice', 'jwt')).toBe(false);
+    expect(call('erin', 'jwt')).toBe(true);
+    expect(call('erin', 'api-key')).toBe(false);
   });
 
   it('roles a principal claims that the policy does not define are ignored', () => {
-    expect(policy.rolesOf({ id: 'q', roles: ['root', 'reader'], groups: ['eng', 'x'] })).toEqual(['dev', 'nobody', 'reader']);
+    expect(policy.rolesOf({ id: 'q', authMethod: 'api-key', roles: ['root', 'reader'], groups: ['eng', 'x'] })).toEqual(['dev', 'nobody', 'reader']);
   });
 });
 
@@ -89,7 +100,7 @@ describe('what a server-wide rule shows in lists', () => {
     },
   });
   const policy = new CompiledPolicy(doc, 'deny');
-  const listed = (roles: string[], type: SubjectType, fields: SubjectFields) => policy.decide({ id: 'p', roles }, 'list', type, fields).allowed;
+  const listed = (roles: string[], type: SubjectType, fields: SubjectFields) => policy.decide({ id: 'p', authMethod: 'api-key', roles }, 'list', type, fields).allowed;
 
   it('only the kinds its actions apply to: call shows tools, get prompts, read resources', () => {
     expect(listed(['caller'], 'Tool', { server: 'x', name: 'x__t' })).toBe(true);
@@ -120,7 +131,7 @@ describe('a when: is not judged on a list, which has no arguments', () => {
     }),
     'deny',
   );
-  const who = { id: 'a' };
+  const who = { id: 'a', authMethod: 'api-key' };
 
   it('an allow that names list itself, or *, lists the tool it lets one call', () => {
     expect(policy.decide(who, 'call', ...tool('jira__create_issue', { project: 'OPS' }))).toEqual({ allowed: true, rule: 'jira-ops' });
@@ -150,7 +161,7 @@ describe('a when: is not judged on actions without arguments (read, complete, lo
     }),
     'deny',
   );
-  const who = { id: 'a' };
+  const who = { id: 'a', authMethod: 'api-key' };
 
   it('a deny with a when: (notIn passes on a missing argument) still judges calls, and leaves reads, completions and log lines alone', () => {
     expect(policy.decide(who, 'call', ...tool('fs__write', {}))).toEqual({ allowed: false, rule: 'only-ro' });
@@ -182,7 +193,7 @@ describe('confirm rules', () => {
     }),
     'deny',
   );
-  const who = { id: 'a' };
+  const who = { id: 'a', authMethod: 'api-key' };
 
   it('is stronger than allow and weaker than deny', () => {
     expect(confirming.decide(who, 'call', ...tool('fs__read'))).toEqual({ allowed: true, rule: 'fs' });
@@ -211,7 +222,7 @@ describe('confirm rules', () => {
  * caller could send an array where the policy expected a scalar and get it to the upstream.
  */
 describe('argument conditions: arrays, objects and other types cannot slip past a rule', () => {
-  const decide = (p: CompiledPolicy, name: string, args: unknown) => p.decide({ id: 'a' }, 'call', ...tool(name, args));
+  const decide = (p: CompiledPolicy, name: string, args: unknown) => p.decide({ id: 'a', authMethod: 'api-key' }, 'call', ...tool(name, args));
   const allowed = (rule: string) => ({ allowed: true, rule });
   const denied = (rule: string) => ({ allowed: false, rule });
   const confirmed = (rule: string) => ({ allowed: true, confirm: true, rule });

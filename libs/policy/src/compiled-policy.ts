@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import type * as Casl from '@casl/ability';
+import { callerName } from '@switchboard/core';
 import { type ArgConditions, compileArgConditions } from './arg-conditions.js';
 import { globToRegExp } from './glob.js';
 import type { PolicyDocument, PolicyRule } from './policy-document.js';
@@ -21,6 +22,8 @@ export interface SubjectFields {
 /** Whom a decision is for; roles and groups come from the key or token. */
 export interface PolicyPrincipal {
   id: string;
+  /** How it authenticated: `users:` names a caller as callerName writes it (a key `alice`, a token `jwt:alice`). */
+  authMethod: string;
   roles?: readonly string[];
   groups?: readonly string[];
 }
@@ -112,7 +115,7 @@ export class CompiledPolicy {
 
   /** The principal's roles: its own (key or token), its user entry, its groups', everyone's. */
   rolesOf(principal: PolicyPrincipal): string[] {
-    const roles = new Set([...(principal.roles ?? []), ...(this.doc.users[principal.id] ?? []), ...this.doc.everyone]);
+    const roles = new Set([...(principal.roles ?? []), ...(this.doc.users[callerName(principal)] ?? []), ...this.doc.everyone]);
     for (const group of principal.groups ?? []) for (const role of this.doc.groups[group] ?? []) roles.add(role);
     return [...roles].filter((role) => this.allowRules.has(role)).sort();
   }
@@ -172,7 +175,7 @@ export class CompiledPolicy {
   }
 
   private rolesKey(principal: PolicyPrincipal): string {
-    const who = `${principal.id}\0${(principal.roles ?? []).join(',')}\0${(principal.groups ?? []).join(',')}`;
+    const who = `${callerName(principal)}\0${(principal.roles ?? []).join(',')}\0${(principal.groups ?? []).join(',')}`;
     let roles = this.principalRoles.get(who);
     if (!roles) {
       if (this.principalRoles.size >= MAX_NARROWED) this.principalRoles.clear();

@@ -1,4 +1,4 @@
-import { ErrorCode, MAX_JSON_DEPTH, McpError, invalidParams, methodNotFound, nestsDeeperThan, type JsonRpcNotification } from '@switchboard/core';
+import { ErrorCode, MAX_JSON_DEPTH, McpError, callerName, invalidParams, methodNotFound, nestsDeeperThan, type JsonRpcNotification } from '@switchboard/core';
 import { complete } from './handlers/completion.js';
 import { initialize, ping } from './handlers/lifecycle.js';
 import { listPrompts, listResources, listResourceTemplates, listTools } from './handlers/lists.js';
@@ -94,7 +94,7 @@ export class GatewayDispatcher {
     const multiUser = this.services.config().auth.mode === 'required';
     const shared = multiUser ? [] : registry.all().filter((c) => servers.get(c.name)?.isolation === 'shared');
     const own = [
-      ...[...(principalConnections?.all() ?? [])].filter((c) => c.owner === session.principal.id),
+      ...[...(principalConnections?.all() ?? [])].filter((c) => c.owner === callerName(session.principal)),
       ...[...(sessionConnections?.all() ?? [])].filter((c) => c.owner === session.id),
     ].map((c) => c.connection);
     for (const connection of [...shared, ...own]) {

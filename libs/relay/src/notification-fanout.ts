@@ -1,5 +1,5 @@
 import type { CatalogStore } from '@switchboard/catalog';
-import { isLogLevel, passesLevel, type JsonRpcNotification, type LogLevel } from '@switchboard/core';
+import { callerName, isLogLevel, passesLevel, type JsonRpcNotification, type LogLevel } from '@switchboard/core';
 import type { UpstreamConnection, UpstreamRegistry } from '@switchboard/upstream';
 import type { DownstreamSession, SessionDirectory } from './session.js';
 
@@ -64,7 +64,7 @@ export class NotificationFanout {
 
   /** A log line from a principal's own connection goes to that principal's sessions only. */
   principalNotification(server: string, principal: string, n: JsonRpcNotification): void {
-    if (n.method === 'notifications/message') this.log(server, n, (s) => s.principal.id === principal);
+    if (n.method === 'notifications/message') this.log(server, n, (s) => callerName(s.principal) === principal);
   }
 
   /** A log line from a session's own connection goes to that session only. */

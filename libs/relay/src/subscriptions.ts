@@ -1,5 +1,5 @@
 import type { Logger } from '@switchboard/observability';
-import type { JsonRpcNotification } from '@switchboard/core';
+import { callerName, type JsonRpcNotification } from '@switchboard/core';
 import type { OwnedConnections, UpstreamConnection, UpstreamRegistry } from '@switchboard/upstream';
 import type { DownstreamSession, SessionDirectory } from './session.js';
 
@@ -72,7 +72,7 @@ export class SubscriptionManager {
   }
 
   async unsubscribe(session: DownstreamSession, server: string, uri: string): Promise<void> {
-    const key = [SHARED, session.principal.id, session.id]
+    const key = [SHARED, callerName(session.principal), session.id]
       .map((owner) => keyOf(server, owner, uri))
       .find((k) => this.subs.get(k)?.sessions.has(session.id));
     if (key === undefined) return;
@@ -114,7 +114,7 @@ export class SubscriptionManager {
       const owner = pool.ownerOf(connection);
       if (owner !== undefined) return owner;
     }
-    return session.principal.id;
+    return callerName(session.principal);
   }
 
   private connectionOf(server: string, owner: string): UpstreamConnection | undefined {

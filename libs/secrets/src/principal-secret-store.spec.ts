@@ -125,6 +125,16 @@ describe('PrincipalSecretStore', () => {
     expect(() => new PrincipalSecretStore(db, randomBytes(16))).toThrow(/32 bytes/);
   });
 
+  it("keeps a key's secrets and a token user's of the same name apart; key:NAME is the key's name", async () => {
+    const { store } = await fresh();
+    store.set('key:alice', 'T', 'for-the-key');
+    store.set('jwt:alice', 'T', 'for-the-token');
+    expect(store.valuesFor('alice')).toEqual({ T: 'for-the-key' });
+    expect(store.valuesFor('jwt:alice')).toEqual({ T: 'for-the-token' });
+    expect(store.list('alice').map((s) => s.principal)).toEqual(['alice']);
+    expect(() => store.set('oidc:alice', 'T', 'v')).toThrow(/jwt:NAME/);
+  });
+
   it('principalsWith: the principals that have every one of the names', async () => {
     const { store } = await fresh();
     store.set('carol', 'GITHUB_TOKEN', 'c');

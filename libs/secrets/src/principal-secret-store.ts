@@ -52,23 +52,23 @@ export class PrincipalSecretStore {
   }
 
   /** Stores or replaces a value. */
-  set(principal: string, name: string, value: string): void {
-    checkPrincipal(principal);
+  set(written: string, name: string, value: string): void {
+    const principal = checkPrincipal(written);
     checkSecretName(name);
     checkSecretValue(name, value);
     this.upsert.run(principal, name, this.cipher.seal(principal, name, value), Date.now());
   }
 
   /** False when there was no such secret. */
-  delete(principal: string, name: string): boolean {
-    checkPrincipal(principal);
+  delete(written: string, name: string): boolean {
+    const principal = checkPrincipal(written);
     checkSecretName(name);
     return this.remove.run(principal, name).changes > 0;
   }
 
   /** Every secret, or one principal's, by principal then name; no values. */
   list(principal?: string): PrincipalSecretInfo[] {
-    return (principal === undefined ? this.listAll.all() : this.listOne.all(principal)) as PrincipalSecretInfo[];
+    return (principal === undefined ? this.listAll.all() : this.listOne.all(checkPrincipal(principal))) as PrincipalSecretInfo[];
   }
 
   /** A principal's values by name, decrypted; empty when it has none. */

@@ -1,3 +1,4 @@
+import { canonicalCallerName } from '@switchboard/core';
 import { SecretError, SecretErrorCode } from './secrets.errors.js';
 
 /** Shaped like an environment variable name, since that is where most secrets end up. */
@@ -14,9 +15,22 @@ export function checkSecretName(name: string): void {
   }
 }
 
-export function checkPrincipal(principal: string): void {
+/**
+ * The principal as secrets are stored and looked up under it: a caller's name (callerName),
+ * so a key named `alice` (`alice`, or `key:alice`) and a token user `jwt:alice` never share
+ * a secret; a token's claims are set at the issuer and may repeat a key's name.
+ */
+export function checkPrincipal(principal: string): string {
   if (principal.length === 0) throw invalid('principal must not be empty');
   if (principal.length > MAX_PRINCIPAL_CHARS) throw invalid(`principal must be at most ${MAX_PRINCIPAL_CHARS} characters, got ${principal.length}`);
+  const name = canonicalCallerName(principal);
+  if (name === undefined) {
+    throw invalid(
+      `principal '${principal.slice(0, 80)}' must be an API key's name (alice), or jwt:NAME for a token's principal claim, ` +
+        'stdio:USER for switchboard stdio without a key, loopback:anonymous for a loopback caller without one',
+    );
+  }
+  return name;
 }
 
 /** The value itself never goes into the message. */

@@ -10,7 +10,7 @@ describe('policy check: the verdict it prints', () => {
     }),
     'deny',
   );
-  const verdict = (tool: string, server = 'fs') => verdictOf(policy.decide({ id: 'a' }, 'call', 'Tool', { server, name: tool, args: {} }));
+  const verdict = (tool: string, server = 'fs') => verdictOf(policy.decide({ id: 'a', authMethod: 'api-key' }, 'call', 'Tool', { server, name: tool, args: {} }));
 
   it('allow, deny, and confirm for a call a person must approve first', () => {
     expect(verdict('fs__read')).toBe('allow');

@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import type { GatewayConfig } from '@switchboard/config';
+import { callerName, parseCallerName } from '@switchboard/core';
 import { aliasedServerSelectors, PolicyEngine, type PolicyDecision, type PolicyDocument } from '@switchboard/policy';
 import { policyDefaultEffect, readPolicyFile } from '../policy-setup.js';
 import { COMMON_OPTIONS, loadCommandConfig, parseCommandArgs, runSubcommand, printUsage } from './command-args.js';
@@ -56,11 +57,14 @@ async function check(args: string[], usage: string): Promise<number> {
   const fallback = policyDefaultEffect(config);
   const engine = file ? new PolicyEngine(loadPolicyForCommand(resolve(file)), fallback, file) : PolicyEngine.defaultOnly(fallback);
   const [type, action, fields] = policyRequestOf(values, config);
-  const principal = { id: values.principal, roles: list(values.roles), groups: list(values.groups) };
+  // As the policy's `users:` names callers: `alice` an API key, `jwt:alice` a token's principal (callerName).
+  const caller = parseCallerName(values.principal);
+  if (!caller) throw usageError(`--principal must be a key's name or jwt:NAME, stdio:USER, loopback:anonymous; got '${values.principal}'`);
+  const principal = { ...caller, roles: list(values.roles), groups: list(values.groups) };
   const decision = engine.decide(principal, action, type, fields);
   process.stdout.write(
     `${verdictOf(decision)}  rule: ${decision.rule}\n` +
-      `principal ${principal.id} has roles: ${engine.rolesOf(principal).join(', ') || 'none'}; policy: ${file ?? '(none)'}, default ${engine.defaultEffect}\n`,
+      `principal ${callerName(principal)} has roles: ${engine.rolesOf(principal).join(', ') || 'none'}; policy: ${file ?? '(none)'}, default ${engine.defaultEffect}\n`,
   );
   return decision.allowed ? 0 : 3;
 }

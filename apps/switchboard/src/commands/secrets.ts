@@ -75,11 +75,12 @@ function parseTarget(args: string[], subcommand: string): { values: StoreOptions
   if (subcommand === 'set' && positionals.length > 1) throw usageError('secrets set reads the value from standard input, never from the command line (which `ps` shows)');
   if (positionals.length !== 1) throw usageError(`secrets ${subcommand} needs one secret NAME`);
   // Checked before stdin is read: nobody should type a token only to hear the name was wrong.
-  reportingSecretErrors(() => {
-    checkPrincipal(values.principal!);
+  // `key:alice` is stored as `alice`: the messages say the name the daemon matches.
+  const principal = reportingSecretErrors(() => {
     checkSecretName(positionals[0]);
+    return checkPrincipal(values.principal!);
   });
-  return { values: { ...values, principal: values.principal }, name: positionals[0] };
+  return { values: { ...values, principal }, name: positionals[0] };
 }
 
 /** All of stdin less one trailing newline (what `echo` and editors add); reading stops past the size limit. */

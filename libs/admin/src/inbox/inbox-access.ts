@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Inject, Injectable } from '@nestjs/common';
 import { LOOPBACK_PRINCIPAL, bearerChallenge, type AuthPrincipal, type AuthRefusal, type HttpAuthResult } from '@switchboard/auth';
+import { callerName } from '@switchboard/core';
 import { httpRefusal } from '@switchboard/downstream';
 import type { InboxViewer } from '@switchboard/inbox';
 import { ADMIN_OPTIONS, ADMIN_ROLE, type AdminOptions } from '../admin-options.js';
@@ -137,6 +138,6 @@ export class InboxAccess {
 
   private callerFor(principal: AuthPrincipal, sessionId?: string): InboxCaller {
     const admin = principal.roles.includes(ADMIN_ROLE) || this.options.config().auth.mode !== 'required';
-    return { viewer: { principal: principal.id, admin }, principal, sessionId };
+    return { viewer: { principal: callerName(principal), admin }, principal, sessionId };
   }
 }

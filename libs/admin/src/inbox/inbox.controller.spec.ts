@@ -141,7 +141,7 @@ describe('GET /admin/inbox/items: who sees what', () => {
     void inbox.ask(form('alice'));
     void inbox.ask(form(null));
     const res = await api().get('/admin/inbox/items').expect(200);
-    expect(res.body.viewer).toEqual({ principal: 'anonymous', admin: true });
+    expect(res.body.viewer).toEqual({ principal: 'loopback:anonymous', admin: true });
     expect(res.body.items).toHaveLength(2);
     inbox.withdrawAll();
   });

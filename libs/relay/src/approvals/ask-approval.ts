@@ -1,4 +1,4 @@
-import { ErrorCode, McpError } from '@switchboard/core';
+import { ErrorCode, McpError, callerName } from '@switchboard/core';
 import { InboxFullError, type Inbox, type InboxOutcome } from '@switchboard/inbox';
 import type { RequestContext } from '../relay.types.js';
 
@@ -45,9 +45,9 @@ export async function askHost(ctx: RequestContext, request: ApprovalRequest): Pr
       { message: approvalMessage(request), requestedSchema: { type: 'object', properties } },
       { timeoutMs: request.timeoutMs, signal: ctx.signal, relatedRequestId: ctx.request.id },
     );
-    if (answer.action !== 'accept') return { action: 'decline', answeredBy: ctx.session.principal.id };
+    if (answer.action !== 'accept') return { action: 'decline', answeredBy: callerName(ctx.session.principal) };
     const chosen = (answer.content as Record<string, unknown> | undefined)?.remember;
-    return { action: 'approve', rememberForMs: labels.get(String(chosen)) ?? 0, answeredBy: ctx.session.principal.id };
+    return { action: 'approve', rememberForMs: labels.get(String(chosen)) ?? 0, answeredBy: callerName(ctx.session.principal) };
   } catch (err) {
     if (ctx.signal.aborted) return { action: 'withdrawn' };
     if (err instanceof McpError && err.code === ErrorCode.RequestTimeout) return { action: 'expired' };
@@ -69,7 +69,7 @@ export async function askInbox(ctx: RequestContext, inbox: Inbox, request: Appro
         rule: request.rule,
         rememberChoicesMs: request.rememberChoicesMs,
         server: request.server,
-        principal: ctx.session.principal.id,
+        principal: callerName(ctx.session.principal),
         timeoutMs: request.timeoutMs,
       },
       ctx.signal,

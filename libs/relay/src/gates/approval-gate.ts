@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { bareEntry, canonicalJson, canonicalTextDigest } from '@switchboard/audit';
-import { ErrorCode, McpError } from '@switchboard/core';
+import { ErrorCode, McpError, callerName } from '@switchboard/core';
 import type { ApprovalBinding } from '@switchboard/policy';
 import { askHost, askInbox, duration, type ApprovalAnswer, type ApprovalRequest } from '../approvals/ask-approval.js';
 import { hostCanAnswer } from '../server-requests/host-capability.js';
@@ -38,7 +38,7 @@ export async function approved(ctx: RequestContext, services: RelayServices, cal
   if (rule === null || !policy) return;
   const started = performance.now();
   const binding: ApprovalBinding = {
-    principal: ctx.session.principal.id,
+    principal: callerName(ctx.session.principal),
     tool: call.tool,
     argumentsDigest: canonicalTextDigest(canonicalJson(call.args ?? {}), DIGEST_KEY),
     policyDigest: policy.digest,

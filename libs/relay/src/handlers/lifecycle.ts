@@ -1,4 +1,4 @@
-import { ErrorCode, McpError, invalidParams, negotiateVersion } from '@switchboard/core';
+import { ErrorCode, McpError, callerName, invalidParams, negotiateVersion } from '@switchboard/core';
 import type { UpstreamConnection } from '@switchboard/upstream';
 import type { Item, MethodHandler, RelayServices } from '../relay.types.js';
 import type { DownstreamSession } from '../session.js';
@@ -61,7 +61,7 @@ const KINDS = ['tools', 'prompts', 'resources', 'resourceTemplates'] as const;
  * them too. The views are made once, for every upstream asked about.
  */
 function visibilityOf(principal: DownstreamSession['principal'], services: RelayServices): (server: string) => boolean {
-  const unusable = services.unusableServers?.(principal.id) ?? [];
+  const unusable = services.unusableServers?.(callerName(principal)) ?? [];
   const catalog = services.catalog.current;
   const views = KINDS.map((kind) => [kind, services.policy?.listView(principal, kind)] as const);
   return (server) => {

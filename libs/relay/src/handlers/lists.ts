@@ -1,5 +1,5 @@
 import type { Catalog, ListFilter } from '@switchboard/catalog';
-import { rememberJsonText } from '@switchboard/core';
+import { callerName, rememberJsonText } from '@switchboard/core';
 import type { Item, MethodHandler } from '../relay.types.js';
 import { optionalCursor } from './params.js';
 
@@ -26,7 +26,7 @@ const listOf =
     // Tools held back by pinning are hidden from everyone until accepted.
     const pins = kind === 'tools' && services.pins?.holdsAny ? services.pins : undefined;
     // Per-principal servers the principal has no credentials for are hidden from them.
-    const unusable = services.unusableServers?.(session.principal.id) ?? NONE;
+    const unusable = services.unusableServers?.(callerName(session.principal)) ?? NONE;
     const filter = combine(
       pins && ((_item, origin) => !pins.isQuarantined(origin.server, origin.original)),
       unusable.length > 0 ? (_item, origin) => !unusable.includes(origin.server) : undefined,

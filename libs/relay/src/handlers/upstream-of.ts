@@ -1,5 +1,5 @@
 import { MissingSecretsError, type ServerConfig } from '@switchboard/config';
-import { ErrorCode, McpError } from '@switchboard/core';
+import { ErrorCode, McpError, callerName } from '@switchboard/core';
 import type { UpstreamConnection } from '@switchboard/upstream';
 import type { AuditFacts } from '../audit/audit-facts.js';
 import type { RelayServices, RequestContext } from '../relay.types.js';
@@ -31,7 +31,7 @@ export async function upstreamOf(
     return services.sessionConnections.connectionFor(config, ctx.session.id);
   }
   if (config?.isolation === 'per-principal' && services.principalConnections) {
-    const principal = ctx.session.principal.id;
+    const principal = callerName(ctx.session.principal);
     try {
       return await services.principalConnections.connectionFor(config, principal);
     } catch (err) {

@@ -1,5 +1,5 @@
 import { bareEntry, type AuditEntry } from '@switchboard/audit';
-import { ErrorCode, McpError, anyCancelled, methodNotFound } from '@switchboard/core';
+import { ErrorCode, McpError, anyCancelled, callerName, methodNotFound, parseCallerName } from '@switchboard/core';
 import type { ServerRequest } from '@switchboard/upstream';
 import type { Item, RelayServices } from '../relay.types.js';
 import type { DownstreamSession, Principal } from '../session.js';
@@ -84,9 +84,10 @@ export class ServerRequestRelay {
           throw refused(unanswerable.why);
         }
         // Nobody's host can take it: a human answers on the inbox page instead.
+        // The caller's name (key or token, not just the name: callerName), as the inbox shows and matches it.
         const asker = session?.principal ?? route.principal;
-        const principal = asker?.id ?? this.services.principalConnections?.ownerOf(connection) ?? null;
-        const outgoing = this.admit(asker ?? { id: principal ?? '' }, session, connection.name, request.method, params, entry);
+        const principal = (asker && callerName(asker)) ?? this.services.principalConnections?.ownerOf(connection) ?? null;
+        const outgoing = this.admit(asker ?? parseCallerName(principal ?? '') ?? { id: '', authMethod: 'none' }, session, connection.name, request.method, params, entry);
         forwarded = true;
         entry.rule = 'relay:inbox';
         const limits = this.limits();
@@ -143,7 +144,8 @@ export class ServerRequestRelay {
       return { session, origin: sharedOrigin(mine, (id) => session.canReach?.(id) ?? true) };
     }
     if (sessions.length > 1) {
-      const principals = new Set(sessions.map((s) => s.principal.id));
+      // By caller name: a key and a token with the same name are two callers.
+      const principals = new Set(sessions.map((s) => callerName(s.principal)));
       return {
         reason: 'several hosts have requests in flight on that connection, and it did not say which one this is for',
         ...(principals.size === 1 && { principal: sessions[0].principal }),
@@ -159,7 +161,7 @@ export class ServerRequestRelay {
     const owner = this.services.principalConnections?.ownerOf(req.connection);
     if (owner !== undefined) {
       const theirs = [...this.services.sessions.initialized()].filter(
-        (s) => s.principal.id === owner && hostCanAnswer(s, req.request.method, params),
+        (s) => callerName(s.principal) === owner && hostCanAnswer(s, req.request.method, params),
       );
       if (theirs.length === 1) return { session: theirs[0] };
     }

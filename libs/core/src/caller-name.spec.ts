@@ -1,0 +1,32 @@
+import { describe, expect, it } from 'vitest';
+import { callerName, canonicalCallerName, parseCallerName } from './caller-name.js';
+
+describe('callerName: one string per caller, method included', () => {
+  it('writes a key holder by its name and every other caller with its method', () => {
+    expect(callerName({ id: 'alice', authMethod: 'api-key' })).toBe('alice');
+    expect(callerName({ id: 'alice', authMethod: 'jwt' })).toBe('jwt:alice');
+    expect(callerName({ id: 'bob', authMethod: 'stdio' })).toBe('stdio:bob');
+    expect(callerName({ id: 'anonymous', authMethod: 'loopback' })).toBe('loopback:anonymous');
+  });
+
+  it('gives a key and a token with the same name (an email, say) two names', () => {
+    expect(callerName({ id: 'alice@example.com', authMethod: 'api-key' })).not.toBe(callerName({ id: 'alice@example.com', authMethod: 'jwt' }));
+  });
+
+  it('reads back what it writes, and key:NAME as the bare name', () => {
+    for (const caller of [
+      { id: 'alice', authMethod: 'api-key' },
+      { id: 'urn:idp:7f3a', authMethod: 'jwt' },
+      { id: 'uid:1000', authMethod: 'stdio' },
+    ]) {
+      expect(parseCallerName(callerName(caller))).toEqual(caller);
+    }
+    expect(canonicalCallerName('key:alice')).toBe('alice');
+  });
+
+  it('refuses a prefix it does not know, and an empty name', () => {
+    expect(parseCallerName('oidc:alice')).toBeUndefined();
+    expect(parseCallerName('jwt:')).toBeUndefined();
+    expect(parseCallerName('')).toBeUndefined();
+  });
+});

@@ -1,0 +1,152 @@
+import { spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { exportJWK, generateKeyPair, SignJWT, type CryptoKey as JoseKey } from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { auditRows } from './support/audit-rows.js';
+import { eventually, SWITCHBOARD_BIN, startDaemon, stdioFixture, stopAllDaemons, tempDir, writeConfig, type DaemonHandle } from './support/daemon.js';
+import { answerItem, inboxItems, pendingItem } from './support/inbox-client.js';
+
+type ToolResult = { content: { type: string; text?: string }[] };
+const textOf = (r: unknown) => (r as ToolResult).content.map((c) => c.text ?? '').join('\n');
+
+function cli(args: string[], input?: string) {
+  const r = spawnSync(process.execPath, [SWITCHBOARD_BIN, ...args], { encoding: 'utf8', timeout: 30_000, input });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+const ISSUER = 'https://issuer.test';
+const AUDIENCE = 'switchboard';
+const POLICY = `everyone: [ops]
+roles:
+  ops:
+    - { allow: call, server: own }
+    - { id: ask-echo, confirm: call, tool: "shared__echo" }
+`;
+
+afterAll(stopAllDaemons);
+
+/**
+ * docs/auth.md#sessions: a key and a token with the same name are not the same caller. The
+ * token's principal claim here is preferred_username, which the issuer's user sets: it says
+ * `alice`, the name of an API key. Nothing keyed per caller may mix the two.
+ */
+describe('an API key and a token with the same name are two callers', () => {
+  let daemon: DaemonHandle;
+  let configPath: string;
+  let dataDir: string;
+  let jwks: Server;
+  let signingKey: JoseKey;
+  let aliceKey: string;
+  const clients: Client[] = [];
+
+  const aliceToken = () =>
+    new SignJWT({ preferred_username: 'alice' })
+      .setProtectedHeader({ alg: 'RS256', kid: 'k1' })
+      .setIssuer(ISSUER)
+      .setAudience(AUDIENCE)
+      .setSubject('idp-user-7f3a')
+      .setIssuedAt()
+      .setExpirationTime('5m')
+      .sign(signingKey);
+
+  const setSecret = (principal: string, value: string) => {
+    const r = cli(['secrets', 'set', '--config', configPath, '--principal', principal, 'FIXTURE_TOKEN'], `${value}\n`);
+    expect(r.code, r.stderr).toBe(0);
+    return r.stdout;
+  };
+
+  async function connect(bearer: string, name: string): Promise<Client> {
+    const client = new Client({ name, version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(daemon.mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${bearer}` } } }));
+    clients.push(client);
+    return client;
+  }
+
+  beforeAll(async () => {
+    const pair = await generateKeyPair('RS256');
+    signingKey = pair.privateKey;
+    const publicJwk = { ...(await exportJWK(pair.publicKey)), kid: 'k1', alg: 'RS256', use: 'sig' };
+    jwks = createServer((_req, res) => res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ keys: [publicJwk] })));
+    await new Promise<void>((resolve) => jwks.listen(0, '127.0.0.1', resolve));
+    const dir = tempDir();
+    dataDir = join(dir, 'data');
+    const policyFile = join(dir, 'policy.yaml');
+    writeFileSync(policyFile, POLICY);
+    configPath = writeConfig(
+      {
+        auth: {
+          mode: 'required',
+          jwt: { issuer: ISSUER, audience: AUDIENCE, jwksUrl: `http://127.0.0.1:${(jwks.address() as AddressInfo).port}/jwks.json`, claims: { principal: 'preferred_username' } },
+        },
+        policy: { file: policyFile },
+        approvals: { timeoutMs: 15_000, rememberMs: [900_000] },
+        mcpServers: {
+          own: stdioFixture({ FIXTURE_TOKEN: '${secret:FIXTURE_TOKEN}', FIXTURE_NAME: 'own' }, { isolation: 'per-principal' }),
+          shared: stdioFixture({ FIXTURE_NAME: 'shared' }),
+        },
+      },
+      dir,
+    );
+    const made = cli(['keys', 'create', '--config', configPath, '--name', 'alice']);
+    expect(made.code, made.stderr).toBe(0);
+    aliceKey = made.stdout.trimEnd().split('\n').at(-1)!;
+    setSecret('alice', 'key-alice-secret');
+    daemon = await startDaemon(configPath);
+  });
+
+  afterAll(async () => {
+    await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
+    jwks?.close();
+  });
+
+  it("does not give the token the key's upstream secrets, nor its connection; `jwt:alice` names the token's", async () => {
+    const key = await connect(aliceKey, 'key-alice');
+    await eventually(async () => (await key.listTools()).tools.some((t) => t.name === 'own__env'), 15_000, 'the per-principal server');
+    const token = await connect(await aliceToken(), 'token-alice');
+    expect((await token.listTools()).tools.some((t) => t.name.startsWith('own__'))).toBe(false);
+    const refused = await token.callTool({ name: 'own__env', arguments: { name: 'FIXTURE_TOKEN' } }).catch((e: unknown) => e);
+    expect(refused).toMatchObject({ code: -32010 });
+    expect(String((refused as Error).message)).toContain('switchboard secrets set --principal jwt:alice NAME');
+    expect(String((refused as Error).message)).not.toContain('key-alice-secret');
+
+    expect(setSecret('jwt:alice', 'token-alice-secret')).toBe('set secret FIXTURE_TOKEN for jwt:alice\n');
+    await eventually(async () => (await token.listTools()).tools.some((t) => t.name === 'own__env'), 10_000, "the token's list to show the server");
+    expect(textOf(await token.callTool({ name: 'own__env', arguments: { name: 'FIXTURE_TOKEN' } }))).toBe('token-alice-secret');
+    expect(textOf(await key.callTool({ name: 'own__env', arguments: { name: 'FIXTURE_TOKEN' } }))).toBe('key-alice-secret');
+    expect(cli(['secrets', 'list', '--config', configPath, '--principal', 'key:alice']).stdout).toMatch(/^alice\s+FIXTURE_TOKEN/m);
+  });
+
+  it("keeps the key's inbox questions from the token, and the key's remembered approval from the token's calls", async () => {
+    const asToken = { Authorization: `Bearer ${await aliceToken()}` };
+    const asKey = { Authorization: `Bearer ${aliceKey}` };
+    const key = await connect(aliceKey, 'key-alice-approvals');
+    const keyCall = key.callTool({ name: 'shared__echo', arguments: { text: 'from the key' } }).then(textOf);
+    const keyItem = await pendingItem(daemon, (i) => JSON.stringify(i.arguments).includes('from the key'), asKey);
+    expect(keyItem.principal).toBe('alice');
+    expect(await inboxItems(daemon, asToken)).toEqual([]);
+    expect(await answerItem(daemon, keyItem.id, { action: 'approve', rememberForMs: 900_000 }, asToken)).toMatchObject({ status: 404 });
+    expect(await answerItem(daemon, keyItem.id, { action: 'approve', rememberForMs: 900_000 }, asKey)).toMatchObject({ status: 204 });
+    expect(await keyCall).toContain('from the key');
+
+    // The same call by the token is asked again, as the token's own question.
+    const token = await connect(await aliceToken(), 'token-alice-approvals');
+    const tokenCall = token.callTool({ name: 'shared__echo', arguments: { text: 'from the key' } }).then(textOf);
+    const tokenItem = await pendingItem(daemon, (i) => i.principal === 'jwt:alice', asToken);
+    expect(await inboxItems(daemon, asKey)).toEqual([]);
+    expect(await answerItem(daemon, tokenItem.id, { action: 'decline' }, asToken)).toMatchObject({ status: 204 });
+    await expect(tokenCall).rejects.toMatchObject({ code: -32014, message: expect.stringContaining('declined by jwt:alice') });
+
+    const approvals = await eventually(() => {
+      const rows = auditRows(dataDir, "method = 'switchboard/approval'");
+      return rows.length >= 2 ? rows : undefined;
+    });
+    expect(approvals.map((r) => [r.principal, r.auth_method, r.rule])).toEqual([
+      ['alice', 'api-key', 'approval:inbox'],
+      ['alice', 'jwt', 'approval:declined'],
+    ]);
+  });
+});
