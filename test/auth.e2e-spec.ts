@@ -303,6 +303,67 @@ describe('JWT bearer tokens from an OIDC issuer (auth.jwt)', () => {
   });
 });
 
+describe('a JWT session outlives its first token when the host sends a reissued one', () => {
+  const ISSUER = 'https://issuer.test';
+  const AUDIENCE = 'switchboard';
+  let daemon: DaemonHandle;
+  let jwks: Server;
+  let signingKey: JoseKey;
+
+  /** A token for erin that expires `seconds` from now; the same claims every time. */
+  const tokenFor = (seconds: number) =>
+    new SignJWT({ roles: ['dev'] })
+      .setProtectedHeader({ alg: 'RS256', kid: 'k1' })
+      .setIssuer(ISSUER)
+      .setAudience(AUDIENCE)
+      .setSubject('erin')
+      .setIssuedAt()
+      .setExpirationTime(Math.floor(Date.now() / 1000) + seconds)
+      .sign(signingKey);
+  const open = async (bearer: string) =>
+    (await request(daemon.baseUrl).post('/mcp').set('Accept', MCP_ACCEPT).set('Authorization', `Bearer ${bearer}`).send(INITIALIZE).expect(200)).headers[
+      'mcp-session-id'
+    ] as string;
+  const notify = async (session: string, bearer: string) =>
+    (
+      await request(daemon.baseUrl)
+        .post('/mcp')
+        .set('Accept', MCP_ACCEPT)
+        .set('Authorization', `Bearer ${bearer}`)
+        .set('Mcp-Session-Id', session)
+        .send({ jsonrpc: '2.0', method: 'notifications/initialized' })
+    ).status;
+  const ended = (session: string) => daemon.stderr().split('\n').some((line) => line.includes('ended a session') && line.includes(session));
+
+  beforeAll(async () => {
+    const pair = await generateKeyPair('RS256');
+    signingKey = pair.privateKey;
+    const publicJwk = { ...(await exportJWK(pair.publicKey)), kid: 'k1', alg: 'RS256', use: 'sig' };
+    jwks = createServer((_req, res) => res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ keys: [publicJwk] })));
+    await new Promise<void>((resolve) => jwks.listen(0, '127.0.0.1', resolve));
+    const jwksUrl = `http://127.0.0.1:${(jwks.address() as AddressInfo).port}/jwks.json`;
+    daemon = await startDaemon(
+      writeConfig({
+        log: { level: 'info' },
+        auth: { mode: 'required', jwt: { issuer: ISSUER, audience: AUDIENCE, jwksUrl, clockToleranceSec: 0, claims: { roles: 'roles' } } },
+        mcpServers: { fx: stdioFixture() },
+      }),
+    );
+  });
+  afterAll(() => jwks?.close());
+
+  it('a request with the reissued token extends the session; a session without one ends with its token', async () => {
+    const short = await tokenFor(3);
+    const renewed = await open(short);
+    const control = await open(short);
+    expect(await notify(renewed, await tokenFor(300))).toBe(202);
+    // The control session holds the same first token: the check that ends it would end the other too, unrenewed.
+    await eventually(() => ended(control) || undefined, 15_000, 'the control session to end with its token');
+    expect(ended(renewed)).toBe(false);
+    expect(await notify(renewed, await tokenFor(300))).toBe(202);
+  });
+});
+
 /** An unsecured JWT, as an attacker would send one: header {"alg":"none"}, no signature. */
 function unsigned(payload: Record<string, unknown>): string {
   const part = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');

@@ -12,7 +12,7 @@ import { ApiKeyNameTakenError, ApiKeyStore } from './api-keys/api-key-store.js';
 import { ApiKeyVerifier } from './api-keys/api-key-verifier.js';
 import { HttpAuthenticator, type AuthMode } from './http/http-authenticator.js';
 import { bearerChallenge, protectedResourceMetadata } from './http/protected-resource.js';
-import { isSameCaller } from './principal.js';
+import { isSameCaller, renewCredential, type AuthPrincipal } from './principal.js';
 
 let open: DataSource[] = [];
 afterEach(async () => {
@@ -154,6 +154,22 @@ describe('HttpAuthenticator when the key table cannot be read', () => {
     const broken = { verify: () => { throw new Error('SQLITE_IOERR'); } } as unknown as ApiKeyVerifier;
     const auth = new HttpAuthenticator(broken, () => 'none');
     expect((await auth.authenticate(request({ authorization: `Bearer ${key}` }))).refusal).toMatchObject({ rule: 'auth:error' });
+  });
+});
+
+describe('renewCredential: a reissued token carries the session on', () => {
+  it('takes the later expiry of a request in the session, never an earlier one', () => {
+    const owner: AuthPrincipal = { id: 'erin', authMethod: 'jwt', roles: [], credential: { expiresAt: 1_000 } };
+    renewCredential(owner, { ...owner, credential: { expiresAt: 301_000 } });
+    expect(owner.credential).toEqual({ expiresAt: 301_000 });
+    renewCredential(owner, { ...owner, credential: { expiresAt: 5_000 } });
+    expect(owner.credential).toEqual({ expiresAt: 301_000 });
+  });
+
+  it('leaves a credential that never expires as it is', () => {
+    const owner: AuthPrincipal = { id: 'alice', authMethod: 'api-key', roles: [], credential: { keyId: 3 } };
+    renewCredential(owner, { ...owner, credential: { keyId: 3, expiresAt: 9_000 } });
+    expect(owner.credential).toEqual({ keyId: 3 });
   });
 });
 

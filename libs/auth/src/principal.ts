@@ -12,8 +12,9 @@ export interface AuthPrincipal {
   groups?: readonly string[];
   /**
    * What a long-lived stream must stay true to (stillValid): the API key's row id, and when
-   * the credential expires (epoch ms). A session's requests are checked one by one; its
-   * streams are checked again from time to time.
+   * the credential stops being accepted (epoch ms; a token's exp plus the clock tolerance).
+   * A session's requests are checked one by one; its streams are checked again from time to
+   * time, against the latest credential its owner sent (renewCredential).
    */
   credential?: { keyId?: number; expiresAt?: number };
 }
@@ -34,6 +35,19 @@ export function isSameCaller(owner: Partial<AuthPrincipal> & Pick<AuthPrincipal,
     sameSet(owner.roles ?? [], caller.roles) &&
     sameSet(owner.groups ?? [], caller.groups ?? [])
   );
+}
+
+/**
+ * A request in a session, by its owner (isSameCaller), with a credential that lasts longer
+ * than the one the session holds: a token reissued with the same claims. The session's
+ * credential then lasts as long, so its streams are not ended at the first token's expiry
+ * while the host keeps sending fresh ones.
+ */
+export function renewCredential(owner: Pick<AuthPrincipal, 'credential'>, caller: Pick<AuthPrincipal, 'credential'>): void {
+  const held = owner.credential?.expiresAt;
+  const fresh = caller.credential?.expiresAt;
+  if (held === undefined || fresh === undefined || fresh <= held) return;
+  owner.credential = { ...owner.credential, expiresAt: fresh };
 }
 
 function sameSet(a: readonly string[], b: readonly string[]): boolean {

@@ -85,8 +85,9 @@ export class JwtVerifier {
         authMethod: 'jwt',
         roles: listClaim(claimAt(payload, this.options.claims.roles)),
         groups: listClaim(claimAt(payload, this.options.claims.groups)),
-        // exp is a required claim: a session's streams end with the token.
-        credential: { expiresAt: Number(payload.exp) * 1000 },
+        // exp is a required claim: a session's streams end with the token, when verify
+        // itself would refuse it (exp plus the clock tolerance), not earlier.
+        credential: { expiresAt: (Number(payload.exp) + this.options.clockToleranceSec) * 1000 },
       },
     };
   }

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { isSameCaller } from '@switchboard/auth';
+import { isSameCaller, renewCredential } from '@switchboard/auth';
 import { ErrorCode, McpError, encodeBatch, encodeMessage, newSessionId, type JsonRpcMessage, type SendOptions } from '@switchboard/core';
 import { BatchReplies } from '../batch-reply.js';
 import type { DownstreamDeps } from '../downstream.types.js';
@@ -80,6 +80,7 @@ export class LegacySseService {
     if (!state || !isSameCaller(state.session.principal, principal)) {
       return replyError(res, 404, ErrorCode.ConnectionClosed, 'Session not found');
     }
+    renewCredential(state.session.principal, principal);
     const body = await readJsonPost(req, res, this.deps.maxBodyBytes);
     if (!body) return;
     const intake = takeMessages(body.value, state.session.protocolVersion || undefined);

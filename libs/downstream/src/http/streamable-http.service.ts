@@ -25,7 +25,7 @@ import { PostExchange } from './post-exchange.js';
 import { readJsonPost } from './read-body.js';
 import { admitted, authenticated, requestLine } from './request-guard.js';
 import { SseStream } from './sse-stream.js';
-import { isSameCaller, type AuthPrincipal } from '@switchboard/auth';
+import { isSameCaller, renewCredential, type AuthPrincipal } from '@switchboard/auth';
 import { DEFAULT_SESSIONS_PER_PRINCIPAL } from '@switchboard/config';
 
 interface HttpSession {
@@ -225,6 +225,7 @@ export class StreamableHttpService {
       replyError(res, 404, ErrorCode.ConnectionClosed, 'Session not found: initialize a new session');
       return undefined;
     }
+    renewCredential(state.session.principal, principal);
     const version = headerOf(req.headers['mcp-protocol-version']);
     if (version !== undefined && !isSupportedVersion(version)) {
       replyError(res, 400, ErrorCode.InvalidRequest, `Bad Request: unsupported MCP-Protocol-Version '${version}'`);
