@@ -207,6 +207,27 @@ describe('authentication with API keys (auth.mode: required)', () => {
     expect(bad.status).not.toBe(0);
     expect(bad.stderr).toMatch(/SWITCHBOARD_API_KEY is not a usable key: API key 'carol' was revoked/);
   });
+
+  it('switchboard stdio ends, saying why on stderr, once its key is revoked while it runs', async () => {
+    const made = cli(['keys', 'create', '--config', configPath, '--name', 'stdio-frank']);
+    expect(made.code, made.stderr).toBe(0);
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [SWITCHBOARD_BIN, 'stdio', '--config', configPath],
+      env: { ...getDefaultEnvironment(), SWITCHBOARD_API_KEY: made.stdout.trimEnd().split('\n').at(-1)! },
+      stderr: 'pipe',
+    });
+    let stderr = '';
+    transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    const client = new Client({ name: 'e2e-stdio-revoked', version: '1.0.0' });
+    const closed = new Promise<void>((resolve) => (client.onclose = resolve));
+    await client.connect(transport);
+    await client.callTool({ name: 'fx__echo', arguments: { text: 'before the revoke' } });
+    const revoked = cli(['keys', 'revoke', '--config', configPath, 'stdio-frank']);
+    expect(revoked.stdout).toContain('switchboard stdio processes using it end within 2 s');
+    await closed;
+    expect(stderr).toMatch(/switchboard stdio: ending: SWITCHBOARD_API_KEY stopped working: API key 'stdio-frank' was revoked/);
+  });
 });
 
 describe('JWT bearer tokens from an OIDC issuer (auth.jwt)', () => {

@@ -1,5 +1,5 @@
 import { ApiKeyVerifier } from '@switchboard/auth';
-import { StdioFront } from '@switchboard/downstream';
+import { CREDENTIAL_CHECK_MS, StdioFront } from '@switchboard/downstream';
 import type { GatewayConfig } from '@switchboard/config';
 import { createLogger } from '@switchboard/observability';
 import { sqliteConnection } from '@switchboard/persistence';
@@ -16,9 +16,10 @@ export async function runStdio(config: GatewayConfig): Promise<void> {
   const auditStore = await openAuditStore(config, logger);
   // A host that launches `switchboard stdio` is the local user, unless it passes a key.
   const key = process.env.SWITCHBOARD_API_KEY;
+  const keys = new ApiKeyVerifier(sqliteConnection(auditStore.dataSource));
   let principal;
   if (key) {
-    const verdict = new ApiKeyVerifier(sqliteConnection(auditStore.dataSource)).verify(key);
+    const verdict = keys.verify(key);
     if (!verdict.ok) {
       await auditStore.close();
       throw new Error(`SWITCHBOARD_API_KEY is not a usable key: ${verdict.reason}`);
@@ -39,15 +40,38 @@ export async function runStdio(config: GatewayConfig): Promise<void> {
     process.stdout,
     principal,
   );
-  const stop = async () => {
-    front.close();
-    await runtime.drainAndStop(runtime.config.timeouts.shutdownMs);
-    await auditStore.close();
-    logger.flush?.();
-    process.exit(0);
-  };
+  let stopping: Promise<void> | undefined;
+  const stop = (code = 0) =>
+    (stopping ??= (async () => {
+      clearInterval(keyCheck);
+      front.close();
+      await runtime.drainAndStop(runtime.config.timeouts.shutdownMs);
+      await auditStore.close();
+      logger.flush?.();
+      process.exit(code);
+    })());
+  // The whole process is one session: like an HTTP session's streams (credential-check.ts),
+  // it ends within CREDENTIAL_CHECK_MS of its key being revoked or expiring.
+  const keyCheck = setInterval(() => {
+    if (!key) return;
+    const reason = keyRefusal(keys, key);
+    if (reason === undefined) return;
+    process.stderr.write(`switchboard stdio: ending: SWITCHBOARD_API_KEY stopped working: ${reason}\n`);
+    void stop(1);
+  }, CREDENTIAL_CHECK_MS);
+  keyCheck.unref();
   process.once('SIGTERM', () => void stop());
   process.once('SIGINT', () => void stop());
   await front.run();
   await stop();
+}
+
+/** Why the key no longer serves (revoked, expired), or undefined while it does; a database that cannot be read counts as a refusal, as for HTTP sessions. */
+function keyRefusal(keys: ApiKeyVerifier, key: string): string | undefined {
+  try {
+    const verdict = keys.verify(key);
+    return verdict.ok ? undefined : verdict.reason;
+  } catch {
+    return 'the key could not be checked';
+  }
 }

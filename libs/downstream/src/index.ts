@@ -13,3 +13,4 @@ export {
   type RequestAuthenticator,
 } from './http/request-guard.js';
 export { StdioFront } from './stdio/stdio-front.js';
+export { CREDENTIAL_CHECK_MS } from './http/credential-check.js';

@@ -65,7 +65,7 @@ async function revoke(args: string[], usage: string): Promise<number> {
   if (values.help) return printUsage(usage);
   const revoked = await withKeys(values, (store) => store.revoke(argument));
   if (!revoked) throw new CommandError(`no active key named '${argument}' and no key with that id`, 1);
-  process.stdout.write(`revoked key '${revoked.name}' (id ${revoked.id}); it stops working on the next request\n`);
+  process.stdout.write(`revoked key '${revoked.name}' (id ${revoked.id}); it stops working on the next request, and sessions and switchboard stdio processes using it end within 2 s\n`);
   return 0;
 }
 
