@@ -118,6 +118,10 @@ describe('an API key and a token with the same name are two callers', () => {
     expect(textOf(await token.callTool({ name: 'own__env', arguments: { name: 'FIXTURE_TOKEN' } }))).toBe('token-alice-secret');
     expect(textOf(await key.callTool({ name: 'own__env', arguments: { name: 'FIXTURE_TOKEN' } }))).toBe('key-alice-secret');
     expect(cli(['secrets', 'list', '--config', configPath, '--principal', 'key:alice']).stdout).toMatch(/^alice\s+FIXTURE_TOKEN/m);
+    // A bare name that is no key's is most likely meant for the token user: the command says so.
+    const bare = cli(['secrets', 'set', '--config', configPath, '--principal', 'idp-user-7f3a', 'FIXTURE_TOKEN'], 'x\n');
+    expect(bare.stderr).toContain("note: no API key is named 'idp-user-7f3a'");
+    expect(bare.stderr).toContain('a token user is jwt:idp-user-7f3a');
   });
 
   it("keeps the key's inbox questions from the token, and the key's remembered approval from the token's calls", async () => {

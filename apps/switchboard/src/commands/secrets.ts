@@ -1,4 +1,6 @@
+import { ApiKeyStore } from '@switchboard/auth';
 import { sqliteConnection } from '@switchboard/persistence';
+import type { DataSource } from 'typeorm';
 import {
   checkPrincipal,
   checkSecretName,
@@ -29,8 +31,19 @@ async function set(args: string[], usage: string): Promise<number> {
   const { values, name } = parseTarget(args, 'set');
   if (values.help) return printUsage(usage);
   const value = await readValue(name);
-  await withSecrets(values, (store) => store.set(values.principal, name, value));
+  const keys = await withSecrets(values, (store, dataSource) => {
+    store.set(values.principal, name, value);
+    return new ApiKeyStore(dataSource).list();
+  });
   process.stdout.write(`set secret ${name} for ${values.principal}\n`);
+  // A bare name is an API key's (docs/auth.md#callers-by-name); one that names no key is most
+  // likely meant for a token or stdio user, whom it will not serve.
+  if (!values.principal.includes(':') && !keys.some((k) => k.name === values.principal)) {
+    process.stderr.write(
+      `note: no API key is named '${values.principal}', and a bare name serves only that key; ` +
+        `a token user is jwt:${values.principal}, a switchboard stdio user stdio:${values.principal}\n`,
+    );
+  }
   return 0;
 }
 
@@ -98,11 +111,12 @@ async function readValue(name: string): Promise<string> {
   return value;
 }
 
-async function withSecrets<T>(values: StoreOptions, use: (store: PrincipalSecretStore) => T): Promise<T> {
+async function withSecrets<T>(values: StoreOptions, use: (store: PrincipalSecretStore, dataSource: DataSource) => T): Promise<Awaited<T>> {
   const config = loadCommandConfig(values);
   const { dataSource } = await openMigrated(config);
   try {
-    return reportingSecretErrors(() => use(new PrincipalSecretStore(sqliteConnection(dataSource), loadSecretsKey(config.dataDir))));
+    // Awaited here: what `use` started must finish before the database closes.
+    return await reportingSecretErrors(() => use(new PrincipalSecretStore(sqliteConnection(dataSource), loadSecretsKey(config.dataDir)), dataSource));
   } finally {
     await dataSource.destroy();
   }
