@@ -1,8 +1,10 @@
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ProtocolError } from '@modelcontextprotocol/client';
 import { afterAll, describe, expect, it } from 'vitest';
 import { connectHost } from './support/hosts.js';
 import { eventually, startDaemon, stdioFixture, stopAllDaemons, tempDir, writeConfig } from './support/daemon.js';
+import { fixturePath } from '@switchboard/testing';
 import { auditRows } from './support/audit-rows.js';
 
 
@@ -77,5 +79,36 @@ describe('rate limits', () => {
     // The slots are free again.
     await hosts[2].client.callTool({ name: 'fx__echo', arguments: { text: 'now' } });
     await Promise.all(hosts.map((h) => h.close()));
+  });
+
+  it('a refused call starts no per-session upstream process: the limits are decided before the connection is opened', async () => {
+    const dir = tempDir();
+    // Each start of the server's process appends a line here, before the fixture runs.
+    const starts = join(dir, 'starts.log');
+    const preload = join(dir, 'count-start.cjs');
+    writeFileSync(preload, `require('node:fs').appendFileSync(${JSON.stringify(starts)}, 'start\\n');\n`);
+    const own = { command: process.execPath, args: ['-r', preload, fixturePath('stdio')], env: { FIXTURE_NAME: 'own' }, isolation: 'per-session' };
+    const daemon = await startDaemon(
+      writeConfig({ rateLimits: { perPrincipal: { points: 2, durationSec: 60 } }, mcpServers: { own } }, dir),
+    );
+    const startCount = () => readFileSync(starts, 'utf8').split('\n').filter(Boolean).length;
+    const first = await connectHost('streamable-http', { daemon });
+    await eventually(async () => (await first.client.listTools()).tools.some((t) => t.name === 'own__echo'), 15_000, 'own__echo listed');
+    await first.client.callTool({ name: 'own__echo', arguments: { text: 'one' } });
+    await first.client.callTool({ name: 'own__echo', arguments: { text: 'two' } });
+    // The registry's connection that reads the lists, and the first session's own.
+    expect(startCount()).toBe(2);
+
+    const others = await Promise.all([0, 1, 2, 3, 4].map(() => connectHost('streamable-http', { daemon })));
+    for (const host of others) {
+      const error = await refusal(host.client.callTool({ name: 'own__echo', arguments: { text: 'over' } }));
+      expect(error.code).toBe(-31429);
+    }
+    expect(startCount()).toBe(2);
+    // Their audit rows still name the upstream the call was for.
+    const limited = auditRows(join(dir, 'data'), `decision = 'limited'`);
+    expect(limited).toHaveLength(5);
+    for (const row of limited) expect(row).toMatchObject({ name: 'own__echo', upstream: 'own', original_name: 'echo', rule: 'limit:principal' });
+    await Promise.all([first, ...others].map((h) => h.close()));
   });
 });

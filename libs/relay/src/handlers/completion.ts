@@ -3,7 +3,7 @@ import type { Item, MethodHandler, RelayServices } from '../relay.types.js';
 import { optionalObject, optionalStringMap, requireString } from './params.js';
 import { authorized } from '../gates/policy-gate.js';
 import { rateLimited } from '../gates/rate-limited.js';
-import { upstreamOf } from './upstream-of.js';
+import { recordRoute, upstreamOf } from './upstream-of.js';
 
 const EMPTY = { completion: { values: [], hasMore: false } };
 
@@ -54,10 +54,12 @@ export const complete: MethodHandler = async (ctx, services) => {
       : authorized(ctx, services, 'complete', 'Resource', { server: target.server, uri: String(target.ref.uri) });
   if (!allowed) throw invalidParams(ref.type === 'ref/prompt' ? `Unknown prompt: ${String(ref.name)}` : `Unknown resource: ${String(ref.uri)}`);
   const original = (target.ref.name ?? target.ref.uri) as string;
-  const connection = await upstreamOf(ctx, services, target.server, ctx.audit, original);
-  // An upstream without completions simply has no suggestions; that is not an error for the host.
-  if (!connection.capabilities.completions) return EMPTY;
-  return rateLimited(ctx, services, target.server, () =>
-    services.forwarder.forward(ctx.session, ctx.request, connection, { ...ctx.params, ref: target.ref }, ctx),
-  );
+  recordRoute(ctx.audit, target.server, original);
+  // Opened past the rate limits: a refused request starts no upstream process (tools-call.ts).
+  return rateLimited(ctx, services, target.server, async () => {
+    const connection = await upstreamOf(ctx, services, target.server);
+    // An upstream without completions simply has no suggestions; that is not an error for the host.
+    if (!connection.capabilities.completions) return EMPTY;
+    return services.forwarder.forward(ctx.session, ctx.request, connection, { ...ctx.params, ref: target.ref }, ctx);
+  });
 };

@@ -4,7 +4,7 @@ import { optionalStringMap, requireString } from './params.js';
 import { publicUrisInMessages } from './uri-mapping.js';
 import { authorized } from '../gates/policy-gate.js';
 import { rateLimited } from '../gates/rate-limited.js';
-import { upstreamDown, upstreamOf } from './upstream-of.js';
+import { recordRoute, upstreamDown, upstreamOf } from './upstream-of.js';
 
 export const getPrompt: MethodHandler = async (ctx, services) => {
   const publicName = requireString(ctx.params, 'name');
@@ -21,9 +21,11 @@ export const getPrompt: MethodHandler = async (ctx, services) => {
   if (!authorized(ctx, services, 'get', 'Prompt', { server: target.server, name: publicName, args })) {
     throw invalidParams(`Unknown prompt: ${publicName}`);
   }
-  const connection = await upstreamOf(ctx, services, target.server, ctx.audit, target.name);
-  const result = await rateLimited(ctx, services, target.server, () =>
-    services.forwarder.forward(ctx.session, ctx.request, connection, { ...ctx.params, name: target.name }, ctx),
-  );
+  recordRoute(ctx.audit, target.server, target.name);
+  // Opened past the rate limits: a refused request starts no upstream process (tools-call.ts).
+  const result = await rateLimited(ctx, services, target.server, async () => {
+    const connection = await upstreamOf(ctx, services, target.server);
+    return services.forwarder.forward(ctx.session, ctx.request, connection, { ...ctx.params, name: target.name }, ctx);
+  });
   return publicUrisInMessages(services.catalog.current, target.server, result);
 };

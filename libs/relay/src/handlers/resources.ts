@@ -4,7 +4,7 @@ import { requireString } from './params.js';
 import { publicUrisInContents } from './uri-mapping.js';
 import { authorized } from '../gates/policy-gate.js';
 import { rateLimited } from '../gates/rate-limited.js';
-import { upstreamOf } from './upstream-of.js';
+import { recordRoute, upstreamOf } from './upstream-of.js';
 
 function resolve(services: RelayServices, uri: string): { server: string; uri: string } {
   const target = services.catalog.current.resolveResource(uri);
@@ -45,10 +45,12 @@ export const readResource: MethodHandler = async (ctx, services) => {
   // Judged by the URI the upstream will read, whatever spelling the host used (a
   // switchboard://SERVER/... gateway URI wraps it): rules name the upstreams' URIs.
   if (!authorized(ctx, services, 'read', 'Resource', { server: target.server, uri: target.uri })) throw notFound(uri);
-  const connection = await upstreamOf(ctx, services, target.server, ctx.audit, target.uri);
-  const result = await rateLimited(ctx, services, target.server, () =>
-    services.forwarder.forward(ctx.session, ctx.request, connection, { ...ctx.params, uri: target.uri }, ctx),
-  ).catch((err: unknown) => {
+  recordRoute(ctx.audit, target.server, target.uri);
+  // Opened past the rate limits: a refused request starts no upstream process (tools-call.ts).
+  const result = await rateLimited(ctx, services, target.server, async () => {
+    const connection = await upstreamOf(ctx, services, target.server);
+    return services.forwarder.forward(ctx.session, ctx.request, connection, { ...ctx.params, uri: target.uri }, ctx);
+  }).catch((err: unknown) => {
     throw upstreamNotFound(err, target.uri) ? notFound(uri) : err;
   });
   return publicUrisInContents(services.catalog.current, target.server, result);

@@ -5,14 +5,14 @@ import { publicUrisInContent } from './uri-mapping.js';
 import { authorized } from '../gates/policy-gate.js';
 import { rateLimited } from '../gates/rate-limited.js';
 import { approved } from '../gates/approval-gate.js';
-import { upstreamDown, upstreamOf } from './upstream-of.js';
+import { recordRoute, upstreamDown, upstreamOf } from './upstream-of.js';
 
 /**
  * tools/call: the public name is resolved to (upstream, original name) by the catalog and the
  * call forwarded with the original name. The audit row is written around this by the dispatcher
  * (audit/audited-request.ts). The gates run here: the policy (gates/policy-gate.ts), a
  * human's approval when a `confirm` rule asks for one (gates/approval-gate.ts), then the rate
- * limits (gates/rate-limited.ts). Approval comes before the rate limits: a call waiting minutes for a human must not hold one of the upstream's
+ * limits (gates/rate-limited.ts), and only then is the upstream connection opened. Approval comes before the rate limits: a call waiting minutes for a human must not hold one of the upstream's
  * concurrency slots, and a call the human refuses spends no quota.
  */
 export const callTool: MethodHandler = async (ctx, services) => {
@@ -42,9 +42,12 @@ export const callTool: MethodHandler = async (ctx, services) => {
     );
   }
   await approved(ctx, services, { server: target.server, tool: publicName, originalName: target.name, args });
-  const connection = await upstreamOf(ctx, services, target.server, ctx.audit, target.name);
-  const result = await rateLimited(ctx, services, target.server, () =>
-    services.forwarder.forward(ctx.session, ctx.request, connection, { ...ctx.params, name: target.name }, ctx),
-  );
+  recordRoute(ctx.audit, target.server, target.name);
+  // The connection is opened inside the gate: a refused call must not start a per-session
+  // or per-principal upstream process.
+  const result = await rateLimited(ctx, services, target.server, async () => {
+    const connection = await upstreamOf(ctx, services, target.server);
+    return services.forwarder.forward(ctx.session, ctx.request, connection, { ...ctx.params, name: target.name }, ctx);
+  });
   return publicUrisInContent(services.catalog.current, target.server, result);
 };

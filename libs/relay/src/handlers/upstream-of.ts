@@ -5,10 +5,22 @@ import type { AuditFacts } from '../audit/audit-facts.js';
 import type { RelayServices, RequestContext } from '../relay.types.js';
 
 /**
+ * Records the route (upstream, and its own name for the item) for the audit row. Handlers
+ * call it before the rate-limit gate, so that a limited request's row names its upstream
+ * although no connection was opened for it.
+ */
+export function recordRoute(facts: AuditFacts, server: string, originalName?: string): void {
+  facts.upstream = server;
+  facts.originalName = originalName ?? null;
+}
+
+/**
  * The connection a request for `server` goes through: the shared one; for an
  * `isolation: per-principal` server the caller's own (opened with their secrets on first
  * use); for a per-session one the session's own (opened on its first request there).
- * Records the route (upstream and its own name for the item) for the audit row.
+ * Opening one starts a process or an HTTP session, so callers ask only once every gate
+ * (policy, approval, rate limits) has let the request through. Records the route for the
+ * audit row when given `facts`.
  */
 export async function upstreamOf(
   ctx: Pick<RequestContext, 'session'>,
@@ -17,10 +29,7 @@ export async function upstreamOf(
   facts?: AuditFacts,
   originalName?: string,
 ): Promise<UpstreamConnection> {
-  if (facts) {
-    facts.upstream = server;
-    facts.originalName = originalName ?? null;
-  }
+  if (facts) recordRoute(facts, server, originalName);
   const config = isolatedConfig(services, server);
   if (config?.isolation === 'per-session' && services.sessionConnections) {
     // A request still running for a session that has just ended must not open a connection
