@@ -232,3 +232,33 @@ describe('isolation: per-session', () => {
     expect(isAlive(await pidOf(full, 'own'))).toBe(true);
   });
 });
+
+describe('a shared server: the level it is asked for follows the sessions that join and leave', () => {
+  let daemon: DaemonHandle;
+
+  beforeAll(async () => {
+    daemon = await startDaemon({ mcpServers: { fx: stdioFixture() } });
+  });
+
+  it('a new session (info by default) is not silenced by a quieter one, and a debug session that leaves takes its level along', async () => {
+    const quiet = await host(daemon, 'quiet', {});
+    await eventually(async () => (await quiet.client.listTools()).tools.some((t) => t.name === 'fx__log'), 15_000, 'fx__log listed');
+    await quiet.client.setLoggingLevel('error');
+    expect((await statsOf(quiet, 'fx')).logLevel).toBe('error');
+
+    // Its initialize is answered once the upstream has the level the new session wants.
+    const fresh = await host(daemon, 'fresh', {});
+    expect((await statsOf(fresh, 'fx')).logLevel).toBe('info');
+    expect(await call(fresh, 'fx__log', { level: 'warning', message: 'for the default threshold' })).toBe('logged at warning');
+    await eventually(() => fresh.logs.some((l) => JSON.stringify(l).includes('for the default threshold')), 5_000, 'the warning at the new session');
+
+    const chatty = await host(daemon, 'chatty', {});
+    await chatty.client.setLoggingLevel('debug');
+    expect((await statsOf(quiet, 'fx')).logLevel).toBe('debug');
+    await chatty.end();
+    await eventually(async () => (await statsOf(quiet, 'fx')).logLevel === 'info', 5_000, 'the upstream back at info once the debug session left');
+    await fresh.end();
+    await eventually(async () => (await statsOf(quiet, 'fx')).logLevel === 'error', 5_000, 'the upstream at error once only the error session is left');
+    await quiet.end();
+  });
+});

@@ -2,7 +2,7 @@ import { ErrorCode, MAX_JSON_DEPTH, McpError, callerName, invalidParams, methodN
 import { complete } from './handlers/completion.js';
 import { initialize, ping } from './handlers/lifecycle.js';
 import { listPrompts, listResources, listResourceTemplates, listTools } from './handlers/lists.js';
-import { setLevel } from './handlers/logging.js';
+import { pushSharedLogLevel, setLevel } from './handlers/logging.js';
 import { getPrompt } from './handlers/prompts.js';
 import { readResource, subscribe, unsubscribe } from './handlers/resources.js';
 import { callTool } from './handlers/tools-call.js';
@@ -36,7 +36,10 @@ const METHODS: Record<string, MethodHandler> = {
 export class GatewayDispatcher {
   private draining = false;
 
-  constructor(readonly services: RelayServices) {}
+  constructor(readonly services: RelayServices) {
+    // A session that leaves may have been the one that wanted the most verbose level.
+    services.sessions.onClose(() => void pushSharedLogLevel(services, true));
+  }
 
   /** After this, new requests other than ping are refused with -32011 while in-flight ones finish. */
   startDraining(): void {

@@ -112,10 +112,16 @@ const levelPushes = new WeakMap<UpstreamConnection, Promise<void>>();
  * upstream (separate POSTs) and leave it at a stale, quieter level, and the last one queued
  * always carries the current wish. Failures are swallowed: the level is advisory.
  */
-export function pushUpstreamLogLevel(connection: UpstreamConnection, sessions: SessionDirectory, onlySession?: string): Promise<void> {
+export function pushUpstreamLogLevel(
+  connection: UpstreamConnection,
+  sessions: SessionDirectory,
+  onlySession?: string,
+  /** What to send when no session asks for a level (after those that did have left). */
+  fallback?: LogLevel,
+): Promise<void> {
   const previous = levelPushes.get(connection) ?? Promise.resolve();
   const next = previous.then(async () => {
-    const level = upstreamLogLevel(sessions, onlySession);
+    const level = upstreamLogLevel(sessions, onlySession) ?? fallback;
     if (!level || !connection.isAvailable || !connection.capabilities.logging) return;
     await connection
       .request('logging/setLevel', { level }, { timeoutMs: connection.config.timeouts.requestMs })

@@ -3,6 +3,7 @@ import type { UpstreamConnection } from '@switchboard/upstream';
 import type { Item, MethodHandler, RelayServices } from '../relay.types.js';
 import type { DownstreamSession } from '../session.js';
 import { optionalObject } from './params.js';
+import { pushSharedLogLevel } from './logging.js';
 
 /** How long initialize waits for upstreams still on their first connect, so the first lists are full. */
 const WARM_WAIT_MS = 5_000;
@@ -19,7 +20,9 @@ export const initialize: MethodHandler = async ({ session, params }, services) =
   session.clientCapabilities = capabilities;
   session.clientInfo = clientInfo;
 
-  await services.sync.warm(WARM_WAIT_MS);
+  // A new session wants the default level (info): a quieter level asked by earlier sessions
+  // must not silence it. Answered once the upstreams have it, as logging/setLevel is.
+  await Promise.all([services.sync.warm(WARM_WAIT_MS), pushSharedLogLevel(services, true)]);
   const upstreams = services.registry.all();
   const seesAnythingOf = visibilityOf(session.principal, services);
   const instructions = mergedInstructions(upstreams.filter((u) => u.instructions && seesAnythingOf(u.name)));
