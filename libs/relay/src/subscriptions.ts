@@ -135,15 +135,27 @@ export class SubscriptionManager {
     });
   }
 
+  /**
+   * To the sessions subscribed to `uri`, and to those subscribed to a resource it is a
+   * sub-resource of: the spec lets a server report an update of a sub-resource of the URI
+   * that was subscribed to. Each session hears it once, by its most specific subscription,
+   * under the URI it would know it by: its subscribed URI with the rest appended (a gateway
+   * URI carries the upstream's one verbatim, so the same suffix fits it too).
+   */
   private deliver(server: string, owner: string, uri: string, params: Record<string, unknown> | undefined): void {
-    const sub = this.subs.get(keyOf(server, owner, uri));
-    if (!sub) return;
-    for (const [sessionId, publicUri] of sub.sessions) {
-      const session = this.sessions.get(sessionId);
-      if (!session) continue;
-      void session
-        .send({ jsonrpc: '2.0', method: 'notifications/resources/updated', params: { ...params, uri: publicUri } })
-        .catch(() => undefined);
+    const told = new Set<string>();
+    for (const subscribed of [uri, ...ancestorsOf(uri)]) {
+      const sub = this.subs.get(keyOf(server, owner, subscribed));
+      if (!sub) continue;
+      const rest = uri.slice(subscribed.length);
+      for (const [sessionId, publicUri] of sub.sessions) {
+        const session = this.sessions.get(sessionId);
+        if (!session || told.has(sessionId)) continue;
+        told.add(sessionId);
+        void session
+          .send({ jsonrpc: '2.0', method: 'notifications/resources/updated', params: { ...params, uri: publicUri + rest } })
+          .catch(() => undefined);
+      }
     }
   }
 
@@ -157,4 +169,18 @@ export class SubscriptionManager {
       });
     }
   }
+}
+
+/**
+ * The URIs `uri` is a sub-resource of, nearest first: each prefix that ends at a `/`
+ * boundary, with and without that `/` (`a://x/y/z` is under `a://x/y/` and `a://x/y`).
+ * A prefix ending inside a path segment is no ancestor: `a://x/yz` is not under `a://x/y`.
+ */
+function ancestorsOf(uri: string): string[] {
+  const out: string[] = [];
+  for (let i = uri.lastIndexOf('/', uri.length - 2); i >= 0; i = i === 0 ? -1 : uri.lastIndexOf('/', i - 1)) {
+    out.push(uri.slice(0, i + 1));
+    if (i > 0) out.push(uri.slice(0, i));
+  }
+  return out;
 }
