@@ -522,6 +522,39 @@ describe('capabilities: the union of the upstreams', () => {
   });
 });
 
+describe('a 2024-11-05 upstream, which completes without a capability to say so', () => {
+  const legacy = (env: Record<string, string> = {}) => ({
+    command: process.execPath,
+    args: [join(REPO_ROOT, 'test/fixtures/upstream-2024-11-05.mjs')],
+    env,
+  });
+  const complete = (host: Host, value: string) =>
+    host.client.complete({ ref: { type: 'ref/prompt', name: 'greet' }, argument: { name: 'name', value } });
+
+  it('is asked: completions are advertised, and its suggestions reach the host', async () => {
+    const daemon = await start({ namespace: 'none', mcpServers: { legacy: legacy() } });
+    try {
+      const host = await connectHost('streamable-http', { daemon });
+      expect(host.client.getServerCapabilities()).toMatchObject({ prompts: { listChanged: true }, completions: {} });
+      expect((await complete(host, 'al')).completion.values).toEqual(['albert', 'alice']);
+      await host.close();
+    } finally {
+      await daemon.stop();
+    }
+  });
+
+  it('that does not complete answers -32601, which the host hears as no suggestions', async () => {
+    const daemon = await start({ namespace: 'none', mcpServers: { legacy: legacy({ LEGACY_COMPLETES: '0' }) } });
+    try {
+      const host = await connectHost('streamable-http', { daemon });
+      expect((await complete(host, 'al')).completion).toEqual({ values: [], hasMore: false });
+      await host.close();
+    } finally {
+      await daemon.stop();
+    }
+  });
+});
+
 describe('the public reference server (@modelcontextprotocol/server-everything) next to a fixture', () => {
   const PAGE = 4;
   let daemon: DaemonHandle;

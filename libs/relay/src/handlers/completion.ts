@@ -1,4 +1,5 @@
-import { invalidParams } from '@switchboard/core';
+import { ErrorCode, McpError, invalidParams } from '@switchboard/core';
+import type { UpstreamConnection } from '@switchboard/upstream';
 import type { Item, MethodHandler, RelayServices } from '../relay.types.js';
 import { optionalObject, optionalStringMap, requireString } from './params.js';
 import { authorized } from '../gates/policy-gate.js';
@@ -59,7 +60,22 @@ export const complete: MethodHandler = async (ctx, services) => {
   return rateLimited(ctx, services, target.server, async () => {
     const connection = await upstreamOf(ctx, services, target.server);
     // An upstream without completions simply has no suggestions; that is not an error for the host.
-    if (!connection.capabilities.completions) return EMPTY;
-    return services.forwarder.forward(ctx.session, ctx.request, connection, { ...ctx.params, ref: target.ref }, ctx);
+    if (!mayComplete(connection)) return EMPTY;
+    return services.forwarder.forward(ctx.session, ctx.request, connection, { ...ctx.params, ref: target.ref }, ctx).catch((err: unknown) => {
+      // A 2024-11-05 server that was only possibly completing (below) and does not.
+      if (!connection.capabilities.completions && err instanceof McpError && err.code === ErrorCode.MethodNotFound) return EMPTY;
+      throw err;
+    });
   });
 };
+
+/**
+ * Whether an upstream may answer completion/complete. The `completions` capability came with
+ * 2025-03-26; a 2024-11-05 server had the method without any capability to declare it, so
+ * one that offers prompts or resources (what completions are for) may complete, and is asked.
+ */
+export function mayComplete(connection: Pick<UpstreamConnection, 'capabilities' | 'protocolVersion'>): boolean {
+  const c = connection.capabilities;
+  if (c.completions) return true;
+  return connection.protocolVersion === '2024-11-05' && Boolean(c.prompts || c.resources);
+}

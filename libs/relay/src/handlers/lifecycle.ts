@@ -4,6 +4,7 @@ import type { Item, MethodHandler, RelayServices } from '../relay.types.js';
 import type { DownstreamSession } from '../session.js';
 import { optionalObject } from './params.js';
 import { pushSharedLogLevel } from './logging.js';
+import { mayComplete } from './completion.js';
 
 /** How long initialize waits for upstreams still on their first connect, so the first lists are full. */
 const WARM_WAIT_MS = 5_000;
@@ -51,7 +52,7 @@ export function advertisedCapabilities(upstreams: UpstreamConnection[]): Item {
       const subscribe = Boolean((c.resources as Item).subscribe) || Boolean((caps.resources as Item | undefined)?.subscribe);
       caps.resources = { listChanged: true, ...(subscribe ? { subscribe: true } : {}) };
     }
-    if (c.completions) caps.completions = {};
+    if (mayComplete(u)) caps.completions = {};
   }
   return caps;
 }
