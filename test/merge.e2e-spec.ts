@@ -694,4 +694,22 @@ describe('dead upstreams never block the others', () => {
     expect(status.byName.offline.transport).toMatch(/http/);
     await host.close();
   });
+
+  it('one never reached yet counts as possibly offering prompts, resources and completions, so early sessions are not left without them', async () => {
+    const toolsOnly = { command: process.execPath, args: [join(REPO_ROOT, 'test/fixtures/upstream-2024-11-05.mjs')], env: { LEGACY_TOOLS_ONLY: '1' } };
+    const early = await start({ mcpServers: { legacy: toolsOnly, offline: { type: 'http', url: `http://127.0.0.1:${closedPort}/mcp` } } });
+    try {
+      const host = await connectHost('streamable-http', { daemon: early });
+      expect(host.client.getServerCapabilities()).toEqual({
+        tools: { listChanged: true },
+        prompts: { listChanged: true },
+        resources: { listChanged: true },
+        completions: {},
+        logging: {},
+      });
+      await host.close();
+    } finally {
+      await early.stop();
+    }
+  });
 });

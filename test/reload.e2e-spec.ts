@@ -1,11 +1,13 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { fixturePath } from '@switchboard/testing';
+import { fixturePath, HELLO_URI } from '@switchboard/testing';
+import { ProtocolError } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   eventually,
   isAlive,
+  REPO_ROOT,
   startDaemon,
   stdioFixture,
   stopAllDaemons,
@@ -399,5 +401,38 @@ describe('a server added ahead of another that lists the same names and URIs', (
     expect(await uris()).toEqual(expect.arrayContaining([hello, `switchboard://a0/${hello}`]));
     expect((await own.client.readResource({ uri: hello })).contents).toEqual([expect.objectContaining({ text: 'Hello from fixture-b' })]);
     expect(JSON.parse(await text('a0__stats')).name).toBe('fixture-a0');
+  });
+});
+
+describe("a session's capabilities, fixed at initialize, through a reload that adds a server with more", () => {
+  it('hears list_changed only for the lists it was given, and cannot subscribe', async () => {
+    const own = tempDir('sb-reload-caps-');
+    const toolsOnly = { command: process.execPath, args: [join(REPO_ROOT, 'test/fixtures/upstream-2024-11-05.mjs')], env: { LEGACY_TOOLS_ONLY: '1' } };
+    const config = (servers: Json) => ({ listen: { host: '127.0.0.1', port: 0 }, dataDir: join(own, 'data'), log: { level: 'warn' }, mcpServers: servers });
+    const path = writeConfig(config({ legacy: toolsOnly }), own);
+    const d = await startDaemon(path);
+    const h = await connectHost('streamable-http', { daemon: d });
+    try {
+      expect(h.client.getServerCapabilities()).toEqual({ tools: { listChanged: true }, logging: {} });
+      const count = (list: string) => h.notifications.get(`notifications/${list}/list_changed`)?.length ?? 0;
+
+      writeFileSync(path, JSON.stringify(config({ legacy: toolsOnly, fx: stdioFixture() })));
+      await eventually(async () => count('tools') >= 1 && (await h.client.listTools()).tools.some((t) => t.name === 'fx__echo'), 15_000, 'fx added');
+      const refused = await h.client.subscribeResource({ uri: HELLO_URI }).then(() => undefined, (err: unknown) => err);
+      expect(refused).toBeInstanceOf(ProtocolError);
+      expect((refused as ProtocolError).code).toBe(-32601);
+
+      // A second change: its tools/list_changed comes after anything the first one sent on
+      // the same stream, so once it is here, a prompts or resources one would be too.
+      writeFileSync(path, JSON.stringify(config({ legacy: toolsOnly })));
+      await eventually(() => count('tools') >= 2, 15_000, 'tools/list_changed after removing fx');
+      expect(count('prompts')).toBe(0);
+      expect(count('resources')).toBe(0);
+      expect(h.client.getServerCapabilities()).toEqual({ tools: { listChanged: true }, logging: {} });
+    } finally {
+      await h.close();
+      await d.stop();
+      rmSync(own, { recursive: true, force: true });
+    }
   });
 });

@@ -126,3 +126,26 @@ describe('a per-session connection', () => {
     expect(got.b).toEqual([{ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'error', data: 'x', logger: 'shell' } }]);
   });
 });
+
+describe('list_changed', () => {
+  it('reaches each session only for the lists it was given at initialize', () => {
+    const sessions = new SessionDirectory();
+    const got: Record<string, string[]> = { narrow: [], wide: [], unnegotiated: [] };
+    const caps: Record<string, Item | undefined> = {
+      narrow: { tools: { listChanged: true }, logging: {} },
+      wide: { tools: { listChanged: true }, prompts: { listChanged: true }, resources: { listChanged: true }, logging: {} },
+      unnegotiated: undefined,
+    };
+    for (const id of Object.keys(got)) {
+      const s = { id, initialized: true, serverCapabilities: caps[id], send: async (m: { method: string }) => void got[id].push(m.method) };
+      sessions.add(s as unknown as DownstreamSession);
+    }
+    const registry = new UpstreamRegistry({ logger: silentLogger(), factory: new DefaultTransportFactory(), client: { name: 't', version: '1' } });
+    new NotificationFanout(sessions, registry, new CatalogStore()).listsChanged();
+    expect(got).toEqual({
+      narrow: ['notifications/tools/list_changed'],
+      wide: ['notifications/tools/list_changed', 'notifications/prompts/list_changed', 'notifications/resources/list_changed'],
+      unnegotiated: [],
+    });
+  });
+});

@@ -56,8 +56,17 @@ export class NotificationFanout {
     this.broadcast('notifications/resources/list_changed');
   }
 
+  /**
+   * `notifications/<list>/list_changed` to the sessions that were given `<list>` with
+   * listChanged at initialize. A session's capabilities are fixed then: one initialized
+   * before a reload added the first server with prompts was not told it has prompts, and
+   * must not hear of them (the spec has both sides use only what was negotiated).
+   */
   private broadcast(method: string): void {
+    const list = method.split('/')[1];
     for (const session of this.sessions.initialized()) {
+      const given = session.serverCapabilities?.[list] as { listChanged?: boolean } | undefined;
+      if (!given?.listChanged) continue;
       void session.send({ jsonrpc: '2.0', method }).catch(() => undefined);
     }
   }

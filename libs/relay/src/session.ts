@@ -28,6 +28,11 @@ export interface DownstreamSession {
   protocolVersion: string;
   clientInfo?: Item;
   clientCapabilities: Item;
+  /**
+   * What initialize advertised to this host, fixed for the session: the gateway sends it
+   * no notification of a capability it was not given (notification-fanout.ts).
+   */
+  serverCapabilities?: Item;
   /** True once the host sent notifications/initialized. */
   initialized: boolean;
   /** Set by logging/setLevel; undefined means the default threshold. */

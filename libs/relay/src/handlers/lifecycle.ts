@@ -27,9 +27,10 @@ export const initialize: MethodHandler = async ({ session, params }, services) =
   const upstreams = services.registry.all();
   const seesAnythingOf = visibilityOf(session.principal, services);
   const instructions = mergedInstructions(upstreams.filter((u) => u.instructions && seesAnythingOf(u.name)));
+  session.serverCapabilities = advertisedCapabilities(upstreams);
   return {
     protocolVersion: session.protocolVersion,
-    capabilities: advertisedCapabilities(upstreams),
+    capabilities: session.serverCapabilities,
     serverInfo: services.serverInfo,
     ...(instructions ? { instructions } : {}),
   };
@@ -42,17 +43,27 @@ export const ping: MethodHandler = async () => ({});
  * gateway's purpose (upstreams may appear later through a config reload), and the gateway
  * forwards upstream logs. Every list capability has listChanged, since the merged lists change
  * whenever an upstream comes or goes.
+ *
+ * A session keeps what it was given here for its whole life, so an upstream that is down
+ * when a host initializes must not cost that session its prompts or resources for good:
+ * one that was up before counts with the capabilities it last had (a connection keeps them
+ * while it reconnects), and one never reached yet (still starting, or failing) counts as
+ * possibly offering prompts, resources and completions. The price of a guess that turns
+ * out wrong is an empty list, where the price of leaving it out would be a list the host
+ * never asks for. Subscriptions are only advertised when an upstream said it has them: a
+ * host that subscribes must not be refused for a guess.
  */
 export function advertisedCapabilities(upstreams: UpstreamConnection[]): Item {
   const caps: Item = { tools: { listChanged: true }, logging: {} };
   for (const u of upstreams) {
-    const c = u.capabilities;
+    const neverReached = u.protocolVersion === undefined;
+    const c = neverReached ? { prompts: {}, resources: {}, completions: {} } : u.capabilities;
     if (c.prompts) caps.prompts = { listChanged: true };
     if (c.resources) {
       const subscribe = Boolean((c.resources as Item).subscribe) || Boolean((caps.resources as Item | undefined)?.subscribe);
       caps.resources = { listChanged: true, ...(subscribe ? { subscribe: true } : {}) };
     }
-    if (mayComplete(u)) caps.completions = {};
+    if (neverReached || mayComplete(u)) caps.completions = {};
   }
   return caps;
 }

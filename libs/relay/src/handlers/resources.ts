@@ -72,6 +72,12 @@ function upstreamNotFound(err: unknown, upstreamUri: string): boolean {
 export const subscribe: MethodHandler = async (ctx, services) => {
   const { session, params } = ctx;
   const uri = requireString(params, 'uri');
+  // A session that was not given resources.subscribe at initialize would never hear of
+  // updates (notifications go by what was negotiated): refused, as a server without the
+  // capability refuses it, rather than accepted and left silent.
+  if (!(session.serverCapabilities?.resources as Record<string, unknown> | undefined)?.subscribe) {
+    throw new McpError(ErrorCode.MethodNotFound, 'Resource subscriptions were not negotiated for this session');
+  }
   const target = resolve(services, uri);
   if (!authorized(ctx, services, 'subscribe', 'Resource', { server: target.server, uri: target.uri })) throw notFound(uri);
   const connection = await upstreamOf(ctx, services, target.server);
