@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
+  callerName,
   ErrorCode,
   McpError,
   duplicateIdMessage,
@@ -241,7 +242,7 @@ export class StreamableHttpService {
    * caller's own sessions are counted or ended, so one credential cannot crowd out others.
    */
   private roomForSession(req: IncomingMessage, principal: AuthPrincipal): boolean {
-    const own = this.byCaller.get(callerKey(principal));
+    const own = this.byCaller.get(callerName(principal));
     const limit = this.deps.config().rateLimits.sessionsPerPrincipal ?? DEFAULT_SESSIONS_PER_PRINCIPAL;
     if (!own || own.size < limit) return true;
     let idlest: HttpSession | undefined;
@@ -277,7 +278,7 @@ export class StreamableHttpService {
       exchange?.cancelled(requestId);
     };
     this.sessions.set(id, state);
-    const key = callerKey(principal);
+    const key = callerName(principal);
     const own = this.byCaller.get(key) ?? new Set<HttpSession>();
     this.byCaller.set(key, own.add(state));
     this.deps.sessions.add(state.session);
@@ -324,7 +325,7 @@ export class StreamableHttpService {
     const state = this.sessions.get(id);
     if (!state) return;
     this.sessions.delete(id);
-    const key = callerKey(state.session.principal);
+    const key = callerName(state.session.principal);
     const own = this.byCaller.get(key);
     if (own?.delete(state) && own.size === 0) this.byCaller.delete(key);
     state.standalone?.end();
@@ -338,7 +339,3 @@ export class StreamableHttpService {
   }
 }
 
-/** Who holds sessions, for counting them: a key and a token with the same name are two callers. */
-function callerKey(principal: Pick<AuthPrincipal, 'id' | 'authMethod'>): string {
-  return `${principal.authMethod}\u0000${principal.id}`;
-}
