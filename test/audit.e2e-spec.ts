@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { statSync } from 'node:fs';
+import { rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import request from 'supertest';
@@ -266,6 +266,31 @@ describe('strict mode when the database is locked by another process', () => {
         ['refused', 'refused', -32013],
         ['after', 'allowed', null],
       ]);
+    } finally {
+      await host.close();
+    }
+  });
+});
+
+describe('strict mode when the data directory is deleted under the daemon', () => {
+  it('refuses calls with -32013 saying so, instead of committing into a file no one can open', async () => {
+    const dir = tempDir();
+    const dataDir = join(dir, 'data');
+    const daemon = await startDaemon(writeConfig({ mcpServers: { fx: stdioFixture() }, audit: { flushMs: 50 } }, dir));
+    const host = await connectHost('streamable-http', { daemon });
+    try {
+      await host.client.callTool({ name: 'fx__echo', arguments: { text: 'before' } });
+      rmSync(dataDir, { recursive: true, force: true });
+      // The first calls may still be answered (their rows reach the journal's open file);
+      // the next commit finds the files gone, and from then on calls are refused.
+      const refusal = await eventually(
+        () => host.client.callTool({ name: 'fx__echo', arguments: { text: 'after' } }).then(() => undefined, (err: unknown) => err),
+        10_000,
+        'a call refused',
+      );
+      expect(refusal).toMatchObject({ code: -32013, message: expect.stringMatching(/switchboard\.sqlite was deleted while the daemon ran/) });
+      expect((await fetch(`${daemon.baseUrl}/readyz`)).status).toBe(503);
+      expect(daemon.stderr()).toMatch(/cannot write the audit log/);
     } finally {
       await host.close();
     }

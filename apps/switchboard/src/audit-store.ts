@@ -3,8 +3,10 @@ import {
   AUDIT_ENTITIES,
   AuditLog,
   AuditWriter,
+  FilesInPlace,
   RetentionJob,
   committerFor,
+  committingInPlace,
   createRedactor,
   journalFor,
   parseRetention,
@@ -103,18 +105,20 @@ export async function openAuditStore(config: GatewayConfig, logger: Logger): Pro
     logger.warn('audit log disabled by configuration (audit.enabled: false): tool calls are not recorded');
     return { dataSource, close: () => dataSource.destroy() };
   }
-  const committer = committerFor(db, {
-    file: databasePath(config),
-    synchronous: settings.synchronous,
-    busyTimeoutMs: WRITER_BUSY_TIMEOUT_MS,
-  });
+  // Strict on `normal`: answers wait for a write to the journal instead of a commit (ADR 007).
+  const journal = journalFor(settings, journalDir(config));
+  // A data directory deleted under the daemon must stop the log loudly, not take its rows along.
+  const inPlace = new FilesInPlace([databasePath(config), ...(journal ? [journal.path] : [])]);
+  const committer = committingInPlace(
+    committerFor(db, { file: databasePath(config), synchronous: settings.synchronous, busyTimeoutMs: WRITER_BUSY_TIMEOUT_MS }),
+    inPlace,
+  );
   const writer = new AuditWriter(committer, {
     mode: settings.mode,
     flushMs: settings.flushMs,
     maxQueuedRows: settings.maxQueuedRows,
     logger,
-    // Strict on `normal`: answers wait for a write to the journal instead of a commit (ADR 007).
-    journal: journalFor(settings, journalDir(config)),
+    journal,
   });
   const log = new AuditLog(writer, {
     redactor: createRedactor(settings.redact),

@@ -5,6 +5,7 @@ export * from './writer/audit-writer.js';
 export * from './writer/committer.js';
 export { WorkerCommitter } from './writer/worker-committer.js';
 export { committerFor } from './writer/committer-for.js';
+export { FilesInPlace, AuditFilesGoneError, committingInPlace } from './writer/files-in-place.js';
 export * from './query/audit-query.js';
 export * from './query/filter-values.js';
 export * from './chain/verify-chain.js';
