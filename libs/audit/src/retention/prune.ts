@@ -11,14 +11,29 @@ export interface PruneResult {
 }
 
 /**
- * The last row a run removes: the newest row older than the cut-off, the head excluded.
+ * The newest row older than the cut-off, the head excluded: no row after it can be pruned.
  * `INDEXED BY`: left to itself, SQLite answers MAX(id) by walking the table down from the
  * head until a row is old enough, reading every row retention keeps (11 s for 1.7 million
  * rows with a cold cache) on the daemon's event loop, every hour. The time index holds
  * only `at` and the id, and only its entries older than the cut-off are read.
+ *
+ * It is only a bound, not the last row a run removes: see firstKeptAfter.
  */
 export const PLAN_SQL =
   'SELECT MAX(id) AS id FROM audit_entry INDEXED BY audit_entry_at WHERE at < ? AND id < (SELECT MAX(id) FROM audit_entry)';
+
+/**
+ * The first row in (after, through] that is not older than the cut-off, read along the
+ * primary key. `at` is when a request arrived and the id is assigned at commit, so `at`
+ * does not rise with the id: a journal stranded by a crash and moved in by a later start,
+ * a call that ran longer than the retention period, or relaxed-mode rows held through an
+ * outage land after newer rows. Pruning removes a prefix of ids (the anchor is one id and
+ * hash), so it must stop before the first row that is still due to be kept.
+ */
+const FIRST_KEPT_SQL = 'SELECT id FROM audit_entry WHERE id > ? AND id <= ? AND at >= ? ORDER BY id LIMIT 1';
+
+/** Rows of the primary key read per step of the plan, in chunks of the delete's size. */
+const PLAN_CHUNKS_PER_STEP = 8;
 
 /**
  * How much of the event loop a pruning run may take: after each chunk it rests three times
@@ -40,10 +55,13 @@ export const restAfter = (workMs: number): number => Math.max(1, Math.ceil(workM
  * resting between chunks (restAfter) so calls keep flowing. The newest row is never
  * removed: the chain head stays in the table.
  *
- * The run first picks the last row it will remove (the newest row older than `before`, the
- * head excluded), then, in the transaction that removes the first chunk, appends an
- * `audit/pruned` row that records the anchor the run will leave (that row's id and hash),
- * how many rows it removes and the cut-off. Each chunk moves the anchor (id and hash of the
+ * Only rows older than `before` are removed, and only a prefix of ids: the run stops before
+ * the first row that is not older than the cut-off, even if older rows follow it (they go
+ * once the prefix reaches them): the anchor is one id and hash, so what is pruned must be
+ * every row up to it. The run first picks the last row it will remove, then, in the
+ * transaction that removes the first chunk, appends an `audit/pruned` row that records the
+ * anchor the run will leave (that row's id and hash), how many rows it removes and the
+ * cut-off. Each chunk moves the anchor (id and hash of the
  * last removed row) in its own transaction, so the remaining rows verify at every moment,
  * and `audit verify` accepts the anchor only because that chained row accounts for it.
  *
@@ -109,8 +127,17 @@ export async function pruneBefore(
     return removeChunk(throughId);
   });
 
-  const planned = (plan.get(before) as { id: number | null }).id;
-  if (planned === null) return { rows: 0 };
+  const bound = (plan.get(before) as { id: number | null }).id;
+  if (bound === null) return { rows: 0 };
+  const planning = lastPrunable(db, bound, before, chunk * PLAN_CHUNKS_PER_STEP);
+  let planStep = planning.next();
+  while (!planStep.done) {
+    await new Promise((r) => setTimeout(r, planStep.value));
+    if (signal?.aborted) return { rows: 0 };
+    planStep = planning.next();
+  }
+  const planned = planStep.value;
+  if (planned === undefined) return { rows: 0 };
   let chunkStarted = performance.now();
   const started = immediate(start)(planned);
   if (!started?.step) return { rows: 0 };
@@ -126,6 +153,28 @@ export async function pruneBefore(
     step = immediate(next)(planned, step);
   }
   return result;
+}
+
+/**
+ * The last row a run may remove: `bound` (PLAN_SQL), or the row before the first one after
+ * the anchor that is not older than `before`; undefined when that leaves nothing. Reads
+ * `step` ids of the primary key at a time and yields the rest to take before the next
+ * read, as the delete rests between chunks, so that a large backlog does not hold the event
+ * loop in one statement (a plan of one step does not yield: the run's first chunk commits
+ * before it awaits anything). Without the write lock: rows at or below `bound` never change
+ * (new rows get ids above the head), and a concurrent pruning run is caught by the re-check
+ * in the run's first transaction.
+ */
+function* lastPrunable(db: SqliteConnection, bound: number, before: number, step: number): Generator<number, number | undefined> {
+  const firstKept = db.prepare(FIRST_KEPT_SQL);
+  const after = readAnchor(db)?.anchorId ?? 0;
+  for (let from = after; from < bound; from += step) {
+    const started = performance.now();
+    const kept = firstKept.get(from, Math.min(from + step, bound), before) as { id: number } | undefined;
+    if (kept) return kept.id - 1 > after ? kept.id - 1 : undefined;
+    if (from + step < bound) yield restAfter(performance.now() - started);
+  }
+  return bound > after ? bound : undefined;
 }
 
 /**

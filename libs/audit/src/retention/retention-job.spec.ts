@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { DataSource } from 'typeorm';
 import { entry, tempDatabase, writerFor } from '../../test-support/temp-db.js';
 import { verifyChain } from '../chain/verify-chain.js';
-import { PLAN_SQL, parseRetention, restAfter } from './prune.js';
+import { PLAN_SQL, parseRetention, pruneBefore, restAfter } from './prune.js';
 import { RetentionJob } from './retention-job.js';
 
 let open: DataSource[] = [];
@@ -49,6 +49,43 @@ describe('RetentionJob', () => {
     expect(await verifyChain(t.dataSource)).toMatchObject({ ok: true, rows: 3, prunedRows: 10, pruning: { markerId: 13 } });
     // Nothing more to prune: no second marker.
     expect(await job.runOnce(now)).toBe(0);
+  });
+
+  it('removes only rows older than the cut-off, stopping at the first newer row even when older rows follow it', async () => {
+    const t = await tempDatabase();
+    open.push(t.dataSource);
+    const writer = writerFor(t.db, 'relaxed');
+    const now = Date.now();
+    // 50 fresh rows, then 3 rows that arrived 3 days ago (a stranded journal moved in by a later start).
+    for (let i = 0; i < 50; i++) void writer.append(entry({ at: now - MINUTE }));
+    for (let i = 0; i < 3; i++) void writer.append(entry({ at: now - 3 * DAY }));
+    await writer.flush();
+
+    const job = new RetentionJob(t.db, DAY, silentLogger());
+    expect(await job.runOnce(now)).toBe(0);
+    expect((t.db.prepare('SELECT COUNT(*) AS n FROM audit_entry').get() as { n: number }).n).toBe(53);
+    expect(await verifyChain(t.dataSource)).toMatchObject({ ok: true, rows: 53, prunedRows: 0 });
+  });
+
+  it('prunes the old prefix and keeps an old row that follows a newer one until the prefix reaches it', async () => {
+    const t = await tempDatabase();
+    open.push(t.dataSource);
+    const writer = writerFor(t.db, 'relaxed');
+    const now = Date.now();
+    const ages = [...Array<number>(40).fill(3 * DAY), MINUTE, 3 * DAY, 3 * DAY, MINUTE];
+    for (const age of ages) void writer.append(entry({ at: now - age }));
+    await writer.flush();
+
+    // Chunks of 2 rows: the plan reads the primary key in steps of 16 ids, so the newer row
+    // at id 41 is found in its third step.
+    expect((await pruneBefore(t.db, now - DAY, 2, now)).rows).toBe(40);
+    const left = t.db.prepare('SELECT id, at FROM audit_entry ORDER BY id').all() as { id: number; at: number }[];
+    expect(left.map((r) => r.id)).toEqual([41, 42, 43, 44, 45]);
+    expect(await verifyChain(t.dataSource)).toMatchObject({ ok: true, prunedRows: 40, pruning: { throughId: 40, markerId: 45 } });
+
+    // A day later row 41 is old too, and the prefix reaches rows 42 and 43.
+    expect((await pruneBefore(t.db, now + DAY - MINUTE / 2, 2, now + DAY)).rows).toBe(4);
+    expect(await verifyChain(t.dataSource)).toMatchObject({ ok: true, prunedRows: 44 });
   });
 
   it('stop() ends a run after the chunk in hand; the chain verifies, and the next run goes on from there', async () => {
