@@ -103,6 +103,12 @@ function isFileUri(value: string): boolean {
 /** Retention as written in the file: a count and a unit (minutes, hours, days, weeks), or off. */
 export const RETENTION_PATTERN = /^(?:off|\d{1,6}[mhdw])$/;
 
+/**
+ * A retention of zero (`0d`, `0m`) would have every hourly run delete all but the newest
+ * row: almost certainly a mistake for `off`, which keeps every row, so it is refused.
+ */
+const NONZERO_RETENTION = /^(?!0+[mhdw]$)/;
+
 /** A redaction pattern is a regex source, or /source/flags; it must compile. */
 function compiles(pattern: string): boolean {
   const slashed = /^\/(.*)\/([a-z]*)$/s.exec(pattern);
@@ -143,6 +149,7 @@ const auditSchema = z
       .describe('Rows held in memory while the database cannot be written; beyond it they are counted as lost.'),
     retention: text()
       .regex(RETENTION_PATTERN, { error: "must be a count and a unit (m, h, d, w) like '90d', or 'off'" })
+      .regex(NONZERO_RETENTION, { error: "must be more than 0 (pruning would remove all but the newest row); 'off' keeps every row" })
       .default('90d')
       .describe('Rows older than this are pruned in the background; the hash chain stays verifiable.'),
     maxArgumentBytes: intIn(0, 1_048_576, 'must be an integer from 0 to 1048576')

@@ -61,6 +61,8 @@ describe('top-level settings', () => {
     ['audit: { synchronous: off }', 'audit.synchronous', 'must be one of: normal, full'],
     ['audit: { retention: 90 }', 'audit.retention', 'must be a string (quote numbers and booleans)'],
     ['audit: { retention: 3months }', 'audit.retention', "must be a count and a unit (m, h, d, w) like '90d', or 'off'"],
+    ['audit: { retention: 0d }', 'audit.retention', "must be more than 0 (pruning would remove all but the newest row); 'off' keeps every row"],
+    ['audit: { retention: 00m }', 'audit.retention', "must be more than 0 (pruning would remove all but the newest row); 'off' keeps every row"],
     ['audit: { flushMs: 0 }', 'audit.flushMs', 'must be a whole number of milliseconds from 1 to 60000'],
     ['audit: { maxQueuedRows: 10 }', 'audit.maxQueuedRows', 'must be an integer from 1000 to 10000000'],
     ['audit: { redact: { patterns: ["(unclosed"] } }', 'audit.redact.patterns.0', 'must be a valid regular expression'],

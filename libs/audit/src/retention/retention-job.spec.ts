@@ -148,6 +148,11 @@ describe('parseRetention', () => {
     expect(parseRetention('off')).toBeUndefined();
     expect(() => parseRetention('90')).toThrow(/90d/);
   });
+
+  it('refuses a zero retention, which would prune all but the newest row, and names off', () => {
+    expect(() => parseRetention('0d')).toThrow(/more than 0 \(use off/);
+    expect(() => parseRetention('000m')).toThrow(/more than 0/);
+  });
 });
 
 describe('restAfter', () => {
