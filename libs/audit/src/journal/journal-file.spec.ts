@@ -1,4 +1,5 @@
-import { existsSync, mkdtempSync, readFileSync, appendFileSync, statSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, appendFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -11,6 +12,24 @@ const lines = (path: string) => readFileSync(path, 'utf8').split('\n').slice(0, 
 const rowLines = (...entries: ReturnType<typeof entry>[]) => entries.map((e) => recordText(0, e));
 
 describe('JournalFile', () => {
+  it("a write the file system cuts short fails with the file system's reason, not a bare short write, and is cut back", () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sb-journal-'));
+    // Compiled module: a child process cannot load TypeScript (npm test builds first).
+    const module = new URL('../../dist/journal/journal-file.js', import.meta.url).href;
+    const script = `const { JournalFile } = await import(${JSON.stringify(module)});
+      const journal = JournalFile.create(${JSON.stringify(dir)});
+      try { journal.write(['x'.repeat(2000)]); } catch (err) { console.log(JSON.stringify({ code: err.code, message: err.message })); }
+      journal.close(false);`;
+    // A file size limit of 1 KiB: the kernel writes what fits and stops (a short write), as a
+    // full disk does; Node ignores SIGXFSZ, so writing on gets EFBIG, as a full disk's gets ENOSPC.
+    const child = spawnSync('bash', ['-c', 'ulimit -f 1 && exec "$0" --input-type=module -e "$1"', process.execPath, script], { encoding: 'utf8' });
+    expect(child.stderr).toBe('');
+    expect(JSON.parse(child.stdout)).toEqual({ code: 'EFBIG', message: 'EFBIG: file too large, write' });
+    const [journalFile] = readdirSync(dir).filter((name) => name.endsWith('.journal'));
+    // Only the header is left: the part of the batch that was written is cut back off.
+    expect(readFileSync(join(dir, journalFile), 'utf8').split('\n')).toHaveLength(2);
+  });
+
   it('is created owner-only, and a directory it cannot be created in is named in the error', () => {
     const dir = join(mkdtempSync(join(tmpdir(), 'sb-journal-')), 'audit-journal');
     const journal = JournalFile.create(dir);

@@ -120,9 +120,13 @@ export class JournalFile {
       this.scratch[bytes++] = NEWLINE;
     }
     try {
-      // A regular file takes the whole buffer unless the disk fills or fails midway.
-      const written = writeSync(this.fd, this.scratch, 0, bytes);
-      if (written !== bytes) throw Object.assign(new Error(`short write to the audit journal (${written} of ${bytes} bytes)`), { code: 'EIO' });
+      // A regular file takes the whole buffer unless the disk fills or fails midway. A short
+      // write says only that it stopped: writing the rest gets the reason (ENOSPC, EFBIG, EIO).
+      for (let written = 0; written < bytes; ) {
+        const more = writeSync(this.fd, this.scratch, written, bytes - written);
+        if (more === 0) throw Object.assign(new Error(`short write to the audit journal (${written} of ${bytes} bytes)`), { code: 'EIO' });
+        written += more;
+      }
       this.size += bytes;
     } catch (err) {
       try {

@@ -2,23 +2,34 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { describe, expect, it } from 'vitest';
-import { silentLogger } from '@switchboard/observability';
+import { pino } from 'pino';
+import { describe, expect, it, vi } from 'vitest';
+import { silentLogger, type Logger } from '@switchboard/observability';
 import { entry, tempDatabasePerTest } from '../../test-support/temp-db.js';
 import { verifyChain } from '../chain/verify-chain.js';
 import { JournalFile } from '../journal/journal-file.js';
 import { readJournal } from '../journal/recover-journals.js';
-import { AUDIT_UNAVAILABLE_CODE, AuditUnavailableError, AuditWriter } from './audit-writer.js';
+import { AUDIT_UNAVAILABLE_CODE, AUDIT_UNAVAILABLE_RULE, AuditUnavailableError, AuditWriter } from './audit-writer.js';
 import { InlineCommitter } from './committer.js';
 
 const newDatabase = tempDatabasePerTest();
 
-async function setup(flushMs = 20) {
+async function setup(flushMs = 20, logger: Logger = silentLogger()) {
   const t = await newDatabase();
   const journal = JournalFile.create(mkdtempSync(join(tmpdir(), 'sb-journal-')));
-  const writer = new AuditWriter(new InlineCommitter(t.db), { mode: 'strict', flushMs, maxQueuedRows: 1000, logger: silentLogger(), journal });
+  const writer = new AuditWriter(new InlineCommitter(t.db), { mode: 'strict', flushMs, maxQueuedRows: 1000, logger, journal });
   const count = () => (t.db.prepare('SELECT COUNT(*) AS n FROM audit_record').get() as { n: number }).n;
   return { ...t, journal, writer, count };
+}
+
+/** What a full disk makes a journal write throw (a full disk cannot be had on demand here). */
+const diskFull = () => Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+
+/** A logger that keeps its error lines. */
+function recordingLogger() {
+  const errors: { msg: string; retryInMs?: number; err?: string }[] = [];
+  const logger = pino({ level: 'error' }, { write: (line: string) => void errors.push(JSON.parse(line) as (typeof errors)[number]) });
+  return { logger, errors };
 }
 
 describe('AuditWriter, strict with a journal', () => {
@@ -98,5 +109,70 @@ describe('AuditWriter, strict with a journal', () => {
     expect(writer.writable).toBe(true);
     await writer.append(entry());
     expect(readJournal(journal.path).rows).toHaveLength(1);
+  });
+
+  it('journal writes failing under load move neither the backoff nor the armed retry: the commit is retried on time, one log line per attempt', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setImmediate', 'clearImmediate'] });
+    try {
+      const { logger, errors } = recordingLogger();
+      const { writer, journal, file, count } = await setup(20, logger);
+      const other = new Database(file);
+      other.prepare('BEGIN IMMEDIATE').run(); // the database cannot be written either
+      const write = journal.write.bind(journal);
+      journal.write = () => {
+        throw diskFull();
+      };
+      const answers: Promise<void>[] = [];
+      // A call every 10 ms, each journal write failing: the first arms a retry in 100 ms.
+      for (let i = 0; i < 10; i++) {
+        answers.push(writer.append(entry()));
+        await vi.advanceTimersByTimeAsync(10);
+      }
+      // At 100 ms the commit is tried, fails, and the next try is in 200 ms.
+      expect(errors.map((e) => e.msg)).toEqual([
+        'audit: cannot write the audit log; refusing calls until it recovers',
+        'audit: still cannot write the audit log',
+      ]);
+      expect(errors[0].err).toBe('ENOSPC: no space left on device, write');
+      expect(errors[1]).toMatchObject({ err: expect.stringMatching(/^SQLITE_BUSY/), retryInMs: 200 });
+
+      other.prepare('COMMIT').run();
+      other.close();
+      journal.write = write;
+      await vi.advanceTimersByTimeAsync(200);
+      expect(writer.writable).toBe(true);
+      expect(count()).toBe(10);
+      for (const answer of answers) await expect(answer).rejects.toBeInstanceOf(AuditUnavailableError);
+      await writer.close();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('refusals because the log cannot be written wait in memory, not in the failing journal, and are committed once it recovers', async () => {
+    const { writer, journal, count, db } = await setup();
+    const write = journal.write.bind(journal);
+    let writes = 0;
+    journal.write = () => {
+      writes += 1;
+      throw diskFull();
+    };
+    await expect(writer.append(entry())).rejects.toBeInstanceOf(AuditUnavailableError);
+    // The reason as the file system gave it, its code once.
+    expect(writer.status().failure).toBe('ENOSPC: no space left on device, write');
+    const refusal = () =>
+      entry({ decision: 'refused', rule: AUDIT_UNAVAILABLE_RULE, outcome: null, upstream: null, errorCode: AUDIT_UNAVAILABLE_CODE });
+    for (let i = 0; i < 100; i++) await writer.append(refusal());
+    await new Promise((r) => setImmediate(r));
+    expect(writes).toBe(1);
+    expect(writer.status().queuedRows).toBe(101);
+
+    journal.write = write;
+    await writer.flush();
+    expect(writer.writable).toBe(true);
+    expect(count()).toBe(101);
+    expect((db.prepare("SELECT COUNT(*) AS n FROM audit_record WHERE rule = 'audit:unavailable'").get() as { n: number }).n).toBe(100);
+    expect(readJournal(journal.path).rows).toHaveLength(0);
+    await writer.close();
   });
 });

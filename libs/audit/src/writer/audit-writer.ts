@@ -106,7 +106,8 @@ export class AuditWriter {
   /** A commit was asked for while one was in flight. */
   private commitAfter = false;
   private scheduled: { immediate?: NodeJS.Immediate; timeout?: NodeJS.Timeout } | undefined;
-  private failure: { message: string; since: number; retryMs: number } | undefined;
+  /** While the log cannot be written: why, since when, the next retry's delay, journal writes failed. */
+  private failure: { message: string; since: number; retryMs: number; journalFailures: number } | undefined;
   private lost = { rows: 0, since: 0 };
   private readonly counters = { committedRows: 0, commits: 0, lostRows: 0, commitMs: 0, longestCommitMs: 0, journalWrites: 0 };
   /** Strict with a journal: rows not yet written to it (a write is due for them). */
@@ -163,6 +164,16 @@ export class AuditWriter {
     if (this.options.mode === 'relaxed') {
       if (batch.entries.length >= EAGER_BATCH) this.schedule(0);
       else this.schedule(this.options.flushMs);
+      return RESOLVED;
+    }
+    if (this.options.journal && entry.rule === AUDIT_UNAVAILABLE_RULE) {
+      // A call refused because the log cannot be written: nothing ran, and nobody waits for
+      // its row. Journaling it would add a failing write (and its error) per refusal while
+      // the disk is full, and once space returns, refusals by the thousand could fill it
+      // again before the retry commits. It waits in memory for the database instead, like
+      // a relaxed row (maxQueuedRows bounds it, and what is dropped is counted); a crash
+      // before the log recovers loses it.
+      this.schedule(this.options.flushMs);
       return RESOLVED;
     }
     if (this.options.journal) {
@@ -290,7 +301,7 @@ export class AuditWriter {
     } catch (err) {
       // The rows are still queued for the database, amended to say the answer was withheld.
       this.withhold(batch, err);
-      this.failed(err);
+      this.journalFailed(err);
     }
   }
 
@@ -396,26 +407,56 @@ export class AuditWriter {
     batch.reject(new AuditUnavailableError(reason));
   }
 
+  /**
+   * A commit failed: one retry attempt. The backoff doubles per attempt (so the log gets at
+   * most one line per attempt), and the retry is armed.
+   */
   private failed(err: unknown): void {
     const message = sqliteReason(err);
     const first = this.failure === undefined;
     const retryMs = first ? RETRY_FIRST_MS : Math.min(this.failure!.retryMs * 2, RETRY_MAX_MS);
-    this.failure = { message, since: this.failure?.since ?? Date.now(), retryMs };
+    this.failure = { message, since: this.failure?.since ?? Date.now(), retryMs, journalFailures: this.failure?.journalFailures ?? 0 };
     this.options.logger.error(
       { err: message, queuedRows: this.queuedRows(), mode: this.options.mode, retryInMs: retryMs },
-      first
-        ? 'audit: cannot write the audit log; ' +
-            (this.options.mode === 'strict' ? 'refusing calls until it recovers' : 'rows are held in memory')
-        : 'audit: still cannot write the audit log',
+      first ? this.firstFailureMessage() : 'audit: still cannot write the audit log',
     );
-    if (!this.closed) {
-      this.cancelSchedule();
-      const timeout = setTimeout(() => {
-        this.scheduled = undefined;
-        this.commit();
-      }, retryMs);
-      this.scheduled = { timeout };
+    this.armRetry(retryMs);
+  }
+
+  /**
+   * A journal write failed. Under load that happens once per batch of rows, far more often
+   * than commits are retried, so it neither moves the backoff nor re-arms a retry already
+   * armed (each would push the database's retry back, and a full disk would never be
+   * retried while calls keep coming); it is logged the first time and every 1,000th, as
+   * lost rows are.
+   */
+  private journalFailed(err: unknown): void {
+    const message = sqliteReason(err);
+    const first = this.failure === undefined;
+    const failure = (this.failure ??= { message, since: Date.now(), retryMs: RETRY_FIRST_MS, journalFailures: 0 });
+    failure.journalFailures += 1;
+    if (first || failure.journalFailures % 1000 === 0) {
+      this.options.logger.error(
+        { err: message, journalFailures: failure.journalFailures, queuedRows: this.queuedRows(), mode: this.options.mode },
+        first ? this.firstFailureMessage() : 'audit: journal writes still failing',
+      );
     }
+    // While a retry (or a commit) is on its way, it stays as it is.
+    if (first || (this.scheduled?.timeout === undefined && !this.inFlight)) this.armRetry(failure.retryMs);
+  }
+
+  private firstFailureMessage(): string {
+    return 'audit: cannot write the audit log; ' + (this.options.mode === 'strict' ? 'refusing calls until it recovers' : 'rows are held in memory');
+  }
+
+  private armRetry(retryMs: number): void {
+    if (this.closed) return;
+    this.cancelSchedule();
+    const timeout = setTimeout(() => {
+      this.scheduled = undefined;
+      this.commit();
+    }, retryMs);
+    this.scheduled = { timeout };
   }
 
   private lose(): Promise<void> {
@@ -439,6 +480,9 @@ export class AuditWriter {
 /** JSON-RPC code of AuditUnavailableError (implementation-defined server error range). */
 export const AUDIT_UNAVAILABLE_CODE = -32013;
 
+/** The rule of a row whose call strict mode refused because the log could not be written. */
+export const AUDIT_UNAVAILABLE_RULE = 'audit:unavailable';
+
 const RESOLVED = Promise.resolve();
 
 function newBatch(): Batch {
@@ -453,10 +497,15 @@ function newBatch(): Batch {
   return { promise, resolve, reject, entries: [] };
 }
 
-/** SQLite's own code and message (SQLITE_FULL, SQLITE_BUSY, ...): what an operator needs. */
+/**
+ * SQLite's or the file system's own code and message (SQLITE_FULL, SQLITE_BUSY, ENOSPC, ...):
+ * what an operator needs. Node's messages already start with their code.
+ */
 function sqliteReason(err: unknown): string {
   const e = err as { code?: string; message?: string };
-  return e?.code ? `${e.code}: ${e.message}` : String(e?.message ?? err);
+  if (!e?.code) return String(e?.message ?? err);
+  const message = String(e.message);
+  return message.startsWith(`${e.code}:`) ? message : `${e.code}: ${message}`;
 }
 
 function lostRowsMarker(rows: number, since: number): AuditEntry {
