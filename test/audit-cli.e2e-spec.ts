@@ -298,8 +298,10 @@ describe('switchboard audit verify and retention pruning', () => {
   }
 
   it('accepts rows pruned by retention (a minute, twice), naming the audit/pruned row that accounts for them', async () => {
+    // Not the file's NOW: on a loaded machine the tests before this one can take over a minute.
+    const now = Date.now();
     const { config, configPath, file } = await logWith(
-      Array.from({ length: 12 }, (_, i) => entry({ at: NOW - (i < 10 ? 5 : 0) * MINUTE + i })),
+      Array.from({ length: 12 }, (_, i) => entry({ at: now - (i < 10 ? 5 : 0) * MINUTE + i })),
     );
     const prune = async (now: number) => {
       const { dataSource } = await openMigrated(config);
