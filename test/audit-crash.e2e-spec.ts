@@ -91,7 +91,7 @@ describe('audit log across kill -9', () => {
     // Until a start moves them, a reader of the database is told where they are.
     const stats = spawnSync(process.execPath, [SWITCHBOARD_BIN, 'audit', 'stats', '--config', configPath], { encoding: 'utf8' });
     expect(stats.status).toBe(0);
-    expect(stats.stderr).toMatch(/warning: 20 audit rows of answered calls are in the journal of a process that stopped/);
+    expect(stats.stderr).toMatch(/warning: 20 audit rows are in the journal of a process that stopped/);
 
     const again = await startDaemon(configPath);
     expect(again.stderr()).toMatch(/moved rows into the log from the journal/);

@@ -11,7 +11,7 @@ export * from './query/filter-values.js';
 export * from './chain/verify-chain.js';
 export { chainHash, entryFromRecord, recordText } from './chain/row-hash.js';
 export { JournalFile, journalFor } from './journal/journal-file.js';
-export { readJournal, recoverJournals, strandedJournalRows } from './journal/recover-journals.js';
+export { readJournal, recoverJournals, strandedJournals, unknownOwnerAdvice, type StrandedJournals } from './journal/recover-journals.js';
 export * from './retention/prune.js';
 export * from './retention/retention-job.js';
 export * from './redaction/index.js';

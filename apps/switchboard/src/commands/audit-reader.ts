@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import type { GatewayConfig } from '@switchboard/config';
 import { sqliteConnection } from '@switchboard/persistence';
 import type { DataSource } from 'typeorm';
-import { strandedJournalRows } from '@switchboard/audit';
+import { strandedJournals, unknownOwnerAdvice } from '@switchboard/audit';
 import { databasePath, journalDir, openReadOnly } from '../audit-store.js';
 import { CommandError } from './command-error.js';
 
@@ -21,12 +21,16 @@ export async function withAuditReader<T>(config: GatewayConfig, read: (dataSourc
   } catch (err) {
     throw new CommandError(`cannot open the audit database ${file}: ${(err as Error).message}`);
   }
-  const stranded = strandedJournalRows(sqliteConnection(dataSource), journalDir(config));
-  if (stranded > 0) {
+  const stranded = strandedJournals(sqliteConnection(dataSource), journalDir(config));
+  if (stranded.rows > 0) {
+    // Every recorded request's row, answered, denied or refused: not only answered calls.
     process.stderr.write(
-      `warning: ${stranded} audit rows of answered calls are in the journal of a process that stopped without ` +
+      `warning: ${stranded.rows} audit rows are in the journal of a process that stopped without ` +
         `committing them (${journalDir(config)}); they are not shown here until \`switchboard start\` moves them into the log\n`,
     );
+  }
+  for (const { journal, lock, pid } of stranded.unknownOwner) {
+    process.stderr.write(`warning: ${unknownOwnerAdvice(journal, lock, pid).replace(/^audit: /, '')}\n`);
   }
   try {
     return await read(dataSource);

@@ -94,12 +94,13 @@ export class JournalFile {
 
   /**
    * Closes the file. `remove`: every row is in the database, so the journal and its lock
-   * go; otherwise the journal stays for the next start to move.
+   * go; otherwise the journal stays for the next start to move, and so does its lock file
+   * (unlocked): a journal without one is left alone (see journalOwner).
    */
   close(remove: boolean): void {
     closeSync(this.fd);
     if (remove) rmSync(this.path, { force: true });
-    this.lock.release();
+    this.lock.release({ keepFile: !remove });
   }
 
   private writeHeader(): void {
@@ -149,28 +150,38 @@ export function journalFor(settings: { mode: 'strict' | 'relaxed'; synchronous: 
 }
 
 /**
- * Whether the process that owns a journal is gone: no lock file (a live owner takes its
- * lock before it creates its journal), or one nobody holds. Creates nothing and takes
+ * Whether the process that owns a journal is running, as its lock says: `gone` when nobody
+ * holds the lock, `running` when it is held. `unknown` when there is no lock file: a live
+ * owner's lock is on a file that can be removed from under it (an operator clearing
+ * "stale" locks, a tmp cleaner), and a new lock file would be free at once, so a missing
+ * one is never taken to mean the owner is gone: that journal is left alone (a stopped
+ * owner keeps its lock file with a journal it leaves behind). Creates nothing and takes
  * nothing, for readers that must not change the data dir.
  */
-export function ownerIsGone(lockPath: string): boolean {
-  if (!existsSync(lockPath)) return true;
+export function journalOwner(lockPath: string): 'running' | 'gone' | 'unknown' {
+  if (!existsSync(lockPath)) return 'unknown';
   let db: Database.Database | undefined;
   try {
     db = new Database(lockPath, { timeout: 0, fileMustExist: true });
     db.pragma('journal_mode = MEMORY');
     db.exec('BEGIN EXCLUSIVE');
     db.exec('ROLLBACK');
-    return true;
+    return 'gone';
   } catch {
-    return false; // held (SQLITE_BUSY), or removed by its owner meanwhile
+    return 'running'; // held (SQLITE_BUSY), or removed by its owner meanwhile
   } finally {
     db?.close();
   }
 }
 
+/** The process id a journal's name starts with (`<pid>-<time>-<random>`), for messages. */
+export function journalPid(name: string): string {
+  return name.split('-')[0];
+}
+
 export interface LockHandle {
-  release(): void;
+  /** `keepFile`: a journal it guards stays behind, and a journal without its lock file is left alone. */
+  release(options?: { keepFile?: boolean }): void;
 }
 
 /**
@@ -193,9 +204,9 @@ export function takeLock(path: string): LockHandle | undefined {
     throw err;
   }
   return {
-    release() {
+    release({ keepFile = false } = {}) {
       db.close();
-      rmSync(path, { force: true });
+      if (!keepFile) rmSync(path, { force: true });
     },
   };
 }

@@ -1,14 +1,15 @@
-import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { silentLogger } from '@switchboard/observability';
 import { entry, tempDatabasePerTest } from '../../test-support/temp-db.js';
 import { recordText } from '../chain/row-hash.js';
 import { verifyChain } from '../chain/verify-chain.js';
 import { RowInserter } from '../writer/row-insert.js';
-import { JournalFile } from './journal-file.js';
-import { recoverJournals, strandedJournalRows } from './recover-journals.js';
+import { JournalFile, LOCK_SUFFIX } from './journal-file.js';
+import { recoverJournals, strandedJournals } from './recover-journals.js';
 
 const newDatabase = tempDatabasePerTest();
 
@@ -78,14 +79,43 @@ describe('recoverJournals', () => {
     expect(requestIds()).toEqual(['a']);
   });
 
-  it('strandedJournalRows counts, without moving or creating anything, the rows only a dead journal holds', async () => {
+  it('strandedJournals counts, without moving or creating anything, the rows only a dead journal holds', async () => {
     const { db, dir } = await setup();
     const { journal, entries } = leftBehind(dir, ['a', 'b', 'c', 'd']);
     new RowInserter(db).append(entries.slice(0, 3), { journal: journal.name, generation: 1, movedRows: 3 });
     const live = JournalFile.create(dir);
     live.write([recordText(0, entry())]);
-    expect(strandedJournalRows(db, dir)).toBe(1);
-    expect(readdirSync(dir).sort()).toEqual([`${journal.name}.journal`, `${live.name}.journal`, `${live.name}.lock`].sort());
+    expect(strandedJournals(db, dir)).toEqual({ rows: 1, unknownOwner: [] });
+    expect(readdirSync(dir).sort()).toEqual(
+      [`${journal.name}.journal`, `${journal.name}.lock`, `${live.name}.journal`, `${live.name}.lock`].sort(),
+    );
     live.close(true);
+  });
+
+  it('leaves alone a running journal whose lock file was removed (nothing moved twice), says why, and moves it once the lock file is back', async () => {
+    const { db, dir, requestIds } = await setup();
+    const live = JournalFile.create(dir);
+    live.write([recordText(0, entry({ requestId: 'live' }))]);
+    const lock = join(dir, live.name + LOCK_SUFFIX);
+    rmSync(lock); // an operator clearing "stale" locks
+    const warnings: { msg: string; pid?: string }[] = [];
+    const logger = pino({ level: 'warn' }, { write: (line: string) => void warnings.push(JSON.parse(line) as (typeof warnings)[number]) });
+
+    expect(recoverJournals(db, dir, logger)).toBe(0);
+    expect(requestIds()).toEqual([]);
+    expect(existsSync(live.path)).toBe(true);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatchObject({ pid: String(process.pid) });
+    expect(warnings[0].msg).toContain(`has no lock file, so whether its process (pid ${process.pid}) still runs cannot be told`);
+    expect(warnings[0].msg).toContain(`touch ${lock}`);
+    expect(strandedJournals(db, dir)).toEqual({ rows: 0, unknownOwner: [{ journal: live.path, lock, pid: String(process.pid) }] });
+    expect(readdirSync(dir)).toEqual([`${live.name}.journal`]); // a reader creates nothing
+
+    // The process stops; the operator, told so, puts the lock file back.
+    live.close(false);
+    writeFileSync(lock, '');
+    expect(recoverJournals(db, dir, silentLogger())).toBe(1);
+    expect(requestIds()).toEqual(['live']);
+    expect(readdirSync(dir)).toEqual([]);
   });
 });

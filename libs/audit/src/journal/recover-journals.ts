@@ -5,7 +5,7 @@ import type { SqliteConnection } from '@switchboard/persistence';
 import type { AuditEntry } from '../audit.types.js';
 import { entryFromRecord } from '../chain/row-hash.js';
 import { RowInserter } from '../writer/row-insert.js';
-import { JOURNAL_SUFFIX, LOCK_SUFFIX, ownerIsGone, takeLock, type JournalHeader } from './journal-file.js';
+import { JOURNAL_SUFFIX, LOCK_SUFFIX, journalOwner, journalPid, takeLock, type JournalHeader } from './journal-file.js';
 import { journalMarks, rowsMoved } from './journal-mark.js';
 
 /** A journal file as read back: its generation's rows, and the lines that were not rows. */
@@ -58,9 +58,16 @@ export function recoverJournals(db: SqliteConnection, dir: string, logger: Logge
   const marks = journalMarks(db);
   let moved = 0;
   for (const name of journalNames(dir)) {
-    const lock = takeLock(join(dir, name + LOCK_SUFFIX));
-    if (!lock) continue; // its process is running
     const path = join(dir, name + JOURNAL_SUFFIX);
+    const lockPath = join(dir, name + LOCK_SUFFIX);
+    // Not taken as "its process is gone": a new lock file would be free even while the owner runs.
+    if (!existsSync(lockPath)) {
+      // (Unless the journal went too: its owner exited cleanly since the listing.)
+      if (existsSync(path)) logger.warn({ journal: path, pid: journalPid(name) }, unknownOwnerAdvice(path, lockPath, journalPid(name)));
+      continue;
+    }
+    const lock = takeLock(lockPath);
+    if (!lock) continue; // its process is running
     // Its owner removed it between our listing and our lock (a clean exit removes the
     // journal, then releases its lock): nothing to move.
     if (!existsSync(path)) {
@@ -87,7 +94,8 @@ export function recoverJournals(db: SqliteConnection, dir: string, logger: Logge
       // Kept as it is: the next start tries again (a locked database, say).
       logger.error({ journal: path, err: String((err as Error)?.message ?? err) }, 'audit: could not move the rows of a journal; it is kept');
     } finally {
-      lock.release();
+      // A journal kept (its rows could not be moved) keeps its lock file, for the next start.
+      lock.release({ keepFile: existsSync(path) });
     }
   }
   // After the files: a mark whose journal is gone is never needed again.
@@ -96,24 +104,46 @@ export function recoverJournals(db: SqliteConnection, dir: string, logger: Logge
   return moved;
 }
 
+/** What the journals of a data dir hold that no database has yet (see strandedJournals). */
+export interface StrandedJournals {
+  /** Rows of journals whose process is gone, beyond their marks: the next start moves them. */
+  rows: number;
+  /** Journals without their lock file, whose owner cannot be told: left alone (unknownOwnerAdvice). */
+  unknownOwner: { journal: string; lock: string; pid: string }[];
+}
+
 /**
- * Rows that answered calls but are in no database yet: those of journals whose process is
- * gone, beyond their marks. They are moved by the next start; until then a reader of the
- * database (the audit CLI) does not see them, and should say so. Reads only.
+ * Rows that are in no database yet: those of journals whose process is gone, beyond their
+ * marks (the rows of every request it recorded, answered, denied or refused). They are
+ * moved by the next start; until then a reader of the database (the audit CLI) does not
+ * see them, and should say so; likewise journals whose owner cannot be told. Reads only.
  */
-export function strandedJournalRows(db: SqliteConnection, dir: string): number {
-  let rows = 0;
+export function strandedJournals(db: SqliteConnection, dir: string): StrandedJournals {
+  const stranded: StrandedJournals = { rows: 0, unknownOwner: [] };
   for (const name of journalNames(dir)) {
-    if (!ownerIsGone(join(dir, name + LOCK_SUFFIX))) continue;
+    const journal = join(dir, name + JOURNAL_SUFFIX);
+    const lock = join(dir, name + LOCK_SUFFIX);
+    const owner = journalOwner(lock);
+    if (owner === 'unknown' && existsSync(journal)) stranded.unknownOwner.push({ journal, lock, pid: journalPid(name) });
+    if (owner !== 'gone') continue;
     try {
-      const journal = readJournal(join(dir, name + JOURNAL_SUFFIX));
-      if (journal.generation === undefined) continue;
-      rows += journal.rows.length - rowsMoved(journalMarks(db).read(name), journal.generation, journal.rows.length);
+      const contents = readJournal(journal);
+      if (contents.generation === undefined) continue;
+      stranded.rows += contents.rows.length - rowsMoved(journalMarks(db).read(name), contents.generation, contents.rows.length);
     } catch {
       // Removed meanwhile (a start moved it), or a database from before journals: nothing to say.
     }
   }
-  return rows;
+  return stranded;
+}
+
+/** What to do about a journal without its lock file: the same words at start and in the CLI. */
+export function unknownOwnerAdvice(journal: string, lock: string, pid: string): string {
+  return (
+    `audit: the journal ${journal} has no lock file, so whether its process (pid ${pid}) still runs cannot be told; ` +
+    `its rows are left where they are. If that process has stopped, create the lock file (touch ${lock}) ` +
+    'and the next start moves them into the log'
+  );
 }
 
 /** The names (file names without `.journal`) of the journals in `dir`; none if there is no such dir. */
