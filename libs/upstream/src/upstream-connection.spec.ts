@@ -1,7 +1,8 @@
 import type { JsonRpcMessage, JsonRpcRequest } from '@switchboard/core';
 import type { ServerConfig } from '@switchboard/config';
 import { silentLogger } from '@switchboard/observability';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { STAYED_UP_MS } from './backoff.js';
 import { DefaultTransportFactory, type RemoteFlavour, type TransportFactory } from './transports/transport-factory.js';
 import type { UpstreamTransport } from './transports/upstream-transport.js';
 import { UpstreamConnection } from './upstream-connection.js';
@@ -159,6 +160,38 @@ describe('UpstreamConnection', () => {
     await expect(pending).rejects.toMatchObject({ code: -32000 });
     await until(() => connection.state === 'ready' && server.transports.length === 2);
     expect(states).toEqual(['connecting', 'ready', 'down', 'connecting', 'ready']);
+  });
+
+  it('an upstream that dies soon after each handshake keeps backing off, until it stays up', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date'] });
+    try {
+      const { connection, server } = setup();
+      connection.start();
+      await vi.advanceTimersByTimeAsync(0);
+      expect(connection.state).toBe('ready');
+      // First loss: retried after backoffDelay(0), 200-300 ms.
+      server.transports.at(-1)!.die();
+      expect(connection.status()).toMatchObject({ state: 'down', reconnectAttempts: 1 });
+      await vi.advanceTimersByTimeAsync(300);
+      expect(connection.state).toBe('ready');
+      // It dies again at once: that reconnect did not count as a success, so the delay doubles
+      // (400-600 ms) instead of starting again at 200-300 ms.
+      server.transports.at(-1)!.die();
+      expect(connection.status()).toMatchObject({ state: 'down', reconnectAttempts: 2 });
+      await vi.advanceTimersByTimeAsync(350);
+      expect(connection.state).toBe('down');
+      expect(server.transports).toHaveLength(2);
+      await vi.advanceTimersByTimeAsync(250);
+      expect(connection.status()).toMatchObject({ state: 'ready', reconnectAttempts: 2 });
+      // Up for long enough: the failures are forgotten.
+      await vi.advanceTimersByTimeAsync(STAYED_UP_MS);
+      expect(connection.status()).toMatchObject({ state: 'ready', reconnectAttempts: 0 });
+      server.transports.at(-1)!.die();
+      await vi.advanceTimersByTimeAsync(300);
+      expect(connection.status()).toMatchObject({ state: 'ready', reconnectAttempts: 1 });
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('an HTTP error status on a request is named in the -32000, and the body stays out of it', async () => {

@@ -11,7 +11,7 @@ import {
 } from '@switchboard/core';
 import type { ServerConfig } from '@switchboard/config';
 import type { Logger } from '@switchboard/observability';
-import { backoffDelay, withTimeout } from './backoff.js';
+import { RetrySchedule, withTimeout } from './backoff.js';
 import { describeItem, servedItem, unservableReason } from './list-items.js';
 import { httpStatusOf, looksLikeLegacySse, type RemoteFlavour, type TransportFactory } from './transports/transport-factory.js';
 import type { UpstreamTransport } from './transports/upstream-transport.js';
@@ -51,11 +51,10 @@ export class UpstreamConnection {
   private peer?: JsonRpcPeer;
   private transport?: UpstreamTransport;
   private generation = 0;
-  private attempts = 0;
+  private readonly retries = new RetrySchedule();
   private failedPings = 0;
   private lastError?: string;
   private flavour?: RemoteFlavour;
-  private retryTimer?: NodeJS.Timeout;
   private healthTimer?: NodeJS.Timeout;
   private stopped = false;
   private connecting?: Promise<void>;
@@ -114,7 +113,7 @@ export class UpstreamConnection {
       protocolVersion: this.protocolVersion,
       serverInfo: this.serverInfo,
       lastError: this.lastError,
-      reconnectAttempts: this.attempts,
+      reconnectAttempts: this.retries.attempts,
       pid: (this.transport as { pid?: number } | undefined)?.pid,
     };
   }
@@ -127,7 +126,7 @@ export class UpstreamConnection {
 
   async stop(): Promise<void> {
     this.stopped = true;
-    clearTimeout(this.retryTimer);
+    this.retries.cancel();
     clearInterval(this.healthTimer);
     this.generation++;
     // A connect attempt to an upstream that never answers would hold the stop (and with it
@@ -233,11 +232,12 @@ export class UpstreamConnection {
   private connect(): Promise<void> {
     if (this.connecting) return this.connecting;
     this.connecting = (async () => {
-      clearTimeout(this.retryTimer);
+      this.retries.cancel();
       this.setState('connecting');
       try {
         await this.connectOnce();
-        this.attempts = 0;
+        // Not `attempts = 0`: an upstream that crashes soon after its handshake keeps backing off.
+        this.retries.connected();
         this.failedPings = 0;
         this.lastError = undefined;
         this.setState('ready');
@@ -246,7 +246,7 @@ export class UpstreamConnection {
         // failed, and stop() itself moves the state on to `stopped`.
         if (this.stopped) return;
         this.lastError = err instanceof Error ? err.message : String(err);
-        this.log.warn({ err: this.lastError, attempt: this.attempts }, 'upstream connect failed');
+        this.log.warn({ err: this.lastError, attempt: this.retries.attempts }, 'upstream connect failed');
         this.setState('down');
         this.scheduleRetry();
       } finally {
@@ -356,7 +356,8 @@ export class UpstreamConnection {
     if (this.config.transport !== 'stdio') void this.probe();
   }
 
-  private connectionLost(reason: string): void {
+  /** `retry` false: the caller connects again at once (a session expired; nothing failed). */
+  private connectionLost(reason: string, retry = true): void {
     this.generation++;
     this.lastError = reason;
     this.log.warn({ reason }, 'upstream connection lost');
@@ -366,21 +367,17 @@ export class UpstreamConnection {
     this.transport = undefined;
     void transport?.close().catch(() => undefined);
     this.setState('down');
-    this.scheduleRetry();
+    if (retry) this.scheduleRetry();
   }
 
   private async reconnectNow(): Promise<void> {
-    if (this.peer) this.connectionLost('session expired');
-    clearTimeout(this.retryTimer);
+    if (this.peer) this.connectionLost('session expired', false);
     await this.connect();
   }
 
   private scheduleRetry(): void {
     if (this.stopped) return;
-    clearTimeout(this.retryTimer);
-    const delay = backoffDelay(this.attempts++);
-    this.retryTimer = setTimeout(() => void this.connect(), delay);
-    this.retryTimer.unref();
+    this.retries.schedule(() => void this.connect());
   }
 
   /** One ping with a short timeout; a connection that cannot answer it is treated as lost. */
