@@ -1,6 +1,8 @@
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, realpathSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/client';
+import { fixturePath } from '@switchboard/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, startDaemon, stdioFixture, stopAllDaemons, tempDir, writeConfig, type DaemonHandle } from './support/daemon.js';
 import { connectHost, type Host } from './support/hosts.js';
@@ -35,8 +37,10 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await host?.close();
+  await Promise.all(moreHosts.map((h) => h.close()));
   await stopAllDaemons();
 });
+const moreHosts: Host[] = [];
 
 describe('stdio upstream process', () => {
   it('gets the env from its config', async () => {
@@ -63,5 +67,53 @@ describe('stdio upstream process', () => {
         .find((e) => e.upstream === 'fx' && e.stderr?.includes('serving on stdio')),
     );
     expect(entry.stderr).toMatch(/fixture .*serving on stdio/);
+  });
+});
+
+/**
+ * sh starts a `sleep` in the background, in its own process group, then becomes the fixture
+ * server (exec): the group's id is the server's pid, which its stats tool reports.
+ */
+const WITH_BACKGROUND_CHILD = {
+  command: '/bin/sh',
+  args: ['-c', `sleep 3021 & exec "${process.execPath}" "${fixturePath('stdio')}"`],
+  env: {},
+};
+
+/** The commands of a process group's members (ps, since nothing else lists them). */
+const groupMembers = (pgid: number): string[] =>
+  execFileSync('ps', ['-e', '-o', 'pgid=,comm='], { encoding: 'utf8' })
+    .split('\n')
+    .map((line) => line.trim().split(/\s+/))
+    .filter(([group]) => Number(group) === pgid)
+    .map(([, command]) => command);
+
+async function serverPid(client: Client): Promise<number> {
+  const result = await client.callTool({ name: 'h1__stats', arguments: {} });
+  return (JSON.parse((result.content as { text: string }[])[0].text) as { pid: number }).pid;
+}
+
+describe("what a stdio upstream starts (its process group)", () => {
+  it('is stopped when the upstream crashes, not left to PID 1', async () => {
+    const crashing = await startDaemon({ mcpServers: { h1: WITH_BACKGROUND_CHILD } });
+    const h = await connectHost('streamable-http', { daemon: crashing });
+    moreHosts.push(h);
+    const pgid = await serverPid(h.client);
+    expect(groupMembers(pgid)).toContain('sleep');
+    await h.client.callTool({ name: 'h1__crash', arguments: {} }, { timeout: 30_000 }).catch(() => undefined);
+    await eventually(() => groupMembers(pgid).length === 0, 15_000, 'the crashed server\'s sleep to be stopped');
+    // The restarted one has its own group, and its own sleep.
+    const next = await eventually(() => serverPid(h.client).catch(() => undefined), 30_000, 'the upstream to be restarted');
+    expect(groupMembers(next)).toContain('sleep');
+  });
+
+  it('is stopped with the daemon (SIGTERM)', async () => {
+    const stopping = await startDaemon({ mcpServers: { h1: WITH_BACKGROUND_CHILD } });
+    const h = await connectHost('streamable-http', { daemon: stopping });
+    const pgid = await serverPid(h.client);
+    expect(groupMembers(pgid)).toContain('sleep');
+    await h.close();
+    expect(await stopping.stop('SIGTERM')).toEqual({ code: 0, signal: null });
+    expect(groupMembers(pgid)).toEqual([]);
   });
 });

@@ -114,6 +114,48 @@ describe('StdioUpstreamTransport', () => {
     expect(messages[0]).toMatchObject({ params: { A: 'a', CHAIN: '/etc/switchboard.yaml' } });
   });
 
+  /**
+   * A child that starts a grandchild in its process group (as npx, sh or a server starting a
+   * browser does) and reports the grandchild's pid. The grandchild ignores SIGTERM, so only
+   * the SIGKILL after the grace period ends it.
+   */
+  const WITH_GRANDCHILD = `const { spawn } = require('node:child_process');
+    const grandchild = spawn(process.execPath, ['-e', "process.on('SIGTERM', () => {}); setInterval(() => {}, 1000)"], { stdio: 'ignore' });
+    grandchild.unref();
+    process.stdout.write(JSON.stringify({ jsonrpc: '2.0', method: 'grandchild', params: { pid: grandchild.pid } }) + '\\n');
+    process.stdin.on('end', () => process.exit(0));
+    process.stdin.resume();
+    if (process.env.CRASH) setTimeout(() => process.exit(1), 100);`;
+  const groupExists = (pgid: number) => {
+    try {
+      process.kill(-pgid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+
+  it("a close ends the child's whole process group, even after the child itself left on its stdin's end", async () => {
+    const { transport, messages } = await start(WITH_GRANDCHILD);
+    await until(() => messages.length === 1);
+    const grandchild = (messages[0] as unknown as { params: { pid: number } }).params.pid;
+    const pgid = transport.pid!;
+    expect(isAlive(grandchild)).toBe(true);
+    await transport.close();
+    expect(isAlive(grandchild)).toBe(false);
+    expect(groupExists(pgid)).toBe(false);
+  });
+
+  it("a child that crashes takes the rest of its process group with it", async () => {
+    const { transport, messages, closes } = await start(WITH_GRANDCHILD, { CRASH: '1' });
+    await until(() => messages.length === 1);
+    const grandchild = (messages[0] as unknown as { params: { pid: number } }).params.pid;
+    await until(() => closes() === 1);
+    // Nobody called close(): the crash alone is enough.
+    await until(() => !isAlive(grandchild));
+    expect(groupExists(transport.pid!)).toBe(false);
+  });
+
   it('fails to start a missing command saying where it was looked for, not "spawn X ENOENT"', async () => {
     const config = { name: 'up', transport: 'stdio', command: 'no-such-mcp-server', args: [], env: {} } as unknown as StdioServerConfig;
     const transport = new StdioUpstreamTransport(config, pino({ level: 'silent' }));

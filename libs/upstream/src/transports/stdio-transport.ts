@@ -5,6 +5,7 @@ import type { Logger } from '@switchboard/observability';
 import { inheritedEnvironment } from './inherited-env.js';
 import { spawnFailure } from './spawn-failure.js';
 import { registerChildGroup, unregisterChildGroup } from './child-reaper.js';
+import { endProcessGroup } from './process-group.js';
 import { keepResultText } from './keep-result-text.js';
 import { MAX_MESSAGE_CHARS } from './message-limit.js';
 import type { UpstreamTransport } from './upstream-transport.js';
@@ -27,6 +28,8 @@ export const MAX_STDERR_LINES_PER_SECOND = 100;
  * - the group is registered with the child reaper, which kills it should the daemon die
  *   without shutting down (SIGKILL): no orphans;
  * - shutdown is stdin close, then SIGTERM, then SIGKILL, each after a grace period;
+ * - once the child has exited (stopped, or crashed), what is left of its group gets SIGTERM,
+ *   then SIGKILL, and the group stays registered with the reaper until that is done;
  * - stderr goes to the log, line by line (cut to MAX_STDERR_LINE_CHARS), labelled with the server;
  * - lines are parsed with JSON.parse and a shape check only: the relay does not need schema
  *   validation of every message on the hot path; long results also keep their text
@@ -47,6 +50,8 @@ export class StdioUpstreamTransport implements UpstreamTransport {
     stdin.write(text, done);
   });
   private exited?: Promise<void>;
+  /** Resolves once the rest of the child's process group is gone, after the child's exit. */
+  private groupEnded?: Promise<void>;
   /** onclose has fired: nothing more is sent. */
   private closed = false;
   /** close() has begun (so the exit is expected), and resolves when the child is gone. */
@@ -90,7 +95,10 @@ export class StdioUpstreamTransport implements UpstreamTransport {
         resolve();
       });
       child.once('exit', (code, signal) => {
-        unregisterChildGroup(child.pid!);
+        const pgid = child.pid!;
+        // Not unregistered yet: should the daemon die while the group is being stopped, the
+        // reaper must still stop it. Unregistered once empty, as its number can then be reused.
+        this.groupEnded = endProcessGroup(pgid, GRACE_MS).finally(() => unregisterChildGroup(pgid));
         this.exitStatus = signal ? `the process was killed by ${signal}` : `the process exited with code ${code}`;
         if (!this.closing) this.logger.warn({ code, signal }, 'upstream process exited');
         this.finish();
@@ -113,7 +121,10 @@ export class StdioUpstreamTransport implements UpstreamTransport {
     return this.writer.push(JSON.stringify(message)).catch((err: Error) => this.writeFailed(err));
   }
 
-  /** stdin close, then SIGTERM to the group, then SIGKILL; resolves when the child is gone. */
+  /**
+   * stdin close, then SIGTERM to the group, then SIGKILL; resolves when the child and the
+   * rest of its process group are gone.
+   */
   close(): Promise<void> {
     this.closing ??= this.stop();
     return this.closing;
@@ -123,7 +134,13 @@ export class StdioUpstreamTransport implements UpstreamTransport {
     const child = this.child;
     if (!child) return;
     // No pid: it never started (the 'error' event has finished it).
-    if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return this.finish();
+    if (child.pid === undefined) return this.finish();
+    if (child.exitCode === null && child.signalCode === null) await this.stopLeader(child);
+    else this.finish();
+    await this.groupEnded;
+  }
+
+  private async stopLeader(child: ChildProcess): Promise<void> {
     child.stdin?.end();
     if (await this.waitExit(GRACE_MS)) return;
     this.signalGroup('SIGTERM');
