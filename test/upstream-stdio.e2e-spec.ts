@@ -117,3 +117,39 @@ describe("what a stdio upstream starts (its process group)", () => {
     expect(groupMembers(pgid)).toEqual([]);
   });
 });
+
+describe("a stdio upstream's stderr in the daemon log", () => {
+  it('is redacted like the audit log: keys, bearer tokens and passwords never reach it', async () => {
+    const secrets = ['sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWx', 'eyPretendBearer123456', 'hunter2top'];
+    const leaky = await startDaemon({
+      log: { level: 'info' },
+      mcpServers: {
+        leaky: {
+          command: '/bin/sh',
+          args: [
+            '-c',
+            `echo "key ${secrets[0]}" >&2; echo "Authorization: Bearer ${secrets[1]}" >&2; ` +
+              `echo 'called with {"password":"${secrets[2]}"}' >&2; exec "${process.execPath}" "${fixturePath('stdio')}"`,
+          ],
+          env: {},
+        },
+      },
+    });
+    const logged = () =>
+      leaky
+        .stderr()
+        .split('\n')
+        .filter((l) => l.startsWith('{'))
+        .map((l) => JSON.parse(l) as { upstream?: string; stderr?: string })
+        .filter((e) => e.upstream === 'leaky' && e.stderr !== undefined)
+        .map((e) => e.stderr!);
+    // The fixture's own line comes after the three: all of them are in the log by then.
+    await eventually(() => logged().some((l) => l.includes('serving on stdio')), 15_000, 'the stderr lines');
+    expect(logged().slice(0, 3)).toEqual([
+      'key [REDACTED:anthropic-key]',
+      'Authorization: Bearer [REDACTED:authorization]',
+      'called with {"password":"[REDACTED:secret-param]"}',
+    ]);
+    for (const secret of secrets) expect(leaky.stderr()).not.toContain(secret);
+  });
+});

@@ -1,4 +1,4 @@
-import { systemEntry, type AuditLog } from '@switchboard/audit';
+import { createRedactor, systemEntry, type AuditLog } from '@switchboard/audit';
 import { Inbox } from '@switchboard/inbox';
 import { pinnedRootsChanged, servingChainFor, type FileWatcher, type GatewayConfig } from '@switchboard/config';
 import { ApprovalBook, PinGuard, PinStore, type PinChange, type PolicyDocument, type PolicyEngine } from '@switchboard/policy';
@@ -104,7 +104,9 @@ export class GatewayRuntime {
     let serverRequests!: ServerRequestHandler;
     const upstreamDeps = {
       logger,
-      factory: new DefaultTransportFactory(servingChainFor(config.source)),
+      // What stdio upstreams print (their arguments, tokens, headers) is redacted by the audit
+      // log's rules before it reaches the daemon's log, even with the audit log off.
+      factory: new DefaultTransportFactory(servingChainFor(config.source), createRedactor(config.audit.redact).redactText),
       client: { name: 'switchboard', version: SWITCHBOARD_VERSION },
       clientCapabilities: RELAYED_CAPABILITIES,
       serverRequests: (request: ServerRequest) => serverRequests(request),

@@ -17,11 +17,16 @@ afterEach(async () => {
 });
 
 /** A transport running `node -e script`, with a logger that keeps what it is given. */
-async function start(script: string, env: Record<string, string> = {}, gatewayEnv: Record<string, string> = {}) {
+async function start(
+  script: string,
+  env: Record<string, string> = {},
+  gatewayEnv: Record<string, string> = {},
+  redactText?: (text: string) => string,
+) {
   const raw: string[] = [];
   const logger = pino({ level: 'debug' }, { write: (line: string) => void raw.push(line) });
   const config = { name: 'up', transport: 'stdio', command: process.execPath, args: ['-e', script], env } as unknown as StdioServerConfig;
-  const transport = new StdioUpstreamTransport(config, logger, gatewayEnv);
+  const transport = new StdioUpstreamTransport(config, logger, gatewayEnv, redactText);
   transports.push(transport);
   const messages: JsonRpcMessage[] = [];
   let closes = 0;
@@ -77,6 +82,24 @@ describe('StdioUpstreamTransport', () => {
       'short',
       'last words',
     ]);
+  });
+
+  it('logs stderr lines and stray stdout lines through the redactText it is given', async () => {
+    const hide = (text: string) => text.replaceAll('hunter2top', '[REDACTED]');
+    const { entries } = await start(
+      `process.stderr.write('called with {"password":"hunter2top"}\\n' + 'hunter2top ' + 'e'.repeat(20000) + '\\n');
+       process.stdout.write('debug: password=hunter2top\\n');`,
+      {},
+      {},
+      hide,
+    );
+    await until(() => entries().filter((e) => e.msg === 'upstream stderr').length === 2 && entries().some((e) => e.msg.includes('not JSON')));
+    expect(entries().filter((e) => e.msg === 'upstream stderr').map((e) => e.stderr)).toEqual([
+      'called with {"password":"[REDACTED]"}',
+      // A long line is cut first (what is held stays bounded), and what is kept is redacted.
+      `[REDACTED] ${'e'.repeat(MAX_STDERR_LINE_CHARS - 11)}… [${20011 - MAX_STDERR_LINE_CHARS} more characters]`,
+    ]);
+    expect(entries().find((e) => e.msg.includes('not JSON'))!.line).toBe('debug: password=[REDACTED]');
   });
 
   it('logs at most so many stderr lines a second, and counts the rest', async () => {

@@ -20,6 +20,8 @@ const EXIT_WAIT_MS = 1000;
 export const MAX_STDERR_LINE_CHARS = 8 * 1024;
 /** And at most this many lines a second of it; the rest is counted, not logged. */
 export const MAX_STDERR_LINES_PER_SECOND = 100;
+/** Of a stdout line that is not a message, this much is logged (it is often a stray debug print). */
+const LOGGED_STDOUT_CHARS = 200;
 
 /**
  * The stdio upstream transport. Our own rather than the SDK's because the gateway must own
@@ -30,7 +32,8 @@ export const MAX_STDERR_LINES_PER_SECOND = 100;
  * - shutdown is stdin close, then SIGTERM, then SIGKILL, each after a grace period;
  * - once the child has exited (stopped, or crashed), what is left of its group gets SIGTERM,
  *   then SIGKILL, and the group stays registered with the reaper until that is done;
- * - stderr goes to the log, line by line (cut to MAX_STDERR_LINE_CHARS), labelled with the server;
+ * - stderr goes to the log, line by line (cut to MAX_STDERR_LINE_CHARS), labelled with the server,
+ *   with secrets redacted (`redactText`): servers print their arguments, tokens, headers;
  * - lines are parsed with JSON.parse and a shape check only: the relay does not need schema
  *   validation of every message on the hot path; long results also keep their text
  *   (keepResultText);
@@ -65,6 +68,8 @@ export class StdioUpstreamTransport implements UpstreamTransport {
     private readonly logger: Logger,
     /** The gateway's own variables (the serving chain); last, so a server's env cannot drop them. */
     private readonly gatewayEnv: Readonly<Record<string, string>> = {},
+    /** Hides secrets in what the child writes before it is logged (the app gives the audit log's). */
+    private readonly redactText: (text: string) => string = (text) => text,
   ) {}
 
   get pid(): number | undefined {
@@ -159,11 +164,11 @@ export class StdioUpstreamTransport implements UpstreamTransport {
     try {
       message = JSON.parse(line);
     } catch {
-      this.logger.warn({ line: line.slice(0, 200) }, 'upstream wrote a line that is not JSON to stdout');
+      this.logger.warn({ line: this.strayLine(line) }, 'upstream wrote a line that is not JSON to stdout');
       return;
     }
     if (classifyMessage(message) === 'invalid') {
-      this.logger.warn({ line: line.slice(0, 200) }, 'upstream wrote something that is not a JSON-RPC message to stdout');
+      this.logger.warn({ line: this.strayLine(line) }, 'upstream wrote something that is not a JSON-RPC message to stdout');
       // An answer in the wrong shape still ends its request, as an error, rather than leave it to time out.
       message = invalidResponseAsError(message);
       if (message === undefined) return;
@@ -174,6 +179,14 @@ export class StdioUpstreamTransport implements UpstreamTransport {
     } catch (err) {
       this.logger.error({ err }, 'handling a message from the upstream failed');
     }
+  }
+
+  /**
+   * What is logged of a stdout line that is not a message: its start, redacted. Redacted
+   * before it is cut, so that a secret across the cut is still recognised (and not half shown).
+   */
+  private strayLine(line: string): string {
+    return this.redactText(line.slice(0, 4 * LOGGED_STDOUT_CHARS)).slice(0, LOGGED_STDOUT_CHARS);
   }
 
   /**
@@ -229,8 +242,12 @@ export class StdioUpstreamTransport implements UpstreamTransport {
           windowStart = now;
           logged = 0;
         }
-        if (logged++ < MAX_STDERR_LINES_PER_SECOND) this.logger.info({ stderr: cut > 0 ? `${kept}… [${cut} more characters]` : kept }, 'upstream stderr');
-        else skipped++;
+        if (logged++ >= MAX_STDERR_LINES_PER_SECOND) {
+          skipped++;
+        } else {
+          const text = this.redactText(kept);
+          this.logger.info({ stderr: cut > 0 ? `${text}… [${cut} more characters]` : text }, 'upstream stderr');
+        }
       }
       kept = '';
       length = 0;

@@ -20,11 +20,18 @@ export const UPSTREAM_TRANSPORT_FACTORY = Symbol('UPSTREAM_TRANSPORT_FACTORY');
  * only for the legacy HTTP+SSE flavour.
  */
 export class DefaultTransportFactory implements TransportFactory {
-  /** @param gatewayEnv given to every stdio upstream besides its own env (servingChainFor). */
-  constructor(private readonly gatewayEnv: Readonly<Record<string, string>> = {}) {}
+  /**
+   * @param gatewayEnv given to every stdio upstream besides its own env (servingChainFor).
+   * @param redactText hides secrets in what stdio upstreams write before it is logged; the
+   *   app passes the audit log's redactor, which this lib does not depend on.
+   */
+  constructor(
+    private readonly gatewayEnv: Readonly<Record<string, string>> = {},
+    private readonly redactText?: (text: string) => string,
+  ) {}
 
   async create(config: ServerConfig, flavour: RemoteFlavour | undefined, logger: Logger): Promise<UpstreamTransport> {
-    if (config.transport === 'stdio') return new StdioUpstreamTransport(config, logger, this.gatewayEnv);
+    if (config.transport === 'stdio') return new StdioUpstreamTransport(config, logger, this.gatewayEnv, this.redactText);
     if (flavour !== 'sse') return new StreamableHttpUpstreamTransport(config, logger);
     // The SDK's client (and the zod schemas under it) costs the daemon about 25 MB of
     // memory; only a gateway with a legacy HTTP+SSE upstream loads it.
