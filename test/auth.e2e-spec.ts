@@ -425,14 +425,13 @@ describe('a downstream credential never reaches an upstream', () => {
     const made = cli(['keys', 'create', '--config', configPath, '--name', 'dave']);
     const key = made.stdout.trimEnd().split('\n').at(-1)!;
     const daemon = await startDaemon(configPath);
-    const client = new Client({ name: 'e2e-no-forward', version: '1.0.0' });
-    await client.connect(
-      new StreamableHTTPClientTransport(new URL(daemon.mcpUrl), {
-        requestInit: { headers: { Authorization: `Bearer ${key}`, 'X-API-Key': key } },
-      }),
-    );
-    await client.callTool({ name: 'web__echo', arguments: { text: 'through the proxy' } });
-    await client.close();
+    // Both ways a key can be sent, one host each (both at once is refused: auth:two-credentials).
+    for (const headers of [{ Authorization: `Bearer ${key}` }, { 'X-API-Key': key }] as Record<string, string>[]) {
+      const client = new Client({ name: 'e2e-no-forward', version: '1.0.0' });
+      await client.connect(new StreamableHTTPClientTransport(new URL(daemon.mcpUrl), { requestInit: { headers } }));
+      await client.callTool({ name: 'web__echo', arguments: { text: 'through the proxy' } });
+      await client.close();
+    }
     await daemon.stop();
     proxy.server.close();
     expect(proxy.seen.length).toBeGreaterThan(0);

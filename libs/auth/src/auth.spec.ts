@@ -123,6 +123,19 @@ describe('HttpAuthenticator', () => {
     expect((await auth.authenticate(request({ authorization: `Bearer ${key}` }))).refusal).toMatchObject({ rule: 'auth:revoked-key' });
   });
 
+  it('refuses a Bearer credential and an X-API-Key sent together, whichever is valid', async () => {
+    const { auth, key } = await authenticator('none');
+    for (const headers of [
+      { authorization: `Bearer ${key}`, 'x-api-key': 'sbk_wrong' },
+      { authorization: 'Bearer sbk_wrong', 'x-api-key': key },
+      { authorization: `bearer ${key}`, 'x-api-key': key },
+    ]) {
+      expect((await auth.authenticate(request(headers))).refusal).toMatchObject({ rule: 'auth:two-credentials' });
+    }
+    // Another scheme beside X-API-Key is no second credential.
+    expect((await auth.authenticate(request({ authorization: 'Basic Zm9vOmJhcg==', 'x-api-key': key }))).principal).toMatchObject({ id: 'carol' });
+  });
+
   it('another Authorization scheme is no credential', async () => {
     const { auth } = await authenticator('required');
     expect((await auth.authenticate(request({ authorization: 'Basic Zm9vOmJhcg==' }))).refusal).toMatchObject({ rule: 'auth:missing' });

@@ -9,7 +9,7 @@ export type AuthMode = 'none' | 'required';
 
 /** Why a request was not authenticated: the audit row's rule, and what the caller is told. */
 export interface AuthRefusal {
-  rule: 'auth:missing' | KeyRefusalRule | TokenRefusalRule | 'auth:error';
+  rule: 'auth:missing' | 'auth:two-credentials' | KeyRefusalRule | TokenRefusalRule | 'auth:error';
   reason: string;
 }
 type KeyRefusalRule = Extract<KeyVerdict, { ok: false }>['rule'];
@@ -94,6 +94,11 @@ export class HttpAuthenticator {
 
   async authenticate(req: IncomingMessage): Promise<HttpAuthResult> {
     // Most loopback requests carry neither header: no strategy needs to look.
+    // Both a Bearer credential and X-API-Key: which of the two is the caller? Taking the first
+    // that passes would let a bad one ride along unchecked; neither is chosen.
+    if (req.headers['x-api-key'] !== undefined && /^\s*bearer\s/i.test(req.headers.authorization ?? '')) {
+      return { refusal: { rule: 'auth:two-credentials', reason: 'two credentials were sent (Authorization: Bearer and X-API-Key); send one' } };
+    }
     if (req.headers.authorization !== undefined || req.headers['x-api-key'] !== undefined) {
       // The strategies see the headers only: passport-http-bearer also takes `access_token`
       // from the query string and the body, where Express has parsed them (the admin
