@@ -458,3 +458,21 @@ describe('auth.mode and the listen address', () => {
     expect(cli(['keys', 'create', '--config', configPath]).code).toBe(2);
   });
 });
+
+describe('refusals without a credential, in bulk', () => {
+  it('the first 100 a minute from one address are rows of their own; the rest are counted in one row, written at the latest at shutdown', async () => {
+    const dir = tempDir();
+    const daemon = await startDaemon(writeConfig({ auth: { mode: 'required' }, mcpServers: {} }, dir));
+    const ping = { jsonrpc: '2.0', id: 1, method: 'ping' };
+    for (let i = 0; i < 130; i++) {
+      // Every one is answered 401 all the same: only the recording is bounded.
+      await request(daemon.baseUrl).post('/mcp').set('Authorization', 'Bearer sbk_bogus').set('Accept', 'application/json, text/event-stream').send(ping).expect(401);
+    }
+    expect(await daemon.stop('SIGTERM')).toMatchObject({ code: 0 });
+    const dataDir = join(dir, 'data');
+    expect(auditRows(dataDir, `decision = 'unauthenticated' AND rule = 'auth:unknown-key'`)).toHaveLength(100);
+    const [counted] = auditRows(dataDir, `rule = 'audit:refusals-counted'`);
+    expect(counted).toMatchObject({ principal: 'switchboard', method: 'http', name: 'POST /mcp', decision: 'unauthenticated' });
+    expect(String(counted.error_message)).toMatch(/^30 more HTTP refusals from (::ffff:)?127\.0\.0\.1, .* were counted, not recorded one by one/);
+  });
+});

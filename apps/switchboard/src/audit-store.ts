@@ -135,6 +135,8 @@ export async function openAuditStore(config: GatewayConfig, logger: Logger): Pro
     dataSource,
     async close() {
       await retention?.stop();
+      // Refusals counted but not yet summed up in a row are, before the last commit.
+      log.summarizeRefusals();
       await writer.close();
       await dataSource.destroy();
     },

@@ -1,4 +1,5 @@
 import type { AuditEntry } from './audit.types.js';
+import { RefusalBudget, type RefusalBudgetOptions, type RefusalSummary } from './refusal-budget.js';
 import { bareEntry } from './system-entry.js';
 import { canonicalJson, canonicalTextDigest, type Redactor } from './redaction/index.js';
 import type { AuditWriter } from './writer/audit-writer.js';
@@ -10,7 +11,14 @@ export interface AuditLogOptions {
   completions: boolean;
   /** Keys the arguments digest (HMAC); see argumentsDigest. */
   digestKey?: Buffer;
+  /** How many HTTP refusals per client address are recorded one by one (RefusalBudget). */
+  refusals?: Partial<RefusalBudgetOptions>;
 }
+
+/** 100 rows a minute per address: far above any real client's mistakes, far below a flood's. */
+const REFUSALS_PER_WINDOW = 100;
+const REFUSAL_WINDOW_MS = 60_000;
+const REFUSAL_ADDRESSES = 10_000;
 
 /** Methods with a row per request; the relayed server->client ones join with the relay. */
 const RECORDED = new Set(['tools/call', 'resources/read', 'prompts/get', 'completion/complete']);
@@ -33,10 +41,20 @@ const MAX_ERROR_CHARS = 1000;
  * unredacted leaves this class.
  */
 export class AuditLog {
+  private readonly refusals: RefusalBudget;
+  private summaryTimer: NodeJS.Timeout | undefined;
+
   constructor(
     private readonly writer: AuditWriter,
     private readonly options: AuditLogOptions,
-  ) {}
+  ) {
+    this.refusals = new RefusalBudget({
+      perWindow: REFUSALS_PER_WINDOW,
+      windowMs: REFUSAL_WINDOW_MS,
+      maxAddresses: REFUSAL_ADDRESSES,
+      ...options.refusals,
+    });
+  }
 
   get mode() {
     return this.writer.mode;
@@ -114,7 +132,15 @@ export class AuditLog {
     rule: string;
     reason: string;
     principal?: { id: string; authMethod: string };
+    /** The client's address: each gets its own budget of rows (RefusalBudget). */
+    address?: string;
   }): void {
+    const { record, summaries } = this.refusals.admit(refusal.address ?? 'unknown', refusal);
+    for (const summary of summaries) this.note(this.summaryEntry(summary));
+    if (!record) {
+      this.summarizeAtWindowEnd();
+      return;
+    }
     this.note(
       bareEntry({
         principal: refusal.principal?.id ?? 'anonymous',
@@ -129,6 +155,36 @@ export class AuditLog {
         errorMessage: this.options.redactor.redactText(refusal.reason).slice(0, MAX_ERROR_CHARS),
       }),
     );
+  }
+
+  /**
+   * Records the counts of refusals not recorded one by one, now: at shutdown, before the
+   * writer closes, so that none goes unaccounted.
+   */
+  summarizeRefusals(): void {
+    clearTimeout(this.summaryTimer);
+    this.summaryTimer = undefined;
+    for (const summary of this.refusals.drain()) this.note(this.summaryEntry(summary));
+  }
+
+  private summarizeAtWindowEnd(): void {
+    if (this.summaryTimer) return;
+    this.summaryTimer = setTimeout(() => this.summarizeRefusals(), Math.max(0, this.refusals.windowEnd - Date.now()));
+    this.summaryTimer.unref();
+  }
+
+  private summaryEntry({ address, suppressed, since, until, sample }: RefusalSummary): AuditEntry {
+    const when = `${new Date(since).toISOString()} to ${new Date(until).toISOString()}`;
+    return bareEntry({
+      principal: 'switchboard',
+      authMethod: 'internal',
+      method: 'http',
+      name: this.options.redactor.redactText(`${sample.httpMethod} ${sample.path}`).slice(0, 200),
+      decision: sample.decision,
+      rule: 'audit:refusals-counted',
+      outcome: null,
+      errorMessage: `${suppressed} more HTTP refusals from ${address}, ${when}, were counted, not recorded one by one (the first ${this.refusals.perWindow} of a window are; the first of this one: rule ${sample.rule})`,
+    });
   }
 
   /** A row that is not about a request a host made (a pruning marker, say); never awaited. */

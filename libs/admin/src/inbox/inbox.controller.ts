@@ -93,7 +93,9 @@ export class InboxController {
     const outcome = await this.access.login(token);
     if ('refusal' in outcome) {
       const { rule, reason } = outcome.refusal;
-      if (outcome.status === 401) this.options.onRefused?.({ httpMethod: 'POST', path: '/admin/inbox/login', decision: 'unauthenticated', rule, reason });
+      if (outcome.status === 401) {
+        this.options.onRefused?.({ httpMethod: 'POST', path: '/admin/inbox/login', decision: 'unauthenticated', rule, reason, address: req.socket?.remoteAddress });
+      }
       return sendError(res, outcome.status, `sign-in refused: ${reason}`);
     }
     res.setHeader('Set-Cookie', sessionCookie(req, outcome.sessionId));

@@ -58,6 +58,8 @@ export interface HttpRefusal {
   reason: string;
   /** Who it was, when that is known (a valid key without the role needed); else anonymous. */
   principal?: { id: string; authMethod: string };
+  /** The client's address (the audit log bounds the rows each address can make). */
+  address?: string;
 }
 
 export type RefusalListener = (refusal: HttpRefusal) => void;
@@ -71,11 +73,11 @@ export function httpRefusal(req: IncomingMessage, reason: string): HttpRefusal {
   };
 }
 
-export function requestLine(req: IncomingMessage): { httpMethod: string; path: string } {
+export function requestLine(req: IncomingMessage): { httpMethod: string; path: string; address?: string } {
   // Express (the admin routes) rewrites url under a mount path; originalUrl is what was sent.
   const url = (req as { originalUrl?: string }).originalUrl ?? req.url ?? '/';
   const query = url.indexOf('?');
-  return { httpMethod: req.method ?? 'GET', path: query === -1 ? url : url.slice(0, query) };
+  return { httpMethod: req.method ?? 'GET', path: query === -1 ? url : url.slice(0, query), address: req.socket?.remoteAddress };
 }
 
 /** How the HTTP fronts learn who a request is from (libs/auth's HttpAuthenticator). */

@@ -1,0 +1,92 @@
+/** What an HTTP refusal is about, as a summary row repeats it. */
+export interface RefusalSample {
+  httpMethod: string;
+  path: string;
+  decision: 'refused' | 'unauthenticated' | 'denied' | 'limited';
+  rule: string;
+}
+
+/** The refusals from one address in one window that were counted rather than recorded one by one. */
+export interface RefusalSummary {
+  address: string;
+  suppressed: number;
+  since: number;
+  until: number;
+  sample: RefusalSample;
+}
+
+export interface RefusalBudgetOptions {
+  /** Refusals recorded one by one per address and window; the rest are counted. */
+  perWindow: number;
+  windowMs: number;
+  /** Addresses tracked per window; beyond it, all others share one budget. */
+  maxAddresses: number;
+  now?: () => number;
+}
+
+/** The address every address beyond `maxAddresses` is counted under. */
+export const OTHER_ADDRESSES = 'other addresses';
+
+/**
+ * Bounds the audit rows that requests refused before they were MCP requests (a bad key, a
+ * foreign Origin) can make. Those cost the sender nothing, and each was a hash-chained row:
+ * 3,000 bogus keys in 3 s were 3,000 rows, a way to fill the disk without a credential.
+ * Each client address gets `perWindow` rows a window; the rest are counted, and one row per
+ * address says how many, from when to when, so every refusal is still accounted for. The
+ * callers are answered the same either way: only the recording is bounded.
+ */
+export class RefusalBudget {
+  private windowStart: number;
+  private readonly counts = new Map<string, { recorded: number; suppressed: number; sample: RefusalSample }>();
+  private readonly now: () => number;
+
+  constructor(private readonly options: RefusalBudgetOptions) {
+    this.now = options.now ?? Date.now;
+    this.windowStart = this.now();
+  }
+
+  /**
+   * Whether this refusal gets its own row; first, the summaries of a window that has ended
+   * (to be recorded before it).
+   */
+  admit(address: string, sample: RefusalSample): { record: boolean; summaries: RefusalSummary[] } {
+    const summaries = this.now() - this.windowStart >= this.options.windowMs ? this.drain() : [];
+    const key = this.counts.has(address) || this.counts.size < this.options.maxAddresses ? address : OTHER_ADDRESSES;
+    const count = this.counts.get(key) ?? { recorded: 0, suppressed: 0, sample };
+    this.counts.set(key, count);
+    if (count.recorded < this.options.perWindow) {
+      count.recorded += 1;
+      return { record: true, summaries };
+    }
+    count.suppressed += 1;
+    return { record: false, summaries };
+  }
+
+  /** Whether some refusals of this window await their summary. */
+  get suppressing(): boolean {
+    for (const count of this.counts.values()) if (count.suppressed > 0) return true;
+    return false;
+  }
+
+  /** Rows recorded one by one per address and window. */
+  get perWindow(): number {
+    return this.options.perWindow;
+  }
+
+  /** When the current window ends. */
+  get windowEnd(): number {
+    return this.windowStart + this.options.windowMs;
+  }
+
+  /** Ends the window now: the summaries of what it counted without recording. */
+  drain(): RefusalSummary[] {
+    const until = this.now();
+    const summaries: RefusalSummary[] = [];
+    for (const [address, { suppressed, sample }] of this.counts) {
+      if (suppressed > 0) summaries.push({ address, suppressed, since: this.windowStart, until, sample });
+    }
+    this.counts.clear();
+    this.windowStart = until;
+    return summaries;
+  }
+}
