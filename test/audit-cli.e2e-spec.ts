@@ -221,7 +221,7 @@ describe('switchboard audit and db commands', () => {
       { tool: 'fx__nope', upstream: null, calls: 1, errors: 0, denials: 1 },
     ]);
     // alice's resources/read is not a tool call: it is counted per method only.
-    expect(stats.byPrincipal).toEqual(expect.arrayContaining([{ principal: 'alice', calls: 2, errors: 0, denials: 1 }]));
+    expect(stats.byPrincipal).toEqual(expect.arrayContaining([{ principal: 'loopback:alice', calls: 2, errors: 0, denials: 1 }]));
     expect(stats.byMethod).toEqual([
       { method: 'tools/call', rows: 4, errors: 2, denials: 1 },
       { method: 'resources/read', rows: 1, errors: 0, denials: 0 },

@@ -470,3 +470,14 @@ describe('argument conditions: arrays, objects and other types cannot slip past 
     });
   });
 });
+
+describe('users: by caller name', () => {
+  it('key:NAME in users is the key NAME; jwt:NAME is the token user only', () => {
+    const policy = new CompiledPolicy(
+      { roles: { dev: [{ allow: 'call', tool: 'x' }], ops: [{ allow: 'call', tool: 'y' }] }, users: { 'key:carol': ['dev'], 'jwt:carol': ['ops'] }, groups: {}, everyone: [] } as never,
+      'deny',
+    );
+    expect(policy.rolesOf({ id: 'carol', authMethod: 'api-key' })).toEqual(['dev']);
+    expect(policy.rolesOf({ id: 'carol', authMethod: 'jwt' })).toEqual(['ops']);
+  });
+});

@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import type * as Casl from '@casl/ability';
-import { callerName } from '@switchboard/core';
+import { callerName, canonicalCallerName } from '@switchboard/core';
 import { type ArgConditions, compileArgConditions } from './arg-conditions.js';
 import { globToRegExp } from './glob.js';
 import type { PolicyDocument, PolicyRule } from './policy-document.js';
@@ -92,11 +92,15 @@ export class CompiledPolicy {
   private readonly ruleLists = new Map<string, RawRule[]>();
   private readonly narrowed = new Map<string, Narrowed>();
   private readonly principalRoles = new Map<string, string[]>();
+  /** `users:` by the caller name each entry means (`key:alice` is `alice`). */
+  private readonly userRoles = new Map<string, readonly string[]>();
 
   constructor(
     private readonly doc: PolicyDocument,
     readonly defaultEffect: 'allow' | 'deny',
   ) {
+    // The loader refuses entries that are no caller name, and two that name one caller.
+    for (const [user, roles] of Object.entries(doc.users)) this.userRoles.set(canonicalCallerName(user) ?? user, roles);
     this.allowRules = new Map();
     this.confirmRules = new Map();
     this.denyRules = new Map();
@@ -115,7 +119,7 @@ export class CompiledPolicy {
 
   /** The principal's roles: its own (key or token), its user entry, its groups', everyone's. */
   rolesOf(principal: PolicyPrincipal): string[] {
-    const roles = new Set([...(principal.roles ?? []), ...(this.doc.users[callerName(principal)] ?? []), ...this.doc.everyone]);
+    const roles = new Set([...(principal.roles ?? []), ...(this.userRoles.get(callerName(principal)) ?? []), ...this.doc.everyone]);
     for (const group of principal.groups ?? []) for (const role of this.doc.groups[group] ?? []) roles.add(role);
     return [...roles].filter((role) => this.allowRules.has(role)).sort();
   }

@@ -41,6 +41,14 @@ describe('every problem of a policy file in one round', () => {
     ]);
   });
 
+  it('users: refuses what is no caller name, and two entries for one caller (key:alice is alice)', () => {
+    const yaml = ['roles: { dev: [ { allow: call, tool: x } ] }', 'users: { alice: [dev], "key:alice": [dev], "oidc:bob": [dev], "jwt:bob": [dev] }'].join('\n');
+    expect(problemsOf(yaml)).toEqual([
+      'users["key:alice"]: names the same caller as users.alice',
+      "users[\"oidc:bob\"]: not a caller name: an API key's name (or key:NAME), or jwt:, stdio: or loopback: and a name (docs/auth.md, Callers by name)",
+    ]);
+  });
+
   it('a file that is not a mapping gives the one problem', () => {
     expect(problemsOf('[1, 2]')).toEqual([': must be a mapping with roles (and optionally users, groups, everyone, defaultEffect)']);
   });

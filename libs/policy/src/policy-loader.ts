@@ -1,4 +1,5 @@
 import { ConfigError, ConfigErrorCode, describeIssue, formatPath, parseConfigText, readConfigBytes, type ConfigProblem } from '@switchboard/config';
+import { canonicalCallerName } from '@switchboard/core';
 import { z } from 'zod';
 import { policyDocumentSchema, type PolicyDocument } from './policy-document.js';
 
@@ -51,7 +52,19 @@ function crossReferenceProblems(doc: References, at: (path: string, reason: stri
     roles.forEach((role, i) => {
       if (!known.has(role)) problems.push(at(formatPath([...path, i]), `no role '${role}' is defined under roles`));
     });
-  for (const [user, roles] of Object.entries(doc.users)) check(['users', user], roles);
+  const callers = new Map<string, string>();
+  for (const [user, roles] of Object.entries(doc.users)) {
+    check(['users', user], roles);
+    const caller = canonicalCallerName(user);
+    const path = formatPath(['users', user]);
+    if (caller === undefined) {
+      problems.push(at(path, "not a caller name: an API key's name (or key:NAME), or jwt:, stdio: or loopback: and a name (docs/auth.md, Callers by name)"));
+    } else if (callers.has(caller)) {
+      problems.push(at(path, `names the same caller as ${callers.get(caller)}`));
+    } else {
+      callers.set(caller, path);
+    }
+  }
   for (const [group, roles] of Object.entries(doc.groups)) check(['groups', group], roles);
   check(['everyone'], doc.everyone);
   const ids = new Map<string, string>();

@@ -41,7 +41,9 @@ async function set(args: string[], usage: string): Promise<number> {
   if (!values.principal.includes(':') && !keys.some((k) => k.name === values.principal)) {
     process.stderr.write(
       `note: no API key is named '${values.principal}', and a bare name serves only that key; ` +
-        `a token user is jwt:${values.principal}, a switchboard stdio user stdio:${values.principal}\n`,
+        `a token user is jwt:${values.principal}, a switchboard stdio user stdio:${values.principal}` +
+        (values.principal === 'anonymous' ? ', and the loopback user (auth.mode: none) loopback:anonymous' : '') +
+        '\n',
     );
   }
   return 0;

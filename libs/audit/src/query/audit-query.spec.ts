@@ -42,6 +42,25 @@ describe('AuditQuery', () => {
     expect(names(await page({ upstream: 'fs' }))).toEqual(['file:///x', 'fs__read']);
   });
 
+  it('a principal filter with a caller kind (jwt:alice, key:alice) picks that caller; a bare name finds every kind; stats keep them apart', async () => {
+    const t = await tempDatabase();
+    open.push(t.dataSource);
+    const writer = writerFor(t.db);
+    for (const r of [
+      entry({ principal: 'alice', authMethod: 'api-key', name: 'by_key' }),
+      entry({ principal: 'alice', authMethod: 'jwt', name: 'by_token' }),
+      entry({ principal: 'anonymous', authMethod: 'loopback', name: 'local' }),
+    ]) void writer.append(r);
+    await writer.flush();
+    const q = new AuditQuery(t.dataSource);
+    const page = async (principal: string) => names((await q.page({ principal }, { limit: 100, order: 'asc' })).items);
+    expect(await page('alice')).toEqual(['by_key', 'by_token']);
+    expect(await page('jwt:alice')).toEqual(['by_token']);
+    expect(await page('key:alice')).toEqual(['by_key']);
+    expect(await page('loopback:anonymous')).toEqual(['local']);
+    expect((await q.stats({})).byPrincipal.map((p) => p.principal).sort()).toEqual(['alice', 'jwt:alice', 'loopback:anonymous']);
+  });
+
   it('pages with cursors, newest first by default, without repeats or gaps', async () => {
     const q = await sample();
     const seen: number[] = [];
@@ -132,7 +151,7 @@ describe('AuditQuery', () => {
     expect(stats.byDecision).toEqual({ allowed: 5, denied: 1, limited: 1, unauthenticated: 2, refused: 2 });
     expect(stats).toMatchObject({ calls: 5, errors: 1, denials: 2 });
     expect(stats.byTool).toEqual([{ tool: 'probe__echo', upstream: 'probe', calls: 5, errors: 1, denials: 2 }]);
-    expect(stats.byPrincipal).toEqual([{ principal: 'anonymous', calls: 5, errors: 1, denials: 2 }]);
+    expect(stats.byPrincipal).toEqual([{ principal: 'loopback:anonymous', calls: 5, errors: 1, denials: 2 }]);
     expect(stats.byMethod).toEqual([
       { method: 'tools/call', rows: 5, errors: 1, denials: 2 },
       { method: 'http', rows: 4, errors: 0, denials: 4 },

@@ -1,3 +1,4 @@
+import { callerName, parseCallerName } from '@switchboard/core';
 import type { DataSource, SelectQueryBuilder } from 'typeorm';
 import { AuditRecordEntity } from '../audit-record.entity.js';
 import type { AuditDecision, AuditFilter, AuditRow } from '../audit.types.js';
@@ -184,9 +185,11 @@ export class AuditQuery {
       .groupBy('r.name')
       .addGroupBy('r.upstream')
       .getRawMany<ToolStats>();
-    const byPrincipalRaw = await counted(this.toolCalls(filter).select('r.principal', 'principal'), 'calls')
+    // By caller: a key and a token user of the same name are two lines (callerName).
+    const byPrincipalRaw = await counted(this.toolCalls(filter).select('r.principal', 'principal').addSelect('r.auth_method', 'authMethod'), 'calls')
       .groupBy('r.principal')
-      .getRawMany<PrincipalStats>();
+      .addGroupBy('r.auth_method')
+      .getRawMany<PrincipalStats & { authMethod: string }>();
 
     const byDecision = Object.fromEntries(DECISIONS.map((d) => [d, 0])) as Record<AuditDecision, number>;
     for (const d of byDecisionRaw) byDecision[d.decision] = (byDecision[d.decision] ?? 0) + Number(d.rows);
@@ -202,7 +205,7 @@ export class AuditQuery {
       denials: calls?.denials ?? 0,
       byTool: mergeTools(byToolRaw),
       byPrincipal: byPrincipalRaw
-        .map((p) => ({ principal: p.principal, calls: Number(p.calls), errors: Number(p.errors), denials: Number(p.denials) }))
+        .map((p) => ({ principal: callerName({ id: p.principal, authMethod: p.authMethod }), calls: Number(p.calls), errors: Number(p.errors), denials: Number(p.denials) }))
         .sort((a, b) => b.calls - a.calls || compare(a.principal, b.principal)),
       byMethod,
     };
@@ -225,7 +228,11 @@ export class AuditQuery {
     if (filter.until !== undefined) {
       q.andWhere(order === 'desc' && filter.since !== undefined ? '+r.at < :until' : 'r.at < :until', { until: filter.until });
     }
-    if (filter.principal !== undefined) q.andWhere('r.principal = :principal', { principal: filter.principal });
+    if (filter.principal !== undefined) {
+      const { principal, authMethod } = principalFilter(filter.principal);
+      q.andWhere('r.principal = :principal', { principal });
+      if (authMethod !== undefined) q.andWhere('r.auth_method = :authMethod', { authMethod });
+    }
     if (filter.tool !== undefined) {
       q.andWhere(`r.method = 'tools/call'`).andWhere('(r.name = :tool OR r.original_name = :tool)', { tool: filter.tool });
     }
@@ -273,3 +280,14 @@ function mergeTools(raw: ToolStats[]): ToolStats[] {
 }
 
 const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/**
+ * A `principal` filter: a caller name with its kind (`jwt:alice`, `key:alice`, `stdio:bob`,
+ * `loopback:anonymous`) matches that caller only; a bare name matches the rows of that name
+ * however the caller authenticated (a search, not an identity: the rows show the method).
+ */
+function principalFilter(text: string): { principal: string; authMethod?: string } {
+  if (!/^(key|jwt|stdio|loopback):./.test(text)) return { principal: text };
+  const caller = parseCallerName(text)!;
+  return { principal: caller.id, authMethod: caller.authMethod };
+}

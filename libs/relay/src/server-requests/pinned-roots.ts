@@ -1,4 +1,5 @@
 import { bareEntry } from '@switchboard/audit';
+import { parseCallerName } from '@switchboard/core';
 import type { ServerRequest, ServerRequestHandler } from '@switchboard/upstream';
 import { sessionFields } from '../audit/session-fields.js';
 import type { Item, RelayServices } from '../relay.types.js';
@@ -53,7 +54,7 @@ async function record(services: RelayServices, req: ServerRequest, result: Item,
   const owner = services.principalConnections?.ownerOf(req.connection);
   const entry = bareEntry({
     // Nobody but the gateway took part when no session or owner is known.
-    ...sessionFields(session, owner === undefined ? { principal: 'switchboard', authMethod: 'internal' } : { principal: owner, authMethod: 'none' }),
+    ...sessionFields(session, owner === undefined ? { principal: 'switchboard', authMethod: 'internal' } : ownerFields(owner)),
     upstream: req.connection.name,
     method: 'roots/list',
     decision: 'allowed',
@@ -65,4 +66,10 @@ async function record(services: RelayServices, req: ServerRequest, result: Item,
     requestId: String(req.request.id),
   });
   await services.audit.record(entry, { request: req.request.params ?? {}, answer: result }, null).catch(() => undefined);
+}
+
+/** The owner of a per-principal connection (a caller name) as an audit row's principal and method. */
+export function ownerFields(owner: string): { principal: string; authMethod: string } {
+  const caller = parseCallerName(owner);
+  return caller ? { principal: caller.id, authMethod: caller.authMethod } : { principal: owner, authMethod: 'none' };
 }

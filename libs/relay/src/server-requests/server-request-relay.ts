@@ -12,6 +12,7 @@ import { sessionFields } from '../audit/session-fields.js';
 import { isRelayOrigin, sharedOrigin, type RelayOrigin } from './relay-origin.js';
 import { samplingParamsProblems } from './sampling-params.js';
 import { checkHostAnswer } from './host-answer.js';
+import { ownerFields } from './pinned-roots.js';
 
 export interface RelayLimits {
   /** How long a host (its user) has to answer. */
@@ -270,7 +271,11 @@ export class ServerRequestRelay {
 
   private draft(req: ServerRequest, route: Route): AuditEntry {
     const owner = this.services.principalConnections?.ownerOf(req.connection);
-    const nobody = route.principal ? { principal: route.principal.id, authMethod: route.principal.authMethod } : { principal: owner ?? 'unknown', authMethod: 'none' };
+    const nobody = route.principal
+      ? { principal: route.principal.id, authMethod: route.principal.authMethod }
+      : owner !== undefined
+        ? ownerFields(owner)
+        : { principal: 'unknown', authMethod: 'none' };
     return bareEntry({
       ...sessionFields(route.session, nobody),
       upstream: req.connection.name,
