@@ -12,4 +12,4 @@ export type { RelayOrigin } from './server-requests/relay-origin.js';
 export { UrlElicitations } from './server-requests/url-elicitations.js';
 export { answeringPinnedRoots } from './server-requests/pinned-roots.js';
 export { sessionClientCapabilities, type SessionCapabilityOptions } from './server-requests/session-client-capabilities.js';
-export { shapeNotification, shapeResult } from './revision/shape-for-revision.js';
+export { shapeNotification } from './revision/shape-for-revision.js';

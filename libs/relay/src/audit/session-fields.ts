@@ -1,4 +1,5 @@
 import type { AuditEntry } from '@switchboard/audit';
+import { parseCallerName } from '@switchboard/core';
 import type { DownstreamSession } from '../session.js';
 
 type SessionFields = Pick<AuditEntry, 'principal' | 'authMethod' | 'sessionId' | 'transport' | 'clientName' | 'clientVersion' | 'protocolVersion'>;
@@ -24,4 +25,10 @@ export function sessionFields(
     clientVersion: typeof client?.version === 'string' ? client.version : null,
     protocolVersion: session.protocolVersion || null,
   };
+}
+
+/** The owner of a per-principal connection (a caller name) as an audit row's principal and method. */
+export function ownerFields(owner: string): Pick<AuditEntry, 'principal' | 'authMethod'> {
+  const caller = parseCallerName(owner);
+  return caller ? { principal: caller.id, authMethod: caller.authMethod } : { principal: owner, authMethod: 'none' };
 }

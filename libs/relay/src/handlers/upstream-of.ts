@@ -19,17 +19,14 @@ export function recordRoute(facts: AuditFacts, server: string, originalName?: st
  * `isolation: per-principal` server the caller's own (opened with their secrets on first
  * use); for a per-session one the session's own (opened on its first request there).
  * Opening one starts a process or an HTTP session, so callers ask only once every gate
- * (policy, approval, rate limits) has let the request through. Records the route for the
- * audit row when given `facts`.
+ * (policy, approval, rate limits) has let the request through; the route is recorded for
+ * the audit row before them (recordRoute).
  */
 export async function upstreamOf(
   ctx: Pick<RequestContext, 'session'>,
   services: RelayServices,
   server: string,
-  facts?: AuditFacts,
-  originalName?: string,
 ): Promise<UpstreamConnection> {
-  if (facts) recordRoute(facts, server, originalName);
   const config = isolatedConfig(services, server);
   if (config?.isolation === 'per-session' && services.sessionConnections) {
     // A request still running for a session that has just ended must not open a connection
@@ -67,8 +64,7 @@ export async function upstreamOf(
  * connection. Records the route for the audit row.
  */
 export function upstreamDown(services: RelayServices, server: string, originalName: string, facts: AuditFacts): McpError {
-  facts.upstream = server;
-  facts.originalName = originalName;
+  recordRoute(facts, server, originalName);
   const state = services.registry.get(server)?.state ?? 'down';
   return new McpError(ErrorCode.UpstreamUnavailable, `Upstream '${server}' is not available (${state})`, { server, state });
 }

@@ -1,7 +1,6 @@
 import { bareEntry } from '@switchboard/audit';
-import { parseCallerName } from '@switchboard/core';
 import type { ServerRequest, ServerRequestHandler } from '@switchboard/upstream';
-import { sessionFields } from '../audit/session-fields.js';
+import { ownerFields, sessionFields } from '../audit/session-fields.js';
 import type { Item, RelayServices } from '../relay.types.js';
 import type { DownstreamSession } from '../session.js';
 import { isRelayOrigin } from './relay-origin.js';
@@ -66,10 +65,4 @@ async function record(services: RelayServices, req: ServerRequest, result: Item,
     requestId: String(req.request.id),
   });
   await services.audit.record(entry, { request: req.request.params ?? {}, answer: result }, null).catch(() => undefined);
-}
-
-/** The owner of a per-principal connection (a caller name) as an audit row's principal and method. */
-export function ownerFields(owner: string): { principal: string; authMethod: string } {
-  const caller = parseCallerName(owner);
-  return caller ? { principal: caller.id, authMethod: caller.authMethod } : { principal: owner, authMethod: 'none' };
 }

@@ -8,11 +8,10 @@ import type { Inbox } from '@switchboard/inbox';
 import type { PolicyPrincipal } from '@switchboard/policy';
 import { elicitThroughInbox } from './inbox-elicitation.js';
 import { elicitationMode, elicitationModeProblem, hostCanAnswer, hostSamplesWithTools } from './host-capability.js';
-import { sessionFields } from '../audit/session-fields.js';
+import { ownerFields, sessionFields } from '../audit/session-fields.js';
 import { isRelayOrigin, sharedOrigin, type RelayOrigin } from './relay-origin.js';
 import { samplingParamsProblems } from './sampling-params.js';
 import { checkHostAnswer } from './host-answer.js';
-import { ownerFields } from './pinned-roots.js';
 
 export interface RelayLimits {
   /** How long a host (its user) has to answer. */

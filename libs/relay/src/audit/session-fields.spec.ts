@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ownerFields } from './pinned-roots.js';
+import { ownerFields } from './session-fields.js';
 
 describe('ownerFields', () => {
   it("gives a per-principal connection's owner (a caller name) as the principal and method every other row of that caller has", () => {
