@@ -46,7 +46,10 @@ const ALLOWED = 'GET, POST, DELETE';
  */
 export class StreamableHttpService {
   private readonly sessions = new Map<string, HttpSession>();
-  /** Each caller's sessions, for `rateLimits.sessionsPerPrincipal`. */
+  /**
+   * Each caller's sessions, for `rateLimits.sessionsPerPrincipal`: an index, so that an
+   * initialize costs the same however many sessions other callers hold.
+   */
   private readonly byCaller = new Map<string, Set<HttpSession>>();
   private sweeper?: NodeJS.Timeout;
   private stopCredentialCheck = (): void => undefined;
@@ -68,8 +71,7 @@ export class StreamableHttpService {
   private sweepIdle(): void {
     const cutoff = Date.now() - this.deps.config().timeouts.sessionIdleMs;
     for (const [id, state] of this.sessions) {
-      const streaming = state.standalone !== undefined && !state.standalone.closed;
-      if (!streaming && state.exchanges.size === 0 && state.session.lastActivity < cutoff) this.remove(id);
+      if (isIdle(state) && state.session.lastActivity < cutoff) this.remove(id);
     }
   }
 
@@ -181,7 +183,7 @@ export class StreamableHttpService {
     }
     const state = this.existing(req, res, principal);
     if (!state) return;
-    if (state.standalone && !state.standalone.closed) {
+    if (openStream(state)) {
       return replyError(res, 409, ErrorCode.InvalidRequest, 'Conflict: this session already has a GET stream');
     }
     const stream = new SseStream(res, {}, (unreadBytes) =>
@@ -247,8 +249,7 @@ export class StreamableHttpService {
     if (!own || own.size < limit) return true;
     let idlest: HttpSession | undefined;
     for (const state of own) {
-      const busy = state.exchanges.size > 0 || (state.standalone !== undefined && !state.standalone.closed);
-      if (!busy && (!idlest || state.session.lastActivity < idlest.session.lastActivity)) idlest = state;
+      if (isIdle(state) && (!idlest || state.session.lastActivity < idlest.session.lastActivity)) idlest = state;
     }
     if (idlest) {
       this.deps.logger.info({ session: idlest.session.id, principal: principal.id, limit }, "ended a caller's longest-idle session: it reached rateLimits.sessionsPerPrincipal");
@@ -289,7 +290,7 @@ export class StreamableHttpService {
   private streamFor(state: HttpSession, related: RequestId | undefined): PostExchange | SseStream | undefined {
     const exchange = related === undefined ? undefined : state.exchanges.get(related);
     if (exchange && !exchange.done) return exchange;
-    return state.standalone && !state.standalone.closed ? state.standalone : undefined;
+    return openStream(state);
   }
 
   private route(state: HttpSession, message: JsonRpcMessage, options?: SendOptions): void {
@@ -308,8 +309,9 @@ export class StreamableHttpService {
       return;
     }
     if (isResponse(message)) return; // its POST went away; the spec has no other place for it
-    if (state.standalone && !state.standalone.closed) {
-      state.standalone.write('message', encodeMessage(message));
+    const stream = openStream(state);
+    if (stream) {
+      stream.write('message', encodeMessage(message));
       return;
     }
     // The host opened no GET stream (optional in the spec). A notification that belongs to no
@@ -339,3 +341,12 @@ export class StreamableHttpService {
   }
 }
 
+/** The session's GET stream, while it is open. */
+function openStream(state: HttpSession): SseStream | undefined {
+  return state.standalone && !state.standalone.closed ? state.standalone : undefined;
+}
+
+/** No request in flight and no GET stream: what the idle sweep and the session limit may end. */
+function isIdle(state: HttpSession): boolean {
+  return state.exchanges.size === 0 && openStream(state) === undefined;
+}
