@@ -52,14 +52,15 @@ export async function runStdio(config: GatewayConfig): Promise<void> {
     })());
   // The whole process is one session: like an HTTP session's streams (credential-check.ts),
   // it ends within CREDENTIAL_CHECK_MS of its key being revoked or expiring.
-  const keyCheck = setInterval(() => {
-    if (!key) return;
-    const reason = keyRefusal(keys, key);
-    if (reason === undefined) return;
-    process.stderr.write(`switchboard stdio: ending: SWITCHBOARD_API_KEY stopped working: ${reason}\n`);
-    void stop(1);
-  }, CREDENTIAL_CHECK_MS);
-  keyCheck.unref();
+  const keyCheck = !key
+    ? undefined
+    : setInterval(() => {
+        const reason = keyRefusal(keys, key);
+        if (reason === undefined) return;
+        process.stderr.write(`switchboard stdio: ending: SWITCHBOARD_API_KEY stopped working: ${reason}\n`);
+        void stop(1);
+      }, CREDENTIAL_CHECK_MS);
+  keyCheck?.unref();
   process.once('SIGTERM', () => void stop());
   process.once('SIGINT', () => void stop());
   await front.run();

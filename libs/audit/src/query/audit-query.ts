@@ -287,7 +287,7 @@ const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
  * however the caller authenticated (a search, not an identity: the rows show the method).
  */
 function principalFilter(text: string): { principal: string; authMethod?: string } {
-  if (!/^(key|jwt|stdio|loopback):./.test(text)) return { principal: text };
-  const caller = parseCallerName(text)!;
-  return { principal: caller.id, authMethod: caller.authMethod };
+  // parseCallerName reads a bare name as a key's; here only a written kind narrows.
+  const caller = text.includes(':') ? parseCallerName(text) : undefined;
+  return caller ? { principal: caller.id, authMethod: caller.authMethod } : { principal: text };
 }

@@ -1,4 +1,4 @@
-import { AuditUnavailableError, AUDIT_UNAVAILABLE_CODE, type AuditEntry, type AuditLog } from '@switchboard/audit';
+import { AuditUnavailableError, AUDIT_UNAVAILABLE_CODE, AUDIT_UNAVAILABLE_RULE, type AuditEntry, type AuditLog } from '@switchboard/audit';
 import { ErrorCode, McpError, jsonTextOf, newTraceId } from '@switchboard/core';
 import type { Item, MethodHandler, RelayServices, RequestContext } from '../relay.types.js';
 import { sessionFields } from './session-fields.js';
@@ -36,7 +36,7 @@ export async function runAudited(
       audit.assertWritable();
     } catch (err) {
       if (!(err instanceof AuditUnavailableError)) throw err;
-      refusal = { rule: 'audit:unavailable', error: new McpError(AUDIT_UNAVAILABLE_CODE, err.message) };
+      refusal = { rule: AUDIT_UNAVAILABLE_RULE, error: new McpError(AUDIT_UNAVAILABLE_CODE, err.message) };
     }
   }
   if (refusal) {
@@ -75,7 +75,7 @@ export async function runAudited(
     errorMessage = message;
   }
   const written = audit.record(entry, argumentsOf(ctx.request.method, ctx.params), errorMessage, refusal === undefined);
-  if (audit.mode === 'strict' && !(refusal?.rule === 'audit:unavailable')) {
+  if (audit.mode === 'strict' && !(refusal?.rule === AUDIT_UNAVAILABLE_RULE)) {
     try {
       await written;
     } catch (err) {
