@@ -55,6 +55,8 @@ export class GatewayRuntime {
   /** Who may do what; its file is watched once started. */
   readonly policy: PolicyEngine;
   private readonly policyWatcher?: FileWatcher<PolicyDocument>;
+  /** The policy file's bytes as loaded: what its watch starts from. */
+  private readonly policyBytes?: Buffer;
   private fanout!: NotificationFanout;
   /** Tool-definition pins; without a database (tests) nothing is pinned. */
   readonly pins?: PinGuard;
@@ -93,7 +95,7 @@ export class GatewayRuntime {
       this.watchPins();
     }
     // Hosts list again after a policy reload: what each may see can have changed.
-    ({ engine: this.policy, watcher: this.policyWatcher } = openPolicy(config, logger, () => this.fanout.listsChanged()));
+    ({ engine: this.policy, watcher: this.policyWatcher, loadedBytes: this.policyBytes } = openPolicy(config, logger, () => this.fanout.listsChanged()));
     this.secrets = new PrincipalSecrets(
       database ? new PrincipalSecretStore(database, loadSecretsKey(config.dataDir)) : NO_SECRETS,
       logger,
@@ -216,7 +218,7 @@ export class GatewayRuntime {
   }
 
   async start(): Promise<void> {
-    this.policyWatcher?.start();
+    this.policyWatcher?.start(this.policyBytes);
     // `switchboard tools accept` and `secrets set` land in the database; look every 2 s.
     this.poll = setInterval(() => this.pollDatabase(), 2000).unref();
     await this.apply(this.current);

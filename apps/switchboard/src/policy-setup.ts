@@ -1,7 +1,7 @@
-import { ConfigError, FileWatcher, type GatewayConfig } from '@switchboard/config';
+import { ConfigError, FileWatcher, readConfigBytes, type GatewayConfig } from '@switchboard/config';
 import { isLoopbackHost } from '@switchboard/core';
 import type { Logger } from '@switchboard/observability';
-import { aliasedServerSelectors, loadPolicyBytes, loadPolicyFile, PolicyEngine, type PolicyDocument } from '@switchboard/policy';
+import { aliasedServerSelectors, loadPolicyBytes, PolicyEngine, type PolicyDocument } from '@switchboard/policy';
 
 /**
  * The policy in force, and the watch that reloads its file. Without a file only the default
@@ -14,7 +14,7 @@ export function openPolicy(
   logger: Logger,
   /** After a reload: what hosts may list can have changed. */
   onReloaded: () => void = () => undefined,
-): { engine: PolicyEngine; watcher?: FileWatcher<PolicyDocument> } {
+): { engine: PolicyEngine; watcher?: FileWatcher<PolicyDocument>; loadedBytes?: Buffer } {
   const fallback = policyDefaultEffect(config);
   const file = config.policy.file;
   if (!file) {
@@ -42,9 +42,9 @@ export function openPolicy(
     warnAliases(change);
     onReloaded();
   }, undefined, undefined, (message) => logger.warn({ file }, message));
-  // The runtime starts the watch once the upstreams are up: an edit saved meanwhile is not lost.
-  watcher.holdBaseline();
-  return { engine, watcher };
+  // The runtime starts the watch once the upstreams are up, from these bytes: an edit saved
+  // meanwhile is not lost.
+  return { engine, watcher, loadedBytes: read.bytes };
 }
 
 /** Without a matching rule (and without a file's own defaultEffect): allow on loopback, deny elsewhere. */
@@ -57,9 +57,10 @@ export function policyDefaultEffect(config: GatewayConfig): 'allow' | 'deny' {
  * daemon, `start`'s check before it opens anything, and the commands each turn into their
  * own refusal.
  */
-export function readPolicyFile(file: string): { doc: PolicyDocument } | { problems: string } {
+export function readPolicyFile(file: string): { doc: PolicyDocument; bytes: Buffer } | { problems: string } {
   try {
-    return { doc: loadPolicyFile(file) };
+    const bytes = readConfigBytes(file);
+    return { doc: loadPolicyBytes(file, bytes), bytes };
   } catch (err) {
     if (err instanceof ConfigError) return { problems: invalidPolicyMessage(err) };
     throw err;

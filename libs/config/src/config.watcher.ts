@@ -48,8 +48,6 @@ export class FileWatcher<T> {
    */
   private armedFor: string | undefined;
   private running = false;
-  /** The bytes holdBaseline() read. */
-  private held: Buffer | undefined;
   /** Bytes of the last load; null when the file could not be read then. */
   private last: Buffer | null = null;
 
@@ -72,7 +70,7 @@ export class FileWatcher<T> {
    * the baseline (a daemon takes a second or two to start). Without it, the file as it is
    * now is the baseline.
    */
-  start(loaded: Buffer | undefined = this.held): void {
+  start(loaded?: Buffer): void {
     if (this.running) return;
     this.running = true;
     // The stat before the bytes: a change between the two is then seen by the next poll.
@@ -83,14 +81,6 @@ export class FileWatcher<T> {
     this.poller = setInterval(() => this.poll(), this.pollMs);
     this.poller.unref();
     if (loaded && !(now && loaded.equals(now))) this.schedule();
-  }
-
-  /**
-   * For a caller that loads the file now and starts watching later: the bytes as they are
-   * now become what start() compares with.
-   */
-  holdBaseline(): void {
-    this.held = this.read() ?? undefined;
   }
 
   stop(): void {
