@@ -1,7 +1,7 @@
 import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import { Catch, HttpException, Logger, type ArgumentsHost } from '@nestjs/common';
 import { BaseExceptionFilter } from '@nestjs/core';
-import { sendError } from './json-response.js';
+import { sendError, setAdminHeaders } from './json-response.js';
 
 const ADMIN_PATH = /^\/admin(?:[/?]|$)/i;
 
@@ -28,8 +28,7 @@ export class AdminErrorFilter extends BaseExceptionFilter {
     }
     const status = statusOf(exception);
     if (status >= 500) this.logger.error(`an admin request failed: ${(exception as Error)?.message ?? String(exception)}`);
-    res.setHeader('Cache-Control', 'no-store');
-    res.setHeader('X-Content-Type-Options', 'nosniff');
+    setAdminHeaders(res);
     sendError(res, status, messageFor(status, exception));
   }
 }

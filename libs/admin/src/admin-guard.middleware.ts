@@ -4,7 +4,7 @@ import { bearerChallenge } from '@switchboard/auth';
 import { httpRefusal, refuseReason } from '@switchboard/downstream';
 import { ADMIN_OPTIONS, ADMIN_ROLE, type AdminOptions } from './admin-options.js';
 import { InboxAccess, inboxPathOf } from './inbox/inbox-access.js';
-import { sendError } from './json-response.js';
+import { sendError, setAdminHeaders } from './json-response.js';
 
 /**
  * Runs ahead of every /admin route. The same Host/Origin check as the MCP endpoints: without
@@ -22,8 +22,7 @@ export class AdminGuardMiddleware implements NestMiddleware {
   ) {}
 
   async use(req: IncomingMessage, res: ServerResponse, next: () => void): Promise<void> {
-    res.setHeader('Cache-Control', 'no-store');
-    res.setHeader('X-Content-Type-Options', 'nosniff');
+    setAdminHeaders(res);
     const reason = refuseReason(req, this.options.config());
     if (reason !== undefined) {
       this.options.onRefused?.(httpRefusal(req, reason));

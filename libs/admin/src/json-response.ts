@@ -5,6 +5,12 @@ export interface AdminErrorBody {
   error: { message: string; problems?: unknown[] };
 }
 
+/** What every answer under /admin carries: never cached, never sniffed into another type. */
+export function setAdminHeaders(res: ServerResponse): void {
+  res.setHeader('Cache-Control', 'no-store');
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+}
+
 export function sendJson(res: ServerResponse, status: number, body: unknown): void {
   res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8' }).end(JSON.stringify(body));
 }
