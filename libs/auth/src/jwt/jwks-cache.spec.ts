@@ -9,7 +9,7 @@ describe('JwksCache', () => {
   let server: Server;
   let url: URL;
   let jwk: jose.JWK;
-  let answer: { status: number; body: string; location?: string };
+  let answer: { status: number; body: string; location?: string; chunked?: boolean };
   let fetches = 0;
   let clock = 0;
   let failures: string[];
@@ -32,7 +32,11 @@ describe('JwksCache', () => {
     jwk = { ...(await jose.exportJWK(pair.publicKey)), kid: 'a', alg: 'ES256' };
     server = createServer((_req, res) => {
       fetches += 1;
-      res.writeHead(answer.status, { 'Content-Type': 'application/json', ...(answer.location ? { Location: answer.location } : {}) }).end(answer.body);
+      res.writeHead(answer.status, { 'Content-Type': 'application/json', ...(answer.location ? { Location: answer.location } : {}) });
+      if (!answer.chunked) return void res.end(answer.body);
+      // No Content-Length: the size shows only while it is read.
+      for (let at = 0; at < answer.body.length; at += 65536) res.write(answer.body.slice(at, at + 65536));
+      res.end();
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     url = new URL(`http://127.0.0.1:${(server.address() as AddressInfo).port}/jwks`);
@@ -102,6 +106,8 @@ describe('JwksCache', () => {
       [{ status: 200, body: 'not json' }, 'the answer is not JSON'],
       [{ status: 200, body: '{"keys":7}' }, 'the answer has no "keys" array'],
       [{ status: 302, body: '', location: 'http://127.0.0.1:1/elsewhere' }, 'the issuer answered HTTP 302'],
+      [{ status: 200, body: JSON.stringify({ keys: [], pad: 'x'.repeat(2 << 20) }) }, 'the answer is over 1048576 bytes'],
+      [{ status: 200, body: JSON.stringify({ keys: [], pad: 'x'.repeat(2 << 20) }), chunked: true }, 'the answer is over 1048576 bytes'],
     ] as const) {
       answer = { ...bad };
       failures = [];

@@ -95,8 +95,7 @@ export class JwksCache {
       await res.body?.cancel();
       throw new Error(`the issuer answered HTTP ${res.status}`);
     }
-    const text = await res.text();
-    if (text.length > MAX_JWKS_BYTES) throw new Error(`the answer is over ${MAX_JWKS_BYTES} bytes`);
+    const text = await boundedText(res, MAX_JWKS_BYTES);
     let body: unknown;
     try {
       body = JSON.parse(text);
@@ -107,6 +106,23 @@ export class JwksCache {
     if (!Array.isArray(keys)) throw new Error('the answer has no "keys" array');
     return body as JSONWebKeySet;
   }
+}
+
+/** The body as text, read no further than `limit` bytes: an endless answer is cut off, not held. */
+async function boundedText(res: Response, limit: number): Promise<string> {
+  const tooLong = () => new Error(`the answer is over ${limit} bytes`);
+  if (Number(res.headers.get('content-length') ?? 0) > limit) {
+    await res.body?.cancel();
+    throw tooLong();
+  }
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of (res.body ?? []) as AsyncIterable<Uint8Array>) {
+    size += chunk.byteLength;
+    if (size > limit) throw tooLong(); // leaving the loop cancels the stream
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 function describeFailure(err: unknown): string {
