@@ -138,8 +138,8 @@ export interface RateLimitsConfig {
   perPrincipalTool?: BucketConfig;
   /** Calls in flight per upstream, across all principals. */
   upstreamConcurrency?: number;
-  /** Streamable HTTP sessions one caller may hold at once (the config fills in 1000). */
-  sessionsPerPrincipal?: number;
+  /** Streamable HTTP sessions one caller may hold at once (1000 unless set). */
+  sessionsPerPrincipal: number;
 }
 
 /** Who may call (docs/auth.md). */

@@ -1,14 +1,13 @@
-import type { RateLimitsConfig } from '@switchboard/config';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { MemoryBucketStore } from './bucket-store.js';
-import { RequestLimiter, type Admission, type LimitedRequest } from './request-limiter.js';
+import { RequestLimiter, type Admission, type LimitedRequest, type RequestLimits } from './request-limiter.js';
 
 const call = (principal: string, name = 'gh__search', server = 'gh'): LimitedRequest => ({ principal, server, method: 'tools/call', name });
 
-function limiter(settings: RateLimitsConfig) {
+function limiter(settings: RequestLimits) {
   let current = settings;
   const l = new RequestLimiter(() => current, new MemoryBucketStore());
-  return { l, set: (next: RateLimitsConfig) => (current = next) };
+  return { l, set: (next: RequestLimits) => (current = next) };
 }
 
 const refused = (a: Admission) => (a.ok ? undefined : a);

@@ -26,11 +26,14 @@ const CONCURRENCY_RETRY_MS = 250;
  * upstream across all principals. Each bucket is optional (`rateLimits` in the config);
  * the settings in force are read at every request, so a reload applies to the next one.
  */
+/** The limits on requests (the session limit is the Streamable HTTP front's). */
+export type RequestLimits = Omit<RateLimitsConfig, 'sessionsPerPrincipal'>;
+
 export class RequestLimiter {
   private readonly inFlight = new Map<string, number>();
 
   constructor(
-    private readonly settings: () => RateLimitsConfig,
+    private readonly settings: () => RequestLimits,
     private readonly store: BucketStore,
   ) {}
 

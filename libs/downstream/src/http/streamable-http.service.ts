@@ -27,7 +27,6 @@ import { readJsonPost } from './read-body.js';
 import { admitted, authenticated, requestLine } from './request-guard.js';
 import { SseStream } from './sse-stream.js';
 import { isSameCaller, renewCredential, type AuthPrincipal } from '@switchboard/auth';
-import { DEFAULT_SESSIONS_PER_PRINCIPAL } from '@switchboard/config';
 
 interface HttpSession {
   session: GatewaySession;
@@ -245,7 +244,7 @@ export class StreamableHttpService {
    */
   private roomForSession(req: IncomingMessage, principal: AuthPrincipal): boolean {
     const own = this.byCaller.get(callerName(principal));
-    const limit = this.deps.config().rateLimits.sessionsPerPrincipal ?? DEFAULT_SESSIONS_PER_PRINCIPAL;
+    const limit = this.deps.config().rateLimits.sessionsPerPrincipal;
     if (!own || own.size < limit) return true;
     let idlest: HttpSession | undefined;
     for (const state of own) {
