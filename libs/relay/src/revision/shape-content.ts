@@ -3,7 +3,18 @@ import { CONTENT_ADDED, fieldsToDrop, lacks, STRUCTURED_CONTENT_ADDED, type Olde
 
 type Item = Record<string, unknown>;
 
-const isObject = (value: unknown): value is Item => typeof value === 'object' && value !== null && !Array.isArray(value);
+export const isObject = (value: unknown): value is Item => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** `list` with each object in it shaped by `shape`; the same array when none changed. */
+export function shapedEach(list: readonly unknown[], shape: (item: Item) => Item): unknown[] {
+  let changed: unknown[] | undefined;
+  list.forEach((item, i) => {
+    if (!isObject(item)) return;
+    const next = shape(item);
+    if (next !== item) (changed ??= [...list])[i] = next;
+  });
+  return changed ?? (list as unknown[]);
+}
 
 /** `item` without `fields`; the same object when it has none of them. */
 export function without(item: Item, fields: readonly string[]): Item {
@@ -64,13 +75,7 @@ function resourceLinkText(block: Item): string {
 
 /** A list of content blocks as `version` can parse it; the same array when nothing changed. */
 export function shapedBlocks(blocks: unknown[], version: OlderRevision): unknown[] {
-  let changed: unknown[] | undefined;
-  blocks.forEach((block, i) => {
-    if (!isObject(block)) return;
-    const next = shapedBlock(block, version);
-    if (next !== block) (changed ??= [...blocks])[i] = next;
-  });
-  return changed ?? blocks;
+  return shapedEach(blocks, (block) => shapedBlock(block, version));
 }
 
 /**

@@ -1,6 +1,6 @@
 import { rememberJsonText, type JsonRpcMessage } from '@switchboard/core';
 import { isOlderRevision, type OlderRevision, type Shape } from './revision-fields.js';
-import { shaped, shapedBlock, shapedToolResult } from './shape-content.js';
+import { isObject, shaped, shapedBlock, shapedEach, shapedToolResult } from './shape-content.js';
 
 type Item = Record<string, unknown>;
 
@@ -49,13 +49,8 @@ const eachOf =
   (result, version) => {
     const list = result[key];
     if (!Array.isArray(list)) return result;
-    let changed: unknown[] | undefined;
-    list.forEach((item: unknown, i) => {
-      if (typeof item !== 'object' || item === null) return;
-      const next = shapeItem(item as Item, version);
-      if (next !== item) (changed ??= [...list])[i] = next;
-    });
-    return changed ? { ...result, [key]: changed } : result;
+    const shapedList = shapedEach(list, (item) => shapeItem(item, version));
+    return shapedList === list ? result : { ...result, [key]: shapedList };
   };
 
 const as = (shape: Shape) => (item: Item, version: OlderRevision) => shaped(item, version, shape);
@@ -67,19 +62,18 @@ const shapedPrompt = (prompt: Item, version: OlderRevision): Item => {
 
 const shapedMessage = (message: Item, version: OlderRevision): Item => {
   const content = message.content;
-  if (typeof content !== 'object' || content === null || Array.isArray(content)) return message;
-  const next = shapedBlock(content as Item, version);
+  if (!isObject(content)) return message;
+  const next = shapedBlock(content, version);
   return next === content ? message : { ...message, content: next };
 };
 
 const shapedInitializeResult: ResultShaper = (result, version) => {
   const { capabilities, serverInfo } = result;
-  const caps = isItem(capabilities) ? shaped(capabilities, version, 'serverCapabilities') : capabilities;
-  const info = isItem(serverInfo) ? shaped(serverInfo, version, 'implementation') : serverInfo;
+  const caps = isObject(capabilities) ? shaped(capabilities, version, 'serverCapabilities') : capabilities;
+  const info = isObject(serverInfo) ? shaped(serverInfo, version, 'implementation') : serverInfo;
   return caps === capabilities && info === serverInfo ? result : { ...result, capabilities: caps, serverInfo: info };
 };
 
-const isItem = (value: unknown): value is Item => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** The results whose content depends on the revision; others (ping, read, complete...) pass. */
 const RESULT_SHAPERS: Record<string, ResultShaper> = {
