@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { DataSource } from 'typeorm';
 import { entry, tempDatabase, writerFor } from '../test-support/temp-db.js';
 import { AuditLog } from './audit-log.js';
@@ -107,5 +107,37 @@ describe('AuditLog', () => {
     for (const m of ['tools/call', 'resources/read', 'prompts/get', 'completion/complete']) expect(on.records(m)).toBe(true);
     expect(off.records('completion/complete')).toBe(false);
     expect(on.records('tools/list')).toBe(false);
+  });
+});
+
+describe('AuditLog refusal rows', () => {
+  afterEach(() => vi.useRealTimers());
+
+  it("a window's timer that runs after a refusal already opened the next window does not end that window early", async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const t = await tempDatabase();
+    open.push(t.dataSource);
+    let now = 0;
+    const refusals = { perWindow: 2, windowMs: 1000, now: () => now };
+    const audit = new AuditLog(writerFor(t.db), { redactor: createRedactor(), maxArgumentBytes: 200, completions: true, refusals });
+    const refuse = (times: number) => {
+      for (let i = 0; i < times; i++) {
+        audit.recordHttpRefusal({ httpMethod: 'POST', path: '/mcp', decision: 'unauthenticated', rule: 'auth:unknown-key', reason: 'bad key', address: '10.0.0.1' });
+      }
+    };
+    refuse(3); // two rows, one counted; the timer is armed for the window's end
+    now = 1000; // the window is over, but its timer has not run yet (a busy event loop)
+    refuse(3); // the next window: its summary first, then two rows, one counted
+    vi.advanceTimersByTime(1000); // the first window's timer runs, early for the second window
+    refuse(2); // still the second window: counted
+    now = 2000;
+    vi.advanceTimersByTime(1000);
+    await audit.flush();
+    const rows = (rule: string) => t.db.prepare('SELECT error_message FROM audit_record WHERE rule = ? ORDER BY id').all(rule) as { error_message: string }[];
+    expect(rows('auth:unknown-key')).toHaveLength(4);
+    expect(rows('audit:refusals-counted').map((r) => r.error_message.split(',')[0])).toEqual([
+      '1 more HTTP refusals from 10.0.0.1',
+      '3 more HTTP refusals from 10.0.0.1',
+    ]);
   });
 });

@@ -169,7 +169,13 @@ export class AuditLog {
 
   private summarizeAtWindowEnd(): void {
     if (this.summaryTimer) return;
-    this.summaryTimer = setTimeout(() => this.summarizeRefusals(), Math.max(0, this.refusals.windowEnd - Date.now()));
+    this.summaryTimer = setTimeout(() => {
+      this.summaryTimer = undefined;
+      for (const summary of this.refusals.drainEnded()) this.note(this.summaryEntry(summary));
+      // A refusal that came after the window ended but before this timer ran opened the next
+      // window; what that one counts is summed up at its own end.
+      if (this.refusals.suppressing) this.summarizeAtWindowEnd();
+    }, this.refusals.msLeft);
     this.summaryTimer.unref();
   }
 

@@ -50,7 +50,7 @@ export class RefusalBudget {
    * (to be recorded before it).
    */
   admit(address: string, sample: RefusalSample): { record: boolean; summaries: RefusalSummary[] } {
-    const summaries = this.now() - this.windowStart >= this.options.windowMs ? this.drain() : [];
+    const summaries = this.drainEnded();
     const key = this.counts.has(address) || this.counts.size < this.options.maxAddresses ? address : OTHER_ADDRESSES;
     const count = this.counts.get(key) ?? { recorded: 0, suppressed: 0, sample };
     this.counts.set(key, count);
@@ -73,9 +73,18 @@ export class RefusalBudget {
     return this.options.perWindow;
   }
 
-  /** When the current window ends. */
-  get windowEnd(): number {
-    return this.windowStart + this.options.windowMs;
+  /** How long until the current window ends, by this budget's clock. */
+  get msLeft(): number {
+    return Math.max(0, this.windowStart + this.options.windowMs - this.now());
+  }
+
+  /**
+   * Ends the window only if its time is up: the summaries then, or none. A timer armed for
+   * one window uses this, as `admit` does, so that it cannot end a later window early (the
+   * later window would be cut short, and each address get another `perWindow` rows in it).
+   */
+  drainEnded(): RefusalSummary[] {
+    return this.now() - this.windowStart >= this.options.windowMs ? this.drain() : [];
   }
 
   /** Ends the window now: the summaries of what it counted without recording. */
