@@ -4,6 +4,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { MAX_PRINCIPAL_CHARS } from '@switchboard/core';
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey as JoseKey } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditRows } from './support/audit-rows.js';
@@ -122,6 +123,20 @@ describe('an API key and a token with the same name are two callers', () => {
     const bare = cli(['secrets', 'set', '--config', configPath, '--principal', 'idp-user-7f3a', 'FIXTURE_TOKEN'], 'x\n');
     expect(bare.stderr).toContain("note: no API key is named 'idp-user-7f3a'");
     expect(bare.stderr).toContain('a token user is jwt:idp-user-7f3a');
+  });
+
+  it('a token user with the longest principal claim a token may carry can be given secrets (jwt:NAME) and gets them', async () => {
+    const name = 'u'.repeat(MAX_PRINCIPAL_CHARS);
+    const longToken = await new SignJWT({ preferred_username: name })
+      .setProtectedHeader({ alg: 'RS256', kid: 'k1' })
+      .setIssuer(ISSUER)
+      .setAudience(AUDIENCE)
+      .setExpirationTime('5m')
+      .sign(signingKey);
+    const token = await connect(longToken, 'token-long-name');
+    expect(setSecret(`jwt:${name}`, 'long-name-secret')).toBe(`set secret FIXTURE_TOKEN for jwt:${name}\n`);
+    await eventually(async () => (await token.listTools()).tools.some((t) => t.name === 'own__env'), 10_000, "the token's list to show the server");
+    expect(textOf(await token.callTool({ name: 'own__env', arguments: { name: 'FIXTURE_TOKEN' } }))).toBe('long-name-secret');
   });
 
   it("keeps the key's inbox questions from the token, and the key's remembered approval from the token's calls", async () => {

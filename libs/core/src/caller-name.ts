@@ -20,6 +20,15 @@ export const API_KEY_METHOD = 'api-key';
 /** Prefixes an administrator may write, by the method they name (`key:alice` is `alice`). */
 const PREFIXES: Readonly<Record<string, string>> = { key: API_KEY_METHOD, jwt: 'jwt', stdio: 'stdio', loopback: 'loopback' };
 
+/**
+ * The longest principal a caller may have: a token's principal claim is refused beyond it
+ * (key names stop at 64). Everything that takes a caller name (secrets, the policy's
+ * `users:`) takes MAX_CALLER_NAME_CHARS, so whoever can authenticate can be named there.
+ */
+export const MAX_PRINCIPAL_CHARS = 256;
+/** The longest caller name as written: the longest kind (`loopback:`) and the longest principal. */
+export const MAX_CALLER_NAME_CHARS = Math.max(...Object.keys(PREFIXES).map((prefix) => prefix.length + 1)) + MAX_PRINCIPAL_CHARS;
+
 export function callerName(caller: CallerIdentity): string {
   return caller.authMethod === API_KEY_METHOD ? caller.id : `${caller.authMethod}:${caller.id}`;
 }

@@ -1,3 +1,4 @@
+import { MAX_CALLER_NAME_CHARS } from '@switchboard/core';
 import { z } from 'zod';
 
 /** What a rule may allow or deny. `*` is every action. */
@@ -8,6 +9,8 @@ const ACTION_ERROR = `must be one of ${[...POLICY_ACTIONS, '*'].join(', ')}, or 
 const action = z.enum([...POLICY_ACTIONS, '*'], { error: ACTION_ERROR });
 const actions = z.union([action, z.array(action).min(1)], { error: ACTION_ERROR });
 const name = z.string().min(1).max(200);
+/** A `users:` entry names a caller: as long as any caller's name can be (a token user's, jwt:NAME, included). */
+const callerName = z.string().min(1).max(MAX_CALLER_NAME_CHARS);
 
 const scalar = z.union([z.string(), z.number(), z.boolean()]);
 
@@ -75,7 +78,7 @@ export const policyDocumentSchema = z.strictObject(
   {
     defaultEffect: z.enum(['allow', 'deny']).optional().describe('Without a matching rule; overrides policy.defaultEffect in the config.'),
     roles: z.record(name, z.array(ruleSchema)).describe('Rules by role.'),
-    users: z.record(name, z.array(name)).default({}).describe('Principal -> roles.'),
+    users: z.record(callerName, z.array(name)).default({}).describe('Principal -> roles.'),
     groups: z.record(name, z.array(name)).default({}).describe('Group (from a token) -> roles.'),
     everyone: z.array(name).default([]).describe('Roles every principal has.'),
   },

@@ -1,4 +1,5 @@
 import { ConfigError } from '@switchboard/config';
+import { MAX_CALLER_NAME_CHARS, MAX_PRINCIPAL_CHARS } from '@switchboard/core';
 import { describe, expect, it } from 'vitest';
 import { loadPolicyBytes } from './policy-loader.js';
 
@@ -47,6 +48,13 @@ describe('every problem of a policy file in one round', () => {
       'users["key:alice"]: names the same caller as users.alice',
       "users[\"oidc:bob\"]: not a caller name: an API key's name (or key:NAME), or jwt:, stdio: or loopback: and a name (docs/auth.md, Callers by name)",
     ]);
+  });
+
+  it('users: takes a token user with the longest principal a token may carry, and refuses a name no caller can have', () => {
+    const roles = 'roles: { dev: [ { allow: call, tool: x } ] }';
+    expect(problemsOf(`${roles}\nusers: { "jwt:${'u'.repeat(MAX_PRINCIPAL_CHARS)}": [dev] }`)).toEqual([]);
+    const tooLong = 'u'.repeat(MAX_CALLER_NAME_CHARS + 1);
+    expect(problemsOf(`${roles}\nusers: { ${tooLong}: [dev] }`)).toEqual([`users.${tooLong}: Too big: expected string to have <=${MAX_CALLER_NAME_CHARS} characters`]);
   });
 
   it('a file that is not a mapping gives the one problem', () => {

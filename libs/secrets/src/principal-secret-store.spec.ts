@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { MAX_CALLER_NAME_CHARS, MAX_PRINCIPAL_CHARS } from '@switchboard/core';
 import { MIGRATIONS } from '@switchboard/migrations';
 import { migrate, openDatabase, sqliteConnection, type SqliteConnection } from '@switchboard/persistence';
 import type { DataSource } from 'typeorm';
@@ -117,10 +118,14 @@ describe('PrincipalSecretStore', () => {
     expect(() => store.set('alice', 'A-B', 'v')).toThrow(/secret name/);
     expect(() => store.set('alice', `A${'b'.repeat(64)}`, 'v')).toThrow(/secret name/);
     expect(() => store.set('', 'A', 'v')).toThrow(/principal must not be empty/);
-    expect(() => store.set('p'.repeat(201), 'A', 'v')).toThrow(/at most 200 characters/);
+    expect(() => store.set('p'.repeat(MAX_CALLER_NAME_CHARS + 1), 'A', 'v')).toThrow(`at most ${MAX_CALLER_NAME_CHARS} characters`);
     expect(() => store.set('alice', 'A', '')).toThrow(/value of A must not be empty/);
     expect(() => store.set('alice', 'A', 'x'.repeat(64 * 1024 + 1))).toThrow(/at most 65536/);
     store.set('p'.repeat(200), `A${'b'.repeat(63)}`, 'x'.repeat(64 * 1024));
+    // The longest principal claim a token may carry, as its caller name: whoever can sign in can have secrets.
+    const tokenUser = `jwt:${'u'.repeat(MAX_PRINCIPAL_CHARS)}`;
+    store.set(tokenUser, 'A', 'v');
+    expect(store.valuesFor(tokenUser)).toEqual({ A: 'v' });
     expect(() => store.delete('alice', 'no-such')).toThrow(/secret name/);
     expect(() => new PrincipalSecretStore(db, randomBytes(16))).toThrow(/32 bytes/);
   });

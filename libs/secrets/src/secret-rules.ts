@@ -1,9 +1,8 @@
-import { canonicalCallerName } from '@switchboard/core';
+import { MAX_CALLER_NAME_CHARS, canonicalCallerName } from '@switchboard/core';
 import { SecretError, SecretErrorCode } from './secrets.errors.js';
 
 /** Shaped like an environment variable name, since that is where most secrets end up. */
 const SECRET_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
-const MAX_PRINCIPAL_CHARS = 200;
 /** Enough for a PEM key or a service-account JSON; anything bigger is likely a mistake. */
 export const MAX_SECRET_VALUE_BYTES = 64 * 1024;
 
@@ -22,7 +21,8 @@ export function checkSecretName(name: string): void {
  */
 export function checkPrincipal(principal: string): string {
   if (principal.length === 0) throw invalid('principal must not be empty');
-  if (principal.length > MAX_PRINCIPAL_CHARS) throw invalid(`principal must be at most ${MAX_PRINCIPAL_CHARS} characters, got ${principal.length}`);
+  // As long as any caller's name can be: a token user's (jwt:NAME) included.
+  if (principal.length > MAX_CALLER_NAME_CHARS) throw invalid(`principal must be at most ${MAX_CALLER_NAME_CHARS} characters, got ${principal.length}`);
   const name = canonicalCallerName(principal);
   if (name === undefined) {
     throw invalid(

@@ -1,4 +1,5 @@
 import type { JwtConfig } from '@switchboard/config';
+import { MAX_PRINCIPAL_CHARS } from '@switchboard/core';
 import type { JWTPayload } from 'jose';
 
 type Jose = typeof import('jose');
@@ -20,7 +21,6 @@ const JWKS_TIMEOUT_MS = 5_000;
 /** While the issuer fails, it is asked again after 1 s, 2 s, 4 s ... and then every 30 s. */
 const JWKS_MAX_BACKOFF_MS = 30_000;
 
-const MAX_PRINCIPAL_CHARS = 256;
 /** Control characters, and the line and paragraph separators some terminals break lines at. */
 const UNPRINTABLE = /[\p{Cc}\u2028\u2029]/u;
 
