@@ -1,7 +1,8 @@
-import { ErrorCode, McpError, callerName, invalidParams, negotiateVersion } from '@switchboard/core';
+import { LIST_KINDS } from '@switchboard/catalog';
+import { ErrorCode, McpError, invalidParams, negotiateVersion } from '@switchboard/core';
 import type { UpstreamConnection } from '@switchboard/upstream';
-import type { Item, MethodHandler, RelayServices } from '../relay.types.js';
-import type { DownstreamSession } from '../session.js';
+import type { Item, MethodHandler } from '../relay.types.js';
+import { principalListView } from './list-view.js';
 import { optionalObject } from './params.js';
 import { pushSharedLogLevel } from './logging.js';
 import { mayComplete } from './completion.js';
@@ -25,8 +26,10 @@ export const initialize: MethodHandler = async ({ session, params }, services) =
   // must not silence it. Answered once the upstreams have it, as logging/setLevel is.
   await Promise.all([services.sync.warm(WARM_WAIT_MS), pushSharedLogLevel(services, true)]);
   const upstreams = services.registry.all();
-  const seesAnythingOf = visibilityOf(session.principal, services);
-  const instructions = mergedInstructions(upstreams.filter((u) => u.instructions && seesAnythingOf(u.name)));
+  // An upstream's instructions name it and describe what it serves: what hides all of it from
+  // the lists hides them too.
+  const views = LIST_KINDS.map((kind) => principalListView(session.principal, kind, services));
+  const instructions = mergedInstructions(upstreams.filter((u) => u.instructions && views.some((view) => view.listsSomethingOf(u.name))));
   session.serverCapabilities = advertisedCapabilities(upstreams);
   return {
     protocolVersion: session.protocolVersion,
@@ -66,27 +69,6 @@ export function advertisedCapabilities(upstreams: UpstreamConnection[]): Item {
     if (neverReached || mayComplete(u)) caps.completions = {};
   }
   return caps;
-}
-
-const KINDS = ['tools', 'prompts', 'resources', 'resourceTemplates'] as const;
-
-/**
- * Whether the principal may list anything of an upstream, by its name. An upstream's
- * instructions name it and describe what it serves: the policy that hides all of it hides
- * them too. The views are made once, for every upstream asked about.
- */
-function visibilityOf(principal: DownstreamSession['principal'], services: RelayServices): (server: string) => boolean {
-  const unusable = services.unusableServers?.(callerName(principal)) ?? [];
-  const catalog = services.catalog.current;
-  const views = KINDS.map((kind) => [kind, services.policy?.listView(principal, kind)] as const);
-  return (server) => {
-    if (unusable.includes(server)) return false;
-    return views.some(([kind, visible]) => {
-      // A policy that permits everything filters nothing: every upstream's instructions are shown.
-      if (!visible) return true;
-      return catalog.page(kind, undefined, 1, (item, origin) => origin.server === server && visible.filter(item, origin)).items.length > 0;
-    });
-  };
 }
 
 function mergedInstructions(upstreams: UpstreamConnection[]): string | undefined {

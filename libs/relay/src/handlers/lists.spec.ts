@@ -12,7 +12,7 @@ function setup(pageSize: number) {
   const catalog = new CatalogStore();
   const services = { catalog, config: () => ({ pageSize }) } as unknown as RelayServices;
   const list = (cursor?: string) =>
-    listTools({ params: cursor ? { cursor } : {}, request: {} as JsonRpcRequest } as RequestContext, services);
+    listTools({ params: cursor ? { cursor } : {}, request: {} as JsonRpcRequest, session: { principal: { id: 'alice', authMethod: 'api-key' } } } as RequestContext, services);
   const put = (server: string, names: string[]) =>
     catalog.setSnapshot({ server, prefix: server, namespace: 'prefix', tools: tools(names), prompts: [], resources: [], resourceTemplates: [] });
   return { list, put };

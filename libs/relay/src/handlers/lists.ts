@@ -1,9 +1,8 @@
-import type { Catalog, ListFilter } from '@switchboard/catalog';
-import { callerName, rememberJsonText } from '@switchboard/core';
+import type { Catalog, ListKind } from '@switchboard/catalog';
+import { rememberJsonText } from '@switchboard/core';
 import type { Item, MethodHandler } from '../relay.types.js';
+import { combine, principalListView } from './list-view.js';
 import { optionalCursor } from './params.js';
-
-type Kind = 'tools' | 'prompts' | 'resources' | 'resourceTemplates';
 
 /**
  * Pages already served from a catalog, with their JSON text remembered: a catalog never
@@ -16,24 +15,18 @@ const MAX_PAGES_PER_CATALOG = 1024;
 
 /** A merged list, one page at a time, with the gateway's own cursors. */
 const listOf =
-  (kind: Kind): MethodHandler =>
+  (kind: ListKind): MethodHandler =>
   async ({ params, session }, services) => {
     const catalog = services.catalog.current;
     const cursor = optionalCursor(params);
     const pageSize = services.config().pageSize;
-    // What this principal may see (the policy): principals with the same roles share pages.
-    const visible = services.policy?.listView(session.principal, kind);
+    // What this principal may see (the policy, its credentials).
+    const view = principalListView(session.principal, kind, services);
     // Tools held back by pinning are hidden from everyone until accepted.
     const pins = kind === 'tools' && services.pins?.holdsAny ? services.pins : undefined;
-    // Per-principal servers the principal has no credentials for are hidden from them.
-    const unusable = services.unusableServers?.(callerName(session.principal)) ?? NONE;
-    const filter = combine(
-      pins && ((_item, origin) => !pins.isQuarantined(origin.server, origin.original)),
-      unusable.length > 0 ? (_item, origin) => !unusable.includes(origin.server) : undefined,
-      visible?.filter,
-    );
+    const filter = combine(pins && ((_item, origin) => !pins.isQuarantined(origin.server, origin.original)), view.filter);
     // No cursor and an empty one are different requests (the first page; an invalid cursor).
-    const key = `${kind}\n${pageSize}\n${cursor === undefined ? '-' : `c${cursor}`}\n${visible?.view ?? ''}\n${pins?.version ?? ''}\n${unusable.join(',')}`;
+    const key = `${kind}\n${pageSize}\n${cursor === undefined ? '-' : `c${cursor}`}\n${view.key}\n${pins?.version ?? ''}`;
     let pages = served.get(catalog);
     const hit = pages?.get(key);
     if (hit) return hit;
@@ -47,15 +40,6 @@ const listOf =
     pages.set(key, result);
     return result;
   };
-
-const NONE: readonly string[] = [];
-
-/** All of the filters given; undefined when none is, so an unfiltered list stays on the fast path. */
-function combine(...filters: (ListFilter | undefined)[]): ListFilter | undefined {
-  const present = filters.filter((f): f is ListFilter => f !== undefined);
-  if (present.length <= 1) return present[0];
-  return (item, origin) => present.every((f) => f(item, origin));
-}
 
 export const listTools = listOf('tools');
 export const listPrompts = listOf('prompts');
