@@ -167,6 +167,16 @@ describe.each<FixtureKind>(['stdio', 'http', 'sse'])('fixture over %s', (kind) =
     expect((await client.listTools()).tools.map((tool) => tool.name)).not.toContain('dynamic_one');
   });
 
+  it('announces resources/list_changed when a resource is removed, which is then not found', async () => {
+    const changes = collect(client, 'notifications/resources/list_changed');
+    expect(await textOf(client, 'remove_resource', { uri: 'fixture://static/blob' })).toBe('removed fixture://static/blob');
+    expect(changes).toHaveLength(1);
+    expect((await client.listResources()).resources.map((resource) => resource.uri)).toEqual(['fixture://static/hello']);
+    const gone = await rejection(client.readResource({ uri: 'fixture://static/blob' }));
+    // SDK 2.x servers say "not found" as the 2026 revision does: -32602 naming the URI.
+    expect(gone).toMatchObject({ code: ProtocolErrorCode.InvalidParams, data: { uri: 'fixture://static/blob' } });
+  });
+
   it('reports progress from slow and counts a cancelled call in stats', async () => {
     const progress: { progress: number; total?: number; message?: string }[] = [];
     const done = await client.callTool({ name: 'slow', arguments: { ms: 60, steps: 3 } }, { onprogress: (p) => progress.push(p) });
