@@ -1,7 +1,7 @@
 import type { NamespaceMode } from '@switchboard/core';
 import { describe, expect, it } from 'vitest';
-import { buildCatalog } from './build-catalog.js';
-import type { Item, UpstreamSnapshot } from './catalog.types.js';
+import { buildCatalog, MAX_GIVEN_UP_PER_SERVER } from './build-catalog.js';
+import type { CatalogClaims, Item, UpstreamSnapshot } from './catalog.types.js';
 
 const opts = { separator: '__', maxLength: 64 };
 
@@ -179,6 +179,20 @@ describe('buildCatalog: order and bookkeeping', () => {
   });
 });
 
+/** The claims CatalogStore passes on once `server` is removed from the config. */
+function withoutServer(claims: CatalogClaims, server: string): CatalogClaims {
+  const keep = <V>(map: ReadonlyMap<string, V>, serverOf: (key: string, value: V) => string) =>
+    new Map([...map].filter(([key, value]) => serverOf(key, value) !== server));
+  const byClaim = (_: string, claim: { server: string }) => claim.server;
+  return {
+    tools: keep(claims.tools, byClaim),
+    prompts: keep(claims.prompts, byClaim),
+    resources: keep(claims.resources, byClaim),
+    resourceTemplates: keep(claims.resourceTemplates, byClaim),
+    uriPrefixes: keep(claims.uriPrefixes, (key) => key),
+  };
+}
+
 describe('buildCatalog: keys keep their meaning (held claims)', () => {
   const hello = 'fixture://static/hello';
   const res = (uri: string): Item => ({ uri, name: uri });
@@ -222,11 +236,49 @@ describe('buildCatalog: keys keep their meaning (held claims)', () => {
     expect(gone.resolveTool('echo')).toEqual({ server: 'b', name: 'echo' });
   });
 
-  it('a holder that stops listing the item gives the key up to config order', () => {
+  it('a holder that stops listing the item keeps the key; the server kept off it keeps its own form', () => {
     const before = buildCatalog([fixture('a0'), fixture('b')], opts, buildCatalog([fixture('b')], opts).claims);
     const bDropped = buildCatalog([fixture('a0'), snap('b', { namespace: 'none' })], opts, before.claims);
-    expect(bDropped.resolveResource(hello)).toEqual({ server: 'a0', uri: hello });
-    expect(bDropped.resolveTool('echo')).toEqual({ server: 'a0', name: 'echo' });
+    expect(bDropped.resolveTool('echo')).toBeUndefined();
+    expect(bDropped.resolveTool('a0__echo')).toEqual({ server: 'a0', name: 'echo' });
+    expect(bDropped.items('resources').map((r) => r.uri)).toEqual(['switchboard://a0/fixture://static/hello']);
+    // a0 is the sole resource server now, but a read of the URI b gave up still goes to b.
+    expect(bDropped.resolveResource(hello)).toEqual({ server: 'b', uri: hello });
+    expect(bDropped.resolveTemplate('fixture://t/{id}')).toEqual({ server: 'b', uriTemplate: 'fixture://t/{id}' });
+    // The reservation outlives further builds; b listing the items again gets them back.
+    const again = buildCatalog([fixture('a0'), snap('b', { namespace: 'none' })], opts, bDropped.claims);
+    expect(again.resolveTool('echo')).toBeUndefined();
+    const back = buildCatalog([fixture('a0'), fixture('b')], opts, again.claims);
+    expect(back.items('tools')).toEqual(before.items('tools'));
+    expect(back.items('resources')).toEqual(before.items('resources'));
+  });
+
+  it('a namespace change renames what the mode gave, not a name a server was kept off', () => {
+    const a = (namespace: NamespaceMode) => snap('a', { namespace, tools: [tool('echo'), tool('only_a')] });
+    const b = snap('b', { namespace: 'auto', tools: [tool('echo')] });
+    const start = buildCatalog([a('prefix'), b], opts);
+    expect(names(start.items('tools'))).toEqual(['a__echo', 'a__only_a', 'echo']);
+    // a switched to auto (a reload): a__only_a was its mode's name, so it becomes bare; b has
+    // echo, so a's echo stays prefixed, now because a was kept off echo.
+    const auto = buildCatalog([a('auto'), b], opts, start.claims);
+    expect(names(auto.items('tools'))).toEqual(['a__echo', 'echo', 'only_a']);
+    // b removed from the config (its claims gone): echo is free, but not for a.
+    const bGone = buildCatalog([a('auto')], opts, withoutServer(auto.claims, 'b'));
+    expect(names(bGone.items('tools'))).toEqual(['a__echo', 'only_a']);
+    // A server that never had another name for it may take it.
+    const c = snap('c', { namespace: 'auto', tools: [tool('echo')] });
+    expect(buildCatalog([a('auto'), c], opts, bGone.claims).resolveTool('echo')).toEqual({ server: 'c', name: 'echo' });
+  });
+
+  it(`a served server keeps its newest ${MAX_GIVEN_UP_PER_SERVER} given-up keys reserved, and gives older ones up`, () => {
+    const tools = (from: number, n: number) => Array.from({ length: n }, (_, i) => ({ name: `t${from + i}` }));
+    const a = (list: Item[]) => snap('a', { namespace: 'none', tools: list });
+    const first = buildCatalog([a(tools(0, 1))], opts);
+    const renamed = buildCatalog([a(tools(1, MAX_GIVEN_UP_PER_SERVER))], opts, first.claims);
+    const emptied = buildCatalog([a([])], opts, renamed.claims);
+    const b = snap('b', { namespace: 'none', tools: tools(0, 2) });
+    const after = buildCatalog([a([]), b], opts, emptied.claims);
+    expect(names(after.items('tools'))).toEqual(['b__t1', 't0']);
   });
 
   it('gateway URI prefixes stay with their server when a server whose prefix sanitizes alike is added ahead', () => {

@@ -10,8 +10,8 @@ import { Catalog } from './catalog.js';
 import {
   NO_CLAIMS,
   type CatalogClaims,
+  type Claim,
   type Item,
-  type ListEntryOrigin,
   type ListKind,
   type NameRoute,
   type ResourceRoute,
@@ -30,6 +30,13 @@ interface Keyed {
   item: Item;
 }
 
+/**
+ * How many keys a served server may have given up (items it no longer lists, names it has
+ * under another form since a config change) that stay reserved for it, per list: the newest
+ * are kept, so one that renames its items all the time does not grow the claims forever.
+ */
+export const MAX_GIVEN_UP_PER_SERVER = 1000;
+
 const NOUNS: Record<ListKind, string> = {
   tools: 'tool',
   prompts: 'prompt',
@@ -40,11 +47,13 @@ const NOUNS: Record<ListKind, string> = {
 /**
  * Merges what the available upstreams offer into one catalog. `snapshots` must be in config
  * order. `held` is what the public keys meant before (the claims of the catalog this one
- * replaces, limited to servers still configured): a name or URI a server holds stays its
- * own while it lists the item, and one held by a server absent from `snapshots` (down) is
- * reserved for it, so a key never changes meaning under a host that holds it. Config order
- * decides only the keys nobody holds. Pure: the snapshots are not touched (public items are
- * shallow copies) and the same input always gives the same catalog.
+ * replaces, limited to servers still configured), and every held key stays its holder's:
+ * served while the holder lists the item under it, reserved while the holder is down
+ * (absent from `snapshots`), no longer lists the item, or has it under another key since a
+ * config change. So a key never changes meaning under a host that holds it. A server that
+ * was given the prefixed name because another server had the bare one keeps that form.
+ * Config order decides only the keys nobody holds. Pure: the snapshots are not
+ * touched (public items are shallow copies) and the same input always gives the same catalog.
  */
 export function buildCatalog(
   snapshots: readonly UpstreamSnapshot[],
@@ -55,8 +64,6 @@ export function buildCatalog(
   const upstreams = uniqueServers(snapshots, warnings);
   const present = new Set(upstreams.map((u) => u.server));
   const keyed = (kind: ListKind, field: string) => upstreams.map((u) => uniqueByKey(u, kind, field, warnings));
-  // The claims of servers that are down: nobody else may take them meanwhile.
-  const reserved = (kind: ListKind) => new Map([...held[kind]].filter(([, claim]) => !present.has(claim.server)));
 
   const tools = buildNamedList(upstreams, keyed('tools', 'name'), naming, held.tools);
   const prompts = buildNamedList(upstreams, keyed('prompts', 'name'), naming, held.prompts);
@@ -64,8 +71,7 @@ export function buildCatalog(
   const templatesKeyed = keyed('resourceTemplates', 'uriTemplate');
   const resources = buildUriList(upstreams, keyed('resources', 'uri'), 'uri', uriPrefixes, held.resources, (server, uri): ResourceRoute => ({ server, uri }));
   const templates = buildUriList(upstreams, templatesKeyed, 'uriTemplate', uriPrefixes, held.resourceTemplates, (server, uriTemplate): TemplateRoute => ({ server, uriTemplate }));
-  const claimsOf = (kind: ListKind, built: BuiltList<unknown>): ReadonlyMap<string, ListEntryOrigin> =>
-    new Map([...built.entries.map((e): [string, ListEntryOrigin] => [e.key, { server: e.server, original: e.original }]), ...reserved(kind)]);
+  const claimsOf = (kind: ListKind, built: BuiltList<unknown>) => handedOn(built.claims, held[kind], present);
 
   const lists = {
     tools: new SortedList(tools.entries),
@@ -143,13 +149,33 @@ interface BuiltList<R> {
   entries: ListEntry[];
   routes: Map<string, R>;
   perServer: Map<string, number>;
+  /** What each published key means. */
+  claims: Map<string, Claim>;
+}
+
+/**
+ * The claims a build hands to the next: every key it published, and before them every held
+ * key it did not, which stays reserved for its holder (see buildCatalog). Held order has the
+ * oldest given-up keys first, so a served server keeps its newest MAX_GIVEN_UP_PER_SERVER;
+ * a server that is down keeps all of its keys.
+ */
+function handedOn(published: ReadonlyMap<string, Claim>, held: ReadonlyMap<string, Claim>, present: ReadonlySet<string>): Map<string, Claim> {
+  const newestFirst = [...held].filter(([key]) => !published.has(key)).reverse();
+  const counted = new Map<string, number>();
+  const kept = newestFirst.filter(([, claim]) => {
+    if (!present.has(claim.server)) return true;
+    const n = (counted.get(claim.server) ?? 0) + 1;
+    counted.set(claim.server, n);
+    return n <= MAX_GIVEN_UP_PER_SERVER;
+  });
+  return new Map([...kept.reverse(), ...published]);
 }
 
 function buildNamedList(
   upstreams: readonly UpstreamSnapshot[],
   keyed: Keyed[][],
   naming: NamingOptions,
-  held: ReadonlyMap<string, ListEntryOrigin>,
+  held: ReadonlyMap<string, Claim>,
 ): BuiltList<NameRoute> {
   // Sorting within each upstream makes the names independent of the order an upstream
   // happens to list its tools in: assignPublicNames settles rare clashes first come, first served.
@@ -157,22 +183,18 @@ function buildNamedList(
   const requests: NameRequest[] = upstreams.flatMap((u, i) =>
     sorted[i].map(({ key }) => ({ server: u.server, prefix: u.prefix, mode: u.namespace, name: key })),
   );
-  // assignPublicNames reserves the names of servers without requests: that must mean those
-  // that are down, not a server here that no longer offers anything.
-  const offered = new Map(upstreams.map((u, i) => [u.server, new Set(keyed[i].map(({ key }) => key))]));
   const heldNames = new Map(
-    [...held]
-      .filter(([, claim]) => offered.get(claim.server)?.has(claim.original) ?? true)
-      .map(([publicName, claim]) => [publicName, { server: claim.server, name: claim.original }]),
+    [...held].map(([publicName, claim]) => [publicName, { server: claim.server, name: claim.original, displaced: claim.displaced }]),
   );
   const names = assignPublicNames(requests, naming, heldNames);
-  const built: BuiltList<NameRoute> = { entries: [], routes: new Map(), perServer: new Map() };
+  const built: BuiltList<NameRoute> = { entries: [], routes: new Map(), perServer: new Map(), claims: new Map() };
   let n = 0;
   upstreams.forEach((u, i) => {
     for (const { key, item } of sorted[i]) {
-      const name = names[n++];
+      const { name, displaced } = names[n++];
       built.entries.push(Object.freeze({ key: name, item: Object.freeze({ ...item, name }), server: u.server, original: key }));
       built.routes.set(name, Object.freeze({ server: u.server, name: key }));
+      built.claims.set(name, Object.freeze({ server: u.server, original: key, ...(displaced && { displaced }) }));
     }
     built.perServer.set(u.server, sorted[i].length);
   });
@@ -220,30 +242,26 @@ interface BuiltUriList<R> extends BuiltList<R> {
  * Resources and templates keep their URI unless another server holds it (see buildCatalog)
  * or, when nobody does, an earlier server (config order) lists the same one. URIs already
  * in the gateway's scheme (a Switchboard used as an upstream) are always rewritten, so that
- * every public `switchboard://` URI is one this gateway issued. A URI held by a server that
- * is down still routes to it (a read is then answered "upstream unavailable"), so it is not
- * taken by a template or the sole resource server meanwhile.
+ * every public `switchboard://` URI is one this gateway issued. A held URI nobody lists now
+ * (its holder is down or no longer lists it) still routes to its holder, which answers the
+ * read ("upstream unavailable", or its own "not found"), so it is not taken by a template
+ * or the sole resource server meanwhile.
  */
 function buildUriList<R>(
   upstreams: readonly UpstreamSnapshot[],
   keyed: Keyed[][],
   field: 'uri' | 'uriTemplate',
   uriPrefixes: ReadonlyMap<string, string>,
-  held: ReadonlyMap<string, ListEntryOrigin>,
+  held: ReadonlyMap<string, Claim>,
   route: (server: string, original: string) => R,
 ): BuiltUriList<R> {
-  const listed = new Map(upstreams.map((u, i) => [u.server, new Set(keyed[i].map(({ key }) => key))]));
-  // undefined: reserved for a server that is down, so everyone present is rewritten.
-  const owner = new Map<string, string | undefined>();
-  for (const [uri, claim] of held) {
-    const holderList = listed.get(claim.server);
-    if (!holderList) owner.set(uri, undefined);
-    else if (claim.original === uri && holderList.has(uri)) owner.set(uri, claim.server);
-  }
+  // A held bare URI is its holder's, listed or not, up or down; config order settles the rest.
+  const owner = new Map<string, string>();
+  for (const [uri, claim] of held) if (uri === claim.original) owner.set(uri, claim.server);
   upstreams.forEach((u, i) => {
     for (const { key } of keyed[i]) if (!owner.has(key)) owner.set(key, u.server);
   });
-  const built: BuiltUriList<R> = { entries: [], routes: new Map(), perServer: new Map(), publicByServer: new Map() };
+  const built: BuiltUriList<R> = { entries: [], routes: new Map(), perServer: new Map(), claims: new Map(), publicByServer: new Map() };
   upstreams.forEach((u, i) => {
     const publicKeys = new Map<string, string>();
     for (const { key, item } of keyed[i]) {
@@ -251,13 +269,14 @@ function buildUriList<R>(
       const publicKey = kept ? key : toGatewayUri(uriPrefixes.get(u.server)!, key);
       built.entries.push(Object.freeze({ key: publicKey, item: Object.freeze({ ...item, [field]: publicKey }), server: u.server, original: key }));
       built.routes.set(publicKey, Object.freeze(route(u.server, key)));
+      built.claims.set(publicKey, Object.freeze({ server: u.server, original: key }));
       publicKeys.set(key, publicKey);
     }
     built.perServer.set(u.server, keyed[i].length);
     built.publicByServer.set(u.server, publicKeys);
   });
   for (const [publicKey, claim] of held) {
-    if (!listed.has(claim.server) && !built.routes.has(publicKey)) built.routes.set(publicKey, Object.freeze(route(claim.server, claim.original)));
+    if (!built.routes.has(publicKey)) built.routes.set(publicKey, Object.freeze(route(claim.server, claim.original)));
   }
   return built;
 }

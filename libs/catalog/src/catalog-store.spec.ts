@@ -134,7 +134,25 @@ describe('CatalogStore', () => {
       expect(store.current.resolveResource(hello)).toEqual({ server: 'a', uri: hello });
     });
 
-    it('a server removed from the config gives its keys up', () => {
+    it('a holder that drops an item (list_changed) keeps its key while it is configured', () => {
+      const store = new CatalogStore();
+      store.setOrder(['a', 'b']);
+      store.setSnapshot(fixture('a'));
+      store.setSnapshot(fixture('b'));
+      store.keepMeanings();
+      store.setSnapshot(snap('a', { tools: [tool('other')] }));
+      // A host that remembers a's echo must not reach b's with arguments meant for a.
+      expect(store.current.resolveTool('echo')).toBeUndefined();
+      expect(store.current.resolveTool('b__echo')).toEqual({ server: 'b', name: 'echo' });
+      // b is the sole resource server now; the URI a gave up still routes to a.
+      expect(store.current.resolveResource(hello)).toEqual({ server: 'a', uri: hello });
+      expect(store.current.toPublicUri('b', hello)).toBe('switchboard://b/fixture://static/hello');
+      store.setSnapshot(fixture('a'));
+      expect(store.current.resolveTool('echo')).toEqual({ server: 'a', name: 'echo' });
+      expect(store.current.resolveTool('b__echo')).toEqual({ server: 'b', name: 'echo' });
+    });
+
+    it('a server removed from the config gives its names up, but not to a server that was kept off them', () => {
       const store = new CatalogStore();
       store.setOrder(['a', 'b']);
       store.setSnapshot(fixture('a'));
@@ -142,8 +160,12 @@ describe('CatalogStore', () => {
       store.keepMeanings();
       store.removeServer('a', { remember: true });
       store.setOrder(['b']);
-      expect(store.current.resolveTool('echo')).toEqual({ server: 'b', name: 'echo' });
-      expect(store.current.resolveResource(hello)).toEqual({ server: 'b', uri: hello });
+      expect(store.current.resolveTool('echo')).toBeUndefined();
+      expect(store.current.resolveTool('b__echo')).toEqual({ server: 'b', name: 'echo' });
+      // A server added afresh may take the free name.
+      store.setOrder(['b', 'c']);
+      store.setSnapshot(fixture('c'));
+      expect(store.current.resolveTool('echo')).toEqual({ server: 'c', name: 'echo' });
     });
 
     it('a config reorder does not move a held name', () => {

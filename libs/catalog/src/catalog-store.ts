@@ -1,7 +1,7 @@
 import { DEFAULT_NAMING, type NamingOptions } from '@switchboard/core';
 import { buildCatalog } from './build-catalog.js';
 import { diff, type Catalog } from './catalog.js';
-import { NO_CLAIMS, type CatalogClaims, type CatalogDiff, type ListEntryOrigin, type NameRoute, type UpstreamSnapshot } from './catalog.types.js';
+import { NO_CLAIMS, type CatalogClaims, type CatalogDiff, type Claim, type NameRoute, type UpstreamSnapshot } from './catalog.types.js';
 
 const UNRANKED = Number.MAX_SAFE_INTEGER;
 
@@ -165,14 +165,14 @@ export class CatalogStore {
   }
 
   /**
-   * What the public keys mean now, for servers that are served or down but expected back:
-   * a key keeps its meaning while hosts may hold it. A server removed from the config (or
-   * removed without `remember`) gives its keys up.
+   * What the public keys mean now, for servers that are served or down but expected back,
+   * keys they no longer list included: a key keeps its meaning while hosts may hold it. A
+   * server removed from the config (or removed without `remember`) gives its keys up.
    */
   private claimsInForce(): CatalogClaims {
     const kept = (server: string) => this.snapshots.has(server) || this.departed.has(server);
     const claims = this.catalog.claims;
-    const keep = (held: ReadonlyMap<string, ListEntryOrigin>) => new Map([...held].filter(([, claim]) => kept(claim.server)));
+    const keep = (held: ReadonlyMap<string, Claim>) => new Map([...held].filter(([, claim]) => kept(claim.server)));
     return {
       tools: keep(claims.tools),
       prompts: keep(claims.prompts),

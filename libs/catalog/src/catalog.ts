@@ -37,7 +37,7 @@ export interface CatalogParts {
   /** Every server's templates, config order then upstream order: first match wins. */
   templateMatchers: readonly TemplateMatcher[];
   counts: readonly ServerCounts[];
-  /** What every public key means, with those reserved for servers that are down. */
+  /** What every public key means, with those reserved for holders that no longer serve them. */
   claims: CatalogClaims;
   fingerprints: CatalogFingerprints;
 }
@@ -105,8 +105,9 @@ export class Catalog {
 
   /**
    * Which upstream serves a URI a host asks for, and under which URI. In order: a gateway
-   * URI with a known prefix; a listed resource; the first template (config order) that
-   * matches; the sole resource server.
+   * URI with a known prefix; a listed resource (or one held for a server that no longer
+   * lists it, or is down); the first template (config order) that matches; the sole
+   * resource server.
    */
   resolveResource(publicUri: string): ResourceRoute | undefined {
     const gateway = parseGatewayUri(publicUri);

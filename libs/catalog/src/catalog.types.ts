@@ -70,6 +70,16 @@ export interface ServerCounts {
   resourceTemplates: number;
 }
 
+/** What one public key means, as a build hands it to the next. */
+export interface Claim extends ListEntryOrigin {
+  /**
+   * Tool and prompt names: the server was given the prefixed form because another server
+   * had the bare name, and it never gets the bare name (HeldName.displaced in naming.ts).
+   * A URI claim needs no such mark: its key differs from `original` exactly then.
+   */
+  readonly displaced?: boolean;
+}
+
 /**
  * What every public key of a catalog means: tool and prompt names, resource URIs and URI
  * templates to (server, original), and each server's prefix in gateway URIs. The claims of
@@ -77,10 +87,10 @@ export interface ServerCounts {
  * from one build to the next (see buildCatalog).
  */
 export interface CatalogClaims {
-  readonly tools: ReadonlyMap<string, ListEntryOrigin>;
-  readonly prompts: ReadonlyMap<string, ListEntryOrigin>;
-  readonly resources: ReadonlyMap<string, ListEntryOrigin>;
-  readonly resourceTemplates: ReadonlyMap<string, ListEntryOrigin>;
+  readonly tools: ReadonlyMap<string, Claim>;
+  readonly prompts: ReadonlyMap<string, Claim>;
+  readonly resources: ReadonlyMap<string, Claim>;
+  readonly resourceTemplates: ReadonlyMap<string, Claim>;
   /** server -> its prefix in gateway URIs. */
   readonly uriPrefixes: ReadonlyMap<string, string>;
 }

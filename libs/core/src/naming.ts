@@ -15,7 +15,8 @@ import { createHash } from 'node:crypto';
  *
  * While the gateway runs, a name already published keeps its meaning (see `held` below): a
  * server that newly offers a name another one holds gets the prefixed form, in `auto` as in
- * `none`, and the rules above settle only names nobody holds.
+ * `none`, and keeps it even once the bare name is free; the rules above settle only names
+ * nobody holds.
  *
  * Names longer than `maxLength` (64: the limit common hosts enforce) are cut and given a
  * short hash of (server, original name), so they stay stable across restarts and distinct.
@@ -66,59 +67,62 @@ function fit(candidate: string, req: NameRequest, opts: NamingOptions): string {
 export interface HeldName {
   server: string;
   name: string;
+  /**
+   * The server asked for the bare name while another server had it, and was given the
+   * prefixed (or hashed) form. It is never given the bare name afterwards, whatever its mode,
+   * even once the bare name is free: hosts may still hold it for the other server's tool.
+   */
+  displaced?: boolean;
+}
+
+/** One assigned name, and what its claim records for the next assignment (see HeldName). */
+export interface PublicName {
+  name: string;
+  displaced: boolean;
 }
 
 /**
  * Assigns a unique public name to every request; the result is in the same order.
  *
- * `held` is what the names meant before this assignment (the catalog being replaced, and the
- * names of servers that are down but still configured). A held name keeps its meaning: its
- * holder keeps it as long as it still asks for that original name (for a bare name, in
- * `auto` or `none` mode), and a held name whose server is not among `requests` stays
- * reserved, so callers pass only the names of servers still configured, and of a server
- * that is up only those it still offers. Anyone else who would get a held
- * name gets the prefixed (or hashed) form instead. Config order, the order of `requests`,
- * settles only the names nobody holds (at first start, say). Without this a server added
- * ahead of another, or one coming back up, would take a name hosts use for another server's
- * tool.
+ * `held` is what the names meant before this assignment: the caller passes the claims of
+ * the servers still configured, and every one of them is in force. A held name goes to its
+ * holder's request for that original name and to no one else, so it stays reserved while
+ * the holder is down, no longer offers the item, or has it under another name (it left
+ * `auto` or `none` mode, or its alias changed): a host that remembers the name never reaches
+ * another tool through it. A request that would get a name someone else holds gets the
+ * prefixed (or hashed) form instead, and one that was kept off its bare name that way stays
+ * off it (HeldName.displaced). Config order, the order of `requests`, settles only the names
+ * nobody holds (at first start, say). Without this a server added ahead of another, or one
+ * coming back up, would take a name hosts use for another server's tool.
  */
 export function assignPublicNames(
   requests: readonly NameRequest[],
   opts: NamingOptions = DEFAULT_NAMING,
   held: ReadonlyMap<string, HeldName> = new Map(),
-): string[] {
+): PublicName[] {
   const pair = (server: string, name: string) => `${server}\u0000${name}`;
-  const present = new Set(requests.map((r) => r.server));
-  const requested = new Map(requests.map((r) => [pair(r.server, r.name), r]));
   const holds = (publicName: string, r: NameRequest) => {
     const holder = held.get(publicName);
     return holder !== undefined && holder.server === r.server && holder.name === r.name;
   };
-  // Still in force: the holder is down (reserved) or still asks for the same original; a
-  // bare name is given up by a holder that is now in prefix mode.
-  const inForce = (publicName: string) => {
-    const holder = held.get(publicName);
-    if (!holder) return false;
-    if (!present.has(holder.server)) return true;
-    const r = requested.get(pair(holder.server, holder.name));
-    return r !== undefined && !(r.mode === 'prefix' && publicName === fit(r.name, r, opts));
-  };
-
-  // Who wants each bare name: a `prefix` server never takes one, so it contests none.
+  const keptOff = new Set([...held.values()].filter((h) => h.displaced).map((h) => pair(h.server, h.name)));
+  // A `prefix` server never takes a bare name, nor does one kept off it: they contest none.
+  const wantsBare = (r: NameRequest) => r.mode !== 'prefix' && !keptOff.has(pair(r.server, r.name));
   const serversByName = new Map<string, string[]>();
   for (const r of requests) {
-    if (r.mode === 'prefix') continue;
+    if (!wantsBare(r)) continue;
     const servers = serversByName.get(r.name) ?? [];
     if (!servers.includes(r.server)) servers.push(r.server);
     serversByName.set(r.name, servers);
   }
 
   const prefixed = (r: NameRequest) => `${sanitizePrefix(r.prefix)}${opts.separator}${r.name}`;
+  const bareOf = (r: NameRequest) => fit(r.name, r, opts);
   const candidates = requests.map((r) => {
-    if (r.mode === 'prefix') return fit(prefixed(r), r, opts);
-    const bare = fit(r.name, r, opts);
+    if (!wantsBare(r)) return fit(prefixed(r), r, opts);
+    const bare = bareOf(r);
     // A bare name someone holds goes to its holder, whatever the mode and config order say.
-    if (inForce(bare)) return holds(bare, r) ? bare : fit(prefixed(r), r, opts);
+    if (held.has(bare)) return holds(bare, r) ? bare : fit(prefixed(r), r, opts);
     const holders = serversByName.get(r.name) ?? [];
     const collides = holders.length > 1;
     if (r.mode === 'auto') return collides ? fit(prefixed(r), r, opts) : bare;
@@ -128,22 +132,21 @@ export function assignPublicNames(
   // Two different (server, name) pairs can still meet on one string (a prefix containing
   // the separator, or a bare name that equals someone's prefixed name). Its holder keeps it,
   // else the first; the others get the hashed form, which differs because the hash covers
-  // (server, name). Held names in force are never handed to anyone but their holder.
-  const taken = new Set([...held.keys()].filter(inForce));
+  // (server, name), hashed again with a counter while it is taken too (a bare name that
+  // equals the hashed form); the result keeps to the characters hosts accept.
   const given = new Set<string>();
-  return candidates.map((candidate, i) => {
+  const free = (name: string, r: NameRequest) => !given.has(name) && (!held.has(name) || holds(name, r));
+  const names = candidates.map((candidate, i) => {
     const r = requests[i];
-    if (holds(candidate, r) && taken.has(candidate) && !given.has(candidate)) {
-      given.add(candidate);
-      return candidate;
-    }
     let out = candidate;
-    if (taken.has(out)) out = withHash(prefixed(r), r, opts);
-    // Still taken (a bare name that equals the hashed form): hash again, with a counter;
-    // the result keeps to the characters hosts accept.
-    for (let attempt = 1; taken.has(out); attempt++) out = withHash(prefixed(r), r, opts, attempt);
-    taken.add(out);
+    for (let attempt = 0; !free(out, r); attempt++) out = withHash(prefixed(r), r, opts, attempt);
     given.add(out);
     return out;
+  });
+  return names.map((name, i) => {
+    const r = requests[i];
+    const bare = bareOf(r);
+    const lostBare = r.mode !== 'prefix' && name !== bare && (given.has(bare) || held.has(bare));
+    return { name, displaced: keptOff.has(pair(r.server, r.name)) || lostBare };
   });
 }
