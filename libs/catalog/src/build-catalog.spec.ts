@@ -270,6 +270,21 @@ describe('buildCatalog: keys keep their meaning (held claims)', () => {
     expect(buildCatalog([a('auto'), c], opts, bGone.claims).resolveTool('echo')).toEqual({ server: 'c', name: 'echo' });
   });
 
+  it('a bare URI a server was kept off reaches it neither by its template nor as the sole resource server', () => {
+    const a = snap('a', { resources: [res('mem://x/1')] });
+    const b = snap('b', { resources: [res('mem://x/1')], resourceTemplates: [{ uriTemplate: 'mem://x/{id}', name: 'x' }] });
+    const both = buildCatalog([a, b], opts);
+    expect(both.toPublicUri('b', 'mem://x/1')).toBe('switchboard://b/mem://x/1');
+    // a removed from the config: mem://x/1 meant a's resource, so it is not found rather than b's.
+    const aGone = buildCatalog([b], opts, withoutServer(both.claims, 'a'));
+    expect(aGone.resolveResource('mem://x/1')).toBeUndefined();
+    expect(aGone.resolveResource('switchboard://b/mem://x/1')).toEqual({ server: 'b', uri: 'mem://x/1' });
+    expect(aGone.resolveResource('mem://x/2')).toEqual({ server: 'b', uri: 'mem://x/2' });
+    const noTemplate = buildCatalog([snap('b', { resources: [res('mem://x/1')] })], opts, withoutServer(both.claims, 'a'));
+    expect(noTemplate.resolveResource('mem://x/1')).toBeUndefined();
+    expect(noTemplate.resolveResource('mem://y')).toEqual({ server: 'b', uri: 'mem://y' });
+  });
+
   it(`a served server keeps its newest ${MAX_GIVEN_UP_PER_SERVER} given-up keys reserved, and gives older ones up`, () => {
     const tools = (from: number, n: number) => Array.from({ length: n }, (_, i) => ({ name: `t${from + i}` }));
     const a = (list: Item[]) => snap('a', { namespace: 'none', tools: list });

@@ -51,8 +51,8 @@ const NOUNS: Record<ListKind, string> = {
  * served while the holder lists the item under it, reserved while the holder is down
  * (absent from `snapshots`), no longer lists the item, or has it under another key since a
  * config change. So a key never changes meaning under a host that holds it. A server that
- * was given the prefixed name because another server had the bare one keeps that form.
- * Config order decides only the keys nobody holds. Pure: the snapshots are not
+ * was given the prefixed name or gateway URI because another server had the bare one keeps
+ * that form. Config order decides only the keys nobody holds. Pure: the snapshots are not
  * touched (public items are shallow copies) and the same input always gives the same catalog.
  */
 export function buildCatalog(
@@ -98,6 +98,7 @@ export function buildCatalog(
     uriPrefixes,
     serverByUriPrefix: new Map([...uriPrefixes].map(([server, prefix]) => [prefix, server])),
     listedUris: resources.publicByServer,
+    keptOffUris: resources.keptOff,
     templateMatchers: upstreams.flatMap((u, i) =>
       templatesKeyed[i].map(({ key }) => Object.freeze({ server: u.server, pattern: compileUriTemplate(key) })),
     ),
@@ -236,6 +237,8 @@ function assignUriPrefixes(upstreams: readonly UpstreamSnapshot[], held: Readonl
 interface BuiltUriList<R> extends BuiltList<R> {
   /** server -> (upstream key -> public key). */
   publicByServer: Map<string, Map<string, string>>;
+  /** Bare key -> the servers that have it under a gateway URI because another server had it. */
+  keptOff: Map<string, Set<string>>;
 }
 
 /**
@@ -245,7 +248,9 @@ interface BuiltUriList<R> extends BuiltList<R> {
  * every public `switchboard://` URI is one this gateway issued. A held URI nobody lists now
  * (its holder is down or no longer lists it) still routes to its holder, which answers the
  * read ("upstream unavailable", or its own "not found"), so it is not taken by a template
- * or the sole resource server meanwhile.
+ * or the sole resource server meanwhile. A server given the gateway URI of a URI another
+ * server had keeps that form, as a prefixed name is kept (HeldName.displaced): the bare URI
+ * may still mean the other server's resource to a host, so it is never routed to it.
  */
 function buildUriList<R>(
   upstreams: readonly UpstreamSnapshot[],
@@ -255,13 +260,19 @@ function buildUriList<R>(
   held: ReadonlyMap<string, Claim>,
   route: (server: string, original: string) => R,
 ): BuiltUriList<R> {
+  // A URI in the gateway's scheme is rewritten whoever lists it: no one was kept off it.
+  const keptOff = new Map<string, Set<string>>();
+  for (const [uri, claim] of held) {
+    if (uri === claim.original || isGatewayUri(claim.original)) continue;
+    keptOff.set(claim.original, (keptOff.get(claim.original) ?? new Set()).add(claim.server));
+  }
   // A held bare URI is its holder's, listed or not, up or down; config order settles the rest.
   const owner = new Map<string, string>();
   for (const [uri, claim] of held) if (uri === claim.original) owner.set(uri, claim.server);
   upstreams.forEach((u, i) => {
-    for (const { key } of keyed[i]) if (!owner.has(key)) owner.set(key, u.server);
+    for (const { key } of keyed[i]) if (!owner.has(key) && !keptOff.get(key)?.has(u.server)) owner.set(key, u.server);
   });
-  const built: BuiltUriList<R> = { entries: [], routes: new Map(), perServer: new Map(), claims: new Map(), publicByServer: new Map() };
+  const built: BuiltUriList<R> = { entries: [], routes: new Map(), perServer: new Map(), claims: new Map(), publicByServer: new Map(), keptOff };
   upstreams.forEach((u, i) => {
     const publicKeys = new Map<string, string>();
     for (const { key, item } of keyed[i]) {

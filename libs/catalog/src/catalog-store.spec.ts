@@ -152,7 +152,7 @@ describe('CatalogStore', () => {
       expect(store.current.resolveTool('b__echo')).toEqual({ server: 'b', name: 'echo' });
     });
 
-    it('a server removed from the config gives its names up, but not to a server that was kept off them', () => {
+    it('a server removed from the config gives its keys up, but not to a server that was kept off them', () => {
       const store = new CatalogStore();
       store.setOrder(['a', 'b']);
       store.setSnapshot(fixture('a'));
@@ -162,10 +162,14 @@ describe('CatalogStore', () => {
       store.setOrder(['b']);
       expect(store.current.resolveTool('echo')).toBeUndefined();
       expect(store.current.resolveTool('b__echo')).toEqual({ server: 'b', name: 'echo' });
-      // A server added afresh may take the free name.
+      // b is the sole resource server, but it has its own hello under its gateway URI.
+      expect(store.current.resolveResource(hello)).toBeUndefined();
+      expect(store.current.resolveResource('switchboard://b/fixture://static/hello')).toEqual({ server: 'b', uri: hello });
+      // A server added afresh may take the free keys.
       store.setOrder(['b', 'c']);
       store.setSnapshot(fixture('c'));
       expect(store.current.resolveTool('echo')).toEqual({ server: 'c', name: 'echo' });
+      expect(store.current.resolveResource(hello)).toEqual({ server: 'c', uri: hello });
     });
 
     it('a config reorder does not move a held name', () => {

@@ -34,6 +34,11 @@ export interface CatalogParts {
   serverByUriPrefix: ReadonlyMap<string, string>;
   /** server -> (upstream URI -> public URI) for the resources it lists. */
   listedUris: ReadonlyMap<string, ReadonlyMap<string, string>>;
+  /**
+   * Bare URI -> the servers that have it under a gateway URI because another server had it:
+   * a template of theirs, or their being the sole resource server, never takes it.
+   */
+  keptOffUris: ReadonlyMap<string, ReadonlySet<string>>;
   /** Every server's templates, config order then upstream order: first match wins. */
   templateMatchers: readonly TemplateMatcher[];
   counts: readonly ServerCounts[];
@@ -107,7 +112,7 @@ export class Catalog {
    * Which upstream serves a URI a host asks for, and under which URI. In order: a gateway
    * URI with a known prefix; a listed resource (or one held for a server that no longer
    * lists it, or is down); the first template (config order) that matches; the sole
-   * resource server.
+   * resource server. The last two skip a server kept off the URI (see keptOffUris).
    */
   resolveResource(publicUri: string): ResourceRoute | undefined {
     const gateway = parseGatewayUri(publicUri);
@@ -115,10 +120,12 @@ export class Catalog {
     if (owner !== undefined) return { server: owner, uri: gateway!.original };
     const listed = this.parts.resourceRoutes.get(publicUri);
     if (listed) return listed;
+    const keptOff = this.parts.keptOffUris.get(publicUri);
     for (const t of this.parts.templateMatchers) {
-      if (t.pattern.test(publicUri)) return { server: t.server, uri: publicUri };
+      if (!keptOff?.has(t.server) && t.pattern.test(publicUri)) return { server: t.server, uri: publicUri };
     }
-    return this.soleResourceServer === undefined ? undefined : { server: this.soleResourceServer, uri: publicUri };
+    const sole = this.soleResourceServer;
+    return sole === undefined || keptOff?.has(sole) ? undefined : { server: sole, uri: publicUri };
   }
 
   /**
