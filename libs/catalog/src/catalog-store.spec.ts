@@ -92,6 +92,15 @@ describe('CatalogStore', () => {
   describe('once keepMeanings is called, a public key keeps its meaning', () => {
     const hello = 'fixture://static/hello';
     const fixture = (server: string) => snap(server, { tools: [tool('echo')], resources: [{ uri: hello, name: 'hello' }] });
+    /** a and b both offer echo and hello, a first in config order: a holds both keys. */
+    const keepingBoth = () => {
+      const store = new CatalogStore();
+      store.setOrder(['a', 'b']);
+      store.setSnapshot(fixture('a'));
+      store.setSnapshot(fixture('b'));
+      store.keepMeanings();
+      return store;
+    };
 
     it('before it, config order decides, whatever order the first snapshots arrive in', () => {
       const store = new CatalogStore();
@@ -116,11 +125,7 @@ describe('CatalogStore', () => {
     });
 
     it('an earlier server down and back never takes the keys the other one held meanwhile, nor loses its own', () => {
-      const store = new CatalogStore();
-      store.setOrder(['a', 'b']);
-      store.setSnapshot(fixture('a'));
-      store.setSnapshot(fixture('b'));
-      store.keepMeanings();
+      const store = keepingBoth();
       store.removeServer('a', { remember: true });
       // a's keys are reserved for it: b is not moved onto them.
       expect(store.current.resolveTool('echo')).toBeUndefined();
@@ -135,11 +140,7 @@ describe('CatalogStore', () => {
     });
 
     it('a holder that drops an item (list_changed) keeps its key while it is configured', () => {
-      const store = new CatalogStore();
-      store.setOrder(['a', 'b']);
-      store.setSnapshot(fixture('a'));
-      store.setSnapshot(fixture('b'));
-      store.keepMeanings();
+      const store = keepingBoth();
       store.setSnapshot(snap('a', { tools: [tool('other')] }));
       // A host that remembers a's echo must not reach b's with arguments meant for a.
       expect(store.current.resolveTool('echo')).toBeUndefined();
@@ -153,11 +154,7 @@ describe('CatalogStore', () => {
     });
 
     it('a server removed from the config gives its keys up, but not to a server that was kept off them', () => {
-      const store = new CatalogStore();
-      store.setOrder(['a', 'b']);
-      store.setSnapshot(fixture('a'));
-      store.setSnapshot(fixture('b'));
-      store.keepMeanings();
+      const store = keepingBoth();
       store.removeServer('a', { remember: true });
       store.setOrder(['b']);
       expect(store.current.resolveTool('echo')).toBeUndefined();
