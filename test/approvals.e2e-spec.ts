@@ -14,10 +14,10 @@ const textOf = (r: unknown) => (r as ToolResult).content.map((c) => c.text ?? ''
 /** The JSON-RPC error a failed call carried: its code and message. */
 const failure = (e: unknown) => ({ code: (e as { code?: number }).code, message: String((e as Error).message) });
 
-/** A host; with `answer` it declares form elicitation and answers approval forms with it. */
-async function host(daemon: DaemonHandle, name: string, answer?: Answer) {
+/** A host (on `protocolVersion`, when given); with `answer` it declares form elicitation and answers approval forms with it. */
+async function host(daemon: DaemonHandle, name: string, answer?: Answer, protocolVersion?: string) {
   const capabilities = answer ? { elicitation: { form: {} } } : {};
-  return relayHost(daemon, name, capabilities, { elicitation: (p) => answer!(String(p.message), p.requestedSchema as Record<string, unknown>) });
+  return relayHost(daemon, name, capabilities, { elicitation: (p) => answer!(String(p.message), p.requestedSchema as Record<string, unknown>) }, protocolVersion);
 }
 
 const POLICY = `everyone: [ops]
@@ -130,6 +130,24 @@ describe('approvals: a confirm rule holds the call until a human approves', () =
 
     const rules = auditRows(dataDir, "client_name = 'formless' AND method = 'switchboard/approval'").map((r) => r.rule);
     expect(rules).toEqual(['approval:inbox', 'approval:declined', 'approval:expired']);
+  });
+
+  it("asks a host only as its revision can be asked: on 2025-03-26 (no elicitation) the inbox does; on 2025-06-18 the choice has no default", async () => {
+    const march = await host(daemon, 'march', () => ({ action: 'accept' }), '2025-03-26');
+    clients.push(march.client);
+    const call = echo(march.client, 'from march');
+    const item = await pendingItem(daemon, (i) => i.kind === 'approval' && JSON.stringify(i.arguments).includes('from march'));
+    expect(await answerItem(daemon, item.id, { action: 'approve' })).toMatchObject({ status: 204 });
+    expect(await call).toContain('from march');
+    expect(march.asked).toEqual([]);
+
+    const june = await host(daemon, 'june', () => ({ action: 'accept' }), '2025-06-18');
+    clients.push(june.client);
+    expect(await echo(june.client, 'from june')).toContain('from june');
+    expect(june.asked[0].requestedSchema).toEqual({
+      type: 'object',
+      properties: { remember: { type: 'string', title: 'Remember this approval', enum: ['Just this once', 'For 15 minutes'] } },
+    });
   });
 
   it('shows the calling host the arguments it sent; the inbox shows them redacted and says parts are hidden', async () => {

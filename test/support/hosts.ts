@@ -63,16 +63,17 @@ export type ClientCapabilities = NonNullable<ClientOptions['capabilities']>;
  * A host over Streamable HTTP that declares `capabilities` and answers the relayed sampling
  * and elicitation requests with `answers` (the SDK refuses a handler for a capability the
  * client did not declare, so only declared ones are set). `asked` holds each request's
- * params, in arrival order.
+ * params, in arrival order. With `protocolVersion` it speaks only that revision.
  */
 export async function relayHost(
   daemon: DaemonHandle,
   name: string,
   capabilities: ClientCapabilities,
   answers: { sampling?: Answer; elicitation?: Answer } = {},
+  protocolVersion?: string,
 ): Promise<{ client: Client; asked: Params[] }> {
   const asked: Params[] = [];
-  const client = new Client({ name, version: '1.0.0' }, { capabilities });
+  const client = new Client({ name, version: '1.0.0' }, { capabilities, ...(protocolVersion && { supportedProtocolVersions: [protocolVersion] }) });
   const answering = (answer: Answer | undefined) => async (request: { params: unknown }) => {
     asked.push(request.params as Params);
     if (!answer) throw new Error(`${name} was not expecting a question`);

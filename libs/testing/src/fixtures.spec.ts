@@ -228,4 +228,10 @@ describe('the fixture asking its client (stdio)', () => {
     expect(await textOf(fixture.client, 'ask_sampling', { prompt: 'hi' })).toBe('sampled: hi');
     expect(JSON.parse(await textOf(fixture.client, 'ask_elicitation', { message: 'who?' }))).toEqual({ action: 'accept', content: { name: 'Ada' } });
   });
+
+  it('sends a request with the params given, and returns the answer', async () => {
+    const params = { messages: [{ role: 'user', content: { type: 'text', text: 'as given' } }], maxTokens: 5 };
+    expect(JSON.parse(await textOf(fixture.client, 'ask_client', { method: 'sampling/createMessage', params }))).toMatchObject({ content: { text: 'sampled: as given' } });
+    expect(JSON.parse(await textOf(fixture.client, 'ask_client', { method: 'roots/list' }))).toEqual({ roots: [{ uri: 'file:///work', name: 'work' }] });
+  });
 });

@@ -1,6 +1,7 @@
 import { ErrorCode, McpError, callerName } from '@switchboard/core';
 import { InboxFullError, type Inbox, type InboxOutcome } from '@switchboard/inbox';
-import type { RequestContext } from '../relay.types.js';
+import type { Item, RequestContext } from '../relay.types.js';
+import { shapeServerRequest } from '../revision/shape-server-request.js';
 
 /** What a human is asked to approve. */
 export interface ApprovalRequest {
@@ -40,11 +41,14 @@ export async function askHost(ctx: RequestContext, request: ApprovalRequest): Pr
       ? {}
       : { remember: { type: 'string', title: 'Remember this approval', enum: [...labels.keys()], default: 'Just this once' } };
   try {
-    const answer = await ctx.session.request(
-      'elicitation/create',
-      { message: approvalMessage(request), requestedSchema: { type: 'object', properties } },
-      { timeoutMs: request.timeoutMs, signal: ctx.signal, relatedRequestId: ctx.request.id },
-    );
+    const form = { message: approvalMessage(request), requestedSchema: { type: 'object', properties } };
+    // In the shape of the host's revision (before 2025-11-25 a choice has no default); the
+    // gate asks only a host whose revision has forms (hostCanAnswer).
+    const answer = await ctx.session.request('elicitation/create', shapeServerRequest('elicitation/create', form, ctx.session.protocolVersion) as Item, {
+      timeoutMs: request.timeoutMs,
+      signal: ctx.signal,
+      relatedRequestId: ctx.request.id,
+    });
     if (answer.action !== 'accept') return { action: 'decline', answeredBy: callerName(ctx.session.principal) };
     const chosen = (answer.content as Record<string, unknown> | undefined)?.remember;
     return { action: 'approve', rememberForMs: labels.get(String(chosen)) ?? 0, answeredBy: callerName(ctx.session.principal) };

@@ -4,14 +4,18 @@
  * does not define. Read off each revision's schema (modelcontextprotocol/specification
  * schema/<revision>/schema.json) and changelog:
  *
- * - 2025-03-26: tool annotations, audio content, the progress notification's `message`,
- *   the `completions` server capability.
+ * - 2025-03-26: tool annotations, audio content (in results and sampling messages), the
+ *   progress notification's `message`, the `completions` server capability.
  * - 2025-06-18: `title` on tools, prompts, prompt arguments, resources, templates and
  *   implementation info; a tool's `outputSchema` and a result's `structuredContent`;
- *   `resource_link` content; `lastModified` in annotations.
+ *   `resource_link` content; `lastModified` in annotations; the `elicitation/create` request.
  * - 2025-11-25: `icons` on tools, prompts, resources, templates and implementation info; an
  *   implementation's `description` and `websiteUrl`; a tool's `execution`; the `tasks`
- *   server capability.
+ *   server capability. In the requests to a client: `task` on sampling and elicitation;
+ *   sampling's `tools`, `toolChoice`, `tool_use` and `tool_result` blocks and messages
+ *   holding a list of blocks; elicitation's `mode` (and with it url mode), a form's
+ *   `$schema`, `default` on its string, number and enum fields (booleans had one), titled
+ *   choices (`oneOf`) and multi-select (`array`) fields.
  *
  * Only fields a later revision defines are dropped. Fields no revision defines (a vendor's
  * own) pass as they are, as does `_meta`: every revision lets objects carry what they do not
@@ -30,7 +34,11 @@ export type Shape =
   | 'implementation'
   | 'serverCapabilities'
   | 'annotations'
-  | 'progress';
+  | 'progress'
+  | 'samplingRequest'
+  | 'elicitRequest'
+  | 'requestedSchema'
+  | 'formField';
 
 const FIELDS_ADDED: Record<Shape, Record<string, AddedIn>> = {
   tool: { annotations: '2025-03-26', title: '2025-06-18', outputSchema: '2025-06-18', icons: '2025-11-25', execution: '2025-11-25' },
@@ -42,6 +50,11 @@ const FIELDS_ADDED: Record<Shape, Record<string, AddedIn>> = {
   serverCapabilities: { completions: '2025-03-26', tasks: '2025-11-25' },
   annotations: { lastModified: '2025-06-18' },
   progress: { message: '2025-03-26' },
+  samplingRequest: { task: '2025-11-25' },
+  elicitRequest: { mode: '2025-11-25', task: '2025-11-25' },
+  requestedSchema: { $schema: '2025-11-25' },
+  // A string, number or enum field; a boolean field had `default` from the start.
+  formField: { default: '2025-11-25' },
 };
 
 /** Content block types, by the revision that added them (text, image and resource are in all). */
@@ -49,6 +62,22 @@ export const CONTENT_ADDED: Readonly<Record<string, AddedIn>> = { audio: '2025-0
 
 /** CallToolResult.structuredContent came with 2025-06-18. */
 export const STRUCTURED_CONTENT_ADDED: AddedIn = '2025-06-18';
+
+/** The requests a server sends a client, by the revision that added them (sampling and roots are in all). */
+export const REQUEST_ADDED: Readonly<Record<string, AddedIn>> = { 'elicitation/create': '2025-06-18' };
+
+/**
+ * What 2025-11-25 added to those requests that cannot be left out without changing the
+ * question, so a host on an older revision cannot be asked it: tool use in sampling
+ * (`tools`, `toolChoice`, `tool_use` and `tool_result` blocks), url-mode elicitation, and
+ * multi-select form fields. Messages holding a list of blocks and titled choices came with
+ * it too; those are mapped to what older revisions have.
+ */
+export const SAMPLING_TOOLS_ADDED: AddedIn = '2025-11-25';
+export const URL_ELICITATION_ADDED: AddedIn = '2025-11-25';
+export const MULTI_SELECT_ADDED: AddedIn = '2025-11-25';
+export const BLOCK_LISTS_ADDED: AddedIn = '2025-11-25';
+export const TITLED_CHOICES_ADDED: AddedIn = '2025-11-25';
 
 const OLDER: ReadonlySet<string> = new Set<OlderRevision>(['2024-11-05', '2025-03-26', '2025-06-18']);
 

@@ -16,6 +16,20 @@ export function shapedEach(list: readonly unknown[], shape: (item: Item) => Item
   return changed ?? (list as unknown[]);
 }
 
+/**
+ * `record` with each object value shaped by `shape`; the same object when none changed.
+ * Rebuilt from its entries, so a key such as `__proto__` stays a plain key.
+ */
+export function shapedValues(record: Item, shape: (item: Item) => Item): Item {
+  let changed = false;
+  const entries = Object.entries(record).map(([key, value]) => {
+    const next = isObject(value) ? shape(value) : value;
+    changed ||= next !== value;
+    return [key, next] as const;
+  });
+  return changed ? Object.fromEntries(entries) : record;
+}
+
 /** `item` without `fields`; the same object when it has none of them. */
 export function without(item: Item, fields: readonly string[]): Item {
   if (!fields.some((f) => f in item)) return item;
@@ -71,6 +85,14 @@ function resourceLinkText(block: Item): string {
     typeof block.description === 'string' ? block.description : undefined,
   ].filter((d) => d !== undefined);
   return `[linked resource "${name}": ${String(block.uri)}${details.length ? ` (${details.join('; ')})` : ''}]`;
+}
+
+/** A message (a prompt's, or one to sample from) whose one content block is shaped for `version`. */
+export function shapedMessage(message: Item, version: OlderRevision): Item {
+  const content = message.content;
+  if (!isObject(content)) return message;
+  const next = shapedBlock(content, version);
+  return next === content ? message : { ...message, content: next };
 }
 
 /** A list of content blocks as `version` can parse it; the same array when nothing changed. */

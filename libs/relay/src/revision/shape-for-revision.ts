@@ -1,6 +1,6 @@
 import { rememberJsonText, type JsonRpcMessage } from '@switchboard/core';
 import { isOlderRevision, type OlderRevision, type Shape } from './revision-fields.js';
-import { isObject, shaped, shapedBlock, shapedEach, shapedToolResult } from './shape-content.js';
+import { isObject, shaped, shapedEach, shapedMessage, shapedToolResult } from './shape-content.js';
 
 type Item = Record<string, unknown>;
 
@@ -58,13 +58,6 @@ const as = (shape: Shape) => (item: Item, version: OlderRevision) => shaped(item
 const shapedPrompt = (prompt: Item, version: OlderRevision): Item => {
   const trimmed = shaped(prompt, version, 'prompt');
   return eachOf('arguments', as('promptArgument'))(trimmed, version);
-};
-
-const shapedMessage = (message: Item, version: OlderRevision): Item => {
-  const content = message.content;
-  if (!isObject(content)) return message;
-  const next = shapedBlock(content, version);
-  return next === content ? message : { ...message, content: next };
 };
 
 const shapedInitializeResult: ResultShaper = (result, version) => {

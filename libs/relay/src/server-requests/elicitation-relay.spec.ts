@@ -8,13 +8,14 @@ type Item = Record<string, unknown>;
 
 /**
  * Relays one request from the upstream 'notes', caused by a host that declared form and url
- * elicitation, sampling and roots, and that answers with `answer`; returns the upstream's
- * result and what the host was sent.
+ * elicitation, sampling and roots (on `protocolVersion`), and that answers with `answer`;
+ * returns the upstream's result and what the host was sent.
  */
-async function relayed(method: string, params: Item, answer: Item = { action: 'decline' }): Promise<{ result: Item; sent: Item[] }> {
+async function relayed(method: string, params: Item, answer: Item = { action: 'decline' }, protocolVersion = '2025-11-25'): Promise<{ result: Item; sent: Item[] }> {
   const sent: Item[] = [];
   const session = {
     id: 's',
+    protocolVersion,
     principal: { id: 'alice', authMethod: 'api-key' },
     clientCapabilities: { elicitation: { form: {}, url: {} }, sampling: {}, roots: {} },
     clientInfo: { name: 'host', version: '1' },
@@ -73,6 +74,30 @@ describe("hosts' answers", () => {
         code: -32603,
         message: expect.stringContaining(`The host's answer to ${method} is invalid: ${problem}`),
       });
+    }
+  });
+});
+
+describe("the host's revision", () => {
+  const form = { mode: 'form', message: 'm', requestedSchema: { type: 'object', properties: { n: { type: 'integer', maximum: 10, default: 5 } } } };
+
+  it('2025-06-18: the form goes without what that revision lacks, and the answer is checked against the form the upstream asked', async () => {
+    const { result, sent } = await relayed('elicitation/create', form, { action: 'accept', content: { n: 3 } }, '2025-06-18');
+    expect(sent).toEqual([{ message: 'm', requestedSchema: { type: 'object', properties: { n: { type: 'integer', maximum: 10 } } } }]);
+    expect(result).toEqual({ action: 'accept', content: { n: 3 } });
+    await expect(relayed('elicitation/create', form, { action: 'accept', content: { n: 11 } }, '2025-06-18')).rejects.toMatchObject({ code: -32603 });
+  });
+
+  it('is not asked what its revision lacks, whatever it declared: -32602 names the revision and what it has not', async () => {
+    for (const [version, params, lacking] of [
+      ['2025-03-26', form, 'elicitation/create'],
+      ['2024-11-05', form, 'elicitation/create'],
+      ['2025-06-18', { mode: 'url', message: 'm', url: 'https://x.test/', elicitationId: 'e1' }, 'url-mode elicitation'],
+    ] as const) {
+      const sent: Item[] = [];
+      const error = await relayed('elicitation/create', params, undefined, version).then((r) => void sent.push(...r.sent), (e: unknown) => e);
+      expect(error).toMatchObject({ code: -32602, message: `The host that caused this request speaks MCP ${version}, which has no ${lacking}` });
+      expect(sent).toEqual([]);
     }
   });
 });

@@ -1,3 +1,4 @@
+import { shapeServerRequest, Unanswerable } from '../revision/shape-server-request.js';
 import type { DownstreamSession } from '../session.js';
 
 type Item = Record<string, unknown>;
@@ -14,11 +15,29 @@ export function elicitationModeProblem(params: Item): string | undefined {
 }
 
 /**
+ * Whether a host can be asked this request: it declared what answering it needs, and its
+ * protocol revision has the request as it is asked (revisionLacks).
+ */
+export function hostCanAnswer(session: DownstreamSession, method: string, params: Item): boolean {
+  return hostDeclares(session, method, params) && revisionLacks(session, method, params) === undefined;
+}
+
+/**
+ * What of this request the host's negotiated revision does not have and cannot be left out
+ * (the method itself, url mode, tool use in sampling...); undefined when it can be asked. A
+ * host that declares `elicitation` on 2025-03-26 still has no elicitation/create to answer.
+ */
+export function revisionLacks(session: DownstreamSession, method: string, params: Item): string | undefined {
+  const shaped = shapeServerRequest(method, params, session.protocolVersion);
+  return shaped instanceof Unanswerable ? shaped.lacking : undefined;
+}
+
+/**
  * Whether a host declared what answering this request needs. An `elicitation: {}` declared
  * before modes existed means form only; a url request never goes to a form-only host, nor a
  * form request to a url-only one.
  */
-export function hostCanAnswer(session: DownstreamSession, method: string, params: Item): boolean {
+export function hostDeclares(session: DownstreamSession, method: string, params: Item): boolean {
   const caps = session.clientCapabilities;
   switch (method) {
     case 'sampling/createMessage':

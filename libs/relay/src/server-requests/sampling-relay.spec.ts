@@ -6,13 +6,17 @@ import { ServerRequestRelay } from './server-request-relay.js';
 
 type Item = Record<string, unknown>;
 
-/** Relays one sampling request, caused by a host that declared sampling, under a policy that allows it; returns what the host was sent. */
-async function sampled(params: Item): Promise<Item> {
+/**
+ * Relays one sampling request, caused by a host that declared sampling (with tools) on
+ * `protocolVersion`, under a policy that allows it; returns what the host was sent.
+ */
+async function sampled(params: Item, protocolVersion = '2025-11-25'): Promise<Item> {
   const sent: Item[] = [];
   const session = {
     id: 's',
+    protocolVersion,
     principal: { id: 'alice', authMethod: 'api-key' },
-    clientCapabilities: { sampling: {} },
+    clientCapabilities: { sampling: { tools: {} } },
     clientInfo: { name: 'host', version: '1' },
     initialized: true,
     request: async (_method: string, outgoing: Item) => {
@@ -53,6 +57,28 @@ describe('sampling through the relay', () => {
       maxTokens: 100,
       includeContext: 'none',
       temperature: 0.2,
+    });
+  });
+
+  it("goes in the shape of the host's revision: one block a message before 2025-11-25, and no audio before 2025-03-26", async () => {
+    const listed = [{ role: 'user', content: [{ type: 'text', text: 'Hear' }, { type: 'audio', data: 'AA==', mimeType: 'audio/wav' }] }];
+    expect(await sampled({ messages: listed, maxTokens: 50 })).toEqual({ messages: listed, maxTokens: 50 });
+    expect(await sampled({ messages: listed, maxTokens: 50 }, '2025-03-26')).toEqual({
+      messages: [{ role: 'user', content: listed[0].content[0] }, { role: 'user', content: listed[0].content[1] }],
+      maxTokens: 50,
+    });
+    expect(((await sampled({ messages: listed, maxTokens: 50 }, '2024-11-05')).messages as Item[])[1]).toEqual({
+      role: 'user',
+      content: { type: 'text', text: expect.stringContaining('audio/wav') },
+    });
+  });
+
+  it('is refused with tools for a host whose revision has no tool use in sampling, though it declared sampling.tools', async () => {
+    const tools = [{ name: 'lookup', inputSchema: { type: 'object' } }];
+    expect(await sampled({ messages, maxTokens: 50, tools })).toEqual({ messages, maxTokens: 50, tools });
+    await expect(sampled({ messages, maxTokens: 50, tools }, '2025-06-18')).rejects.toMatchObject({
+      code: -32602,
+      message: 'The host that caused this request speaks MCP 2025-06-18, which has no tool use in sampling',
     });
   });
 

@@ -7,7 +7,8 @@ import { elicitationSchemaProblems } from '@switchboard/inbox';
 import type { Inbox } from '@switchboard/inbox';
 import type { PolicyPrincipal } from '@switchboard/policy';
 import { elicitThroughInbox } from './inbox-elicitation.js';
-import { elicitationMode, elicitationModeProblem, hostCanAnswer, hostSamplesWithTools } from './host-capability.js';
+import { elicitationMode, elicitationModeProblem, hostCanAnswer, hostDeclares, hostSamplesWithTools, revisionLacks } from './host-capability.js';
+import { shapeServerRequest } from '../revision/shape-server-request.js';
 import { ownerFields, sessionFields } from '../audit/session-fields.js';
 import { isRelayOrigin, sharedOrigin, type RelayOrigin } from './relay-origin.js';
 import { samplingParamsProblems } from './sampling-params.js';
@@ -47,8 +48,10 @@ interface Route {
  * it, else the one host with requests in flight on that connection, else the session that
  * owns a per-session connection, else the one session of the principal who owns a
  * per-principal connection. Never to a host that did not declare
- * the capability (or the elicitation mode): an elicitation no host can take waits in the web
- * inbox instead, when it is on. Sampling needs a policy rule that allows it.
+ * the capability (or the elicitation mode), nor to one whose negotiated revision lacks the
+ * request as asked: an elicitation no host can take waits in the web inbox instead, when it
+ * is on. A host gets the request in the shape of its revision. Sampling needs a policy rule
+ * that allows it.
  * Every relay is an audit row holding the request and the answer, redacted.
  */
 export class ServerRequestRelay {
@@ -97,18 +100,21 @@ export class ServerRequestRelay {
         answeredBy = answer.answeredBy;
         result = answer.result;
       } else {
-        const outgoing = this.admit(session!.principal, session!, connection.name, request.method, params, entry);
+        const asked = this.admit(session!.principal, session!, connection.name, request.method, params, entry);
         forwarded = true;
+        // In the shape of the host's revision; unanswerable() ruled out what it cannot carry.
+        const outgoing = shapeServerRequest(request.method, asked, session!.protocolVersion) as Item;
         // The row holds what the host sent, even when the upstream does not get it.
         result = await session!.request(request.method, outgoing, {
           timeoutMs: this.limits().timeoutMs,
           signal: anyCancelled(req.signal, route.origin?.signal),
           ...(route.origin && { relatedRequestId: route.origin.requestId }),
         });
-        result = this.checked(req, outgoing, result, entry);
-        if (elicitationMode(outgoing) === 'url' && result.action === 'accept') {
+        // Checked against what the upstream asked: the answer is the upstream's.
+        result = this.checked(req, asked, result, entry);
+        if (elicitationMode(asked) === 'url' && result.action === 'accept') {
           // Its completion notice, when the upstream sends one, goes to the same host.
-          this.services.urlElicitations?.given(session!, connection.name, String(outgoing.elicitationId));
+          this.services.urlElicitations?.given(session!, connection.name, String(asked.elicitationId));
         }
       }
       entry.decision = 'allowed';
@@ -173,8 +179,13 @@ export class ServerRequestRelay {
     const { session } = route;
     const { method } = req.request;
     if (!session) return { rule: 'relay:no-host', why: `No host can answer ${method} from '${req.connection.name}': ${route.reason}` };
-    if (!hostCanAnswer(session, method, params)) {
+    if (!hostDeclares(session, method, params)) {
       return { rule: 'relay:host-lacks-capability', why: `The host that caused this request did not declare support for ${this.what(method, params)}` };
+    }
+    const lacking = revisionLacks(session, method, params);
+    if (lacking) {
+      // Declared or not, its revision has no such request: sent anyway, it would fail or be misread.
+      return { rule: 'relay:host-revision', why: `The host that caused this request speaks MCP ${session.protocolVersion}, which has no ${lacking}` };
     }
     if (session.canReach?.(route.origin?.requestId) === false) {
       // Not silently: a question sent now would be lost, and the upstream would wait out relay.timeoutMs.

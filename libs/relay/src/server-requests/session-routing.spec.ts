@@ -11,19 +11,20 @@ import { ServerRequestRelay } from './server-request-relay.js';
 
 type Item = Record<string, unknown>;
 
-/** A host session that answers every question with who it is. */
-function host(id: string, principal: string, clientCapabilities: Item, asked: string[]): DownstreamSession {
+/** A host session that answers every question with who it is (and declines elicitations). */
+function host(id: string, principal: string, clientCapabilities: Item, asked: string[], protocolVersion = '2025-06-18'): DownstreamSession {
   return {
     id,
     transport: 'streamable-http',
     principal: { id: principal, authMethod: 'api-key' },
-    protocolVersion: '2025-06-18',
+    protocolVersion,
     clientCapabilities,
     clientInfo: { name: `host-${id}`, version: '1' },
     initialized: true,
     send: async () => undefined,
     request: async (method: string) => {
       asked.push(`${id}:${method}`);
+      if (method === 'elicitation/create') return { action: 'decline' };
       return method === 'roots/list' ? { roots: [{ uri: `file:///${id}` }] } : { answeredBy: id };
     },
   } as DownstreamSession;
@@ -78,6 +79,28 @@ describe('relay routing for per-session connections', () => {
     const error = await ask(connection('shared'), 'roots/list').catch((e: unknown) => e);
     expect((error as McpError).message).toContain('no host request is in flight');
     expect(asked).toEqual([]);
+  });
+});
+
+describe('relay routing for per-principal connections', () => {
+  it("asks the owner's one session that can answer, counting its revision: a 2025-03-26 host declaring elicitation cannot", async () => {
+    const asked: string[] = [];
+    const sessions = new SessionDirectory();
+    sessions.add(host('old', 'alice', { elicitation: {} }, asked, '2025-03-26'));
+    sessions.add(host('new', 'alice', { elicitation: {} }, asked));
+    const mine = { name: 'notes' } as UpstreamConnection;
+    const services = { sessions, principalConnections: { ownerOf: (c: UpstreamConnection) => (c === mine ? 'alice' : undefined) } } as unknown as RelayServices;
+    const relay = new ServerRequestRelay(services, () => ({ timeoutMs: 1000, maxSamplingTokens: 100, inbox: false }));
+    const params = { message: 'Who?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } } } };
+    const result = await relay.handle({
+      connection: mine,
+      request: { jsonrpc: '2.0', id: 7, method: 'elicitation/create', params },
+      signal: new AbortController().signal,
+      related: false,
+      candidates: [],
+    } as ServerRequest);
+    expect(result).toEqual({ action: 'decline' });
+    expect(asked).toEqual(['new:elicitation/create']);
   });
 });
 
