@@ -20,12 +20,12 @@ interface Host {
   end(): Promise<void>;
 }
 
-/** A host declaring `capabilities`, answering what it declared as `who`. */
-async function host(daemon: DaemonHandle, who: string, capabilities: Capabilities): Promise<Host> {
+/** A host declaring `capabilities` (speaking only `protocolVersion`, when given), answering what it declared as `who`. */
+async function host(daemon: DaemonHandle, who: string, capabilities: Capabilities, protocolVersion?: string): Promise<Host> {
   const asked: string[] = [];
   const logs: unknown[] = [];
   const updates: string[] = [];
-  const client = new Client({ name: `host-${who}`, version: '1.0.0' }, { capabilities });
+  const client = new Client({ name: `host-${who}`, version: '1.0.0' }, { capabilities, ...(protocolVersion && { supportedProtocolVersions: [protocolVersion] }) });
   // The SDK refuses a handler for a capability the client does not declare.
   if (capabilities?.sampling) {
     client.setRequestHandler('sampling/createMessage', async (request) => {
@@ -133,6 +133,15 @@ describe('isolation: per-session', () => {
       elicitation: { form: {} },
       roots: { listChanged: true },
     });
+  });
+
+  it("declares only what the host's revision has: a 2025-03-26 host's elicitation and sampling tools are not", async () => {
+    const march = await host(daemon, 'march', { sampling: { tools: {} }, elicitation: { form: {} } }, '2025-03-26');
+    try {
+      expect(JSON.parse(await call(march, 'own__client_capabilities'))).toEqual({ sampling: {} });
+    } finally {
+      await march.end();
+    }
   });
 
   it('relays sampling and elicitation to the owning session only, even when two sessions ask at once', async () => {

@@ -9,14 +9,17 @@ import { sessionClientCapabilities, type SessionDirectory } from '@switchboard/r
 export const RELAYED_CAPABILITIES = { roots: { listChanged: true }, sampling: {}, elicitation: { form: {}, url: {} } };
 
 /**
- * What a per-session connection declares: what its session's host can answer (plus roots
- * when they are pinned, and both elicitation modes while the web inbox is on, since it
- * takes the elicitations a host cannot: `relay.inbox`).
+ * What a per-session connection declares: what its session's host can answer, in its
+ * revision (plus roots when they are pinned, and both elicitation modes while the web inbox
+ * is on, since it takes the elicitations a host cannot: `relay.inbox`).
  */
 export function sessionCapabilitiesFor(sessions: SessionDirectory, inboxEnabled: () => boolean) {
-  return (server: ServerConfig, sessionId: string): Record<string, unknown> =>
-    sessionClientCapabilities(sessions.get(sessionId)?.clientCapabilities ?? {}, {
+  return (server: ServerConfig, sessionId: string): Record<string, unknown> => {
+    const session = sessions.get(sessionId);
+    return sessionClientCapabilities(session?.clientCapabilities ?? {}, {
+      protocolVersion: session?.protocolVersion ?? '',
       pinnedRoots: server.roots !== undefined,
       inboxEnabled,
     });
+  };
 }
