@@ -250,17 +250,22 @@ describe('switchboard audit and db commands', () => {
   });
 
   it('tail -f prints rows committed after it started, and exits 0 on SIGINT', async () => {
+    // carol's newest row before it starts: printed first, which also says the CLI has read
+    // the head it follows from, so every row appended after that must come from following.
+    await appendRows(config, [entry({ principal: 'carol', name: 'fx__before' }), entry({ principal: 'dave', name: 'fx__after_carol' })]);
     const proc = spawn(process.execPath, [SWITCHBOARD_BIN, ...withConfig('audit', 'tail', '-n', '1', '-f', '--principal', 'carol')], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
     proc.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
     const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
-    await new Promise((r) => setTimeout(r, 700));
-    expect(stdout).toBe('');
+    await eventually(() => stdout.includes('fx__before'), 10_000, "carol's newest row");
     await appendRows(config, [entry({ principal: 'dave' }), entry({ principal: 'carol', name: 'fx__followed' })]);
     await eventually(() => stdout.includes('fx__followed'), 10_000, 'the followed row');
-    expect(stdout.trimEnd().split('\n')).toHaveLength(1);
+    const lines = stdout.trimEnd().split('\n');
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toContain('fx__before');
+    expect(lines[1]).toContain('fx__followed');
     proc.kill('SIGINT');
     expect(await exited).toBe(0);
     rows = await readRows(config);

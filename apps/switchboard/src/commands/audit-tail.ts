@@ -35,43 +35,48 @@ export async function run(args: string[], usage: string): Promise<number> {
     await out.flush();
   };
 
-  return withAuditReader(loadCommandConfig(values), async (dataSource) => {
-    const query = new AuditQuery(dataSource);
-    try {
-      // The newest id overall, read first: following from it misses nothing committed after.
-      const head = (await query.page({}, { limit: 1, order: 'desc' })).items[0]?.id ?? 0;
-      await print(query.last({ ...filter, beforeId: head + 1 }, count));
-      if (values.follow) await follow(query, filter, head, print);
-    } catch (err) {
-      if (isBrokenPipe(err)) return 0;
-      if (err instanceof OutputError) throw new CommandError(`writing to stdout failed: ${err.message}`);
-      throw err;
-    }
-    return 0;
-  });
+  // With -f, SIGINT or SIGTERM is how the user ends it: from the start, not only once the
+  // newest rows are printed (a Ctrl-C while they print is a normal end, exit 0).
+  const stop = new AbortController();
+  const onSignal = () => stop.abort();
+  if (values.follow) {
+    process.once('SIGINT', onSignal);
+    process.once('SIGTERM', onSignal);
+  }
+  try {
+    return await withAuditReader(loadCommandConfig(values), async (dataSource) => {
+      const query = new AuditQuery(dataSource);
+      try {
+        // The newest id overall, read first: following from it misses nothing committed after.
+        const head = (await query.page({}, { limit: 1, order: 'desc' })).items[0]?.id ?? 0;
+        await print(query.last({ ...filter, beforeId: head + 1 }, count));
+        if (values.follow) await follow(query, filter, head, print, stop.signal);
+      } catch (err) {
+        if (isBrokenPipe(err)) return 0;
+        if (err instanceof OutputError) throw new CommandError(`writing to stdout failed: ${err.message}`);
+        throw err;
+      }
+      return 0;
+    });
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
 }
 
-/** Polls for rows after `lastId` until SIGINT or SIGTERM. */
+/** Polls for rows after `lastId` until `stopped` (SIGINT or SIGTERM). */
 async function follow(
   query: AuditQuery,
   filter: AuditFilter,
   lastId: number,
   print: (rows: AsyncIterable<AuditRow>) => Promise<void>,
+  stopped: AbortSignal,
 ): Promise<void> {
-  const stop = new AbortController();
-  const onSignal = () => stop.abort();
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
-  try {
-    while (!stop.signal.aborted) {
-      // Rows are filtered but the cursor follows every id, so a skipped row is not re-read.
-      const head = (await query.page({ afterId: lastId }, { limit: 1, order: 'desc' })).items[0]?.id ?? lastId;
-      if (head > lastId) await print(query.rows({ ...filter, afterId: lastId, beforeId: head + 1 }));
-      lastId = head;
-      await sleep(POLL_MS, undefined, { signal: stop.signal }).catch(() => undefined);
-    }
-  } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
+  while (!stopped.aborted) {
+    // Rows are filtered but the cursor follows every id, so a skipped row is not re-read.
+    const head = (await query.page({ afterId: lastId }, { limit: 1, order: 'desc' })).items[0]?.id ?? lastId;
+    if (head > lastId) await print(query.rows({ ...filter, afterId: lastId, beforeId: head + 1 }));
+    lastId = head;
+    await sleep(POLL_MS, undefined, { signal: stopped }).catch(() => undefined);
   }
 }
