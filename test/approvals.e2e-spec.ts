@@ -40,7 +40,8 @@ describe('approvals: a confirm rule holds the call until a human approves', () =
     policyFile = join(dir, 'policy.yaml');
     writeFileSync(policyFile, POLICY);
     daemon = await startDaemon(
-      writeConfig({ policy: { file: policyFile }, approvals: { timeoutMs: 2000, rememberMs: [900_000] }, mcpServers: { fix: stdioFixture() } }, dir),
+      // At info, the log says when a policy edit is in force (a test waits for it).
+      writeConfig({ log: { level: 'info' }, policy: { file: policyFile }, approvals: { timeoutMs: 2000, rememberMs: [900_000] }, mcpServers: { fix: stdioFixture() } }, dir),
     );
   });
   afterAll(async () => Promise.all(clients.map((c) => c.close().catch(() => undefined))));
@@ -105,7 +106,12 @@ describe('approvals: a confirm rule holds the call until a human approves', () =
       await echo(client, 'kept');
       return answers === 2;
     }, 10_000);
+    // Put the policy back, and wait until it is in force: a reload landing during the next
+    // test's approval would refuse that call as stale.
+    const reloads = () => daemon.stderr().split('policy reloaded').length;
+    const before = reloads();
     writeFileSync(policyFile, POLICY);
+    await eventually(() => reloads() > before, 10_000, 'the policy put back');
   });
 
   it('asks in the inbox when the host cannot show a form: approve, decline, and expiry', async () => {

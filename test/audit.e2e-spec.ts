@@ -246,7 +246,8 @@ describe('strict mode when the database is locked by another process', () => {
       await expect(host.client.callTool({ name: 'fx__echo', arguments: { text: 'refused' } })).rejects.toMatchObject({ code: -32013 });
       const ready = await fetch(`${daemon.baseUrl}/readyz`);
       expect(((await ready.json()) as { audit: Record<string, unknown> }).audit).toMatchObject({ writable: false });
-      expect(daemon.stderr()).toMatch(/cannot write the audit log/);
+      // The log line is written apart from the answer: it may arrive a moment after it.
+      await eventually(() => /cannot write the audit log/.test(daemon.stderr()), 10_000, 'the failure logged');
       expect(daemon.stderr()).toMatch(/SQLITE_BUSY/);
       // The admin API reads what is committed, and says what is not yet.
       const page = (await (await fetch(`${daemon.baseUrl}/admin/api/audit?method=tools/call`)).json()) as { items: unknown[]; pending?: { rows: number; reason: string } };
@@ -290,7 +291,7 @@ describe('strict mode when the data directory is deleted under the daemon', () =
       );
       expect(refusal).toMatchObject({ code: -32013, message: expect.stringMatching(/switchboard\.sqlite was deleted while the daemon ran/) });
       expect((await fetch(`${daemon.baseUrl}/readyz`)).status).toBe(503);
-      expect(daemon.stderr()).toMatch(/cannot write the audit log/);
+      await eventually(() => /cannot write the audit log/.test(daemon.stderr()), 10_000, 'the failure logged');
     } finally {
       await host.close();
     }
