@@ -27,6 +27,14 @@ export function assertFixturesBuilt(): void {
   }
 }
 
+/**
+ * Absolute path of the built bulk fixture (dist/bulk/bulk-stdio.js): a stdio upstream that
+ * lists as many tools and resources as its BULK_* variables ask for (bulk/bulk-lists.ts).
+ */
+export function bulkFixturePath(): string {
+  return fileURLToPath(new URL('../dist/bulk/bulk-stdio.js', import.meta.url));
+}
+
 export interface FixtureExit {
   code: number | null;
   signal: NodeJS.Signals | null;

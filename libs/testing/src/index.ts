@@ -1,5 +1,6 @@
 export {
   assertFixturesBuilt,
+  bulkFixturePath,
   conformanceFixturePath,
   fixturePath,
   startConformanceHttpFixture,
