@@ -4,6 +4,7 @@ import { secretMarker } from './config.secrets.js';
 import type { RemoteServerConfig, ServerConfig, StdioServerConfig } from './config.types.js';
 
 const timeouts = { connectMs: 1, requestMs: 2, maxRequestMs: 3 };
+const lists = { maxItems: 10, maxBytes: 4096 };
 const stdio = (name: string, extra: Partial<StdioServerConfig> = {}): StdioServerConfig => ({
   name,
   transport: 'stdio',
@@ -11,6 +12,7 @@ const stdio = (name: string, extra: Partial<StdioServerConfig> = {}): StdioServe
   args: ['a.js'],
   env: { A: '1' },
   timeouts,
+  lists,
   enabled: true,
   pin: 'strict',
   isolation: 'shared',
@@ -22,6 +24,7 @@ const remote = (name: string, extra: Partial<RemoteServerConfig> = {}): RemoteSe
   url: 'https://h/mcp',
   headers: {},
   timeouts,
+  lists,
   enabled: true,
   pin: 'strict',
   isolation: 'shared',
@@ -74,6 +77,8 @@ describe('diffServers', () => {
       { timeouts: { ...timeouts, requestMs: 5 } },
       { timeouts: { ...timeouts, connectMs: 5 } },
       { timeouts: { ...timeouts, maxRequestMs: 5 } },
+      { lists: { ...lists, maxItems: 5 } },
+      { lists: { ...lists, maxBytes: 8192 } },
       { alias: 'k', pin: 'warn', timeouts: { connectMs: 9, requestMs: 9, maxRequestMs: 9 } },
     ];
     for (const change of changes) {

@@ -9,7 +9,7 @@ export interface ServerDiff {
   changed: ServerConfig[];
   /**
    * In both, running the same connection, with only fields read at use time different
-   * (alias, namespace, pin, timeouts, the pinned roots' list): applied to the running
+   * (alias, namespace, pin, timeouts, lists, the pinned roots' list): applied to the running
    * connection in place. The `next` version, in `next` order.
    */
   updated: ServerConfig[];
@@ -41,6 +41,7 @@ type ServerField = keyof StdioServerConfig | keyof RemoteServerConfig;
  * - alias, namespace: public names, which the catalog recomputes (hosts hear list_changed);
  * - pin: read by the pin check from the current config;
  * - timeouts: read per request (requestMs, maxRequestMs) and per connect attempt (connectMs);
+ * - lists: the catalog reads the server's lists again with the new limits;
  * - roots: the pinned list is answered from the current config, and the connections are
  *   told it changed; whether roots are pinned at all is a connection field (see below).
  * Typed over every field, so a new one does not compile until it is put in one group.
@@ -60,6 +61,7 @@ const FIELDS: Record<ServerField, 'connection' | 'use'> = {
   namespace: 'use',
   pin: 'use',
   timeouts: 'use',
+  lists: 'use',
   roots: 'use',
 };
 
@@ -76,7 +78,7 @@ function connectionOf(server: ServerConfig): Record<string, unknown> {
  * Whether going from `prev` to `next` needs a new connection (a restart): true when a field
  * the connection is made from differs (command, args, env, cwd, url, headers, transport,
  * isolation, whether roots are pinned; secret references are part of env and headers).
- * Changes of the other fields (alias, namespace, pin, timeouts, the pinned roots' list) are
+ * Changes of the other fields (alias, namespace, pin, timeouts, lists, the pinned roots' list) are
  * read at use time: the running connection keeps running, with the new config in place.
  */
 export function restartNeeded(prev: ServerConfig, next: ServerConfig): boolean {

@@ -37,6 +37,7 @@ describe('loadConfig: formats', () => {
       namespace: 'prefix',
       separator: '__',
       pageSize: 250,
+      lists: { maxItems: 10_000, maxBytes: 8_388_608 },
       timeouts: { connectMs: 10_000, requestMs: 60_000, maxRequestMs: 600_000, shutdownMs: 10_000, sessionIdleMs: 3_600_000 },
       security: { allowedHosts: [], allowedOrigins: [] },
       log: { level: 'info' },
@@ -64,6 +65,7 @@ describe('loadConfig: formats', () => {
           args: [],
           env: {},
           timeouts: { connectMs: 10_000, requestMs: 60_000, maxRequestMs: 600_000 },
+          lists: { maxItems: 10_000, maxBytes: 8_388_608 },
           enabled: true,
           pin: 'strict',
           isolation: 'shared',
@@ -190,6 +192,19 @@ describe('loadConfig: formats', () => {
     const config = loadConfig(file, {});
     expect(config.timeouts).toEqual({ connectMs: 1000, requestMs: 2000, maxRequestMs: 3000, shutdownMs: 10_000, sessionIdleMs: 3_600_000 });
     expect(config.servers[0]!.timeouts).toEqual({ connectMs: 1000, requestMs: 2500, maxRequestMs: 3000 });
+  });
+
+  it('merges per-server list limits over the top-level ones', () => {
+    const file = write(
+      'gw.yaml',
+      'lists: { maxItems: 500 }\nmcpServers:\n  a: { command: x, lists: { maxBytes: 4096 } }\n  b: { command: y, lists: { maxItems: 20000 } }\n',
+    );
+    const config = loadConfig(file, {});
+    expect(config.lists).toEqual({ maxItems: 500, maxBytes: 8_388_608 });
+    expect(config.servers.map((s) => s.lists)).toEqual([
+      { maxItems: 500, maxBytes: 4096 },
+      { maxItems: 20_000, maxBytes: 8_388_608 },
+    ]);
   });
 
   it('keeps alias and namespace overrides', () => {

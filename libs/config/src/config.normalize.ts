@@ -1,18 +1,18 @@
 import { dirname, resolve } from 'node:path';
 import { resolveTransport } from './config.rules.js';
 import type { ConfigInput, ServerInput } from './config.schema.js';
-import type { GatewayConfig, ServerConfig, Timeouts } from './config.types.js';
+import type { GatewayConfig, ListLimits, ServerConfig, Timeouts } from './config.types.js';
 
 /**
  * The validated file to the typed config the daemon uses: defaults are already filled by
- * the schema; here paths become absolute, server timeouts are merged over the top-level
- * ones and `disabled` becomes `enabled`. Only called on input that passed every rule.
+ * the schema; here paths become absolute, server timeouts and list limits are merged over
+ * the top-level ones and `disabled` becomes `enabled`. Only called on input that passed every rule.
  */
 export function normalizeConfig(file: string, input: ConfigInput): GatewayConfig {
   const base = dirname(file);
   const { shutdownMs, sessionIdleMs, ...requestTimeouts } = input.timeouts;
   const servers = Object.entries(input.mcpServers ?? input.servers ?? {}).map(([name, server]) =>
-    normalizeServer(name, server, base, requestTimeouts),
+    normalizeServer(name, server, base, requestTimeouts, input.lists),
   );
   return {
     source: file,
@@ -21,6 +21,7 @@ export function normalizeConfig(file: string, input: ConfigInput): GatewayConfig
     namespace: input.namespace,
     separator: input.separator,
     pageSize: input.pageSize,
+    lists: { ...input.lists },
     timeouts: { ...requestTimeouts, shutdownMs, sessionIdleMs },
     security: { allowedHosts: [...input.security.allowedHosts], allowedOrigins: [...input.security.allowedOrigins] },
     log: { level: input.log.level },
@@ -47,7 +48,7 @@ export function normalizeConfig(file: string, input: ConfigInput): GatewayConfig
   };
 }
 
-function normalizeServer(name: string, s: ServerInput, base: string, top: Timeouts): ServerConfig {
+function normalizeServer(name: string, s: ServerInput, base: string, top: Timeouts, lists: ListLimits): ServerConfig {
   // Optional keys are left out rather than set to undefined, so configs compare and print cleanly.
   const common = {
     ...(s.alias !== undefined && { alias: s.alias }),
@@ -57,6 +58,7 @@ function normalizeServer(name: string, s: ServerInput, base: string, top: Timeou
       requestMs: s.timeouts?.requestMs ?? top.requestMs,
       maxRequestMs: s.timeouts?.maxRequestMs ?? top.maxRequestMs,
     },
+    lists: { maxItems: s.lists?.maxItems ?? lists.maxItems, maxBytes: s.lists?.maxBytes ?? lists.maxBytes },
     enabled: s.disabled !== true,
     pin: s.pin ?? 'strict',
     isolation: s.isolation ?? 'shared',

@@ -10,6 +10,8 @@ import { z } from 'zod';
  *   namespace     prefix | auto | none: how tool and prompt names are prefixed (ADR 001)
  *   separator     '__'; between prefix and name; 1-4 of [A-Za-z0-9_.-]
  *   pageSize      250; items per page of the merged lists, 1..1000
+ *   lists         { maxItems: 10000, maxBytes: 8388608 }: what the gateway keeps of each list
+ *                 (tools, prompts, resources, resource templates) of each upstream
  *   timeouts      { connectMs: 10000, requestMs: 60000, maxRequestMs: 600000, shutdownMs: 10000,
  *                   sessionIdleMs: 3600000 }
  *   security      { allowedHosts: [], allowedOrigins: [] }
@@ -31,6 +33,7 @@ import { z } from 'zod';
  *   alias         replaces the server name as the tool prefix, [A-Za-z0-9_-]{1,24}
  *   namespace     overrides the top-level namespace for this server
  *   timeouts      per-server connectMs / requestMs / maxRequestMs, merged over the top-level ones
+ *   lists         per-server maxItems / maxBytes, merged over the top-level ones
  *   disabled      true keeps the entry without starting it
  *   isolation     shared (one connection for everyone) | per-session (one per downstream
  *                 session) | per-principal (one per user; env and headers may then use
@@ -67,6 +70,21 @@ export const DEFAULT_TIMEOUTS = {
  * credential's share of the daemon's memory to a few MB.
  */
 export const DEFAULT_SESSIONS_PER_PRINCIPAL = 1_000;
+
+/**
+ * What the gateway keeps of one list of one upstream; the rest is left out (docs/performance.md
+ * #catalog-size has the measurements). 10,000 items is 100 times the tools of GitHub's MCP
+ * server and room for a resource server's thousands of files; it costs the daemon about
+ * 10 MiB and a host 60-80 ms to list. 8 MiB of entries (four times the largest real tool
+ * list we know, 10,000 entries of 840 bytes, or seven of a megabyte) cost it about 40 MiB
+ * idle and 110 MiB at peak. Unbounded, 300,000 tools took 700 MiB and a million left the
+ * daemon unresponsive.
+ */
+const DEFAULT_LIST_LIMITS = { maxItems: 10_000, maxBytes: 8 * 1024 * 1024 };
+
+const MAX_LIST_ITEMS = 1_000_000;
+const MIN_LIST_BYTES = 1024;
+const MAX_LIST_BYTES = 1024 * 1024 * 1024;
 
 const intIn = (min: number, max: number, reason: string) =>
   z.int({ error: reason }).min(min, { error: reason }).max(max, { error: reason });
@@ -169,6 +187,18 @@ const auditSchema = z
   })
   .describe('The audit log of tool calls and refusals (docs/audit.md).');
 
+const listItems = () => intIn(1, MAX_LIST_ITEMS, `must be an integer from 1 to ${MAX_LIST_ITEMS}`);
+const listBytes = () => intIn(MIN_LIST_BYTES, MAX_LIST_BYTES, `must be an integer from ${MIN_LIST_BYTES} to ${MAX_LIST_BYTES}`);
+const ITEMS_TEXT = 'Items kept of each list (tools, prompts, resources, resource templates) of an upstream; later ones are left out.';
+const BYTES_TEXT = "Bytes (of the entries' JSON) kept of each list of an upstream; the entry that would pass it and later ones are left out.";
+
+const serverLists = z
+  .strictObject({
+    maxItems: listItems().optional().describe(ITEMS_TEXT),
+    maxBytes: listBytes().optional().describe(BYTES_TEXT),
+  })
+  .describe('Overrides of the top-level lists limits for this server.');
+
 const serverTimeouts = z
   .strictObject({
     connectMs: millis().optional(),
@@ -210,6 +240,7 @@ const serverSchema = z
       .describe('Prefix used instead of the server name for its tools and prompts.'),
     namespace: z.enum(NAMESPACE_MODES).optional().describe('Overrides the top-level namespace mode.'),
     timeouts: serverTimeouts.optional(),
+    lists: serverLists.optional(),
     disabled: z.boolean().optional().describe('true keeps the entry without starting the server.'),
     isolation: z
       .enum(['shared', 'per-session', 'per-principal'])
@@ -248,6 +279,13 @@ export const configInputSchema = z
         .default('__')
         .describe('Between the server prefix and the tool name.'),
       pageSize: intIn(1, 1000, 'must be an integer from 1 to 1000').default(250).describe('Items per page of merged lists.'),
+      lists: z
+        .strictObject({
+          maxItems: listItems().default(DEFAULT_LIST_LIMITS.maxItems).describe(ITEMS_TEXT),
+          maxBytes: listBytes().default(DEFAULT_LIST_LIMITS.maxBytes).describe(BYTES_TEXT),
+        })
+        .prefault({})
+        .describe('What the gateway keeps of each list of each upstream; servers may override it (docs/performance.md#catalog-size).'),
       timeouts: z
         .strictObject({
           connectMs: millis().default(DEFAULT_TIMEOUTS.connectMs).describe('Connect and initialize an upstream.'),

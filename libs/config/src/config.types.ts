@@ -10,6 +10,17 @@ export interface Timeouts {
   maxRequestMs: number;
 }
 
+/**
+ * What the gateway keeps of one list (tools, prompts, resources, resource templates) of one
+ * upstream: the items in the upstream's order until one would pass either limit. Per-server
+ * values override the top-level ones.
+ */
+export interface ListLimits {
+  maxItems: number;
+  /** Summed over the entries' JSON, in UTF-8 bytes. */
+  maxBytes: number;
+}
+
 interface ServerCommon {
   /** The key in `mcpServers`. */
   name: string;
@@ -18,6 +29,7 @@ interface ServerCommon {
   /** Overrides the top-level namespace mode for this server. */
   namespace?: NamespaceMode;
   timeouts: Timeouts;
+  lists: ListLimits;
   /** `disabled: true` keeps the entry in the file without starting it. */
   enabled: boolean;
   /** Tool-definition pinning (docs/policy.md#tool-pinning). */
@@ -69,6 +81,8 @@ export interface GatewayConfig {
   separator: string;
   /** Items per page of the merged lists. */
   pageSize: number;
+  /** The servers' defaults; each server's `lists` holds what applies to it. */
+  lists: ListLimits;
   timeouts: Timeouts & {
     /** How long SIGTERM waits for in-flight calls before stopping the upstreams. */
     shutdownMs: number;

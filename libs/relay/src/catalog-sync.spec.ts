@@ -1,5 +1,5 @@
 import { CatalogStore } from '@switchboard/catalog';
-import type { GatewayConfig, ServerConfig } from '@switchboard/config';
+import type { GatewayConfig, ListLimits, ServerConfig } from '@switchboard/config';
 import { silentLogger } from '@switchboard/observability';
 import type { UpstreamConnection, UpstreamListener, UpstreamRegistry } from '@switchboard/upstream';
 import { describe, expect, it, vi } from 'vitest';
@@ -9,6 +9,7 @@ type Item = Record<string, unknown>;
 
 interface Pending {
   method: string;
+  limits: ListLimits;
   resolve(items: Item[]): void;
 }
 
@@ -20,7 +21,7 @@ function setup() {
     name: 'up',
     isAvailable: true,
     capabilities: { tools: {}, prompts: {}, resources: {} },
-    listAll: (method: string) => new Promise<Item[]>((resolve) => pending.push({ method, resolve })),
+    listAll: (method: string, _key: string, limits: ListLimits) => new Promise<Item[]>((resolve) => pending.push({ method, limits, resolve })),
     reportTrouble: () => undefined,
   } as unknown as UpstreamConnection;
   const registry = {
@@ -32,7 +33,15 @@ function setup() {
   } as unknown as UpstreamRegistry;
   const store = new CatalogStore();
   const sync = new CatalogSync(registry, store, silentLogger());
-  const server = { name: 'up', transport: 'stdio', command: 'x', args: [], env: {}, enabled: true } as unknown as ServerConfig;
+  const server = {
+    name: 'up',
+    transport: 'stdio',
+    command: 'x',
+    args: [],
+    env: {},
+    enabled: true,
+    lists: { maxItems: 100, maxBytes: 65_536 },
+  } as unknown as ServerConfig;
   sync.configure({ namespace: 'prefix', separator: '__', servers: [server] } as unknown as GatewayConfig);
 
   const answer = (method: string, items: Item[]) => {
@@ -174,6 +183,7 @@ describe('CatalogSync: config changes', () => {
   async function withTool() {
     const t = setup();
     t.emit().stateChanged!('up', 'ready', 'connecting');
+    expect(t.pending.map((p) => p.limits)).toEqual(Array(4).fill(t.server.lists));
     t.answer('tools/list', [{ name: 't' }]);
     t.answer('prompts/list', []);
     t.answer('resources/list', []);
@@ -194,6 +204,30 @@ describe('CatalogSync: config changes', () => {
     } as unknown as GatewayConfig);
     expect(t.names('tools')).toEqual(['u.t']);
     expect(notified).toBe(1);
+  });
+
+  it("reads a server's lists under its limits, and again when a reload changes them (not on other changes)", async () => {
+    const t = await withTool();
+    t.sync.configure({ namespace: 'prefix', separator: '__', servers: [{ ...t.server, alias: 'u' }] } as unknown as GatewayConfig);
+    expect(t.pending).toEqual([]);
+    const lists = { maxItems: 1, maxBytes: 65_536 };
+    t.sync.configure({ namespace: 'prefix', separator: '__', servers: [{ ...t.server, alias: 'u', lists }] } as unknown as GatewayConfig);
+    expect(t.pending.map((p) => [p.method, p.limits])).toEqual([
+      ['tools/list', lists],
+      ['prompts/list', lists],
+      ['resources/list', lists],
+      ['resources/templates/list', lists],
+    ]);
+    t.answer('tools/list', [{ name: 'first' }]);
+    t.answer('prompts/list', []);
+    t.answer('resources/list', []);
+    t.answer('resources/templates/list', []);
+    await t.settle();
+    expect(t.names('tools')).toEqual(['u__first']);
+    // With a change that restarts it: the new connection reads the lists, not the old one.
+    const restarted = { ...t.server, alias: 'u', lists: { maxItems: 2, maxBytes: 65_536 }, env: { NEW: '1' } };
+    t.sync.configure({ namespace: 'prefix', separator: '__', servers: [restarted] } as unknown as GatewayConfig);
+    expect(t.pending).toEqual([]);
   });
 
   it('a server stopped to be restarted (its command or env changed) keeps its names known until it is back', async () => {

@@ -1,5 +1,5 @@
 import type { CatalogStore, UpstreamSnapshot } from '@switchboard/catalog';
-import type { GatewayConfig } from '@switchboard/config';
+import { deepEqual, restartNeeded, type GatewayConfig, type ListLimits } from '@switchboard/config';
 import type { JsonRpcNotification } from '@switchboard/core';
 import type { Logger } from '@switchboard/observability';
 import type { UpstreamConnection, UpstreamRegistry, UpstreamState } from '@switchboard/upstream';
@@ -12,6 +12,8 @@ const LISTS: Record<Kind, { method: string; key: string; capability: string }> =
   resources: { method: 'resources/list', key: 'resources', capability: 'resources' },
   resourceTemplates: { method: 'resources/templates/list', key: 'resourceTemplates', capability: 'resources' },
 };
+
+const ALL_KINDS: Kind[] = ['tools', 'prompts', 'resources', 'resourceTemplates'];
 
 const readKey = (server: string, kind: Kind) => `${server}\u0000${kind}`;
 
@@ -57,6 +59,7 @@ export class CatalogSync {
 
   /** Call before the registry applies the same config. */
   configure(config: GatewayConfig): void {
+    const previous = this.config;
     this.config = config;
     // One rebuild for the whole change, so hosts hear one list_changed per list.
     this.store.batch(() => {
@@ -77,6 +80,18 @@ export class CatalogSync {
         this.store.setSnapshot({ ...snap, prefix: server.alias ?? name, namespace: server.namespace ?? config.namespace });
       }
     });
+    // New list limits: the lists are read again under them (more of a cut list, or less).
+    // Not those of a server about to be restarted: its new connection reads them anyway.
+    for (const name of this.store.servers()) {
+      const before = previous?.servers.find((s) => s.name === name);
+      const after = config.servers.find((s) => s.name === name)!;
+      if (before && !restartNeeded(before, after) && !deepEqual(before.lists, after.lists)) void this.read(name, ALL_KINDS);
+    }
+  }
+
+  /** What is kept of each list of `server` (config `lists`). */
+  private limitsOf(server: string): ListLimits {
+    return this.config.servers.find((s) => s.name === server)?.lists ?? this.config.lists;
   }
 
   /** Resolves once every enabled upstream has been read or has failed its first attempt. */
@@ -133,7 +148,7 @@ export class CatalogSync {
   }
 
   private async readAll(server: string): Promise<void> {
-    await this.read(server, ['tools', 'prompts', 'resources', 'resourceTemplates']);
+    await this.read(server, ALL_KINDS);
     // A server that sends list_changed right after initialized (server-everything does, for
     // tools it registers then) has its full read's list superseded by that re-read: the
     // first lists are complete only once it ends too.
@@ -202,7 +217,7 @@ export class CatalogSync {
     const { method, key, capability } = LISTS[kind];
     if (!connection.capabilities[capability]) return [];
     try {
-      return await connection.listAll(method, key);
+      return await connection.listAll(method, key, this.limitsOf(connection.name));
     } catch (err) {
       this.logger.warn({ upstream: connection.name, method, err: String(err) }, 'could not read upstream list');
       connection.reportTrouble(`${method} failed`);

@@ -1,4 +1,5 @@
 export * from './upstream.types.js';
+export type { CutList } from './list-cap.js';
 export * from './upstream-connection.js';
 export * from './upstream-registry.js';
 export * from './backoff.js';

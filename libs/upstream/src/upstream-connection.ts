@@ -9,10 +9,11 @@ import {
   type InboundContext,
   type PeerRequestOptions,
 } from '@switchboard/core';
-import type { ServerConfig } from '@switchboard/config';
+import type { ListLimits, ServerConfig } from '@switchboard/config';
 import type { Logger } from '@switchboard/observability';
 import { RetrySchedule, withTimeout } from './backoff.js';
-import { describeItem, servedItem, unservableReason } from './list-items.js';
+import { CutLists } from './list-cap.js';
+import { readList } from './list-reader.js';
 import { httpStatusOf, looksLikeLegacySse, type RemoteFlavour, type TransportFactory } from './transports/transport-factory.js';
 import type { UpstreamTransport } from './transports/upstream-transport.js';
 import type {
@@ -38,7 +39,6 @@ type Item = Record<string, unknown>;
 
 const HEALTH_PING_TIMEOUT_MS = 10_000;
 const FAILED_PINGS_BEFORE_RECONNECT = 2;
-const MAX_LIST_PAGES = 1000;
 
 /**
  * One MCP client connection to one upstream server: connects (with the spec's Streamable
@@ -62,6 +62,7 @@ export class UpstreamConnection {
   private opening?: JsonRpcPeer;
   private probing = false;
   private readonly log: Logger;
+  private readonly cutLists: CutLists;
 
   protocolVersion?: string;
   serverInfo?: Item;
@@ -73,6 +74,7 @@ export class UpstreamConnection {
     private readonly deps: UpstreamDeps,
   ) {
     this.log = deps.logger.child({ upstream: current.name });
+    this.cutLists = new CutLists(current.name, this.log);
   }
 
   /** The server's config as this connection runs it: read where used (timeouts, connectMs, alias). */
@@ -105,6 +107,7 @@ export class UpstreamConnection {
   }
 
   status(): UpstreamStatus {
+    const truncatedLists = this.cutLists.all();
     return {
       name: this.name,
       transport: this.config.transport === 'stdio' ? 'stdio' : (this.flavour ?? this.config.transport),
@@ -115,6 +118,7 @@ export class UpstreamConnection {
       lastError: this.lastError,
       reconnectAttempts: this.retries.attempts,
       pid: (this.transport as { pid?: number } | undefined)?.pid,
+      ...(truncatedLists.length > 0 && { truncatedLists }),
     };
   }
 
@@ -178,38 +182,14 @@ export class UpstreamConnection {
   }
 
   /**
-   * Reads a whole list, following the upstream's cursors (which never leave the gateway).
-   * Items no host could be served (unservableReason) are left out, and logged.
+   * Reads a whole list (readList): what `limits` allow of it, in the upstream's order. A list
+   * cut short shows in status() and is logged once, not at every re-read.
    */
-  async listAll(method: string, key: string): Promise<Item[]> {
-    const items: Item[] = [];
-    const examples: string[] = [];
-    let dropped = 0;
-    const seen = new Set<string>();
-    let cursor: string | undefined;
-    let page = 0;
-    for (; page < MAX_LIST_PAGES; page++) {
-      const result = await this.request(method, cursor === undefined ? undefined : { cursor }, {
-        timeoutMs: this.config.timeouts.requestMs,
-      });
-      const batch = result[key];
-      if (Array.isArray(batch)) {
-        for (const item of batch) {
-          const reason = unservableReason(key, item);
-          if (reason === undefined) {
-            items.push(servedItem(key, item as Item));
-          } else if (dropped++ < 5) {
-            examples.push(`${describeItem(item)}: ${reason}`);
-          }
-        }
-      }
-      const next = result.nextCursor;
-      if (typeof next !== 'string' || seen.has(next)) break;
-      seen.add(next);
-      cursor = next;
-    }
-    if (dropped > 0) this.log.warn({ method, dropped, examples }, `${method}: ${dropped} items left out that no host could be served`);
-    if (page === MAX_LIST_PAGES) this.log.warn({ method, pages: MAX_LIST_PAGES, items: items.length }, `${method}: stopped after ${MAX_LIST_PAGES} pages; the rest of the list is not served`);
+  async listAll(method: string, key: string, limits: ListLimits): Promise<Item[]> {
+    const timeoutMs = this.config.timeouts.requestMs;
+    const page = (cursor: string | undefined) => this.request(method, cursor === undefined ? undefined : { cursor }, { timeoutMs });
+    const { items, cut } = await readList(page, method, key, limits, this.log);
+    this.cutLists.record(method, cut);
     return items;
   }
 

@@ -54,6 +54,7 @@ const server = (extra: Partial<StdioServerConfig> = {}): ServerConfig => ({
   args: ['fixture.js'],
   env: { MARK: '1' },
   timeouts: { connectMs: 1000, requestMs: 1000, maxRequestMs: 5000 },
+  lists: { maxItems: 100, maxBytes: 65536 },
   enabled: true,
   pin: 'strict',
   isolation: 'shared',

@@ -50,7 +50,7 @@ export class UpstreamRegistry {
    * Starts, stops and restarts connections so that they match `servers`. Only a change of a
    * field the connection is made from restarts it (restartNeeded: command, args, env, url,
    * headers, ...); a change of the fields read at use time (alias, namespace, pin, timeouts,
-   * the pinned roots' list) is applied to the running connection, and its calls in flight
+   * lists, the pinned roots' list) is applied to the running connection, and its calls in flight
    * go on.
    */
   async apply(

@@ -1,4 +1,5 @@
 import type { CancelSignal, JsonRpcNotification, JsonRpcRequest } from '@switchboard/core';
+import type { CutList } from './list-cap.js';
 import type { UpstreamConnection } from './upstream-connection.js';
 
 /**
@@ -20,6 +21,8 @@ export interface UpstreamStatus {
   lastError?: string;
   reconnectAttempts: number;
   pid?: number;
+  /** Lists cut at a limit (config `lists`) when last read; absent when none is. */
+  truncatedLists?: CutList[];
 }
 
 export interface UpstreamListener {

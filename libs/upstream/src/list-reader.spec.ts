@@ -1,0 +1,87 @@
+import { pino } from 'pino';
+import { describe, expect, it } from 'vitest';
+import { MAX_LIST_PAGES, readList } from './list-reader.js';
+
+type Item = Record<string, unknown>;
+
+const tool = (n: number) => ({ name: `t${n}`, inputSchema: { type: 'object' } });
+const wide = { maxItems: 1_000_000, maxBytes: 1 << 30 };
+
+/** An upstream's list of `total` tools in pages of `pageSize`; counts the pages asked for. */
+function upstream(total: number, pageSize: number) {
+  const asked: Array<string | undefined> = [];
+  const page = async (cursor: string | undefined): Promise<Item> => {
+    asked.push(cursor);
+    const start = cursor === undefined ? 0 : Number(cursor);
+    const end = Math.min(total, start + pageSize);
+    const tools = Array.from({ length: end - start }, (_, i) => tool(start + i));
+    return end < total ? { tools, nextCursor: String(end) } : { tools };
+  };
+  return { page, asked };
+}
+
+function logLines() {
+  const lines: Array<Record<string, unknown>> = [];
+  const log = pino({ level: 'warn' }, { write: (line: string) => lines.push(JSON.parse(line) as Record<string, unknown>) });
+  return { log, lines };
+}
+
+describe('readList', () => {
+  it('reads every page of a list under its limits', async () => {
+    const { page, asked } = upstream(25, 10);
+    const { log, lines } = logLines();
+    const read = await readList(page, 'tools/list', 'tools', wide, log);
+    expect(read.items.map((t) => t['name'])).toEqual(Array.from({ length: 25 }, (_, i) => `t${i}`));
+    expect(read.cut).toBeUndefined();
+    expect(asked).toEqual([undefined, '10', '20']);
+    expect(lines).toEqual([]);
+  });
+
+  it('keeps the first maxItems in upstream order and asks for no page after the cut', async () => {
+    const { page, asked } = upstream(100_000, 1000);
+    const { log } = logLines();
+    const read = await readList(page, 'tools/list', 'tools', { ...wide, maxItems: 2500 }, log);
+    expect(read.items).toHaveLength(2500);
+    expect(read.items[0]).toEqual(tool(0));
+    expect(read.items[2499]).toEqual(tool(2499));
+    expect(read.cut).toEqual({ method: 'tools/list', kept: 2500, limit: 'maxItems', max: 2500 });
+    expect(asked).toEqual([undefined, '1000', '2000']);
+  });
+
+  it('cuts at maxBytes', async () => {
+    const { page } = upstream(50, 10);
+    const size = Buffer.byteLength(JSON.stringify(tool(10)));
+    const { log } = logLines();
+    const read = await readList(page, 'tools/list', 'tools', { ...wide, maxBytes: 3 * size + 5 }, log);
+    expect(read.items.map((t) => t['name'])).toEqual(['t0', 't1', 't2']);
+    expect(read.cut).toMatchObject({ kept: 3, limit: 'maxBytes' });
+  });
+
+  it('a list of exactly maxItems is whole: the next page is asked for to know there is no more', async () => {
+    const { page, asked } = upstream(20, 10);
+    const { log } = logLines();
+    const read = await readList(page, 'tools/list', 'tools', { ...wide, maxItems: 20 }, log);
+    expect(read.items).toHaveLength(20);
+    expect(read.cut).toBeUndefined();
+    expect(asked).toEqual([undefined, '10']);
+  });
+
+  it('does not count items no host could be served against the limits', async () => {
+    const page = async (): Promise<Item> => ({ tools: [{ name: 'bad', inputSchema: 'x' }, tool(1), { inputSchema: { type: 'object' } }, tool(2)] });
+    const { log, lines } = logLines();
+    const read = await readList(page, 'tools/list', 'tools', { ...wide, maxItems: 2 }, log);
+    expect(read.items).toEqual([tool(1), tool(2)]);
+    expect(read.cut).toBeUndefined();
+    expect(lines.map((l) => l['msg'])).toEqual(['tools/list: 2 items left out that no host could be served']);
+  });
+
+  it(`stops a cursor that never ends after ${MAX_LIST_PAGES} pages`, async () => {
+    let n = 0;
+    const page = async (): Promise<Item> => ({ tools: [], nextCursor: String(n++) });
+    const { log, lines } = logLines();
+    const read = await readList(page, 'tools/list', 'tools', wide, log);
+    expect(read).toEqual({ items: [] });
+    expect(n).toBe(MAX_LIST_PAGES);
+    expect(lines.map((l) => l['msg'])).toEqual([`tools/list: stopped after ${MAX_LIST_PAGES} pages; the rest of the list is not served`]);
+  });
+});

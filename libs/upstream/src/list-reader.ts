@@ -1,0 +1,58 @@
+import type { ListLimits } from '@switchboard/config';
+import type { Logger } from '@switchboard/observability';
+import { CappedList, type CutList } from './list-cap.js';
+import { describeItem, servedItem, unservableReason } from './list-items.js';
+
+type Item = Record<string, unknown>;
+
+/** A cursor loop (or a list of empty pages) ends here even under the item limit. */
+export const MAX_LIST_PAGES = 1000;
+
+export interface ListRead {
+  items: Item[];
+  /** Set when the list passed a limit and was cut there. */
+  cut?: CutList;
+}
+
+/**
+ * Reads a whole list with `page` (one request per cursor; the upstream's cursors never leave
+ * the gateway), keeping what `limits` allow: once an item does not fit, no further page is
+ * asked for. Items no host could be served (unservableReason) are left out, logged, and not
+ * counted against the limits.
+ */
+export async function readList(
+  page: (cursor: string | undefined) => Promise<Item>,
+  method: string,
+  key: string,
+  limits: ListLimits,
+  log: Logger,
+): Promise<ListRead> {
+  const list = new CappedList(limits);
+  const examples: string[] = [];
+  let dropped = 0;
+  const seen = new Set<string>();
+  let cursor: string | undefined;
+  let pages = 0;
+  for (; pages < MAX_LIST_PAGES && list.cutBy === undefined; pages++) {
+    const result = await page(cursor);
+    const batch = result[key];
+    for (const item of Array.isArray(batch) ? (batch as unknown[]) : []) {
+      const reason = unservableReason(key, item);
+      if (reason !== undefined) {
+        if (dropped++ < 5) examples.push(`${describeItem(item)}: ${reason}`);
+      } else if (!list.add(servedItem(key, item as Item))) {
+        break;
+      }
+    }
+    const next = result.nextCursor;
+    if (typeof next !== 'string' || seen.has(next)) break;
+    seen.add(next);
+    cursor = next;
+  }
+  if (pages === MAX_LIST_PAGES && list.cutBy === undefined) {
+    log.warn({ method, pages, items: list.items.length }, `${method}: stopped after ${pages} pages; the rest of the list is not served`);
+  }
+  if (dropped > 0) log.warn({ method, dropped, examples }, `${method}: ${dropped} items left out that no host could be served`);
+  const cut = list.cutOf(method);
+  return cut === undefined ? { items: list.items } : { items: list.items, cut };
+}
