@@ -168,4 +168,52 @@ describe('a per-principal server nobody has secrets for', () => {
       await client.close();
     }
   });
+
+  it('is on /readyz as waiting-for-secrets without making it 503, and shows whose connections are up once a secret is set', async () => {
+    const dir = tempDir();
+    const configPath = writeConfig(
+      {
+        mcpServers: {
+          own: stdioFixture({ FIXTURE_TOKEN: '${secret:FIXTURE_TOKEN}' }, { isolation: 'per-principal' }),
+          shared: stdioFixture(),
+        },
+      },
+      dir,
+    );
+    const daemon = await startDaemon(configPath);
+    type Upstream = { name: string; state: string; isolation: string; connected?: number; missingSecrets?: string[] };
+    const readyz = async () => {
+      const res = await fetch(`${daemon.baseUrl}/readyz`);
+      const body = (await res.json()) as { upstreams: Upstream[] };
+      return { status: res.status, byName: Object.fromEntries(body.upstreams.map((u) => [u.name, u])) };
+    };
+    const waiting = await eventually(async () => {
+      const r = await readyz();
+      return r.byName.shared?.state === 'ready' ? r : undefined;
+    });
+    expect(waiting.status).toBe(200);
+    expect(waiting.byName.own).toMatchObject({ state: 'waiting-for-secrets', isolation: 'per-principal', connected: 0, missingSecrets: ['FIXTURE_TOKEN'] });
+    expect(waiting.byName.shared).toMatchObject({ state: 'ready', isolation: 'shared' });
+    expect(waiting.byName.shared).not.toHaveProperty('connected');
+
+    const set = cli(['secrets', 'set', '--config', configPath, '--principal', 'loopback:anonymous', 'FIXTURE_TOKEN'], 'a-token\n');
+    expect(set.code, set.stderr).toBe(0);
+    const started = await eventually(async () => {
+      const r = await readyz();
+      return r.byName.own?.state === 'ready' ? r : undefined;
+    }, 15_000, "the server started with the principal's secret");
+    expect(started.status).toBe(200);
+    expect(started.byName.own).toMatchObject({ isolation: 'per-principal', connected: 0 });
+    expect(started.byName.own).not.toHaveProperty('missingSecrets');
+
+    const client = new Client({ name: 'e2e-anonymous', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(daemon.mcpUrl)));
+    try {
+      const result = (await client.callTool({ name: 'own__env', arguments: { name: 'FIXTURE_TOKEN' } })) as ToolResult;
+      expect(result.content[0].text).toBe('a-token');
+      expect((await readyz()).byName.own).toMatchObject({ state: 'ready', connected: 1 });
+    } finally {
+      await client.close();
+    }
+  });
 });

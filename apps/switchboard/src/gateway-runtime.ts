@@ -33,6 +33,7 @@ import { loadSecretsKey } from './digest-key.js';
 import { openPolicy } from './policy-setup.js';
 import { PrincipalSecrets, type SecretSource } from './principal-secrets.js';
 import { RELAYED_CAPABILITIES, sessionCapabilitiesFor } from './upstream-capabilities.js';
+import { upstreamHealth, type UpstreamHealth } from './upstream-health.js';
 import { SWITCHBOARD_VERSION } from './version.js';
 
 const NO_SECRETS: SecretSource = { valuesFor: () => ({}), principalsWith: () => [], fingerprint: () => '' };
@@ -255,6 +256,15 @@ export class GatewayRuntime {
     for (const connection of [...this.registry.all(), ...owned]) {
       if (names.has(connection.name) && connection.isAvailable) void connection.notify('notifications/roots/list_changed');
     }
+  }
+
+  /** Every enabled upstream with its state, for /readyz (upstream-health.ts). */
+  upstreamHealth(): UpstreamHealth[] {
+    return upstreamHealth(this.current.servers, {
+      shared: (name) => this.registry.get(name),
+      owned: () => [...this.principalConnections.all(), ...this.sessionConnections.all()],
+      waiting: this.secrets.waitingForSecrets(),
+    });
   }
 
   /** Requests in flight to upstreams, over the shared, per-principal and per-session connections. */

@@ -1,8 +1,8 @@
 import { Controller, Get, Inject, Req, Res } from '@nestjs/common';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { httpRefusal, refuseReason } from '@switchboard/downstream';
-import type { UpstreamStatus } from '@switchboard/upstream';
 import { GatewayRuntime } from './gateway-runtime.js';
+import { stateOnly, upstreamReady } from './upstream-health.js';
 
 @Controller()
 export class HealthController {
@@ -15,10 +15,11 @@ export class HealthController {
   }
 
   /**
-   * 200 when every enabled upstream is connected (ready or degraded) and the audit log is
-   * writable, else 503; always lists the upstreams, the audit log's state and the number of
-   * host sessions open. The Host/Origin check of the MCP endpoints runs first: a rebound web
-   * page must not read it. With `auth.mode: required` the gateway is reachable by more than
+   * 200 when every enabled upstream is connected (ready or degraded) or is a per-principal
+   * one that nobody has the secrets for yet, and the audit log is writable, else 503; always
+   * lists every enabled upstream, the audit log's state and the number of host sessions
+   * open. The Host/Origin check of the MCP endpoints runs first: a rebound web page must not
+   * read it. With `auth.mode: required` the gateway is reachable by more than
    * its owner and this endpoint asks for no credential, so it shows states only: the
    * upstreams' errors, process ids and server details, and the audit log's failure and
    * journal file, are in the daemon's log instead.
@@ -34,17 +35,13 @@ export class HealthController {
       return;
     }
     const detailed = config.auth.mode === 'none';
-    const statuses = this.runtime.registry.statuses();
+    const statuses = this.runtime.upstreamHealth();
     const upstreams = detailed ? statuses : statuses.map(stateOnly);
     const status = this.runtime.audit?.status();
     const audit = !status ? { enabled: false } : detailed ? status : { ...status, failure: undefined, journal: undefined };
     const auditOk = !status || status.writable;
-    const ready = auditOk && statuses.every((u) => u.state === 'ready' || u.state === 'degraded');
+    const ready = auditOk && statuses.every(upstreamReady);
     const body = JSON.stringify({ status: ready ? 'ready' : 'not_ready', sessions: this.runtime.sessions.size, upstreams, audit });
     res.writeHead(ready ? 200 : 503, { 'Content-Type': 'application/json' }).end(body);
   }
-}
-
-function stateOnly(u: UpstreamStatus): Pick<UpstreamStatus, 'name' | 'transport' | 'state' | 'since' | 'reconnectAttempts'> {
-  return { name: u.name, transport: u.transport, state: u.state, since: u.since, reconnectAttempts: u.reconnectAttempts };
 }

@@ -20,6 +20,8 @@ export class PrincipalSecrets implements SecretValues {
   private readonly unusable = new Map<string, readonly string[]>();
   private lastFingerprint: string;
   private servers: readonly ServerConfig[] = [];
+  /** The per-principal servers the last discoveryServers held back, with what they wait for. */
+  private waiting = new Map<string, WaitingForSecrets>();
 
   constructor(
     private readonly source: SecretSource,
@@ -78,6 +80,8 @@ export class PrincipalSecrets implements SecretValues {
    * server stays off and says so.
    */
   discoveryServers(servers: readonly ServerConfig[]): ServerConfig[] {
+    const before = this.waiting;
+    this.waiting = new Map();
     return servers.map((server) => {
       if (!server.enabled || server.isolation !== 'per-principal') return server;
       const names = secretNamesOf(server);
@@ -90,9 +94,23 @@ export class PrincipalSecrets implements SecretValues {
           `no principal has the secrets ${names.join(', ')} yet, so '${server.name}' is not started; ` +
             `set them with: switchboard secrets set --principal P NAME`,
         );
+        // Since when it waits: a poll that changes nothing for it must not move the time.
+        this.waiting.set(server.name, { secrets: names, since: before.get(server.name)?.since ?? new Date().toISOString() });
         return { ...server, enabled: false };
       }
       return withSecrets(server, this.valuesFor(principal));
     });
   }
+
+  /** The enabled per-principal servers that are not started because no principal has their secrets yet. */
+  waitingForSecrets(): ReadonlyMap<string, WaitingForSecrets> {
+    return this.waiting;
+  }
+}
+
+export interface WaitingForSecrets {
+  /** Every secret the server refers to, sorted. */
+  secrets: readonly string[];
+  /** When it was first held back (ISO 8601). */
+  since: string;
 }

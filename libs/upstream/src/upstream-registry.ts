@@ -1,7 +1,7 @@
 import { diffServers, restartNeeded, type ServerConfig } from '@switchboard/config';
 import type { UpstreamConnection, UpstreamDeps } from './upstream-connection.js';
 import { UpstreamConnection as Connection } from './upstream-connection.js';
-import type { UpstreamListener, UpstreamStatus } from './upstream.types.js';
+import type { UpstreamListener } from './upstream.types.js';
 
 /**
  * Every configured upstream, by name. Applies config changes live (add, remove, restart
@@ -33,10 +33,6 @@ export class UpstreamRegistry {
 
   all(): UpstreamConnection[] {
     return this.order.map((n) => this.connections.get(n)!).filter(Boolean);
-  }
-
-  statuses(): UpstreamStatus[] {
-    return this.all().map((c) => c.status());
   }
 
   /** Total requests in flight to all upstreams (used to drain on shutdown). */
