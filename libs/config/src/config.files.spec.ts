@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { defaultConfigPath, loadConfigWithWarnings } from './config.loader.js';
+import { defaultConfigPath, loadConfigBytes, loadConfigWithWarnings } from './config.loader.js';
 import { configJsonSchema } from './config.schema.js';
 import { secretNamesOf } from './config.secrets.js';
 
@@ -45,6 +45,24 @@ describe('config/example.yaml', () => {
     ]);
     expect(config.servers[1]).toMatchObject({ isolation: 'per-principal', namespace: 'auto' });
     expect(secretNamesOf(config.servers[1])).toEqual(['GITHUB_TOKEN']);
+  });
+
+  it('loads with each commented-out key uncommented, children and all', () => {
+    const file = join(configDir, 'example.yaml');
+    const lines = readFileSync(file, 'utf8').split('\n');
+    // A commented key is `# key:` with its children below as `#   child: ...`, so that
+    // deleting the `# ` of the block leaves valid YAML at the right indentation.
+    const starts = lines.flatMap((line, i) => (/^\s*# [A-Za-z]+:(\s|$)/.test(line) && /^\s*#   \S/.test(lines[i + 1] ?? '') ? [i] : []));
+    expect(starts.map((i) => lines[i].trim())).toEqual([expect.stringMatching(/^# jwt:/), '# policy:', '# rateLimits:']);
+    for (const start of starts) {
+      const indent = /^\s*/.exec(lines[start])![0];
+      const block = [start];
+      while (lines[block.at(-1)! + 1]?.startsWith(`${indent}#   `)) block.push(block.at(-1)! + 1);
+      const uncommented = lines.map((line, i) => (block.includes(i) ? indent + line.slice(indent.length + 2) : line)).join('\n');
+      const { config, warnings } = loadConfigBytes(file, Buffer.from(uncommented), env);
+      expect(warnings, lines[start]).toEqual([]);
+      expect(config.servers).toHaveLength(4);
+    }
   });
 
   it('names every key the schema knows', () => {
