@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT, SWITCHBOARD_BIN, eventually, startDaemon, stdioFixture, stopAllDaemons, tempDir, writeConfig } from './support/daemon.js';
@@ -80,6 +80,30 @@ describe('switchboard CLI', () => {
     const r = run(['start', '--config', '/nonexistent/switchboard.yaml']);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/not found/);
+  });
+
+  it('takes relative paths from the directory npm was run from under npm, as from the working directory without it', () => {
+    // A package whose script runs the CLI as npm start does: npm runs it in the package's
+    // root, so the user's directory reaches it only as INIT_CWD.
+    const root = tempDir();
+    const pkg = join(root, 'pkg');
+    const mine = join(root, 'mine');
+    mkdirSync(pkg);
+    mkdirSync(mine);
+    writeFileSync(join(pkg, 'package.json'), JSON.stringify({ name: 'p', private: true, scripts: { sb: `node ${JSON.stringify(SWITCHBOARD_BIN)}` } }));
+    writeConfig({ mcpServers: {} }, mine);
+    writeFileSync(join(mine, 'policy.yaml'), 'defaultEffect: deny\nroles: {}\n');
+    const args = ['config', 'check', '--config', 'switchboard.json', '--data-dir', 'state'];
+    const viaNpm = spawnSync('npm', ['--prefix', pkg, 'run', '-s', 'sb', '--', ...args], { cwd: mine, encoding: 'utf8', timeout: 60_000 });
+    expect(viaNpm.status, viaNpm.stderr).toBe(0);
+    expect(viaNpm.stdout).toContain(`ok: ${join(mine, 'switchboard.json')}`);
+    expect(viaNpm.stdout).toContain(`data: ${join(mine, 'state')};`);
+    const lint = spawnSync('npm', ['--prefix', pkg, 'run', '-s', 'sb', '--', 'policy', 'lint', '--file', 'policy.yaml'], { cwd: mine, encoding: 'utf8', timeout: 60_000 });
+    expect(lint.stdout).toContain(`ok: ${join(mine, 'policy.yaml')}`);
+
+    const direct = spawnSync(process.execPath, [SWITCHBOARD_BIN, ...args], { cwd: mine, encoding: 'utf8', timeout: 30_000 });
+    expect(direct.status, direct.stderr).toBe(0);
+    expect(direct.stdout).toContain(`data: ${join(mine, 'state')};`);
   });
 
   it('bad --port is a usage error', () => {

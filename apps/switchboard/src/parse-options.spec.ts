@@ -1,3 +1,4 @@
+import { isAbsolute } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseOptions } from './parse-options.js';
 
@@ -21,5 +22,13 @@ describe('parseOptions', () => {
   it('still refuses unknown options and stray words', () => {
     expect(() => parseOptions({ args: ['--nope'], options })).toThrow(/Unknown option/);
     expect(() => parseOptions({ args: ['word'], options })).toThrow(/positional/);
+  });
+
+  it('makes the options that name files absolute, and leaves an empty one empty', () => {
+    const { values } = parseOptions({ args: ['--config', 'sb.yaml', '--output=out.csv', '--file', '', '--since', 'x'], options: { ...options, config: { type: 'string' }, output: { type: 'string' }, file: { type: 'string' } } });
+    expect(isAbsolute(values.config!) && values.config!.endsWith('/sb.yaml')).toBe(true);
+    expect(isAbsolute(values.output!)).toBe(true);
+    expect(values.file).toBe('');
+    expect(values.since).toBe('x');
   });
 });

@@ -9,3 +9,4 @@ export { deepEqual, diffServers, pinnedRootsChanged, restartNeeded, sameConnecti
 export { MissingSecretsError, secretNamesOf, withSecrets } from './config.secrets.js';
 export { unsafeListenReason } from './config.rules.js';
 export { servingChainFor } from './config.chain.js';
+export { commandLineDir, commandLinePath } from './config.command-line.js';
