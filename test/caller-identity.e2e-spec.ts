@@ -111,7 +111,7 @@ describe('an API key and a token with the same name are two callers', () => {
     expect((await token.listTools()).tools.some((t) => t.name.startsWith('own__'))).toBe(false);
     const refused = await token.callTool({ name: 'own__env', arguments: { name: 'FIXTURE_TOKEN' } }).catch((e: unknown) => e);
     expect(refused).toMatchObject({ code: -32010 });
-    expect(String((refused as Error).message)).toContain('switchboard secrets set --principal jwt:alice NAME');
+    expect(String((refused as Error).message)).toContain('switchboard secrets set --principal jwt:alice FIXTURE_TOKEN < FILE');
     expect(String((refused as Error).message)).not.toContain('key-alice-secret');
 
     expect(setSecret('jwt:alice', 'token-alice-secret')).toBe('set secret FIXTURE_TOKEN for jwt:alice\n');

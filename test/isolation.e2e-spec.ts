@@ -21,8 +21,8 @@ describe('isolation: per-principal, with per-principal secrets', () => {
   const keys: Record<string, string> = {};
   const clients: Client[] = [];
 
-  const setSecret = (principal: string, value: string) => {
-    const r = cli(['secrets', 'set', '--config', configPath, '--principal', principal, 'FIXTURE_TOKEN'], `${value}\n`);
+  const setSecret = (principal: string, value: string, name = 'FIXTURE_TOKEN') => {
+    const r = cli(['secrets', 'set', '--config', configPath, '--principal', principal, name], `${value}\n`);
     expect(r.code, r.stderr).toBe(0);
   };
 
@@ -50,6 +50,7 @@ describe('isolation: per-principal, with per-principal secrets', () => {
         auth: { mode: 'required' },
         mcpServers: {
           own: stdioFixture({ FIXTURE_TOKEN: '${secret:FIXTURE_TOKEN}', FIXTURE_NAME: 'own' }, { isolation: 'per-principal' }),
+          pair: stdioFixture({ FIXTURE_TOKEN: '${secret:FIXTURE_TOKEN}', SECOND: '${secret:SECOND_TOKEN}' }, { isolation: 'per-principal' }),
           shared: stdioFixture({ FIXTURE_NAME: 'shared' }),
         },
       },
@@ -62,6 +63,7 @@ describe('isolation: per-principal, with per-principal secrets', () => {
     }
     setSecret('alice', 'alpha-token');
     setSecret('bob', 'bravo-token');
+    setSecret('alice', 'alpha-second', 'SECOND_TOKEN');
     daemon = await startDaemon(configPath);
   });
 
@@ -87,9 +89,18 @@ describe('isolation: per-principal, with per-principal secrets', () => {
     expect(names.some((n) => n.startsWith('own__'))).toBe(false);
     const error = await carol.callTool({ name: 'own__env', arguments: { name: 'FIXTURE_TOKEN' } }).catch((e: unknown) => e);
     expect(error).toMatchObject({ code: -32010 });
-    expect(String((error as Error).message)).toContain('needs your secret FIXTURE_TOKEN');
-    expect(String((error as Error).message)).toContain('switchboard secrets set --principal carol');
+    expect(String((error as Error).message)).toContain(
+      "Upstream 'own' needs your secret FIXTURE_TOKEN; an administrator sets it with: switchboard secrets set --principal carol FIXTURE_TOKEN < FILE",
+    );
     expect(String((error as Error).message)).not.toMatch(/alpha|bravo/);
+    // Every secret missing is named, each with its own command.
+    await eventually(async () => (await toolNames(await connect('alice'))).includes('pair__env'), 15_000, 'the server that needs two secrets');
+    const both = await carol.callTool({ name: 'pair__env', arguments: { name: 'SECOND' } }).catch((e: unknown) => e);
+    expect(both).toMatchObject({ code: -32010 });
+    expect(String((both as Error).message)).toContain(
+      "Upstream 'pair' needs your secrets FIXTURE_TOKEN, SECOND_TOKEN; an administrator sets them with: " +
+        'switchboard secrets set --principal carol FIXTURE_TOKEN < FILE; switchboard secrets set --principal carol SECOND_TOKEN < FILE',
+    );
   });
 
   it('takes a secret set or rotated while running, without a restart', async () => {

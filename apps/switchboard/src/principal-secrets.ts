@@ -92,7 +92,7 @@ export class PrincipalSecrets implements SecretValues {
         this.logger.warn(
           { upstream: server.name, secrets: names },
           `no principal has the secrets ${names.join(', ')} yet, so '${server.name}' is not started; ` +
-            `set them with: switchboard secrets set --principal P NAME`,
+            `set ${names.length > 1 ? 'them' : 'it'} with: ${names.map((name) => `switchboard secrets set --principal P ${name} < FILE`).join('; ')}`,
         );
         // Since when it waits: a poll that changes nothing for it must not move the time.
         this.waiting.set(server.name, { secrets: names, since: before.get(server.name)?.since ?? new Date().toISOString() });

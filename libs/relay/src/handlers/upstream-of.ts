@@ -42,11 +42,14 @@ export async function upstreamOf(
       return await services.principalConnections.connectionFor(config, principal);
     } catch (err) {
       if (!(err instanceof MissingSecretsError)) throw err;
-      // The caller learns which of *their* secrets is missing, and how it gets set.
+      // The caller learns which of *their* secrets is missing, and the very commands that set
+      // them, to pass on to an administrator.
+      const several = err.missing.length > 1;
+      const commands = err.missing.map((name) => `switchboard secrets set --principal ${principal} ${name} < FILE`);
       throw new McpError(
         ErrorCode.UpstreamUnavailable,
-        `Upstream '${server}' needs your secret${err.missing.length > 1 ? 's' : ''} ${err.missing.join(', ')}; ` +
-          `an administrator sets ${err.missing.length > 1 ? 'them' : 'it'} with: switchboard secrets set --principal ${principal} NAME`,
+        `Upstream '${server}' needs your secret${several ? 's' : ''} ${err.missing.join(', ')}; ` +
+          `an administrator sets ${several ? 'them' : 'it'} with: ${commands.join('; ')}`,
         { server, missingSecrets: err.missing },
       );
     }
