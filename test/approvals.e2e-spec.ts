@@ -1,9 +1,10 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Client } from '@modelcontextprotocol/client';
+import { Client as SdkClient, type Client } from '@modelcontextprotocol/client';
+import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditRows } from './support/audit-rows.js';
-import { eventually, startDaemon, stdioFixture, stopAllDaemons, tempDir, writeConfig, type DaemonHandle } from './support/daemon.js';
+import { SWITCHBOARD_BIN, eventually, startDaemon, stdioFixture, stopAllDaemons, tempDir, writeConfig, type DaemonHandle } from './support/daemon.js';
 import { relayHost } from './support/hosts.js';
 import { answerItem, inboxItems, pendingItem } from './support/inbox-client.js';
 
@@ -183,5 +184,38 @@ describe('approvals: a confirm rule holds the call until a human approves', () =
     expect(await call).toBe('cancelled');
     await eventually(async () => (await inboxItems(daemon)).length === 0, 5000, 'the question withdrawn');
     await eventually(() => auditRows(dataDir, "client_name = 'canceller' AND rule = 'approval:withdrawn'").length === 1, 5000, 'the withdrawal audited');
+  });
+});
+
+describe('approvals nobody can be asked for', () => {
+  const ask = async (client: Client) => client.callTool({ name: 'fix__echo', arguments: { text: 'hi' } }).then(() => undefined, failure);
+
+  it('under switchboard stdio, which serves no inbox, say so rather than that the inbox is off', async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'policy.yaml'), POLICY);
+    const configPath = writeConfig({ policy: { file: join(dir, 'policy.yaml') }, relay: { inbox: true }, mcpServers: { fix: stdioFixture() } }, dir);
+    const client = new SdkClient({ name: 'no-forms', version: '1.0.0' });
+    await client.connect(new StdioClientTransport({ command: process.execPath, args: [SWITCHBOARD_BIN, 'stdio', '--config', configPath], env: getDefaultEnvironment(), stderr: 'ignore' }));
+    try {
+      await eventually(async () => (await client.listTools()).tools.some((t) => t.name === 'fix__echo'));
+      expect(await ask(client)).toEqual({
+        code: -32014,
+        message: "The call to fix__echo needs a human's approval, but the host cannot show a form (elicitation) and this process serves no inbox (switchboard stdio has no web page; the HTTP daemon serves /admin/inbox)",
+      });
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('on the daemon with relay.inbox: false, say the inbox is off', async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'policy.yaml'), POLICY);
+    const daemon = await startDaemon(writeConfig({ policy: { file: join(dir, 'policy.yaml') }, relay: { inbox: false }, mcpServers: { fix: stdioFixture() } }, dir));
+    const { client } = await host(daemon, 'no-forms');
+    try {
+      expect(await ask(client)).toMatchObject({ code: -32014, message: expect.stringMatching(/cannot show a form \(elicitation\) and the inbox is off \(relay\.inbox: false\)$/) });
+    } finally {
+      await client.close();
+    }
   });
 });

@@ -63,7 +63,10 @@ export async function approved(ctx: RequestContext, services: RelayServices, cal
   const onHost = hostCanAnswer(ctx.session, 'elicitation/create', { mode: 'form' });
   const inbox = config.relay.inbox ? services.inbox : undefined;
   if (!onHost && !inbox) {
-    return refuse(ctx, services, call, started, 'unavailable', `The call to ${call.tool} needs a human's approval, but the host cannot show a form (elicitation) and the inbox is off`);
+    // Say which of the two it is: with relay.inbox on, the process serves no inbox page
+    // (switchboard stdio), and turning the setting on would change nothing.
+    const noInbox = config.relay.inbox ? 'this process serves no inbox (switchboard stdio has no web page; the HTTP daemon serves /admin/inbox)' : 'the inbox is off (relay.inbox: false)';
+    return refuse(ctx, services, call, started, 'unavailable', `The call to ${call.tool} needs a human's approval, but the host cannot show a form (elicitation) and ${noInbox}`);
   }
   const via = onHost ? 'host' : 'inbox';
   const answer = await keepingCallerInformed(ctx, `Waiting for approval (${via === 'host' ? 'on this host' : 'in the inbox at /admin/inbox'})`, () =>
