@@ -57,6 +57,17 @@ describe('stdio upstream process', () => {
     expect(realpathSync(await text('fx__cwd'))).toBe(realpathSync(join(configDir, 'work')));
   });
 
+  it("that cannot be started says where it was looked for: a relative command without cwd, in the daemon's directory, named", async () => {
+    const lost = await startDaemon({ mcpServers: { lost: { command: './no-such-server', args: [] } } });
+    const upstream = await eventually(async () => {
+      const body = (await (await fetch(`${lost.baseUrl}/readyz`)).json()) as { upstreams: { state: string; lastError?: string }[] };
+      return body.upstreams[0]?.lastError ? body.upstreams[0] : undefined;
+    });
+    expect(upstream.state).toBe('down');
+    // The test runner's directory is the one the daemon was started in.
+    expect(upstream.lastError).toContain(`cannot start command "./no-such-server": not found relative to ${process.cwd()}, the daemon's working directory`);
+  });
+
   it('has its stderr in the daemon log, labelled with the server', async () => {
     const entry = await eventually(() =>
       daemon

@@ -9,12 +9,15 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const failed = (code: string) => Object.assign(new Error(`spawn x ${code}`), { code });
 const reason = (command: string, cwd?: string, code = 'ENOENT', platform: NodeJS.Platform = 'linux') =>
-  spawnFailure(failed(code), command, cwd, platform).message;
+  spawnFailure(failed(code), command, cwd, platform, '/srv/daemon').message;
 
 describe('spawnFailure', () => {
   it('says where a command that does not start was looked for, instead of "spawn X ENOENT"', () => {
     expect(reason('uvx')).toBe('cannot start command "uvx": not found on PATH');
     expect(reason('./bin/server', dir)).toBe(`cannot start command "./bin/server": not found relative to ${dir} (cwd is relative to the config file)`);
+    expect(reason('./bin/server')).toBe(
+      'cannot start command "./bin/server": not found relative to /srv/daemon, the daemon\'s working directory (the server has no cwd: set one, relative to the config file, or write an absolute path)',
+    );
     expect(reason('/opt/mcp/server')).toBe('cannot start command "/opt/mcp/server": not found');
     expect(reason('server', join(dir, 'missing'))).toBe(
       `cannot start command "server": its working directory ${join(dir, 'missing')} does not exist (cwd is relative to the config file)`,

@@ -7,7 +7,14 @@ import { isAbsolute } from 'node:path';
  * machine (Windows' `npx.cmd`, a path relative to some other directory) are the usual cause,
  * so say where the command was looked for. Other errors are returned unchanged.
  */
-export function spawnFailure(err: Error, command: string, cwd: string | undefined, platform = process.platform): Error {
+export function spawnFailure(
+  err: Error,
+  command: string,
+  cwd: string | undefined,
+  platform = process.platform,
+  /** Where a server without `cwd` runs: the daemon's own directory, which the config does not show. */
+  daemonDir = process.cwd(),
+): Error {
   const code = (err as NodeJS.ErrnoException).code;
   if (code !== 'ENOENT' && code !== 'EACCES') return err;
   let reason: string;
@@ -19,7 +26,10 @@ export function spawnFailure(err: Error, command: string, cwd: string | undefine
   } else if (isAbsolute(command)) {
     reason = 'not found';
   } else if (/[\\/]/.test(command)) {
-    reason = `not found relative to ${cwd ?? "the daemon's working directory"} (cwd is relative to the config file)`;
+    reason =
+      cwd !== undefined
+        ? `not found relative to ${cwd} (cwd is relative to the config file)`
+        : `not found relative to ${daemonDir}, the daemon's working directory (the server has no cwd: set one, relative to the config file, or write an absolute path)`;
   } else {
     reason = 'not found on PATH';
   }
