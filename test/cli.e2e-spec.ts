@@ -16,6 +16,7 @@ describe('switchboard CLI', () => {
     expect(help.code).toBe(0);
     expect(help.stdout).toMatch(/switchboard start \[--config FILE\] \[--port N\] \[--host ADDR\]/);
     expect(help.stdout).toMatch(/switchboard stdio/);
+    expect(help.stdout).toMatch(/switchboard policy check --principal P .*\[--file FILE\]/);
     expect(run([]).code).toBe(2);
     expect(run(['frobnicate']).code).toBe(2);
   });

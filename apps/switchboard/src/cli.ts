@@ -30,10 +30,11 @@ const USAGE = `Usage:
       Every key: name, prefix, roles, status, created, expires, last used.
   switchboard keys revoke NAME|ID
       Revoke a key; the daemon refuses it from its next request.
-  switchboard policy check --principal P [--roles r1,r2] [--groups g1]
+  switchboard policy check --principal P [--roles r1,r2] [--groups g1] [--file FILE]
                            (--tool T [--args JSON] | --prompt P | --resource URI --server S) [--action A]
                            | --server S --action sample|elicit|log
-      The decision (allow, confirm, deny) and the rule that makes it; exit 0 allow or confirm, 3 deny.
+      The decision (allow, confirm, deny) and the rule that makes it, by the config's policy.file
+      or FILE; exit 0 allow or confirm, 3 deny.
   switchboard policy lint [--file FILE]
       Check a policy file (default: the config's policy.file); every problem listed.
   switchboard tools review
