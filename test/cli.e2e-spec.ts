@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT, SWITCHBOARD_BIN, eventually, startDaemon, stdioFixture, stopAllDaemons, tempDir, writeConfig } from './support/daemon.js';
@@ -19,6 +19,27 @@ describe('switchboard CLI', () => {
     expect(help.stdout).toMatch(/switchboard policy check --principal P .*\[--file FILE\]/);
     expect(run([]).code).toBe(2);
     expect(run(['frobnicate']).code).toBe(2);
+  });
+
+  it('on a clone that is not built, says in one line to build it, without a stack trace, exit 1', () => {
+    // bin/switchboard.js as it is in a fresh clone: beside it no apps/switchboard/dist.
+    const clone = tempDir();
+    mkdirSync(join(clone, 'bin'));
+    copyFileSync(SWITCHBOARD_BIN, join(clone, 'bin', 'switchboard.js'));
+    const r = spawnSync(process.execPath, [join(clone, 'bin', 'switchboard.js'), '--help'], { encoding: 'utf8', timeout: 30_000 });
+    expect(r.status).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toBe(`switchboard: it is not built yet; run \`npm ci\` and then \`npm run build\` in ${clone}/\n`);
+  });
+
+  it('start and config check report an invalid config alike, prefixed switchboard:', () => {
+    const file = writeConfig({ namespace: 'sometimes', mcpServers: {} });
+    const started = run(['start', '--config', file]);
+    const checked = run(['config', 'check', '--config', file]);
+    expect([started.code, checked.code]).toEqual([2, 2]);
+    expect(started.stderr).toMatch(/^switchboard: Invalid config file /);
+    expect(started.stderr).toBe(checked.stderr);
+    expect(run(['frobnicate']).stderr).toMatch(/^switchboard: unknown command 'frobnicate'\n/);
   });
 
   it('--version prints the package version', () => {

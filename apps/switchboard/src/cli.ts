@@ -103,7 +103,7 @@ export async function main(argv: string[]): Promise<number> {
       },
     });
   } catch (err) {
-    process.stderr.write(`${(err as Error).message}\n\n${USAGE}\n`);
+    process.stderr.write(`switchboard: ${(err as Error).message}\n\n${USAGE}\n`);
     return 2;
   }
   const { values, positionals } = parsed;
@@ -111,7 +111,7 @@ export async function main(argv: string[]): Promise<number> {
   const command = positionals[0];
   if (values.help || !command) return print(USAGE, command ? 0 : values.help ? 0 : 2);
   if (command !== 'start' && command !== 'stdio') {
-    process.stderr.write(`Unknown command '${command}'.\n\n${USAGE}\n`);
+    process.stderr.write(`switchboard: unknown command '${command}'\n\n${USAGE}\n`);
     return 2;
   }
 
@@ -131,7 +131,8 @@ export async function main(argv: string[]): Promise<number> {
     }
   } catch (err) {
     if (err instanceof ConfigError || err instanceof UsageError) {
-      process.stderr.write(`${err.message}\n`);
+      // As every command reports its refusals (runReporting): one prefix to look for in a log.
+      process.stderr.write(`switchboard: ${err.message}\n`);
       return 2;
     }
     throw err;
