@@ -199,6 +199,35 @@ describe.each<FixtureKind>(['stdio', 'http', 'sse'])('fixture over %s', (kind) =
   });
 });
 
+describe('the fixture with slow subscriptions (FIXTURE_SUBSCRIBE_DELAY_MS, FIXTURE_UNSUBSCRIBE_DELAY_MS)', () => {
+  let fixture: FixtureConnection;
+
+  beforeAll(async () => {
+    fixture = await connectToFixture('stdio', { FIXTURE_SUBSCRIBE_DELAY_MS: '60000', FIXTURE_UNSUBSCRIBE_DELAY_MS: '60000' });
+  });
+  afterAll(() => fixture?.close());
+
+  it('subscribes and unsubscribes on arrival, answers late, and counts an answer cancelled meanwhile', async () => {
+    const { client } = fixture;
+    const hello = 'fixture://static/hello';
+    const abort = new AbortController();
+    const subscribing = client.subscribeResource({ uri: hello }, { signal: abort.signal });
+    await vi.waitFor(async () => expect((await stats(client)).subscriptions).toEqual([hello]), { timeout: 5_000 });
+    abort.abort('test cancels');
+    expect(await rejection(subscribing)).toBeDefined();
+    await vi.waitFor(async () => expect((await stats(client)).cancelled).toBe(1), { timeout: 5_000 });
+    // The cancel came too late to undo it.
+    expect((await stats(client)).subscriptions).toEqual([hello]);
+
+    const late = new AbortController();
+    const unsubscribing = client.unsubscribeResource({ uri: hello }, { signal: late.signal });
+    await vi.waitFor(async () => expect((await stats(client)).subscriptions).toEqual([]), { timeout: 5_000 });
+    late.abort('test cancels');
+    expect(await rejection(unsubscribing)).toBeDefined();
+    await vi.waitFor(async () => expect((await stats(client)).cancelled).toBe(2), { timeout: 5_000 });
+  });
+});
+
 describe('the fixture asking its client (stdio)', () => {
   let fixture: FixtureConnection;
 
