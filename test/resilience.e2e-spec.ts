@@ -1,6 +1,6 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Client } from '@modelcontextprotocol/client';
+import type { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { startConformanceHttpFixture, startHttpFixture, type HttpFixture } from '@switchboard/testing';
 import request from 'supertest';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -92,6 +92,87 @@ describe('a subscription ended while its upstream is down', () => {
     // Not renewed upstream: touching the resource finds no subscriber there.
     const touched = await h.client.callTool({ name: 'fx__touch_resource', arguments: { uri: hello } });
     expect((touched.content as { text: string }[])[0].text).toBe(`not subscribed: ${hello}`);
+  });
+});
+
+describe('resource subscriptions with a slow or hung upstream', () => {
+  const hello = 'fixture://static/hello';
+  const textOf = (r: unknown) => ((r as { content: { text: string }[] }).content)[0].text;
+  /** Asks the upstream (through the gateway) whether it holds a subscription to hello. */
+  const upstreamSubscribed = async (client: Client) =>
+    textOf(await client.callTool({ name: 'fx__touch_resource', arguments: { uri: hello } })) === `updated ${hello}`;
+
+  it('a subscribe past its timeout answers -32001, is cancelled upstream and leaves nothing subscribed', async () => {
+    const daemon = await startDaemon({
+      mcpServers: { fx: stdioFixture({ FIXTURE_SUBSCRIBE_DELAY_MS: '60000' }, { timeouts: { requestMs: 500 } }) },
+    });
+    const h = await connectHost('streamable-http', { daemon });
+    hosts.push(h);
+    const err = await errorOf(h.client.subscribeResource({ uri: hello }, { timeout: 20_000 }));
+    expect(err).toMatchObject({ code: -32001, message: expect.stringContaining('no response within 500 ms') });
+    await eventually(async () => (await stats(h.client)).cancelled === 1, 10_000, 'the upstream to see the cancellation');
+    // It took effect upstream before the cancel reached it: the gateway ends it there.
+    await eventually(async () => !(await upstreamSubscribed(h.client)), 10_000, 'the upstream subscription to end');
+    expect(h.notifications.get('notifications/resources/updated') ?? []).toEqual([]);
+  });
+
+  it('a subscribe its host cancelled is cancelled upstream, ended there, and delivers nothing to the host', async () => {
+    const daemon = await startDaemon({ mcpServers: { fx: stdioFixture({ FIXTURE_SUBSCRIBE_DELAY_MS: '3000' }) } });
+    const h = await connectHost('streamable-http', { daemon });
+    hosts.push(h);
+    const abort = new AbortController();
+    const pending = errorOf(h.client.subscribeResource({ uri: hello }, { signal: abort.signal }));
+    // Cancelled once the upstream has subscribed and has yet to answer.
+    await eventually(() => upstreamSubscribed(h.client), 10_000, 'the upstream to subscribe');
+    abort.abort('changed my mind');
+    await pending;
+    await eventually(async () => (await stats(h.client)).cancelled === 1, 10_000, 'the upstream to see the cancellation');
+    await eventually(async () => !(await upstreamSubscribed(h.client)), 10_000, 'the upstream subscription to end');
+    expect(h.notifications.get('notifications/resources/updated') ?? []).toEqual([]);
+  });
+
+  it('a subscribe whose session ends before the upstream answers leaves no upstream subscription', async () => {
+    const daemon = await startDaemon({ mcpServers: { fx: stdioFixture({ FIXTURE_SUBSCRIBE_DELAY_MS: '3000' }) } });
+    const [leaving, staying] = [await connectHost('streamable-http', { daemon }), await connectHost('streamable-http', { daemon })];
+    hosts.push(leaving, staying);
+    const pending = errorOf(leaving.client.subscribeResource({ uri: hello }));
+    await eventually(() => upstreamSubscribed(staying.client), 10_000, 'the upstream to subscribe');
+    await (leaving.client.transport as StreamableHTTPClientTransport).terminateSession();
+    await leaving.close();
+    await pending;
+    await eventually(async () => !(await upstreamSubscribed(staying.client)), 10_000, 'the upstream subscription to end');
+  });
+
+  it('of two hosts subscribing at once, the one that cancels holds nothing and the other keeps the subscription', async () => {
+    const daemon = await startDaemon({ mcpServers: { fx: stdioFixture({ FIXTURE_SUBSCRIBE_DELAY_MS: '3000' }) } });
+    const [holder, quitter] = [await connectHost('streamable-http', { daemon }), await connectHost('streamable-http', { daemon })];
+    hosts.push(holder, quitter);
+    const held = holder.client.subscribeResource({ uri: hello });
+    const abort = new AbortController();
+    const quit = errorOf(quitter.client.subscribeResource({ uri: hello }, { signal: abort.signal }));
+    await eventually(() => upstreamSubscribed(holder.client), 10_000, 'the upstream to subscribe');
+    abort.abort('changed my mind');
+    await quit;
+    await eventually(async () => (await stats(holder.client)).cancelled === 1, 10_000, 'the upstream to see the cancellation');
+    await held;
+    holder.notifications.delete('notifications/resources/updated');
+    expect(await upstreamSubscribed(holder.client)).toBe(true);
+    await eventually(() => holder.notifications.get('notifications/resources/updated')?.length, 10_000, 'the holder to hear');
+    expect(quitter.notifications.get('notifications/resources/updated') ?? []).toEqual([]);
+  });
+
+  it('a session that ends while its upstream does not answer unsubscribe is not kept waiting for it', async () => {
+    const daemon = await startDaemon({
+      mcpServers: { fx: stdioFixture({ FIXTURE_UNSUBSCRIBE_DELAY_MS: '60000' }, { timeouts: { requestMs: 500 } }) },
+    });
+    const [leaving, staying] = [await connectHost('streamable-http', { daemon }), await connectHost('streamable-http', { daemon })];
+    hosts.push(leaving, staying);
+    await leaving.client.subscribeResource({ uri: hello });
+    await (leaving.client.transport as StreamableHTTPClientTransport).terminateSession();
+    await leaving.close();
+    // The upstream got the unsubscribe, and the gateway gave up on its answer (cancelled it).
+    await eventually(async () => !(await upstreamSubscribed(staying.client)), 10_000, 'the upstream to get the unsubscribe');
+    await eventually(async () => (await stats(staying.client)).cancelled === 1, 10_000, 'the unsubscribe to be cancelled at its timeout');
   });
 });
 

@@ -1,19 +1,29 @@
+import { Cancellation, JsonRpcPeer, type JsonRpcMessage, type JsonRpcRequest } from '@switchboard/core';
 import { silentLogger } from '@switchboard/observability';
-import { DefaultTransportFactory, UpstreamRegistry, type UpstreamConnection } from '@switchboard/upstream';
-import { describe, expect, it } from 'vitest';
+import { DefaultTransportFactory, UpstreamRegistry, type OwnedConnections, type UpstreamConnection } from '@switchboard/upstream';
+import { describe, expect, it, vi } from 'vitest';
 import { SessionDirectory, type DownstreamSession } from './session.js';
 import { SubscriptionManager } from './subscriptions.js';
 
 type Item = Record<string, unknown>;
 
 /** Sessions of one principal, each recording the resources/updated URIs it hears. */
-function setup() {
+function setup(upstream?: UpstreamConnection) {
   const sessions = new SessionDirectory();
   const heard: Record<string, string[]> = {};
   const registry = new UpstreamRegistry({ logger: silentLogger(), factory: new DefaultTransportFactory(), client: { name: 't', version: '1' } });
-  const subscriptions = new SubscriptionManager(registry, sessions, silentLogger());
   // A principal's own connection (not the registry's): its subscriptions are owned by the principal.
-  const connection = { name: 'fx', isAvailable: true, request: async () => ({}) } as unknown as UpstreamConnection;
+  const connection = upstream ?? {
+    name: 'fx',
+    isAvailable: true,
+    config: { timeouts: { requestMs: 60_000, maxRequestMs: 600_000 } },
+    request: async () => ({}),
+  } as unknown as UpstreamConnection;
+  const pool = {
+    ownerOf: (c: UpstreamConnection) => (c === connection ? 'alice' : undefined),
+    existing: (server: string, owner: string) => (server === 'fx' && owner === 'alice' ? connection : undefined),
+  } as unknown as OwnedConnections;
+  const subscriptions = new SubscriptionManager(registry, sessions, silentLogger(), [pool]);
   const session = (id: string) => {
     heard[id] = [];
     const s = {
@@ -27,8 +37,31 @@ function setup() {
   };
   const updated = (uri: string) =>
     subscriptions.onNotification('fx', 'alice', { jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri } });
-  return { subscriptions, connection, session, heard, updated };
+  return { subscriptions, connection, session, heard, updated, sessions };
 }
+
+/**
+ * A principal's connection over a real JsonRpcPeer (its ids, timeouts and cancellation)
+ * whose upstream answers only when told: what it was sent is in `sent`.
+ */
+function slowUpstream(timeouts = { requestMs: 60_000, maxRequestMs: 600_000 }) {
+  const sent: JsonRpcMessage[] = [];
+  const peer = new JsonRpcPeer(async (m) => void sent.push(m), { onRequest: async () => ({}), onNotification: () => undefined });
+  const connection = {
+    name: 'fx',
+    isAvailable: true,
+    config: { timeouts },
+    request: (method: string, params: Item, options: object) => peer.request(method, params, options),
+  } as unknown as UpstreamConnection;
+  const requests = (method: string) => sent.filter((m): m is JsonRpcRequest => 'method' in m && m.method === method);
+  const cancelled = () => sent.filter((m) => 'method' in m && m.method === 'notifications/cancelled').map((m) => (m as { params: Item }).params.requestId);
+  /** The upstream answers its nth subscribe (from 0). */
+  const answerSubscribe = (n: number) => peer.handle({ jsonrpc: '2.0', id: requests('resources/subscribe')[n]!.id, result: {} });
+  return { t: setup(connection), connection, requests, cancelled, answerSubscribe, peer, sent };
+}
+
+const flush = () => new Promise((r) => setImmediate(r));
+const errorOf = (p: Promise<unknown>) => p.then(() => undefined, (e: { code?: number; message?: string }) => e);
 
 describe('notifications/resources/updated', () => {
   it('reaches the sessions subscribed to an ancestor of the updated URI, under the URI they would know it by', async () => {
@@ -60,5 +93,104 @@ describe('notifications/resources/updated', () => {
     expect(t.heard.s).toEqual([]);
     t.updated('file:///srv/doc');
     expect(t.heard.s).toEqual(['file:///srv/doc']);
+  });
+});
+
+describe('a subscribe the upstream is slow to answer', () => {
+  const uri = 'file:///srv/a';
+
+  it('times out as forwarded requests do: -32001 naming the timeout, cancelled upstream, and ended there', async () => {
+    const up = slowUpstream({ requestMs: 20, maxRequestMs: 1_000 });
+    const { t } = up;
+    const err = await errorOf(t.subscriptions.subscribe(t.session('s'), up.connection, uri, uri, new Cancellation()));
+    expect(err).toMatchObject({ code: -32001, message: 'Request timed out: no response within 20 ms' });
+    expect(up.cancelled()).toEqual([up.requests('resources/subscribe')[0]!.id]);
+    // It may have subscribed before it saw the cancel.
+    expect(up.requests('resources/unsubscribe').map((r) => r.params)).toEqual([{ uri }]);
+    expect(t.subscriptions.upstreamCount).toBe(0);
+  });
+
+  it("is cancelled upstream by its host's cancel, ended there, and delivers nothing, though the upstream answers", async () => {
+    const up = slowUpstream();
+    const { t } = up;
+    const s = t.session('s');
+    const host = new Cancellation();
+    const pending = errorOf(t.subscriptions.subscribe(s, up.connection, uri, uri, host));
+    host.abort();
+    expect(await pending).toMatchObject({ code: -32001, message: 'Request cancelled' });
+    expect(up.cancelled()).toEqual([up.requests('resources/subscribe')[0]!.id]);
+    up.answerSubscribe(0);
+    await flush();
+    expect(up.requests('resources/unsubscribe').map((r) => r.params)).toEqual([{ uri }]);
+    expect(t.subscriptions.upstreamCount).toBe(0);
+    t.updated(uri);
+    expect(t.heard.s).toEqual([]);
+  });
+
+  it('held for no session whose session ended before the answer: ended upstream', async () => {
+    const up = slowUpstream();
+    const { t } = up;
+    const s = t.session('s');
+    // Without its signal aborting: the session's end alone says nobody wants it.
+    const pending = errorOf(t.subscriptions.subscribe(s, up.connection, uri, uri, new Cancellation()));
+    t.sessions.remove('s');
+    up.answerSubscribe(0);
+    expect(await pending).toMatchObject({ code: -32001 });
+    expect(up.requests('resources/unsubscribe').map((r) => r.params)).toEqual([{ uri }]);
+    expect(t.subscriptions.upstreamCount).toBe(0);
+  });
+
+  it("one host's cancel leaves alone the subscription another host's subscribe in flight is getting", async () => {
+    const up = slowUpstream();
+    const { t } = up;
+    const [a, b] = [t.session('a'), t.session('b')];
+    const quitter = new Cancellation();
+    const quit = errorOf(t.subscriptions.subscribe(a, up.connection, uri, uri, quitter));
+    const held = t.subscriptions.subscribe(b, up.connection, uri, uri, new Cancellation());
+    quitter.abort();
+    await quit;
+    up.answerSubscribe(1);
+    await held;
+    expect(up.requests('resources/unsubscribe')).toEqual([]);
+    t.updated(uri);
+    expect(t.heard).toEqual({ a: [], b: [uri] });
+  });
+
+  it('a subscription released while another host is getting it is not ended upstream', async () => {
+    const up = slowUpstream();
+    const { t } = up;
+    const [a, b] = [t.session('a'), t.session('b')];
+    const first = t.subscriptions.subscribe(a, up.connection, uri, uri);
+    const second = t.subscriptions.subscribe(b, up.connection, uri, uri);
+    up.answerSubscribe(0);
+    await first;
+    // a lets go while b's subscribe, sent before a held it, is still in flight.
+    void t.subscriptions.unsubscribe(a, 'fx', uri);
+    up.answerSubscribe(1);
+    await second;
+    expect(up.requests('resources/unsubscribe')).toEqual([]);
+    t.updated(uri);
+    expect(t.heard).toEqual({ a: [], b: [uri] });
+  });
+
+  it('refused by the upstream: nothing to end there', async () => {
+    const up = slowUpstream();
+    const { t } = up;
+    const pending = errorOf(t.subscriptions.subscribe(t.session('s'), up.connection, uri, uri, new Cancellation()));
+    up.peer.handle({ jsonrpc: '2.0', id: up.requests('resources/subscribe')[0]!.id, error: { code: -32002, message: 'Resource not found' } });
+    expect(await pending).toMatchObject({ code: -32002 });
+    expect(up.requests('resources/unsubscribe')).toEqual([]);
+  });
+
+  it("the last session's end unsubscribes with the request timeouts: a hung upstream keeps nothing pending", async () => {
+    const up = slowUpstream({ requestMs: 20, maxRequestMs: 1_000 });
+    const { t } = up;
+    const pending = t.subscriptions.subscribe(t.session('s'), up.connection, uri, uri);
+    up.answerSubscribe(0);
+    await pending;
+    t.sessions.remove('s');
+    expect(up.requests('resources/unsubscribe').map((r) => r.params)).toEqual([{ uri }]);
+    await vi.waitFor(() => expect(up.cancelled()).toEqual([up.requests('resources/unsubscribe')[0]!.id]));
+    expect(up.peer.pendingCount).toBe(0);
   });
 });

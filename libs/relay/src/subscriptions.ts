@@ -1,5 +1,13 @@
 import type { Logger } from '@switchboard/observability';
-import { callerName, type JsonRpcNotification } from '@switchboard/core';
+import {
+  ErrorCode,
+  McpError,
+  callerName,
+  cancelledError,
+  type CancelSignal,
+  type JsonRpcNotification,
+  type PeerRequestOptions,
+} from '@switchboard/core';
 import type { OwnedConnections, UpstreamConnection, UpstreamRegistry } from '@switchboard/upstream';
 import type { DownstreamSession, SessionDirectory } from './session.js';
 
@@ -28,6 +36,8 @@ const keyOf = (server: string, owner: string, uri: string) => `${server}\u0000${
  */
 export class SubscriptionManager {
   private readonly subs = new Map<string, Subscription>();
+  /** key -> how many upstream subscribes for it are in flight (not yet held by anyone). */
+  private readonly inflight = new Map<string, number>();
 
   constructor(
     private readonly registry: UpstreamRegistry,
@@ -58,14 +68,43 @@ export class SubscriptionManager {
   /**
    * `connection` is the one the request was routed to: the shared one, the session's
    * principal's own on a per-principal server, or the session's own on a per-session one.
+   * `signal` is the host's: its cancellation (or its session's end) cancels the upstream
+   * subscribe, which has the server's request timeouts as any forwarded request has.
    */
-  async subscribe(session: DownstreamSession, connection: UpstreamConnection, uri: string, publicUri: string): Promise<void> {
+  async subscribe(
+    session: DownstreamSession,
+    connection: UpstreamConnection,
+    uri: string,
+    publicUri: string,
+    signal?: CancelSignal,
+  ): Promise<void> {
     const owner = this.ownerOf(connection, session);
     const key = keyOf(connection.name, owner, uri);
+    if (!this.subs.has(key)) {
+      this.inflight.set(key, (this.inflight.get(key) ?? 0) + 1);
+      let failure: unknown;
+      try {
+        await connection.request('resources/subscribe', { uri }, { ...requestOptions(connection), ...(signal ? { signal } : {}) });
+      } catch (err) {
+        failure = err;
+      }
+      const left = this.inflight.get(key)! - 1;
+      if (left > 0) this.inflight.set(key, left);
+      else this.inflight.delete(key);
+      const wanted = failure === undefined && !signal?.aborted && this.sessions.get(session.id) === session;
+      // A cancel crosses the upstream's answer, and a timed-out subscribe may still be done:
+      // the upstream may hold a subscription nobody asked for any longer (or one that
+      // succeeded after its host cancelled or its session ended). Unless another host holds
+      // it or is getting it, it is ended upstream; the host is not made to hold it.
+      if (!wanted && mayHaveSubscribed(failure, signal) && !this.subs.has(key) && !this.inflight.has(key)) {
+        void this.unsubscribeUpstream(connection, uri);
+      }
+      if (failure !== undefined) throw failure;
+      if (!wanted) throw cancelledError();
+    }
     let sub = this.subs.get(key);
     if (!sub) {
-      await connection.request('resources/subscribe', { uri });
-      sub = this.subs.get(key) ?? { server: connection.name, owner, uri, sessions: new Map() };
+      sub = { server: connection.name, owner, uri, sessions: new Map() };
       this.subs.set(key, sub);
     }
     sub.sessions.set(session.id, publicUri);
@@ -128,10 +167,23 @@ export class SubscriptionManager {
 
   private async release(key: string, sub: Subscription): Promise<void> {
     this.subs.delete(key);
+    // Another host's subscribe for it is in flight: its answer makes the subscription held again.
+    if (this.inflight.has(key)) return;
     const connection = this.connectionOf(sub.server, sub.owner);
-    if (!connection?.isAvailable) return;
-    await connection.request('resources/unsubscribe', { uri: sub.uri }).catch((err) => {
-      this.logger.debug({ upstream: sub.server, err: String(err) }, 'upstream unsubscribe failed');
+    if (connection) await this.unsubscribeUpstream(connection, sub.uri);
+  }
+
+  /**
+   * With the request timeouts, so a hung upstream neither keeps a host's unsubscribe (or a
+   * session's teardown) waiting nor keeps the request pending for ever. Not with the host's
+   * signal: the gateway has let go of the subscription already, and an unsubscribe cancelled
+   * upstream would leave the upstream holding it for nobody. A failure is only logged: the
+   * host's subscription is ended either way.
+   */
+  private async unsubscribeUpstream(connection: UpstreamConnection, uri: string): Promise<void> {
+    if (!connection.isAvailable) return;
+    await connection.request('resources/unsubscribe', { uri }, requestOptions(connection)).catch((err) => {
+      this.logger.debug({ upstream: connection.name, uri, err: String(err) }, 'upstream unsubscribe failed');
     });
   }
 
@@ -164,11 +216,28 @@ export class SubscriptionManager {
     const connection = this.connectionOf(server, owner);
     for (const sub of this.subs.values()) {
       if (sub.server !== server || sub.owner !== owner) continue;
-      void connection?.request('resources/subscribe', { uri: sub.uri }).catch((err) => {
+      void connection?.request('resources/subscribe', { uri: sub.uri }, requestOptions(connection)).catch((err) => {
         this.logger.warn({ upstream: server, uri: sub.uri, err: String(err) }, 'could not renew a subscription');
       });
     }
   }
+}
+
+/** The server's timeouts, as forwarded requests have them (forwarder.ts). */
+function requestOptions(connection: UpstreamConnection): PeerRequestOptions {
+  const { requestMs, maxRequestMs } = connection.config.timeouts;
+  return { timeoutMs: requestMs, maxTotalMs: maxRequestMs };
+}
+
+/**
+ * Whether a subscribe that did not end with the host holding it may have subscribed
+ * upstream all the same: it succeeded (for a host that cancelled or left meanwhile), or was
+ * cancelled or timed out, which the upstream may not have seen before it subscribed. Not
+ * when the upstream refused it or its connection failed (the subscription went with it).
+ */
+function mayHaveSubscribed(failure: unknown, signal: CancelSignal | undefined): boolean {
+  if (failure === undefined || signal?.aborted) return true;
+  return failure instanceof McpError && failure.code === ErrorCode.RequestTimeout;
 }
 
 /**

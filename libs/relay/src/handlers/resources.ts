@@ -85,7 +85,7 @@ export const subscribe: MethodHandler = async (ctx, services) => {
   if (!caps?.subscribe) {
     throw new McpError(ErrorCode.MethodNotFound, `Upstream '${target.server}' does not support resource subscriptions`);
   }
-  await services.subscriptions.subscribe(session, connection, target.uri, uri);
+  await services.subscriptions.subscribe(session, connection, target.uri, uri, ctx.signal);
   return {};
 };
 
