@@ -237,6 +237,51 @@ describe('a stdio upstream that floods stdout without a newline', () => {
   });
 });
 
+/**
+ * A stdio upstream with two tools: `pid` answers its process id, `close_stdout` closes its
+ * stdout (fd 1, which libuv never closes itself) and answers nothing, while the process runs on.
+ */
+const CLOSING_UPSTREAM = `
+const send = (m) => process.stdout.write(JSON.stringify(m) + '\\n');
+setInterval(() => {}, 1000);
+require('node:readline').createInterface({ input: process.stdin }).on('line', (line) => {
+  const m = JSON.parse(line);
+  if (m.id === undefined) return;
+  let result = {};
+  if (m.method === 'initialize') {
+    result = { protocolVersion: m.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'closing', version: '1' } };
+  } else if (m.method === 'tools/list') {
+    result = { tools: ['pid', 'close_stdout'].map((name) => ({ name, inputSchema: { type: 'object' } })) };
+  } else if (m.method === 'tools/call' && m.params.name === 'close_stdout') {
+    return require('node:fs').closeSync(1);
+  } else if (m.method === 'tools/call') {
+    result = { content: [{ type: 'text', text: String(process.pid) }] };
+  }
+  send({ jsonrpc: '2.0', id: m.id, result });
+});
+`;
+
+describe('a stdio upstream that closes its stdout but keeps running', () => {
+  it('fails the call in flight with -32000 (not its timeout), stops the process and is restarted', async () => {
+    // Timeouts far beyond the test's: a -32001 would mean the loss went unnoticed.
+    const slow = { requestMs: 120_000, maxRequestMs: 120_000 };
+    const daemon = await startDaemon({
+      mcpServers: { up: { command: process.execPath, args: ['-e', CLOSING_UPSTREAM], env: {}, timeouts: slow } },
+    });
+    const client = await host(daemon);
+    const pid = async () => Number(((await client.callTool({ name: 'up__pid', arguments: {} })).content as { text: string }[])[0].text);
+    const first = await eventually(() => pid().catch(() => undefined), 15_000, 'the upstream to connect');
+
+    const err = await errorOf(client.callTool({ name: 'up__close_stdout', arguments: {} }, { timeout: 120_000 }));
+    expect(err).toMatchObject({ code: -32000 });
+    expect(err?.message).toMatch(/'up'.*closed its stdout/);
+
+    await eventually(() => !isAlive(first) || undefined, 15_000, 'the process to be stopped');
+    const second = await eventually(() => pid().catch(() => undefined), 30_000, 'the upstream to be restarted');
+    expect(second).not.toBe(first);
+  });
+});
+
 // Lists junk next to a good tool; after `switch` its one good tool changes (a rug pull) and
 // it tells so, listing it after a null.
 const JUNK_LIST_UPSTREAM = `

@@ -74,6 +74,27 @@ describe('StdioUpstreamTransport', () => {
     await expect(transport.send({ jsonrpc: '2.0', method: 'x' })).rejects.toThrow(/over the limit/);
   });
 
+  it('closes the connection when the child closes its stdout but runs on, and stops the child', async () => {
+    // libuv never closes fds 0-2 itself: closing fd 1 is the only way to end stdout and live on.
+    const script = `process.stdout.write('{"jsonrpc":"2.0","method":"up"}\\n', () => require('node:fs').closeSync(1));
+      setInterval(() => {}, 1000);`;
+    const { transport, messages, entries, closes } = await start(script);
+    const pid = transport.pid!;
+    await until(() => messages.length === 1);
+    await until(() => closes() === 1);
+    expect(transport.closeReason()).toBe('it closed its stdout while still running');
+    expect(entries().find((e) => e.level === 50)?.msg).toMatch(/closed its stdout/);
+    await transport.close();
+    expect(isAlive(pid)).toBe(false);
+    await expect(transport.send({ jsonrpc: '2.0', method: 'x' })).rejects.toThrow(/closed its stdout/);
+  });
+
+  it('reports the exit status, not the end of stdout, of a child that exits', async () => {
+    const { transport, closes } = await start(`setTimeout(() => process.exit(4), 50);`);
+    await until(() => closes() === 1);
+    expect(transport.closeReason()).toBe('the process exited with code 4');
+  });
+
   it('logs a long stderr line cut, with a marker, and the last line even without a newline', async () => {
     const { entries } = await start(`process.stderr.write('e'.repeat(20000) + '\\nshort\\n\\n' + 'last words');`);
     await until(() => entries().filter((e) => e.msg === 'upstream stderr').length === 3);

@@ -38,7 +38,8 @@ const LOGGED_STDOUT_CHARS = 200;
  *   validation of every message on the hot path; long results also keep their text
  *   (keepResultText);
  * - a stdout line over MAX_MESSAGE_CHARS means a broken upstream: the connection is closed
- *   rather than the line held in memory.
+ *   rather than the line held in memory;
+ * - stdout's end while the child runs on is a lost connection, as its exit would be.
  */
 export class StdioUpstreamTransport implements UpstreamTransport {
   onmessage?: (message: JsonRpcMessage) => void;
@@ -110,6 +111,7 @@ export class StdioUpstreamTransport implements UpstreamTransport {
       });
       child.stdout!.setEncoding('utf8');
       child.stdout!.on('data', (chunk: string) => this.lines.push(chunk, (line) => this.onLine(line)));
+      child.stdout!.on('end', () => void this.stdoutEnded());
       // An 'error' nobody listens to would throw and end the daemon; the exit reports the loss.
       child.stdout!.on('error', () => undefined);
       child.stdin!.on('error', () => undefined); // EPIPE after the child died; exit handles it
@@ -200,6 +202,23 @@ export class StdioUpstreamTransport implements UpstreamTransport {
     this.logger.error({ chars: length, limit: MAX_MESSAGE_CHARS }, 'upstream wrote a message over the size limit; closing the connection');
     // Reading the rest only to drop it is wasted work; a child still writing gets EPIPE.
     this.child?.stdout?.destroy();
+    void this.close();
+    this.finish();
+  }
+
+  /**
+   * stdout reached its end. Usually the child is exiting, and its exit status says why (it is
+   * waited for, briefly, as for a failed write). A child that lives on with its stdout closed
+   * can never answer again: calls in flight would wait for their timeout and the connection
+   * would look up until the next ping timed out. So that is a lost connection like a crash:
+   * calls in flight fail now (onclose), the child's process group is stopped, and the
+   * connection's backoff decides when to start it again.
+   */
+  private async stdoutEnded(): Promise<void> {
+    if (await this.waitExit(EXIT_WAIT_MS)) return;
+    if (this.failure || this.closing || this.closed) return;
+    this.failure = 'it closed its stdout while still running';
+    this.logger.error('upstream closed its stdout while still running; closing the connection');
     void this.close();
     this.finish();
   }
