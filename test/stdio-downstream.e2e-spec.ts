@@ -1,4 +1,6 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { Client, SSEClientTransport, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { startHttpFixture, type FixtureStatsReport, type HttpFixture } from '@switchboard/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SWITCHBOARD_BIN, eventually, stdioFixture, writeConfig } from './support/daemon.js';
 
@@ -20,8 +22,8 @@ interface RawHost {
 
 const hosts: RawHost[] = [];
 
-async function launch(protocolVersion: string): Promise<RawHost> {
-  const configPath = writeConfig({ mcpServers: { fx: stdioFixture() } });
+async function launch(protocolVersion: string, fx: unknown = stdioFixture()): Promise<RawHost> {
+  const configPath = writeConfig({ mcpServers: { fx } });
   const proc = spawn(process.execPath, [SWITCHBOARD_BIN, 'stdio', '--config', configPath], { stdio: ['pipe', 'pipe', 'pipe'] });
   const lines: Line[] = [];
   let pending = '';
@@ -54,11 +56,14 @@ async function launch(protocolVersion: string): Promise<RawHost> {
   return host;
 }
 
+const fixtures: HttpFixture[] = [];
+
 afterEach(async () => {
   for (const host of hosts.splice(0)) {
     host.proc.kill('SIGTERM');
     await host.exited;
   }
+  await Promise.all(fixtures.splice(0).map((f) => f.stop()));
 });
 
 const isBatch = (l: Line): l is Record<string, unknown>[] => Array.isArray(l);
@@ -145,4 +150,43 @@ describe('switchboard stdio: a line past the limit', () => {
     expect(await host.next(() => true, from)).toMatchObject({ id: null, error: { code: -32600, message: expect.stringContaining('Request too large') } });
     expect(await host.next((l) => !Array.isArray(l) && l.id === 'after', from)).toEqual({ jsonrpc: '2.0', id: 'after', result: {} });
   });
+});
+
+describe('switchboard stdio: the host closes stdin while a call runs', () => {
+  for (const kind of ['http', 'sse'] as const) {
+    it(`cancels the call upstream before it exits (${kind === 'sse' ? 'legacy HTTP+SSE' : 'Streamable HTTP'} upstream)`, async () => {
+      const fixture = await startHttpFixture(kind);
+      fixtures.push(fixture);
+      const host = await launch('2025-06-18', { type: kind, url: fixture.url });
+      // Long enough that only a cancellation ends it while the test looks.
+      host.send({ jsonrpc: '2.0', id: 'long', method: 'tools/call', params: { name: 'fx__slow', arguments: { ms: 120_000 } } });
+      // The fixture has the call once it counted one call more than the stats calls asking.
+      let asked = 0;
+      await eventually(async () => {
+        const id = `stats${++asked}`;
+        host.send({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'fx__stats', arguments: {} } });
+        const answer = (await host.next((l) => !Array.isArray(l) && l.id === id)) as { result: { content: { text: string }[] } };
+        return (JSON.parse(answer.result.content[0].text) as FixtureStatsReport).calls > asked || undefined;
+      }, 15_000, 'the slow call to reach the fixture');
+
+      host.proc.stdin.end();
+      expect(await host.exited).toBe(0);
+
+      // Asked directly: the gateway is gone, and whatever it sent has arrived or never will.
+      const client = new Client({ name: 'check', version: '1' });
+      const url = new URL(fixture.url);
+      await client.connect(kind === 'sse' ? new SSEClientTransport(url) : new StreamableHTTPClientTransport(url));
+      try {
+        const stats = await eventually(async () => {
+          const result = await client.callTool({ name: 'stats', arguments: {} });
+          const report = JSON.parse((result.content as { text: string }[])[0].text) as FixtureStatsReport;
+          return report.cancelled > 0 ? report : undefined;
+        }, 10_000, 'the fixture to see the call cancelled');
+        // Told, not merely left: a server that runs on after a closed connection stops too.
+        expect(stats).toMatchObject({ cancelled: 1, cancelNotices: 1 });
+      } finally {
+        await client.close();
+      }
+    });
+  }
 });

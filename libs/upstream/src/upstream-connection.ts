@@ -3,10 +3,13 @@ import {
   JsonRpcPeer,
   LATEST_LEGACY_VERSION,
   McpError,
+  isRequest,
   isSupportedVersion,
   methodNotFound,
+  type JsonRpcMessage,
   type JsonRpcRequest,
   type InboundContext,
+  type SendOptions,
   type PeerRequestOptions,
 } from '@switchboard/core';
 import type { ListLimits, ServerConfig } from '@switchboard/config';
@@ -38,6 +41,13 @@ export interface UpstreamDeps {
 type Item = Record<string, unknown>;
 
 const HEALTH_PING_TIMEOUT_MS = 10_000;
+/**
+ * How long a stop waits for the notifications and answers still being sent (a host's
+ * cancellation, above all) before it closes the transport, which would abort them: the
+ * legacy HTTP+SSE transport aborts its POSTs in flight. The same bound as the DELETE that
+ * ends a Streamable HTTP session at close.
+ */
+const LAST_SENDS_WAIT_MS = 1000;
 const FAILED_PINGS_BEFORE_RECONNECT = 2;
 
 /**
@@ -58,6 +68,8 @@ export class UpstreamConnection {
   private healthTimer?: NodeJS.Timeout;
   private stopped = false;
   private connecting?: Promise<void>;
+  /** Notifications and answers being sent, each settled either way: what a stop waits for. */
+  private readonly sending = new Set<Promise<void>>();
   /** The peer of a connect attempt still in its handshake. */
   private opening?: JsonRpcPeer;
   private probing = false;
@@ -142,7 +154,32 @@ export class UpstreamConnection {
     this.peer = undefined;
     this.transport = undefined;
     this.setState('stopped');
+    await this.lastSends();
     await transport?.close().catch(() => undefined);
+  }
+
+  /** Waits, at most LAST_SENDS_WAIT_MS, for the notifications and answers being sent. */
+  private async lastSends(): Promise<void> {
+    if (this.sending.size === 0) return;
+    let timer: NodeJS.Timeout | undefined;
+    const bound = new Promise<void>((resolve) => (timer = setTimeout(resolve, LAST_SENDS_WAIT_MS)));
+    await Promise.race([Promise.all(this.sending), bound]);
+    clearTimeout(timer);
+  }
+
+  /**
+   * Sends on the transport, keeping track of what is not a request. A request needs no
+   * wait at stop (closing the peer fails it, and its send may last as long as its answer);
+   * a notification or an answer may be the last word the server gets: the cancellation of a
+   * call a host abandoned as it left.
+   */
+  private send(transport: UpstreamTransport, message: JsonRpcMessage, options?: SendOptions): Promise<void> {
+    const sent = transport.send(message, options);
+    if (isRequest(message)) return sent;
+    const settled = sent.catch(() => undefined);
+    this.sending.add(settled);
+    void settled.then(() => this.sending.delete(settled));
+    return sent;
   }
 
   /** Sends a request; fails fast with -32010 when the upstream is not connected. */
@@ -254,7 +291,7 @@ export class UpstreamConnection {
     const generation = ++this.generation;
     const transport = await this.deps.factory.create(this.config, flavour, this.log);
     if (this.stopped || generation !== this.generation) throw new Error('stopped while connecting');
-    const peer = new JsonRpcPeer((message, options) => transport.send(message, options), {
+    const peer = new JsonRpcPeer((message, options) => this.send(transport, message, options), {
       onRequest: (request, ctx) => this.onServerRequest(request, ctx),
       onNotification: (n) => this.deps.listener.notification?.(this.name, n),
       onInternalError: (err, request) => this.log.error({ err, method: request.method }, 'server request handler failed'),
