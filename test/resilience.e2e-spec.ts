@@ -1,6 +1,6 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { Client, SSEClientTransport, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { startConformanceHttpFixture, startHttpFixture, type HttpFixture } from '@switchboard/testing';
 import request from 'supertest';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -555,6 +555,33 @@ describe('stopping the daemon', () => {
     expect(await exit).toEqual({ code: 0, signal: null });
     for (const pid of pids) expect(isAlive(pid)).toBe(false);
   });
+
+  for (const kind of ['http', 'sse'] as const) {
+    it(`SIGTERM past shutdownMs cancels the calls still running on a ${kind === 'sse' ? 'legacy HTTP+SSE' : 'Streamable HTTP'} upstream`, async () => {
+      const fixture = await startHttpFixture(kind);
+      fixtures.push(fixture);
+      const daemon = await startDaemon({ timeouts: { shutdownMs: 300 }, mcpServers: { fx: { type: kind, url: fixture.url } } });
+      const client = await host(daemon);
+      // Far beyond shutdownMs: the drain gives up on it.
+      const inFlight = errorOf(client.callTool({ name: 'fx__slow', arguments: { ms: 120_000 } }, { timeout: 120_000 }));
+      await eventually(async () => (await stats(client)).calls >= 3, 15_000, 'the slow call to reach the fixture');
+      expect(await daemon.stop('SIGTERM')).toEqual({ code: 0, signal: null });
+      await inFlight;
+
+      const direct = new Client({ name: 'check', version: '1' });
+      const url = new URL(fixture.url);
+      await direct.connect(kind === 'sse' ? new SSEClientTransport(url) : new StreamableHTTPClientTransport(url));
+      try {
+        const seen = await eventually(async () => {
+          const s = (await stats(direct, 'stats')) as Awaited<ReturnType<typeof stats>> & { cancelNotices: number };
+          return s.cancelled > 0 ? s : undefined;
+        }, 10_000, 'the fixture to see the call cancelled');
+        expect(seen).toMatchObject({ cancelled: 1, cancelNotices: 1 });
+      } finally {
+        await direct.close();
+      }
+    });
+  }
 
   it('SIGKILL leaves no orphan upstream processes', async () => {
     const daemon = await startDaemon({ mcpServers: { fx: stdioFixture(), fy: stdioFixture({ FIXTURE_NAME: 'fy' }) } });

@@ -207,6 +207,21 @@ describe('JsonRpcPeer', () => {
     await expect(peer.request('m', undefined)).rejects.toMatchObject({ code: ErrorCode.ConnectionClosed });
   });
 
+  it('close with a reason tells the other side of each request in flight, and only then', async () => {
+    const sent: JsonRpcMessage[] = [];
+    const peer = new JsonRpcPeer(async (m) => void sent.push(m), { onRequest: async () => ({}), onNotification: () => undefined });
+    const quiet = new JsonRpcPeer(async (m) => void sent.push(m), { onRequest: async () => ({}), onNotification: () => undefined });
+    const calls = [peer.request('a', undefined), peer.request('b', undefined), quiet.request('c', undefined)];
+    peer.close(new McpError(ErrorCode.UpstreamUnavailable, 'stopped'), 'stopping');
+    quiet.close(new McpError(ErrorCode.ConnectionClosed, 'gone'));
+    for (const call of calls) await expect(call).rejects.toBeInstanceOf(McpError);
+    expect(sent.filter((m) => !('id' in m))).toEqual([1, 2].map((requestId) => ({
+      jsonrpc: '2.0',
+      method: 'notifications/cancelled',
+      params: { requestId, reason: 'stopping' },
+    })));
+  });
+
   it('a send failure rejects that request', async () => {
     const peer = new JsonRpcPeer(async () => Promise.reject(new Error('EPIPE')), {
       onRequest: async () => ({}),

@@ -202,12 +202,22 @@ export class JsonRpcPeer {
     this.handlers.onNotification(n);
   }
 
-  /** Rejects everything in flight with `error` and refuses new requests. */
-  close(error: McpError): void {
+  /**
+   * Rejects everything in flight with `error` and refuses new requests. With `cancelReason`
+   * (the channel still works: we are the ones leaving), the other side is told of each
+   * request of ours it may still be running, with notifications/cancelled: a server that
+   * does not stop work when its connection closes would otherwise run it to the end.
+   */
+  close(error: McpError, cancelReason?: string): void {
     if (this.closedWith) return;
     this.closedWith = error;
     for (const [id, entry] of this.pending) {
       this.settle(id);
+      if (cancelReason !== undefined) {
+        void this.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: cancelReason } }).catch(
+          () => undefined,
+        );
+      }
       entry.reject(error);
     }
     for (const inbound of this.inbound.values()) inbound.cancellation.abort();

@@ -149,7 +149,9 @@ export class UpstreamConnection {
     // shutdown or a reload) for the whole connect timeout: fail it now.
     this.opening?.close(new McpError(ErrorCode.UpstreamUnavailable, `Upstream '${this.name}' was stopped`));
     await this.connecting?.catch(() => undefined);
-    this.peer?.close(new McpError(ErrorCode.UpstreamUnavailable, `Upstream '${this.name}' was stopped`));
+    // Calls still running (a drain that ran out, a reload that dropped the server) are
+    // cancelled upstream, and sent before the transport closes (lastSends).
+    this.peer?.close(new McpError(ErrorCode.UpstreamUnavailable, `Upstream '${this.name}' was stopped`), 'The gateway stopped the connection');
     const transport = this.transport;
     this.peer = undefined;
     this.transport = undefined;
