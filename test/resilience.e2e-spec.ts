@@ -6,6 +6,7 @@ import request from 'supertest';
 import { afterEach, describe, expect, it } from 'vitest';
 import { eventually, isAlive, startDaemon, stdioFixture, stopAllDaemons } from './support/daemon.js';
 import { connectHost, type Host } from './support/hosts.js';
+import { answerItem, pendingItem } from './support/inbox-client.js';
 
 /**
  * What happens when things go wrong upstream or the daemon is told to stop: errors instead
@@ -510,6 +511,42 @@ describe('timeouts', () => {
     );
     expect(err).toMatchObject({ code: -32001 });
     expect(err?.message).toMatch(/maximum/);
+  });
+
+  // Over stdio no question of the upstream's names the call it is about: one host's must
+  // not hold another host's call open (the generous maxRequestMs is what that would reach).
+  it("an upstream's pings during one host's call leave another host's call its idle timeout", async () => {
+    const daemon = await startDaemon({ mcpServers: { fx: stdioFixture({}, { timeouts: { requestMs: 1_000, maxRequestMs: 6_000 } }) } });
+    const [a, b] = [await host(daemon), await host(daemon)];
+    // Its progress keeps a's own call going; its pings are about no call, not even a's.
+    let pinged = 0;
+    const stop = new AbortController();
+    const pinging = errorOf(
+      a.callTool(
+        { name: 'fx__ping_client', arguments: { count: 50, everyMs: 200 } },
+        { timeout: 30_000, onprogress: () => pinged++, signal: stop.signal },
+      ),
+    );
+    await eventually(async () => pinged > 0, 10_000, "a's call to be pinging");
+    const err = await errorOf(b.callTool({ name: 'fx__slow', arguments: { ms: 15_000 } }, { timeout: 30_000 }));
+    expect(err).toMatchObject({ code: -32001, message: expect.stringContaining('no response within 1000 ms') });
+    stop.abort();
+    await pinging;
+  });
+
+  it('an elicitation waiting in the inbox holds the idle timeout of the call that asked it, not of another host\'s', async () => {
+    const daemon = await startDaemon({ mcpServers: { fx: stdioFixture({}, { timeouts: { requestMs: 1_000, maxRequestMs: 8_000 } }) } });
+    // Neither host declares elicitation: the question waits in the inbox for a person.
+    const [a, b] = [await host(daemon), await host(daemon)];
+    const asking = a.callTool({ name: 'fx__ask_elicitation', arguments: { message: 'Who?' } }, { timeout: 30_000 });
+    const item = await pendingItem(daemon, (i) => i.kind === 'elicitation');
+    const err = await errorOf(b.callTool({ name: 'fx__slow', arguments: { ms: 15_000 } }, { timeout: 30_000 }));
+    expect(err).toMatchObject({ code: -32001, message: expect.stringContaining('no response within 1000 ms') });
+    // a's call has by now waited longer than requestMs, for the answer.
+    expect(await answerItem(daemon, item.id, { action: 'accept', content: { name: 'Dana' } })).toMatchObject({ status: 204 });
+    const answered = await asking;
+    expect(answered.isError).toBeFalsy();
+    expect((answered.content as { text: string }[])[0].text).toContain('Dana');
   });
 });
 

@@ -158,11 +158,13 @@ describe('JsonRpcPeer', () => {
     await expect(p).rejects.toMatchObject({ code: ErrorCode.RequestTimeout, message: expect.stringContaining('1000 ms') });
   });
 
-  it('a question about another request, or a request without waitWhileAsked, keeps the idle timeout', async () => {
+  it('a question about another request or about none, or a request without waitWhileAsked, keeps the idle timeout', async () => {
     vi.useFakeTimers();
     const cases = [
       { waitWhileAsked: true, question: { relatedRequestId: 99 } },
-      { waitWhileAsked: false, question: {} },
+      // Over stdio no question names a request: it is not about every one in flight.
+      { waitWhileAsked: true, question: {} },
+      { waitWhileAsked: false, question: { relatedRequestId: 1 } },
     ];
     const assertions = cases.map(({ waitWhileAsked, question }) => {
       const peer = new JsonRpcPeer(async () => undefined, { onRequest: () => new Promise(() => undefined), onNotification: () => undefined });
@@ -172,6 +174,33 @@ describe('JsonRpcPeer', () => {
     });
     await vi.advanceTimersByTimeAsync(1001);
     await Promise.all(assertions);
+  });
+
+  it('a question the handler says is about a request holds its idle timeout; one it says is about none does not', async () => {
+    vi.useFakeTimers();
+    const answers: (() => void)[] = [];
+    const peer = new JsonRpcPeer(async () => undefined, {
+      onRequest: (request, ctx) => {
+        ctx.about?.(request.method === 'elicitation/create' ? [1] : []);
+        return new Promise((resolve) => answers.push(() => resolve({})));
+      },
+      onNotification: () => undefined,
+    });
+    const outcome = (p: Promise<unknown>) => p.then(() => 'ok', (e: McpError) => e.message);
+    const asked = outcome(peer.request('tools/call', undefined, { timeoutMs: 1000, maxTotalMs: 10_000, waitWhileAsked: true }));
+    const other = outcome(peer.request('tools/call', undefined, { timeoutMs: 1000, maxTotalMs: 10_000, waitWhileAsked: true }));
+    // Neither names a request (stdio): the handler says what each is about.
+    peer.handle({ jsonrpc: '2.0', id: 'q', method: 'elicitation/create' });
+    peer.handle({ jsonrpc: '2.0', id: 'p', method: 'ping' });
+    let askedSettled = false;
+    void asked.finally(() => (askedSettled = true));
+    await vi.advanceTimersByTimeAsync(1001);
+    expect(await other).toBe('Request timed out: no response within 1000 ms');
+    await vi.advanceTimersByTimeAsync(5000);
+    expect(askedSettled).toBe(false); // waits while a person answers
+    answers[0]();
+    await vi.advanceTimersByTimeAsync(1001);
+    expect(await asked).toBe('Request timed out: no response within 1000 ms'); // the idle period, not the maximum
   });
 
   it('an aborted signal sends notifications/cancelled and rejects', async () => {

@@ -22,8 +22,10 @@ export interface PeerRequestOptions {
   maxTotalMs?: number;
   /**
    * The idle timeout waits while the other side asks a question of its own about this
-   * request (one related to it, or any when its transport cannot say which): it is waiting
-   * for us then, perhaps for a person, not idle. The hard maximum still holds.
+   * request (one its transport related to it, or one the handler attributed to it with
+   * `InboundContext.about`): it is waiting for us then, perhaps for a person, not idle. A
+   * question about no request, or about another one, does not touch it. The hard maximum
+   * still holds.
    */
   waitWhileAsked?: boolean;
   /** Called with each `notifications/progress` params for this request (token already ours). */
@@ -49,6 +51,13 @@ export interface InboundContext {
   signal: CancelSignal;
   /** See MessageExtra. */
   relatedRequestId?: RequestId;
+  /**
+   * Says which requests of ours this question is about (replacing what was said before):
+   * their idle timeouts wait while it is unanswered, and start again when it is (see
+   * PeerRequestOptions.waitWhileAsked). Until called, it is about `relatedRequestId`, or
+   * about none when the transport did not say.
+   */
+  about?(ids: RequestId[]): void;
 }
 
 export interface PeerHandlers {
@@ -66,8 +75,8 @@ export interface PeerHandlers {
 /** A request of the other side's being handled. */
 interface Inbound {
   cancellation: Cancellation;
-  /** The request of ours it is about, when the transport says. */
-  relatedRequestId?: RequestId;
+  /** The requests of ours it is about (InboundContext.about). */
+  about: RequestId[];
 }
 
 interface Pending {
@@ -178,6 +187,14 @@ export class JsonRpcPeer {
     return origins;
   }
 
+  /** The ids of the requests of ours still pending that were given one of `origins`. */
+  idsOf(origins: unknown[]): RequestId[] {
+    const wanted = new Set(origins);
+    const ids: RequestId[] = [];
+    for (const [id, entry] of this.pending) if (entry.origin !== undefined && wanted.has(entry.origin)) ids.push(id);
+    return ids;
+  }
+
   /** Whether a request of the other side's with this id is still being handled (not answered, not cancelled). */
   isHandling(id: RequestId): boolean {
     return this.inbound.has(id);
@@ -242,10 +259,14 @@ export class JsonRpcPeer {
       return;
     }
     const cancellation = new Cancellation();
-    this.inbound.set(request.id, { cancellation, relatedRequestId });
+    // About no request of ours unless the transport or the handler says which: a question
+    // asked over a channel that cannot say (stdio, an HTTP GET stream) is not about every
+    // request in flight there, or one host's questions would hold another's timeouts open.
+    const inbound: Inbound = { cancellation, about: relatedRequestId === undefined ? [] : [relatedRequestId] };
+    this.inbound.set(request.id, inbound);
     let response: JsonRpcResponse;
     try {
-      const ctx: InboundContext = { signal: cancellation };
+      const ctx: InboundContext = { signal: cancellation, about: (ids) => void (inbound.about = [...ids]) };
       if (relatedRequestId !== undefined) ctx.relatedRequestId = relatedRequestId;
       const result = await this.handlers.onRequest(request, ctx);
       response = { jsonrpc: '2.0', id: request.id, result };
@@ -256,7 +277,7 @@ export class JsonRpcPeer {
     // A cancelled request gets no response (the spec says the receiver should not send one).
     const cancelled = cancellation.aborted;
     if (!cancelled) this.inbound.delete(request.id);
-    this.questionSettled(relatedRequestId);
+    this.questionSettled(inbound.about);
     if (cancelled) return;
     await this.send(response, { relatedRequestId: request.id }).catch(() => undefined);
   }
@@ -286,18 +307,17 @@ export class JsonRpcPeer {
     entry.timer.unref?.();
   }
 
-  /** Whether a question of the other side's that may be about this request of ours is unanswered. */
+  /** Whether a question of the other side's about this request of ours is unanswered. */
   private isAskedAbout(id: RequestId): boolean {
-    for (const inbound of this.inbound.values()) {
-      if (inbound.relatedRequestId === undefined || inbound.relatedRequestId === id) return true;
-    }
+    for (const inbound of this.inbound.values()) if (inbound.about.includes(id)) return true;
     return false;
   }
 
-  /** The requests of ours a settled question may have been about get their full idle time again. */
-  private questionSettled(relatedRequestId: RequestId | undefined): void {
-    for (const [id, entry] of this.pending) {
-      if (entry.waitWhileAsked && (relatedRequestId === undefined || relatedRequestId === id)) this.armTimer(id, entry);
+  /** The requests of ours a settled question was about get their full idle time again. */
+  private questionSettled(about: RequestId[]): void {
+    for (const id of about) {
+      const entry = this.pending.get(id);
+      if (entry?.waitWhileAsked) this.armTimer(id, entry);
     }
   }
 

@@ -351,14 +351,21 @@ export class UpstreamConnection {
   }
 
   private async onServerRequest(request: JsonRpcRequest, ctx: InboundContext): Promise<Item> {
-    if (request.method === 'ping') return {};
+    if (request.method === 'ping') {
+      // Answered at once and about no call: even on a call's own stream it is no sign that
+      // the call is progressing, so its idle timeout is not started again.
+      ctx.about?.([]);
+      return {};
+    }
     if (!this.deps.serverRequests) throw methodNotFound(request.method);
     // What caused it: the request whose response stream carried it (Streamable HTTP), or,
     // when the transport cannot say (stdio), every request of ours still in flight here.
     const peer = this.peer ?? this.opening;
     const related = ctx.relatedRequestId === undefined ? undefined : peer?.originOf(ctx.relatedRequestId);
     const candidates = related !== undefined ? [related] : (peer?.pendingOrigins() ?? []);
-    return this.deps.serverRequests({ connection: this, request, signal: ctx.signal, related: related !== undefined, candidates });
+    // Which of them it is about is the handler's to say (the one it relays it for).
+    const attribute = (origins: unknown[]) => ctx.about?.(peer?.idsOf(origins) ?? []);
+    return this.deps.serverRequests({ connection: this, request, signal: ctx.signal, related: related !== undefined, candidates, attribute });
   }
 
   private onTransportClosed(generation: number, transport: UpstreamTransport): void {

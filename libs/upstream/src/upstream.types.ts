@@ -40,6 +40,12 @@ export interface ServerRequest {
   related: boolean;
   /** The origins (PeerRequestOptions.origin) of the requests that may have caused it. */
   candidates: unknown[];
+  /**
+   * Says which of `candidates` it is about: their idle timeouts (timeouts.requestMs) wait
+   * while it is unanswered. Until called it is about the related request, or, when the
+   * transport did not name one, about none.
+   */
+  attribute(origins: unknown[]): void;
 }
 
 /** Answers the requests an upstream sends to the gateway. */

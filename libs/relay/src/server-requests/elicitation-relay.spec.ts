@@ -35,6 +35,7 @@ async function relayed(method: string, params: Item, answer: Item = { action: 'd
     signal: new AbortController().signal,
     related: true,
     candidates: [{ session, requestId: 1 }],
+    attribute: () => undefined,
   } as ServerRequest);
   return { result, sent };
 }

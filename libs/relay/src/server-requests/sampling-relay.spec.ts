@@ -36,6 +36,7 @@ async function sampled(params: Item, protocolVersion = '2025-11-25'): Promise<It
     signal: new AbortController().signal,
     related: true,
     candidates: [origin],
+    attribute: () => undefined,
   } as ServerRequest);
   return sent[0];
 }

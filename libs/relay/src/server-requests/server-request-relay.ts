@@ -40,6 +40,11 @@ interface Route {
    * they may answer it in the inbox, and it counts against their share there.
    */
   principal?: Principal;
+  /**
+   * The host requests in flight it is about, whose idle timeouts wait while it is
+   * unanswered: those of its session, or of its principal when it has no session.
+   */
+  about: RelayOrigin[];
 }
 
 /**
@@ -65,6 +70,7 @@ export class ServerRequestRelay {
     const started = performance.now();
     const params = (request.params ?? {}) as Item;
     const route = this.route(req, params);
+    req.attribute(route.about);
     const entry = this.draft(req, route);
     let result: Item | undefined;
     let errorText: string | null = null;
@@ -146,15 +152,17 @@ export class ServerRequestRelay {
       const mine = origins.filter((o) => o.session === session);
       // On the stream of the causing request when it is known; else on one of the requests
       // that may have caused it (a host need not open a stream of its own).
-      if (req.related || mine.length === 1) return { session, origin: mine[0] };
-      return { session, origin: sharedOrigin(mine, (id) => session.canReach?.(id) ?? true) };
+      if (req.related || mine.length === 1) return { session, origin: mine[0], about: mine };
+      return { session, origin: sharedOrigin(mine, (id) => session.canReach?.(id) ?? true), about: mine };
     }
     if (sessions.length > 1) {
       // By caller name: a key and a token with the same name are two callers.
       const principals = new Set(sessions.map((s) => callerName(s.principal)));
       return {
         reason: 'several hosts have requests in flight on that connection, and it did not say which one this is for',
-        ...(principals.size === 1 && { principal: sessions[0].principal }),
+        // One principal's: put to them, so about their calls. Several principals': about
+        // nobody's, or one user's question would hold another's calls open.
+        ...(principals.size === 1 ? { principal: sessions[0].principal, about: origins } : { about: [] }),
       };
     }
     // A per-session connection has exactly one host: its session (whether it can answer is
@@ -162,16 +170,16 @@ export class ServerRequestRelay {
     const sessionId = this.services.sessionConnections?.ownerOf(req.connection);
     if (sessionId !== undefined) {
       const session = this.services.sessions.get(sessionId);
-      return session?.initialized ? { session } : { reason: 'the session that owns the connection has ended' };
+      return session?.initialized ? { session, about: [] } : { reason: 'the session that owns the connection has ended', about: [] };
     }
     const owner = this.services.principalConnections?.ownerOf(req.connection);
     if (owner !== undefined) {
       const theirs = [...this.services.sessions.initialized()].filter(
         (s) => callerName(s.principal) === owner && hostCanAnswer(s, req.request.method, params),
       );
-      if (theirs.length === 1) return { session: theirs[0] };
+      if (theirs.length === 1) return { session: theirs[0], about: [] };
     }
-    return { reason: 'no host request is in flight on that connection' };
+    return { reason: 'no host request is in flight on that connection', about: [] };
   }
 
   /** Why the routed host cannot take this request (the rule and the words for the upstream); undefined when it can. */

@@ -8,6 +8,7 @@ import type { RelayServices } from '../relay.types.js';
 import { SessionDirectory, type DownstreamSession } from '../session.js';
 import { answeringPinnedRoots } from './pinned-roots.js';
 import { ServerRequestRelay } from './server-request-relay.js';
+import type { RelayOrigin } from './relay-origin.js';
 
 type Item = Record<string, unknown>;
 
@@ -54,7 +55,7 @@ function world(servers: Partial<ServerConfig>[] = [{ name: 'shell', isolation: '
   const relay = new ServerRequestRelay(services, () => ({ timeoutMs: 1000, maxSamplingTokens: 100, inbox: false }));
   const handler = answeringPinnedRoots(services, relay.handle);
   const ask = (c: UpstreamConnection, method: string, params: Item = {}) =>
-    handler({ connection: c, request: { jsonrpc: '2.0', id: 7, method, params }, signal: new AbortController().signal, related: false, candidates: [] } as ServerRequest);
+    handler({ connection: c, request: { jsonrpc: '2.0', id: 7, method, params }, signal: new AbortController().signal, related: false, candidates: [], attribute: () => undefined } as ServerRequest);
   return { asked, rows, sessions, connection, ask };
 }
 
@@ -98,6 +99,7 @@ describe('relay routing for per-principal connections', () => {
       signal: new AbortController().signal,
       related: false,
       candidates: [],
+      attribute: () => undefined,
     } as ServerRequest);
     expect(result).toEqual({ action: 'decline' });
     expect(asked).toEqual(['new:elicitation/create']);
@@ -115,6 +117,8 @@ describe('a question several sessions may have caused, for the inbox', () => {
     const services = { sessions, inbox, config: () => ({ servers: [], auth: { mode: 'required' } }) as unknown as GatewayConfig } as unknown as RelayServices;
     const relay = new ServerRequestRelay(services, () => ({ timeoutMs: 60_000, maxSamplingTokens: 100, inbox: true }));
     const shared = { name: 'shared' } as UpstreamConnection;
+    // What the relay said the last question was about (the requests whose idle timeouts wait).
+    const about: { ids?: unknown[] } = {};
     // A stdio upstream cannot say which request asked: every request in flight is a candidate.
     const ask = (...from: DownstreamSession[]) =>
       relay.handle({
@@ -123,9 +127,22 @@ describe('a question several sessions may have caused, for the inbox', () => {
         signal: new AbortController().signal,
         related: false,
         candidates: from.map((session, i) => ({ session, requestId: i + 1 })),
+        attribute: (origins) => void (about.ids = origins.map((o) => (o as RelayOrigin).requestId)),
       } as ServerRequest);
-    return { inbox, ask, a, b, c };
+    return { inbox, ask, a, b, c, about };
   }
+
+  it("is about the calls in flight of the one session or principal it is put to, and about none of several principals'", async () => {
+    const { inbox, ask, a, b, c, about } = inboxWorld();
+    const asked = [ask(a, c).catch((e: unknown) => e)];
+    expect(about.ids).toEqual([]);
+    asked.push(ask(a).catch((e: unknown) => e));
+    expect(about.ids).toEqual([1]);
+    asked.push(ask(a, b).catch((e: unknown) => e));
+    expect(about.ids).toEqual([1, 2]);
+    inbox.withdrawAll();
+    await Promise.all(asked);
+  });
 
   it("is the principal's when every candidate session is theirs: they see it, and it counts against their share", async () => {
     const { inbox, ask, a, b } = inboxWorld();
@@ -173,7 +190,7 @@ describe('a host that may have no stream open (Streamable HTTP without a GET str
     } as unknown as RelayServices;
     const relay = new ServerRequestRelay(services, () => ({ timeoutMs: 60_000, maxSamplingTokens: 100, inbox: inbox !== undefined }));
     const ask = (method: string, params: Item, candidates: unknown[] = [], connection: UpstreamConnection = { name: 'shared' } as UpstreamConnection) =>
-      relay.handle({ connection, request: { jsonrpc: '2.0', id: 7, method, params }, signal: new AbortController().signal, related: false, candidates } as ServerRequest);
+      relay.handle({ connection, request: { jsonrpc: '2.0', id: 7, method, params }, signal: new AbortController().signal, related: false, candidates, attribute: () => undefined } as ServerRequest);
     return { session, sent, ask, perSession };
   }
 
