@@ -467,6 +467,22 @@ describe('a stdio upstream that exits at once, every time', () => {
   });
 });
 
+describe('an upstream that has just reconnected', () => {
+  it('a call made before its tools are read again waits for that read and reaches it, rather than hear that a ready upstream is not available', async () => {
+    // Its tools/list takes 3 s: for that long after it is ready again, the catalog lacks its tools.
+    const daemon = await startDaemon({ mcpServers: { fx: stdioFixture({ FIXTURE_TOOLS_LIST_DELAY_MS: '3000' }) } });
+    const client = await host(daemon);
+    expect(await errorOf(client.callTool({ name: 'fx__crash', arguments: {} }, { timeout: 30_000 }))).toMatchObject({ code: -32000 });
+    const stateOf = async () => ((await request(daemon.baseUrl).get('/readyz')).body as { upstreams: { state: string }[] }).upstreams[0].state;
+    await eventually(async () => (await stateOf()) === 'ready', 20_000, 'the upstream to be ready again');
+    // In the window: ready, its tools not read yet.
+    expect((await client.listTools()).tools.map((t) => t.name)).not.toContain('fx__echo');
+    const result = await client.callTool({ name: 'fx__echo', arguments: { text: 'back' } }, { timeout: 30_000 });
+    expect(result.isError).toBeFalsy();
+    expect((result.content as { text: string }[])[0].text).toBe('back');
+  });
+});
+
 describe('a Streamable HTTP upstream that closes its stream mid-call', () => {
   it('the gateway resumes it with Last-Event-ID and the answer still arrives', async () => {
     const upstream = await startConformanceHttpFixture();

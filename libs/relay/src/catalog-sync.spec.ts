@@ -248,3 +248,35 @@ describe('CatalogSync: config changes', () => {
     }
   });
 });
+
+describe('CatalogSync.listsRead: waiting for an upstream just back to be read', () => {
+  it('resolves at once with no read under way, once every read of the upstream has ended, or after maxMs', async () => {
+    const t = setup();
+    let done = false;
+    await t.sync.listsRead('up', 60_000);
+    t.emit().stateChanged!('up', 'ready', 'connecting');
+    void t.sync.listsRead('up', 60_000).then(() => (done = true));
+    t.answer('tools/list', [{ name: 'echo' }]);
+    t.answer('prompts/list', []);
+    t.answer('resources/list', []);
+    await t.settle();
+    expect(done).toBe(false); // the templates are still being read
+    t.answer('resources/templates/list', []);
+    await t.settle();
+    expect(done).toBe(true);
+    expect(t.names('tools')).toEqual(['up__echo']); // read by the time it resolves
+
+    vi.useFakeTimers();
+    try {
+      t.emit().notification!('up', { jsonrpc: '2.0', method: 'notifications/tools/list_changed' });
+      let gaveUp = false;
+      void t.sync.listsRead('up', 1000).then(() => (gaveUp = true));
+      await vi.advanceTimersByTimeAsync(999);
+      expect(gaveUp).toBe(false);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(gaveUp).toBe(true);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+});

@@ -45,6 +45,8 @@ export class CatalogSync {
    */
   private readonly listsReading = new Set<string>();
   private readonly readAgain = new Set<string>();
+  /** Per server, those waiting in listsRead() for its reads to end. */
+  private readonly readWaiters = new Map<string, Set<() => void>>();
 
   constructor(
     private readonly registry: UpstreamRegistry,
@@ -107,6 +109,28 @@ export class CatalogSync {
       };
       const timer = setTimeout(done, maxMs);
       this.warmWaiters.add(done);
+    });
+  }
+
+  /**
+   * Resolves once no read of `server`'s lists is under way (at once when none is), or after
+   * `maxMs`. Between an upstream's reconnect and the end of the read that follows it, the
+   * catalog still lacks its names although it is ready: a request for one waits here.
+   */
+  listsRead(server: string, maxMs: number): Promise<void> {
+    if (!this.readsInFlight.has(server)) return Promise.resolve();
+    return new Promise((resolve) => {
+      const waiters = this.readWaiters.get(server) ?? new Set<() => void>();
+      this.readWaiters.set(server, waiters);
+      const done = () => {
+        clearTimeout(timer);
+        waiters.delete(done);
+        if (waiters.size === 0 && this.readWaiters.get(server) === waiters) this.readWaiters.delete(server);
+        resolve();
+      };
+      const timer = setTimeout(done, maxMs);
+      timer.unref?.();
+      waiters.add(done);
     });
   }
 
@@ -173,6 +197,7 @@ export class CatalogSync {
       else {
         this.readsInFlight.delete(server);
         if (this.settleAfterReads.delete(server)) this.settleWarm(server);
+        for (const done of [...(this.readWaiters.get(server) ?? [])]) done();
       }
     }
   }

@@ -4,19 +4,24 @@ import { optionalStringMap, requireString } from './params.js';
 import { publicUrisInMessages } from './uri-mapping.js';
 import { authorized } from '../gates/policy-gate.js';
 import { rateLimited } from '../gates/rate-limited.js';
-import { recordRoute, upstreamDown, upstreamOf } from './upstream-of.js';
+import { listsReadAgain, recordRoute, upstreamDown, upstreamOf } from './upstream-of.js';
 
 export const getPrompt: MethodHandler = async (ctx, services) => {
   const publicName = requireString(ctx.params, 'name');
   const args = optionalStringMap(ctx.params, 'arguments') ?? {};
-  const target = services.catalog.current.resolvePrompt(publicName);
+  let target = services.catalog.current.resolvePrompt(publicName);
   if (!target) {
     const departed = services.catalog.departedPrompt(publicName);
     if (departed && authorized(ctx, services, 'get', 'Prompt', { server: departed.server, name: publicName, args })) {
-      throw upstreamDown(services, departed.server, departed.name, ctx.audit);
+      // As for a tool (tools-call.ts): an upstream just back is asked once its prompts are read.
+      await listsReadAgain(services, departed.server);
+      target = services.catalog.current.resolvePrompt(publicName);
+      if (!target && services.catalog.departedPrompt(publicName)) throw upstreamDown(services, departed.server, departed.name, ctx.audit);
     }
-    if (!departed) ctx.audit.deniedBy = 'catalog:unknown-prompt';
-    throw invalidParams(`Unknown prompt: ${publicName}`);
+    if (!target) {
+      if (!services.catalog.departedPrompt(publicName)) ctx.audit.deniedBy = 'catalog:unknown-prompt';
+      throw invalidParams(`Unknown prompt: ${publicName}`);
+    }
   }
   if (!authorized(ctx, services, 'get', 'Prompt', { server: target.server, name: publicName, args })) {
     throw invalidParams(`Unknown prompt: ${publicName}`);

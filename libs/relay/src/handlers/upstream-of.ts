@@ -62,13 +62,35 @@ export async function upstreamOf(
 }
 
 /**
+ * For a name the catalog remembers of an upstream that went away (CatalogStore's
+ * departedTool): once the upstream is back, its lists are read again, and until that read
+ * ends the name is still missing although the upstream is ready. Waits for that read (at
+ * most the server's requestMs, what one page of it may take), so the caller can resolve the
+ * name against what the upstream offers now. At once when no read is under way.
+ */
+export function listsReadAgain(services: RelayServices, server: string): Promise<void> {
+  const config = services.config().servers.find((s) => s.name === server);
+  return services.sync.listsRead(server, config?.timeouts.requestMs ?? 0);
+}
+
+/**
  * The error for a name whose upstream is down (the catalog remembers it: CatalogStore's
  * departedTool): -32010 with the server and its state, as for a call that reaches a down
- * connection. Records the route for the audit row.
+ * connection. Records the route for the audit row. An upstream that is back but whose
+ * lists were still not read again (listsReadAgain gave up) is said to be so, not to be
+ * unavailable while its state says ready.
  */
 export function upstreamDown(services: RelayServices, server: string, originalName: string, facts: AuditFacts): McpError {
   recordRoute(facts, server, originalName);
-  const state = services.registry.get(server)?.state ?? 'down';
+  const connection = services.registry.get(server);
+  const state = connection?.state ?? 'down';
+  if (connection?.isAvailable) {
+    return new McpError(
+      ErrorCode.UpstreamUnavailable,
+      `Upstream '${server}' has reconnected (${state}) but its lists have not been read again yet; try again shortly`,
+      { server, state },
+    );
+  }
   return new McpError(ErrorCode.UpstreamUnavailable, `Upstream '${server}' is not available (${state})`, { server, state });
 }
 
