@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import Database from 'better-sqlite3';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -95,6 +96,78 @@ describe('audit rows written by the daemon (strict mode)', () => {
       error_code: -32602,
       arguments: '{"x":1}',
     });
+  });
+
+  it('a call the host cancels: outcome cancelled, no error code (it got no answer), its reason redacted', async () => {
+    const controller = new AbortController();
+    // Cancelled once the upstream is running it: at its first progress report.
+    const call = host.client.callTool(
+      { name: 'fx__slow', arguments: { ms: 10_000, steps: 50, tag: 'host-cancel' } },
+      { signal: controller.signal, onprogress: () => controller.abort('gave up; password=hunter2hunter2') },
+    );
+    await expect(call).rejects.toThrow();
+    const [row] = await eventually(() => {
+      const found = rows(dataDir, `name = 'fx__slow' AND arguments LIKE '%host-cancel%'`);
+      return found.length > 0 ? found : undefined;
+    });
+    expect(row).toMatchObject({ decision: 'allowed', upstream: 'fx', outcome: 'cancelled', error_code: null, response_bytes: null });
+    expect(row.error_message).toMatch(/^Cancelled by the host: gave up; password=/);
+    expect(row.error_message).not.toMatch(/hunter2/);
+    // Not an upstream error and not a timeout (-32001, which a host does get).
+    expect(rows(dataDir, `outcome = 'error' AND error_code = -32001`)).toEqual([]);
+  });
+
+  it('a call whose Streamable HTTP session the host DELETEs records the -32000 the host got', async () => {
+    const client = new Client({ name: 'e2e-delete', version: '1.0.0' });
+    const transport = new StreamableHTTPClientTransport(new URL(daemon.mcpUrl));
+    await client.connect(transport);
+    let started!: () => void;
+    const running = new Promise<void>((resolve) => (started = resolve));
+    const call = client
+      .callTool({ name: 'fx__slow', arguments: { ms: 10_000, steps: 50, tag: 'session-deleted' } }, { onprogress: () => started() })
+      .catch((err: unknown) => err);
+    await running;
+    await transport.terminateSession();
+    const got = (await call) as { code?: number; message?: string };
+    await client.close().catch(() => undefined);
+    expect(got.code).toBe(-32000);
+    const [row] = await eventually(() => {
+      const found = rows(dataDir, `name = 'fx__slow' AND arguments LIKE '%session-deleted%'`);
+      return found.length > 0 ? found : undefined;
+    });
+    expect(row).toMatchObject({
+      decision: 'allowed',
+      outcome: 'error',
+      error_code: -32000,
+      error_message: 'Session ended before the request completed',
+    });
+    expect(got.message).toContain(row.error_message);
+  });
+
+  it('a call whose legacy SSE host goes away records outcome cancelled: no answer could reach it', async () => {
+    const sse = await connectHost('sse', { daemon });
+    let started!: () => void;
+    const running = new Promise<void>((resolve) => (started = resolve));
+    void sse.client
+      .callTool({ name: 'fx__slow', arguments: { ms: 10_000, steps: 50, tag: 'sse-gone' } }, { onprogress: () => started() })
+      .catch(() => undefined);
+    await running;
+    await sse.close();
+    const [row] = await eventually(() => {
+      const found = rows(dataDir, `name = 'fx__slow' AND arguments LIKE '%sse-gone%'`);
+      return found.length > 0 ? found : undefined;
+    });
+    expect(row).toMatchObject({
+      transport: 'sse',
+      decision: 'allowed',
+      outcome: 'cancelled',
+      error_code: null,
+      error_message: 'No answer: the session ended before the request completed',
+    });
+    // The new outcome is only a value in the chained record: the chain, older rows and these, verifies.
+    const verify = spawnSync(process.execPath, [SWITCHBOARD_BIN, 'audit', 'verify', '--config', daemon.configPath], { encoding: 'utf8' });
+    expect(verify.stdout + verify.stderr).toMatch(/ok|verified/i);
+    expect(verify.status).toBe(0);
   });
 
   it('secrets in arguments are redacted before they are written; the digest still covers them', async () => {

@@ -12,8 +12,12 @@
  */
 export type AuditDecision = 'allowed' | 'denied' | 'limited' | 'unauthenticated' | 'refused';
 
-/** `tool_error`: the tool ran and reported failure (isError: true); `error`: a JSON-RPC error. */
-export type AuditOutcome = 'ok' | 'tool_error' | 'error';
+/**
+ * `tool_error`: the tool ran and reported failure (isError: true); `error`: a JSON-RPC error;
+ * `cancelled`: the host got no answer, because it cancelled the request
+ * (notifications/cancelled) or its connection went away first.
+ */
+export type AuditOutcome = 'ok' | 'tool_error' | 'error' | 'cancelled';
 
 /** The fields the gateway supplies; id and hashes are assigned when the row is committed. */
 export interface AuditEntry {

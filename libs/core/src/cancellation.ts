@@ -4,6 +4,8 @@
  */
 export interface CancelSignal {
   readonly aborted: boolean;
+  /** What `abort` was given, as an AbortSignal's: for a request of the other side's, an `Abandonment`. */
+  readonly reason?: unknown;
   addEventListener(type: 'abort', listener: () => void, options?: { once?: boolean }): void;
   removeEventListener(type: 'abort', listener: () => void): void;
 }
@@ -19,6 +21,7 @@ export interface CancelSignal {
  */
 export class Cancellation implements CancelSignal {
   aborted = false;
+  reason: unknown = undefined;
   private listeners: (() => void)[] | undefined;
 
   addEventListener(_type: 'abort', listener: () => void): void {
@@ -32,9 +35,10 @@ export class Cancellation implements CancelSignal {
     if (at >= 0) this.listeners!.splice(at, 1);
   }
 
-  abort(): void {
+  abort(reason?: unknown): void {
     if (this.aborted) return;
     this.aborted = true;
+    this.reason = reason;
     const listeners = this.listeners;
     this.listeners = undefined;
     for (const listener of listeners ?? []) {
@@ -49,6 +53,27 @@ export class Cancellation implements CancelSignal {
       }
     }
   }
+}
+
+/**
+ * Why a request of the other side's was given up before its answer, as its signal's reason
+ * (JsonRpcPeer sets it): the audit log records what the sender got, which differs.
+ *
+ * - `cancelled`: the sender sent notifications/cancelled (with its `reason`, if any). It gets
+ *   no answer at all (the spec).
+ * - `closed`: the peer closed under it (the session ended). `told` is what the transport
+ *   answered the request with as it closed (a Streamable HTTP POST still open gets -32000);
+ *   absent when nothing could reach the sender (its connection is gone).
+ */
+export type Abandonment =
+  | { kind: 'cancelled'; reason?: string }
+  | { kind: 'closed'; told?: { code: number; message: string } };
+
+/** The Abandonment a signal was aborted with, if it was. */
+export function abandonmentOf(signal: CancelSignal | undefined): Abandonment | undefined {
+  if (!signal?.aborted) return undefined;
+  const reason = signal.reason as Abandonment | undefined;
+  return reason?.kind === 'cancelled' || reason?.kind === 'closed' ? reason : undefined;
 }
 
 /** A signal aborted once any of `signals` is; the one given when only one is. */

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { abandonmentOf, type CancelSignal } from './cancellation.js';
 import { ErrorCode, McpError } from './core.errors.js';
 import type { JsonRpcMessage, JsonRpcRequest } from './jsonrpc.js';
 import { JsonRpcPeer, type PeerHandlers } from './jsonrpc-peer.js';
@@ -228,6 +229,31 @@ describe('JsonRpcPeer', () => {
     expect(sent).toEqual([]);
   });
 
+  it("says why an inbound request was given up: the sender's cancel and its reason, or a close and what the transport told it", () => {
+    const signals = new Map<string, CancelSignal>();
+    const peer = new JsonRpcPeer(async () => undefined, {
+      onRequest: (r, ctx) => (signals.set(String(r.id), ctx.signal), new Promise(() => undefined)),
+      onNotification: () => undefined,
+    });
+    for (const id of ['a', 'b', 'c']) peer.handle({ jsonrpc: '2.0', id, method: 'slow' });
+    peer.handle({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'a', reason: 'user stopped' } });
+    peer.handle({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'b' } });
+    expect(abandonmentOf(signals.get('a'))).toEqual({ kind: 'cancelled', reason: 'user stopped' });
+    expect(abandonmentOf(signals.get('b'))).toEqual({ kind: 'cancelled' });
+    expect(abandonmentOf(signals.get('c'))).toBeUndefined();
+    const told = { code: ErrorCode.ConnectionClosed, message: 'Session ended before the request completed' };
+    peer.close(new McpError(ErrorCode.ConnectionClosed, 'Session ended'), { told });
+    expect(abandonmentOf(signals.get('c'))).toEqual({ kind: 'closed', told });
+
+    const quiet = new JsonRpcPeer(async () => undefined, {
+      onRequest: (_r, ctx) => (signals.set('d', ctx.signal), new Promise(() => undefined)),
+      onNotification: () => undefined,
+    });
+    quiet.handle({ jsonrpc: '2.0', id: 'd', method: 'slow' });
+    quiet.close(new McpError(ErrorCode.ConnectionClosed, 'Session ended'));
+    expect(abandonmentOf(signals.get('d'))).toEqual({ kind: 'closed' });
+  });
+
   it('close rejects everything in flight and refuses new requests', async () => {
     const peer = new JsonRpcPeer(async () => undefined, { onRequest: async () => ({}), onNotification: () => undefined });
     const p = peer.request('m', undefined);
@@ -241,7 +267,7 @@ describe('JsonRpcPeer', () => {
     const peer = new JsonRpcPeer(async (m) => void sent.push(m), { onRequest: async () => ({}), onNotification: () => undefined });
     const quiet = new JsonRpcPeer(async (m) => void sent.push(m), { onRequest: async () => ({}), onNotification: () => undefined });
     const calls = [peer.request('a', undefined), peer.request('b', undefined), quiet.request('c', undefined)];
-    peer.close(new McpError(ErrorCode.UpstreamUnavailable, 'stopped'), 'stopping');
+    peer.close(new McpError(ErrorCode.UpstreamUnavailable, 'stopped'), { cancelReason: 'stopping' });
     quiet.close(new McpError(ErrorCode.ConnectionClosed, 'gone'));
     for (const call of calls) await expect(call).rejects.toBeInstanceOf(McpError);
     expect(sent.filter((m) => !('id' in m))).toEqual([1, 2].map((requestId) => ({

@@ -1,4 +1,4 @@
-import { Cancellation, type CancelSignal } from './cancellation.js';
+import { Cancellation, type Abandonment, type CancelSignal } from './cancellation.js';
 import { ErrorCode, McpError, duplicateIdMessage, toWireError } from './core.errors.js';
 import type {
   JsonRpcMessage,
@@ -211,7 +211,9 @@ export class JsonRpcPeer {
       const inbound = id === undefined ? undefined : this.inbound.get(id);
       if (inbound) {
         this.inbound.delete(id!);
-        inbound.cancellation.abort();
+        const reason = n.params?.reason;
+        const abandonment: Abandonment = typeof reason === 'string' ? { kind: 'cancelled', reason } : { kind: 'cancelled' };
+        inbound.cancellation.abort(abandonment);
         this.handlers.onRequestCancelled?.(id!);
         return;
       }
@@ -224,8 +226,11 @@ export class JsonRpcPeer {
    * (the channel still works: we are the ones leaving), the other side is told of each
    * request of ours it may still be running, with notifications/cancelled: a server that
    * does not stop work when its connection closes would otherwise run it to the end.
+   * `told`: what the transport answered the other side's requests still running with as it
+   * closed, if it could answer them (the audit log records it for them).
    */
-  close(error: McpError, cancelReason?: string): void {
+  close(error: McpError, how: { cancelReason?: string; told?: { code: number; message: string } } = {}): void {
+    const { cancelReason, told } = how;
     if (this.closedWith) return;
     this.closedWith = error;
     for (const [id, entry] of this.pending) {
@@ -237,7 +242,8 @@ export class JsonRpcPeer {
       }
       entry.reject(error);
     }
-    for (const inbound of this.inbound.values()) inbound.cancellation.abort();
+    const abandonment: Abandonment = told ? { kind: 'closed', told } : { kind: 'closed' };
+    for (const inbound of this.inbound.values()) inbound.cancellation.abort(abandonment);
     this.inbound.clear();
   }
 

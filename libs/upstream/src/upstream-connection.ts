@@ -151,7 +151,9 @@ export class UpstreamConnection {
     await this.connecting?.catch(() => undefined);
     // Calls still running (a drain that ran out, a reload that dropped the server) are
     // cancelled upstream, and sent before the transport closes (lastSends).
-    this.peer?.close(new McpError(ErrorCode.UpstreamUnavailable, `Upstream '${this.name}' was stopped`), 'The gateway stopped the connection');
+    this.peer?.close(new McpError(ErrorCode.UpstreamUnavailable, `Upstream '${this.name}' was stopped`), {
+      cancelReason: 'The gateway stopped the connection',
+    });
     const transport = this.transport;
     this.peer = undefined;
     this.transport = undefined;

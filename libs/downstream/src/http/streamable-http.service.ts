@@ -331,11 +331,11 @@ export class StreamableHttpService {
     if (own?.delete(state) && own.size === 0) this.byCaller.delete(key);
     state.standalone?.end();
     // Requests still in flight are aborted below and would never be answered: say why.
-    for (const exchange of new Set(state.exchanges.values())) {
-      exchange.failRemaining({ code: ErrorCode.ConnectionClosed, message: 'Session ended before the request completed' });
-    }
+    const told = { code: ErrorCode.ConnectionClosed, message: 'Session ended before the request completed' };
+    for (const exchange of new Set(state.exchanges.values())) exchange.failRemaining(told);
     state.exchanges.clear();
-    state.session.peer.close(new McpError(ErrorCode.ConnectionClosed, 'Session ended'));
+    // Their audit rows record the -32000 their hosts got from failRemaining.
+    state.session.peer.close(new McpError(ErrorCode.ConnectionClosed, 'Session ended'), { told });
     this.deps.sessions.remove(id);
   }
 }

@@ -1,5 +1,5 @@
 import { AuditUnavailableError, AUDIT_UNAVAILABLE_CODE, AUDIT_UNAVAILABLE_RULE, type AuditEntry, type AuditLog } from '@switchboard/audit';
-import { ErrorCode, McpError, jsonTextOf, newTraceId } from '@switchboard/core';
+import { ErrorCode, McpError, abandonmentOf, jsonTextOf, newTraceId } from '@switchboard/core';
 import type { Item, MethodHandler, RelayServices, RequestContext } from '../relay.types.js';
 import { sessionFields } from './session-fields.js';
 
@@ -64,7 +64,23 @@ export async function runAudited(
     }
   }
   entry.latencyMs = Math.round((performance.now() - started) * 1000) / 1000;
-  if (failure === undefined) {
+  // A request its host gave up on gets no answer from the peer, whatever the handler ended
+  // with (the upstream's "Request cancelled", even a late result): the row says what the host
+  // got instead, as error_code and error_message always do.
+  const abandoned = abandonmentOf(ctx.signal);
+  if (abandoned?.kind === 'cancelled' || (abandoned?.kind === 'closed' && !abandoned.told)) {
+    // No answer at all: no code. Not an error of the call's, so `audit stats` does not count it as one.
+    entry.outcome = entry.decision === 'allowed' ? 'cancelled' : null;
+    errorMessage =
+      abandoned.kind === 'closed'
+        ? 'No answer: the session ended before the request completed'
+        : `Cancelled by the host${abandoned.reason ? `: ${abandoned.reason}` : ''}`;
+  } else if (abandoned?.kind === 'closed') {
+    // The session ended and its transport told the host so (-32000): that is its answer.
+    entry.outcome = entry.decision === 'allowed' ? 'error' : null;
+    entry.errorCode = abandoned.told!.code;
+    errorMessage = abandoned.told!.message;
+  } else if (failure === undefined) {
     entry.outcome = result!.isError === true ? 'tool_error' : 'ok';
     entry.responseBytes = Buffer.byteLength(jsonTextOf(result!));
   } else {
