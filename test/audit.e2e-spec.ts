@@ -115,6 +115,12 @@ describe('audit rows written by the daemon (strict mode)', () => {
     expect(row.error_message).not.toMatch(/hunter2/);
     // Not an upstream error and not a timeout (-32001, which a host does get).
     expect(rows(dataDir, `outcome = 'error' AND error_code = -32001`)).toEqual([]);
+    // `audit stats` counts it as cancelled, not as an error.
+    const cli = spawnSync(process.execPath, [SWITCHBOARD_BIN, 'audit', 'stats', '--json', '--tool', 'fx__slow', '--config', daemon.configPath], {
+      encoding: 'utf8',
+    });
+    expect(cli.status).toBe(0);
+    expect(JSON.parse(cli.stdout)).toMatchObject({ calls: 1, errors: 0, cancelled: 1, denials: 0 });
   });
 
   it('a call whose Streamable HTTP session the host DELETEs records the -32000 the host got', async () => {

@@ -19,7 +19,8 @@ const USAGE = `Usage:
   switchboard audit export --format jsonl|csv [--output FILE] [FILTERS]
       Every matching row, oldest first, to stdout or FILE.
   switchboard audit stats [--json] [FILTERS]
-      Totals, and calls, errors and denials per tool and per principal; rows per method.
+      Totals (tool calls, errors, calls their hosts cancelled, denials), and calls, errors and
+      denials per tool and per principal; rows per method.
   switchboard audit verify
       Check the audit log's hash chain; exit 1 at the first broken row.
   switchboard audit digest --arguments JSON

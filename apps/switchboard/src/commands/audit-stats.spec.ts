@@ -7,6 +7,7 @@ const stats: AuditStats = {
   byDecision: { allowed: 5, denied: 1, limited: 1, unauthenticated: 2, refused: 2 },
   calls: 5,
   errors: 1,
+  cancelled: 1,
   denials: 2,
   byTool: [
     { tool: 'probe__echo', upstream: 'probe', calls: 4, errors: 1, denials: 1 },
@@ -27,7 +28,7 @@ describe('formatStats', () => {
     expect(formatStats(stats)).toBe(
       [
         '11 rows: 5 allowed, 1 denied, 1 limited, 2 unauthenticated, 2 refused',
-        '5 tool calls (tools/call rows): 1 errors, 2 denials (not allowed)',
+        '5 tool calls (tools/call rows): 1 errors, 1 cancelled, 2 denials (not allowed)',
         '',
         'TOOL         UPSTREAM  CALLS  ERRORS  DENIALS',
         'probe__echo  probe         4       1        1',

@@ -8,7 +8,7 @@ const OPTIONS = { ...COMMON_OPTIONS, ...FILTER_OPTIONS, json: { type: 'boolean' 
 
 /**
  * `audit stats`: every row by decision; tool calls (`tools/call` rows) with their errors and
- * denials, in total, per tool and per principal; every row per method. Each line counts one
+ * denials (and in total, those their hosts cancelled), in total, per tool and per principal; every row per method. Each line counts one
  * set of rows in all its columns (see AuditStats).
  */
 export async function run(args: string[], usage: string): Promise<number> {
@@ -28,7 +28,9 @@ export function formatStats(stats: AuditStats): string {
   const rows =
     `${stats.rows} rows: ${d.allowed} allowed, ${d.denied} denied, ${d.limited} limited, ` +
     `${d.unauthenticated} unauthenticated, ${d.refused} refused\n`;
-  const calls = `${stats.calls} tool calls (tools/call rows): ${stats.errors} errors, ${stats.denials} denials (not allowed)\n`;
+  const calls =
+    `${stats.calls} tool calls (tools/call rows): ${stats.errors} errors, ${stats.cancelled} cancelled, ` +
+    `${stats.denials} denials (not allowed)\n`;
   const tools = formatTable(
     ['TOOL', 'UPSTREAM', 'CALLS', 'ERRORS', 'DENIALS'],
     stats.byTool.map((t) => [t.tool ?? '(no name)', t.upstream ?? '-', t.calls, t.errors, t.denials]),

@@ -103,6 +103,7 @@ describe('AuditQuery', () => {
       byDecision: { allowed: 4, denied: 1, limited: 0, unauthenticated: 0, refused: 0 },
       calls: 4,
       errors: 2,
+      cancelled: 0,
       denials: 1,
       byTool: [
         { tool: 'gh__search', upstream: 'gh', calls: 2, errors: 1, denials: 0 },
@@ -121,7 +122,7 @@ describe('AuditQuery', () => {
     });
   });
 
-  it('stats: HTTP refusals, reads and prompts stay out of the tool and principal lines; a denied call stays on its tool line', async () => {
+  it('stats: HTTP refusals, reads and prompts stay out of the tool and principal lines; a denied call stays on its tool line; a cancelled call is no error', async () => {
     const t = await tempDatabase();
     open.push(t.dataSource);
     const writer = writerFor(t.db);
@@ -132,6 +133,8 @@ describe('AuditQuery', () => {
       entry(anon),
       entry(anon),
       entry({ ...anon, outcome: 'tool_error' }),
+      // The host cancelled it: counted on its own, not as an error.
+      entry({ ...anon, outcome: 'cancelled' }),
       // Refused before routing: no upstream, same tool.
       entry({ ...anon, upstream: null, decision: 'denied', rule: 'policy:default-deny', outcome: null }),
       entry({ ...anon, decision: 'limited', rule: 'limit:principal', outcome: null }),
@@ -147,13 +150,13 @@ describe('AuditQuery', () => {
     const q = new AuditQuery(t.dataSource);
 
     const stats = await q.stats({});
-    expect(stats.rows).toBe(11);
-    expect(stats.byDecision).toEqual({ allowed: 5, denied: 1, limited: 1, unauthenticated: 2, refused: 2 });
-    expect(stats).toMatchObject({ calls: 5, errors: 1, denials: 2 });
-    expect(stats.byTool).toEqual([{ tool: 'probe__echo', upstream: 'probe', calls: 5, errors: 1, denials: 2 }]);
-    expect(stats.byPrincipal).toEqual([{ principal: 'loopback:anonymous', calls: 5, errors: 1, denials: 2 }]);
+    expect(stats.rows).toBe(12);
+    expect(stats.byDecision).toEqual({ allowed: 6, denied: 1, limited: 1, unauthenticated: 2, refused: 2 });
+    expect(stats).toMatchObject({ calls: 6, errors: 1, cancelled: 1, denials: 2 });
+    expect(stats.byTool).toEqual([{ tool: 'probe__echo', upstream: 'probe', calls: 6, errors: 1, denials: 2 }]);
+    expect(stats.byPrincipal).toEqual([{ principal: 'loopback:anonymous', calls: 6, errors: 1, denials: 2 }]);
     expect(stats.byMethod).toEqual([
-      { method: 'tools/call', rows: 5, errors: 1, denials: 2 },
+      { method: 'tools/call', rows: 6, errors: 1, denials: 2 },
       { method: 'http', rows: 4, errors: 0, denials: 4 },
       { method: 'prompts/get', rows: 1, errors: 0, denials: 0 },
       { method: 'resources/read', rows: 1, errors: 1, denials: 0 },
@@ -161,7 +164,7 @@ describe('AuditQuery', () => {
 
     // A method filter narrows every part; it is not replaced by tools/call for the tables.
     const reads = await q.stats({ method: 'resources/read' });
-    expect(reads).toMatchObject({ rows: 1, calls: 0, errors: 0, denials: 0, byTool: [], byPrincipal: [] });
+    expect(reads).toMatchObject({ rows: 1, calls: 0, errors: 0, cancelled: 0, denials: 0, byTool: [], byPrincipal: [] });
     expect(reads.byMethod).toEqual([{ method: 'resources/read', rows: 1, errors: 1, denials: 0 }]);
   });
 

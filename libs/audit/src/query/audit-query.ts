@@ -18,7 +18,8 @@ export interface AuditPage {
  *
  * - `calls`, `errors`, `denials` (top level), `byTool` and `byPrincipal`: `tools/call` rows
  *   only. `calls`: all of them, whatever the decision; `errors`: those that ended in an
- *   error (outcome `error` or `tool_error`); `denials`: those whose decision is not
+ *   error (outcome `error` or `tool_error`); `cancelled`: those the host cancelled or left
+ *   (outcome `cancelled`: it got no answer, which is no error); `denials`: those whose decision is not
  *   `allowed` (`denied`, `limited`, `unauthenticated` or `refused`: the gateway did not
  *   let the call reach an upstream).
  * - `rows`, `byDecision` and `byMethod`: every row the filters match, whatever its method
@@ -34,6 +35,8 @@ export interface AuditStats {
   calls: number;
   /** `tools/call` rows with outcome `error` or `tool_error`. */
   errors: number;
+  /** `tools/call` rows with outcome `cancelled`: the host got no answer (it cancelled, or went away). */
+  cancelled: number;
   /** `tools/call` rows not allowed. */
   denials: number;
   /** `tools/call` rows per public tool name, most calls first. */
@@ -77,6 +80,8 @@ const DECISIONS: readonly AuditDecision[] = ['allowed', 'denied', 'limited', 'un
 const DENIAL = `CASE WHEN r.decision <> 'allowed' THEN 1 ELSE 0 END`;
 /** Counted as an error by `stats`: a JSON-RPC error, or a tool that reported failure. */
 const ERROR = `CASE WHEN r.outcome IN ('error', 'tool_error') THEN 1 ELSE 0 END`;
+/** Counted apart by `stats`: a call its host cancelled ended neither well nor in an error. */
+const CANCELLED = `CASE WHEN r.outcome = 'cancelled' THEN 1 ELSE 0 END`;
 
 /** Adds the three counts every stats table has: rows (as `countAs`), errors and denials. */
 function counted<Q extends SelectQueryBuilder<AuditRecordEntity>>(query: Q, countAs: 'rows' | 'calls'): Q {
@@ -177,8 +182,9 @@ export class AuditQuery {
       .groupBy('r.decision')
       .getRawMany<{ decision: AuditDecision; rows: number }>();
     const byMethodRaw = await counted(this.select(filter).select('r.method', 'method'), 'rows')
+      .addSelect(`SUM(${CANCELLED})`, 'cancelled')
       .groupBy('r.method')
-      .getRawMany<MethodStats>();
+      .getRawMany<MethodStats & { cancelled: number }>();
     // Grouped by name and upstream here, merged per name below: a call refused before
     // routing has no upstream, and must still count on its tool's one line.
     const byToolRaw = await counted(this.toolCalls(filter).select('r.name', 'tool').addSelect('r.upstream', 'upstream'), 'calls')
@@ -197,11 +203,13 @@ export class AuditQuery {
       .map((m) => ({ method: m.method, rows: Number(m.rows), errors: Number(m.errors), denials: Number(m.denials) }))
       .sort((a, b) => b.rows - a.rows || compare(a.method, b.method));
     const calls = byMethod.find((m) => m.method === 'tools/call');
+    const cancelled = Number(byMethodRaw.find((m) => m.method === 'tools/call')?.cancelled ?? 0);
     return {
       rows: byMethod.reduce((sum, m) => sum + m.rows, 0),
       byDecision,
       calls: calls?.rows ?? 0,
       errors: calls?.errors ?? 0,
+      cancelled,
       denials: calls?.denials ?? 0,
       byTool: mergeTools(byToolRaw),
       byPrincipal: byPrincipalRaw
