@@ -183,7 +183,16 @@ describe('approvals: a confirm rule holds the call until a human approves', () =
     abort.abort();
     expect(await call).toBe('cancelled');
     await eventually(async () => (await inboxItems(daemon)).length === 0, 5000, 'the question withdrawn');
-    await eventually(() => auditRows(dataDir, "client_name = 'canceller' AND rule = 'approval:withdrawn'").length === 1, 5000, 'the withdrawal audited');
+    await eventually(() => auditRows(dataDir, "client_name = 'canceller' AND method = 'switchboard/approval' AND rule = 'approval:withdrawn'").length === 1, 5000, 'the withdrawal audited');
+    // The host got no answer: neither the approval's row nor the call's has an error code.
+    const [approval, callRow] = await eventually(() => {
+      const found = auditRows(dataDir, "client_name = 'canceller'");
+      return found.length === 2 ? found : undefined;
+    });
+    expect(approval).toMatchObject({ method: 'switchboard/approval', decision: 'denied', rule: 'approval:withdrawn', error_code: null });
+    expect(approval.error_message).toMatch(/^Cancelled by the host/);
+    expect(callRow).toMatchObject({ method: 'tools/call', decision: 'denied', rule: 'approval:withdrawn', outcome: null, error_code: null });
+    expect(callRow.error_message).toMatch(/^Cancelled by the host/);
   });
 });
 

@@ -1,5 +1,5 @@
 import { AuditUnavailableError, AUDIT_UNAVAILABLE_CODE, AUDIT_UNAVAILABLE_RULE, type AuditEntry, type AuditLog } from '@switchboard/audit';
-import { ErrorCode, McpError, abandonmentOf, jsonTextOf, newTraceId } from '@switchboard/core';
+import { ErrorCode, McpError, abandonmentOf, jsonTextOf, newTraceId, type Abandonment } from '@switchboard/core';
 import type { Item, MethodHandler, RelayServices, RequestContext } from '../relay.types.js';
 import { sessionFields } from './session-fields.js';
 
@@ -71,10 +71,7 @@ export async function runAudited(
   if (abandoned?.kind === 'cancelled' || (abandoned?.kind === 'closed' && !abandoned.told)) {
     // No answer at all: no code. Not an error of the call's, so `audit stats` does not count it as one.
     entry.outcome = entry.decision === 'allowed' ? 'cancelled' : null;
-    errorMessage =
-      abandoned.kind === 'closed'
-        ? 'No answer: the session ended before the request completed'
-        : `Cancelled by the host${abandoned.reason ? `: ${abandoned.reason}` : ''}`;
+    errorMessage = abandonmentText(abandoned);
   } else if (abandoned?.kind === 'closed') {
     // The session ended and its transport told the host so (-32000): that is its answer.
     entry.outcome = entry.decision === 'allowed' ? 'error' : null;
@@ -101,6 +98,12 @@ export async function runAudited(
   }
   if (failure !== undefined) throw failure;
   return result!;
+}
+
+/** Why a request got no answer, for its rows' error_message (redacted by AuditLog.record). */
+export function abandonmentText(abandoned: Abandonment): string {
+  if (abandoned.kind === 'closed') return abandoned.told ? abandoned.told.message : 'No answer: the session ended before the request completed';
+  return `Cancelled by the host${abandoned.reason ? `: ${abandoned.reason}` : ''}`;
 }
 
 /** The row's fields known before the request runs; the arguments and error text are AuditLog.record's to fill in. */

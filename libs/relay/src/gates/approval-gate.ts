@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { bareEntry, canonicalJson, canonicalTextDigest } from '@switchboard/audit';
-import { ErrorCode, McpError, callerName } from '@switchboard/core';
+import { ErrorCode, McpError, abandonmentOf, callerName } from '@switchboard/core';
 import type { ApprovalBinding } from '@switchboard/policy';
 import { askHost, askInbox, duration, type ApprovalAnswer, type ApprovalRequest } from '../approvals/ask-approval.js';
 import { hostCanAnswer } from '../server-requests/host-capability.js';
+import { abandonmentText } from '../audit/audited-request.js';
 import { sessionFields } from '../audit/session-fields.js';
 import type { RelayServices, RequestContext } from '../relay.types.js';
 
@@ -85,9 +86,16 @@ export async function approved(ctx: RequestContext, services: RelayServices, cal
       return refuse(ctx, services, call, started, 'expired', `Nobody approved the call to ${call.tool} within ${duration(request.timeoutMs)}`, undefined, via);
     case 'failed':
       return refuse(ctx, services, call, started, 'failed', `The call to ${call.tool} could not be approved: ${answer.reason}`, undefined, via);
-    case 'withdrawn':
-      await record(ctx, services, call, started, { via, rule: 'approval:withdrawn', refused: 'Request cancelled' });
+    case 'withdrawn': {
+      // The call's own row says denied by this rule too, not the catch-all invalid-request.
+      ctx.audit.allowedBy = null;
+      ctx.audit.deniedBy = 'approval:withdrawn';
+      // Nobody refused it: the host gave up (no answer, so no code) or its session ended.
+      const abandoned = abandonmentOf(ctx.signal);
+      const why = abandoned ? abandonmentText(abandoned) : 'Request cancelled';
+      await record(ctx, services, call, started, { via, rule: 'approval:withdrawn', refused: why, unanswered: true });
       throw new McpError(ErrorCode.RequestTimeout, 'Request cancelled');
+    }
   }
 }
 
@@ -121,6 +129,8 @@ interface ApprovalFacts {
   rememberForMs?: number;
   /** The error the caller gets, when not approved. */
   refused?: string;
+  /** The caller gets no refusal (it withdrew): the row has no error code. */
+  unanswered?: boolean;
 }
 
 /** The approval's own audit row: who asked, for what, who answered and how. */
@@ -137,7 +147,7 @@ async function record(ctx: RequestContext, services: RelayServices, call: Approv
     rule: facts.rule,
     outcome: null,
     errorMessage: null,
-    errorCode: facts.refused === undefined ? null : ErrorCode.ApprovalRefused,
+    errorCode: facts.refused === undefined || facts.unanswered ? null : ErrorCode.ApprovalRefused,
     requestId: String(ctx.request.id),
   });
   entry.latencyMs = Math.round((performance.now() - started) * 1000) / 1000;
