@@ -4,24 +4,26 @@ import { optionalStringMap, requireString } from './params.js';
 import { publicUrisInMessages } from './uri-mapping.js';
 import { authorized } from '../gates/policy-gate.js';
 import { rateLimited } from '../gates/rate-limited.js';
-import { listsReadAgain, recordRoute, upstreamDown, upstreamOf } from './upstream-of.js';
+import { recordRoute, routeOfDeparted, upstreamOf } from './upstream-of.js';
 
 export const getPrompt: MethodHandler = async (ctx, services) => {
   const publicName = requireString(ctx.params, 'name');
   const args = optionalStringMap(ctx.params, 'arguments') ?? {};
-  let target = services.catalog.current.resolvePrompt(publicName);
+  const target =
+    services.catalog.current.resolvePrompt(publicName) ??
+    (await routeOfDeparted(
+      services,
+      publicName,
+      {
+        resolve: (name) => services.catalog.current.resolvePrompt(name),
+        departed: (name) => services.catalog.departedPrompt(name),
+        mayUse: (server) => authorized(ctx, services, 'get', 'Prompt', { server, name: publicName, args }),
+      },
+      ctx.audit,
+    ));
   if (!target) {
-    const departed = services.catalog.departedPrompt(publicName);
-    if (departed && authorized(ctx, services, 'get', 'Prompt', { server: departed.server, name: publicName, args })) {
-      // As for a tool (tools-call.ts): an upstream just back is asked once its prompts are read.
-      await listsReadAgain(services, departed.server);
-      target = services.catalog.current.resolvePrompt(publicName);
-      if (!target && services.catalog.departedPrompt(publicName)) throw upstreamDown(services, departed.server, departed.name, ctx.audit);
-    }
-    if (!target) {
-      if (!services.catalog.departedPrompt(publicName)) ctx.audit.deniedBy = 'catalog:unknown-prompt';
-      throw invalidParams(`Unknown prompt: ${publicName}`);
-    }
+    if (!services.catalog.departedPrompt(publicName)) ctx.audit.deniedBy = 'catalog:unknown-prompt';
+    throw invalidParams(`Unknown prompt: ${publicName}`);
   }
   if (!authorized(ctx, services, 'get', 'Prompt', { server: target.server, name: publicName, args })) {
     throw invalidParams(`Unknown prompt: ${publicName}`);

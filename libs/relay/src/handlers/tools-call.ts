@@ -5,7 +5,7 @@ import { publicUrisInContent } from './uri-mapping.js';
 import { authorized } from '../gates/policy-gate.js';
 import { rateLimited } from '../gates/rate-limited.js';
 import { approved } from '../gates/approval-gate.js';
-import { listsReadAgain, recordRoute, upstreamDown, upstreamOf } from './upstream-of.js';
+import { recordRoute, routeOfDeparted, upstreamOf } from './upstream-of.js';
 
 /**
  * tools/call: the public name is resolved to (upstream, original name) by the catalog and the
@@ -20,21 +20,22 @@ export const callTool: MethodHandler = async (ctx, services) => {
   // Checked here, not left to the upstream: the policy's `args` conditions must see what the
   // upstream would be sent.
   const args = optionalObject(ctx.params, 'arguments') ?? {};
-  let target = services.catalog.current.resolveTool(publicName);
+  const target =
+    services.catalog.current.resolveTool(publicName) ??
+    (await routeOfDeparted(
+      services,
+      publicName,
+      {
+        resolve: (name) => services.catalog.current.resolveTool(name),
+        departed: (name) => services.catalog.departedTool(name),
+        mayUse: (server) => authorized(ctx, services, 'call', 'Tool', { server, name: publicName, args }),
+      },
+      ctx.audit,
+    ));
   if (!target) {
-    // A tool of an upstream that is down: said as such to those the policy lets see it.
-    const departed = services.catalog.departedTool(publicName);
-    if (departed && authorized(ctx, services, 'call', 'Tool', { server: departed.server, name: publicName, args })) {
-      // Just back, its tools still being read: what it offers now decides, once read.
-      await listsReadAgain(services, departed.server);
-      target = services.catalog.current.resolveTool(publicName);
-      if (!target && services.catalog.departedTool(publicName)) throw upstreamDown(services, departed.server, departed.name, ctx.audit);
-    }
-    if (!target) {
-      // Unless the policy hid a tool of a down upstream (its rule stays), or the read found it gone.
-      if (!services.catalog.departedTool(publicName)) ctx.audit.deniedBy = 'catalog:unknown-tool';
-      throw invalidParams(`Unknown tool: ${publicName}`);
-    }
+    // Unless the policy hid a tool of a down upstream (its rule stays), or the read found it gone.
+    if (!services.catalog.departedTool(publicName)) ctx.audit.deniedBy = 'catalog:unknown-tool';
+    throw invalidParams(`Unknown tool: ${publicName}`);
   }
   if (!authorized(ctx, services, 'call', 'Tool', { server: target.server, name: publicName, args })) {
     throw invalidParams(`Unknown tool: ${publicName}`);

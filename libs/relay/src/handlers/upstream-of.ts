@@ -1,3 +1,4 @@
+import type { NameRoute } from '@switchboard/catalog';
 import { MissingSecretsError, type ServerConfig } from '@switchboard/config';
 import { ErrorCode, McpError, callerName } from '@switchboard/core';
 import type { UpstreamConnection } from '@switchboard/upstream';
@@ -68,6 +69,31 @@ export async function upstreamOf(
  * most the server's requestMs, what one page of it may take), so the caller can resolve the
  * name against what the upstream offers now. At once when no read is under way.
  */
+/** How a handler looks up one kind of name (tools, prompts), and who may hear its upstream is down. */
+export interface NameLookup {
+  resolve(publicName: string): NameRoute | undefined;
+  /** The catalog's memory of a name whose upstream is down (CatalogStore's departedTool). */
+  departed(publicName: string): NameRoute | undefined;
+  /** Whether the caller may be told of the name's upstream: the policy would let it use the name there. */
+  mayUse(server: string): boolean;
+}
+
+/**
+ * For a public tool or prompt name the catalog does not resolve: the route to give after all,
+ * or undefined (the caller answers "unknown"). A name of an upstream that is down is said to
+ * be so (-32010) to those the policy lets use it; one just back, its lists still being read,
+ * is looked up again once they are read, so what it offers now decides. Called only on a
+ * miss, so a resolved call pays for none of it.
+ */
+export async function routeOfDeparted(services: RelayServices, publicName: string, lookup: NameLookup, facts: AuditFacts): Promise<NameRoute | undefined> {
+  const departed = lookup.departed(publicName);
+  if (!departed || !lookup.mayUse(departed.server)) return undefined;
+  await listsReadAgain(services, departed.server);
+  const now = lookup.resolve(publicName);
+  if (!now && lookup.departed(publicName)) throw upstreamDown(services, departed.server, departed.name, facts);
+  return now;
+}
+
 export function listsReadAgain(services: RelayServices, server: string): Promise<void> {
   const config = services.config().servers.find((s) => s.name === server);
   return services.sync.listsRead(server, config?.timeouts.requestMs ?? 0);
