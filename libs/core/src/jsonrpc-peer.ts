@@ -72,11 +72,14 @@ export interface PeerHandlers {
   onRequestCancelled?(id: RequestId): void;
 }
 
+/** What a question is about when nobody said: shared, never changed (about() replaces it). */
+const ABOUT_NONE: readonly RequestId[] = Object.freeze([]);
+
 /** A request of the other side's being handled. */
 interface Inbound {
   cancellation: Cancellation;
   /** The requests of ours it is about (InboundContext.about). */
-  about: RequestId[];
+  about: readonly RequestId[];
 }
 
 interface Pending {
@@ -268,7 +271,7 @@ export class JsonRpcPeer {
     // About no request of ours unless the transport or the handler says which: a question
     // asked over a channel that cannot say (stdio, an HTTP GET stream) is not about every
     // request in flight there, or one host's questions would hold another's timeouts open.
-    const inbound: Inbound = { cancellation, about: relatedRequestId === undefined ? [] : [relatedRequestId] };
+    const inbound: Inbound = { cancellation, about: relatedRequestId === undefined ? ABOUT_NONE : [relatedRequestId] };
     this.inbound.set(request.id, inbound);
     let response: JsonRpcResponse;
     try {
@@ -320,7 +323,7 @@ export class JsonRpcPeer {
   }
 
   /** The requests of ours a settled question was about get their full idle time again. */
-  private questionSettled(about: RequestId[]): void {
+  private questionSettled(about: readonly RequestId[]): void {
     for (const id of about) {
       const entry = this.pending.get(id);
       if (entry?.waitWhileAsked) this.armTimer(id, entry);
