@@ -22,6 +22,11 @@ export interface CancelSignal {
 export class Cancellation implements CancelSignal {
   aborted = false;
   reason: unknown = undefined;
+  /**
+   * Set by `answerDecided`: the request's answer is decided and recorded, so a cancel that
+   * arrives now is late (the peer ignores it and sends the answer). A close still aborts.
+   */
+  decided = false;
   private listeners: (() => void)[] | undefined;
 
   addEventListener(_type: 'abort', listener: () => void): void {
@@ -68,6 +73,18 @@ export class Cancellation implements CancelSignal {
 export type Abandonment =
   | { kind: 'cancelled'; reason?: string }
   | { kind: 'closed'; told?: { code: number; message: string } };
+
+/**
+ * Says that the answer to a request of the other side's is decided and written down (its
+ * audit row), and only waits to be released (strict mode waits for the row's journal write
+ * or commit). A cancel arriving in that wait is treated as one arriving just after the
+ * answer, a race the spec allows: it is ignored and the answer is sent. Otherwise the
+ * host would get nothing while its row said what the answer was. Only a peer's own
+ * Cancellation can say so; other signals are left as they are.
+ */
+export function answerDecided(signal: CancelSignal | undefined): void {
+  if (signal instanceof Cancellation) signal.decided = true;
+}
 
 /** The Abandonment a signal was aborted with, if it was. */
 export function abandonmentOf(signal: CancelSignal | undefined): Abandonment | undefined {

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { abandonmentOf, type CancelSignal } from './cancellation.js';
+import { abandonmentOf, answerDecided, type CancelSignal } from './cancellation.js';
 import { ErrorCode, McpError } from './core.errors.js';
 import type { JsonRpcMessage, JsonRpcRequest } from './jsonrpc.js';
 import { JsonRpcPeer, type PeerHandlers } from './jsonrpc-peer.js';
@@ -227,6 +227,44 @@ describe('JsonRpcPeer', () => {
     await new Promise((r) => setTimeout(r, 0));
     expect(aborted).toBe(true);
     expect(sent).toEqual([]);
+  });
+
+  it('a cancel that arrives once the answer is decided (answerDecided) is late: ignored, and the answer is sent', async () => {
+    const sent: JsonRpcMessage[] = [];
+    const cancelled: unknown[] = [];
+    let release!: () => void;
+    let signal!: CancelSignal;
+    const peer = new JsonRpcPeer(async (m) => void sent.push(m), {
+      onRequest: async (_r, ctx) => {
+        signal = ctx.signal;
+        answerDecided(ctx.signal);
+        // As strict mode waits for the row's write before it releases the answer.
+        await new Promise<void>((resolve) => (release = resolve));
+        return { answer: 42 };
+      },
+      onNotification: () => undefined,
+      onRequestCancelled: (id) => cancelled.push(id),
+    });
+    peer.handle({ jsonrpc: '2.0', id: 'a', method: 'tools/call' });
+    await new Promise((r) => setTimeout(r, 0));
+    peer.handle({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'a' } });
+    expect(signal.aborted).toBe(false);
+    expect(cancelled).toEqual([]);
+    release();
+    await new Promise((r) => setTimeout(r, 0));
+    expect(sent).toEqual([{ jsonrpc: '2.0', id: 'a', result: { answer: 42 } }]);
+  });
+
+  it('a close still aborts a request whose answer is decided: there is nobody to send it to', async () => {
+    let signal!: CancelSignal;
+    const peer = new JsonRpcPeer(async () => undefined, {
+      onRequest: (_r, ctx) => ((signal = ctx.signal), answerDecided(ctx.signal), new Promise(() => undefined)),
+      onNotification: () => undefined,
+    });
+    peer.handle({ jsonrpc: '2.0', id: 'a', method: 'tools/call' });
+    await new Promise((r) => setTimeout(r, 0));
+    peer.close(new McpError(ErrorCode.ConnectionClosed, 'Session ended'));
+    expect(abandonmentOf(signal)).toEqual({ kind: 'closed' });
   });
 
   it("says why an inbound request was given up: the sender's cancel and its reason, or a close and what the transport told it", () => {

@@ -212,6 +212,8 @@ export class JsonRpcPeer {
     if (n.method === 'notifications/cancelled') {
       const id = n.params?.requestId as RequestId | undefined;
       const inbound = id === undefined ? undefined : this.inbound.get(id);
+      // Too late for that request: its answer is decided and recorded (answerDecided).
+      if (inbound?.cancellation.decided) return;
       if (inbound) {
         this.inbound.delete(id!);
         const reason = n.params?.reason;

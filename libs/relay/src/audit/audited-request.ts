@@ -1,5 +1,5 @@
 import { AuditUnavailableError, AUDIT_UNAVAILABLE_CODE, AUDIT_UNAVAILABLE_RULE, type AuditEntry, type AuditLog } from '@switchboard/audit';
-import { ErrorCode, McpError, abandonmentOf, jsonTextOf, newTraceId, type Abandonment } from '@switchboard/core';
+import { ErrorCode, McpError, abandonmentOf, answerDecided, jsonTextOf, newTraceId, type Abandonment } from '@switchboard/core';
 import type { Item, MethodHandler, RelayServices, RequestContext } from '../relay.types.js';
 import { sessionFields } from './session-fields.js';
 
@@ -89,6 +89,8 @@ export async function runAudited(
   }
   const written = audit.record(entry, argumentsOf(ctx.request.method, ctx.params), errorMessage, refusal === undefined);
   if (audit.mode === 'strict' && !(refusal?.rule === AUDIT_UNAVAILABLE_RULE)) {
+    // The row says what the host gets; a cancel while it is being written must not take that away.
+    answerDecided(ctx.signal);
     try {
       await written;
     } catch (err) {
