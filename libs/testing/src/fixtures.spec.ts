@@ -228,6 +228,29 @@ describe('the fixture with slow subscriptions (FIXTURE_SUBSCRIBE_DELAY_MS, FIXTU
   });
 });
 
+describe('the fixture with late subscription effects (FIXTURE_SUBSCRIPTION_EFFECT=answer)', () => {
+  let fixture: FixtureConnection;
+
+  beforeAll(async () => {
+    fixture = await connectToFixture('stdio', { FIXTURE_SUBSCRIPTION_EFFECT: 'answer', FIXTURE_SUBSCRIBE_DELAY_MS: '5000' });
+  });
+  afterAll(() => fixture?.close());
+
+  it('counts a subscribe on arrival, and it takes effect at the end of its delay even though it was cancelled', async () => {
+    const { client } = fixture;
+    const hello = 'fixture://static/hello';
+    const abort = new AbortController();
+    const subscribing = client.subscribeResource({ uri: hello }, { signal: abort.signal });
+    await vi.waitFor(async () => expect((await stats(client)).subscribeRequests).toBe(1), { timeout: 5_000 });
+    expect(await stats(client)).toMatchObject({ subscriptions: [], subscribes: 0 });
+    abort.abort('test cancels');
+    expect(await rejection(subscribing)).toBeDefined();
+    await vi.waitFor(async () => expect(await stats(client)).toMatchObject({ subscriptions: [hello], subscribes: 1, cancelled: 1 }), {
+      timeout: 15_000,
+    });
+  });
+});
+
 describe('the fixture asking its client (stdio)', () => {
   let fixture: FixtureConnection;
 
