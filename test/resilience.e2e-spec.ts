@@ -117,7 +117,7 @@ describe('resource subscriptions with a slow or hung upstream', () => {
     expect(h.notifications.get('notifications/resources/updated') ?? []).toEqual([]);
   });
 
-  it('a subscribe its host cancelled is cancelled upstream, ended there, and delivers nothing to the host', async () => {
+  it('a subscribe its host cancelled is ended upstream once the upstream answers it, and delivers nothing to the host', async () => {
     const daemon = await startDaemon({ mcpServers: { fx: stdioFixture({ FIXTURE_SUBSCRIBE_DELAY_MS: '3000' }) } });
     const h = await connectHost('streamable-http', { daemon });
     hosts.push(h);
@@ -127,8 +127,9 @@ describe('resource subscriptions with a slow or hung upstream', () => {
     await eventually(() => upstreamSubscribed(h.client), 10_000, 'the upstream to subscribe');
     abort.abort('changed my mind');
     await pending;
-    await eventually(async () => (await stats(h.client)).cancelled === 1, 10_000, 'the upstream to see the cancellation');
+    // Not cancelled upstream: its answer tells the gateway when an unsubscribe can follow it.
     await eventually(async () => !(await upstreamSubscribed(h.client)), 10_000, 'the upstream subscription to end');
+    expect((await stats(h.client)).cancelled).toBe(0);
     expect(h.notifications.get('notifications/resources/updated') ?? []).toEqual([]);
   });
 
@@ -154,8 +155,9 @@ describe('resource subscriptions with a slow or hung upstream', () => {
     await eventually(() => upstreamSubscribed(holder.client), 10_000, 'the upstream to subscribe');
     abort.abort('changed my mind');
     await quit;
-    await eventually(async () => (await stats(holder.client)).cancelled === 1, 10_000, 'the upstream to see the cancellation');
     await held;
+    // One subscribe upstream served both hosts, and the one who left did not cancel it.
+    expect(await stats(holder.client)).toMatchObject({ cancelled: 0, subscribeRequests: 1 });
     holder.notifications.delete('notifications/resources/updated');
     expect(await upstreamSubscribed(holder.client)).toBe(true);
     await eventually(() => holder.notifications.get('notifications/resources/updated')?.length, 10_000, 'the holder to hear');
@@ -174,6 +176,55 @@ describe('resource subscriptions with a slow or hung upstream', () => {
     // The upstream got the unsubscribe, and the gateway gave up on its answer (cancelled it).
     await eventually(async () => !(await upstreamSubscribed(staying.client)), 10_000, 'the upstream to get the unsubscribe');
     await eventually(async () => (await stats(staying.client)).cancelled === 1, 10_000, 'the unsubscribe to be cancelled at its timeout');
+  });
+});
+
+describe('resource subscriptions on an upstream that takes them in its own order', () => {
+  const hello = 'fixture://static/hello';
+  interface SubscriptionStats {
+    subscriptions: string[];
+    subscribeRequests: number;
+    unsubscribeRequests: number;
+    subscribes: number;
+    unsubscribes: number;
+  }
+  const upstream = async (client: Client) => (await stats(client)) as unknown as SubscriptionStats;
+
+  it("a subscribe that takes effect upstream after its session's end is ended there after it", async () => {
+    // The upstream subscribes only when it answers, 3 s on, and does not stop for a cancel.
+    const daemon = await startDaemon({
+      mcpServers: { fx: stdioFixture({ FIXTURE_SUBSCRIPTION_EFFECT: 'answer', FIXTURE_SUBSCRIBE_DELAY_MS: '3000' }) },
+    });
+    const [leaving, staying] = [await connectHost('streamable-http', { daemon }), await connectHost('streamable-http', { daemon })];
+    hosts.push(leaving, staying);
+    const pending = errorOf(leaving.client.subscribeResource({ uri: hello }));
+    await eventually(async () => (await upstream(staying.client)).subscribeRequests === 1, 10_000, 'the subscribe upstream');
+    await (leaving.client.transport as StreamableHTTPClientTransport).terminateSession();
+    await leaving.close();
+    await pending;
+    await eventually(async () => (await upstream(staying.client)).subscribes === 1, 15_000, 'the subscribe to take effect');
+    await eventually(async () => (await upstream(staying.client)).subscriptions.length === 0, 15_000, 'the upstream subscription to end');
+  });
+
+  it('Streamable HTTP: a subscribe right after the last unsubscribe leaves the upstream subscribed and the host hearing updates', async () => {
+    // The upstream ends a subscription only when it answers the unsubscribe, 2 s on: a
+    // subscribe sent meanwhile (another POST) takes effect before it.
+    const fixture = await startHttpFixture('http', { FIXTURE_SUBSCRIPTION_EFFECT: 'answer', FIXTURE_UNSUBSCRIBE_DELAY_MS: '2000' });
+    fixtures.push(fixture);
+    const daemon = await startDaemon({ mcpServers: { fx: { type: 'http', url: fixture.url } } });
+    const [first, second] = [await connectHost('streamable-http', { daemon }), await connectHost('streamable-http', { daemon })];
+    hosts.push(first, second);
+    await first.client.subscribeResource({ uri: hello });
+    const unsubscribed = first.client.unsubscribeResource({ uri: hello });
+    await eventually(async () => (await upstream(second.client)).unsubscribeRequests === 1, 10_000, 'the unsubscribe upstream');
+    await second.client.subscribeResource({ uri: hello });
+    await unsubscribed;
+    await eventually(async () => (await upstream(second.client)).unsubscribes === 1, 15_000, 'the unsubscribe to take effect');
+    expect((await upstream(second.client)).subscriptions).toEqual([hello]);
+    second.notifications.delete('notifications/resources/updated');
+    await second.client.callTool({ name: 'fx__touch_resource', arguments: { uri: hello } });
+    await eventually(() => second.notifications.get('notifications/resources/updated')?.length, 10_000, 'the update at the subscriber');
+    expect(first.notifications.get('notifications/resources/updated') ?? []).toEqual([]);
   });
 });
 

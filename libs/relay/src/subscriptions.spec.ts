@@ -57,7 +57,9 @@ function slowUpstream(timeouts = { requestMs: 60_000, maxRequestMs: 600_000 }) {
   const cancelled = () => sent.filter((m) => 'method' in m && m.method === 'notifications/cancelled').map((m) => (m as { params: Item }).params.requestId);
   /** The upstream answers its nth subscribe (from 0). */
   const answerSubscribe = (n: number) => peer.handle({ jsonrpc: '2.0', id: requests('resources/subscribe')[n]!.id, result: {} });
-  return { t: setup(connection), connection, requests, cancelled, answerSubscribe, peer, sent };
+  /** The upstream answers its nth unsubscribe (from 0). */
+  const answerUnsubscribe = (n: number) => peer.handle({ jsonrpc: '2.0', id: requests('resources/unsubscribe')[n]!.id, result: {} });
+  return { t: setup(connection), connection, requests, cancelled, answerSubscribe, answerUnsubscribe, peer, sent };
 }
 
 const flush = () => new Promise((r) => setImmediate(r));
@@ -110,7 +112,7 @@ describe('a subscribe the upstream is slow to answer', () => {
     expect(t.subscriptions.upstreamCount).toBe(0);
   });
 
-  it("is cancelled upstream by its host's cancel, ended there, and delivers nothing, though the upstream answers", async () => {
+  it("answers its host's cancel at once, and is ended upstream only after the upstream's answer; delivers nothing", async () => {
     const up = slowUpstream();
     const { t } = up;
     const s = t.session('s');
@@ -118,7 +120,10 @@ describe('a subscribe the upstream is slow to answer', () => {
     const pending = errorOf(t.subscriptions.subscribe(s, up.connection, uri, uri, host));
     host.abort();
     expect(await pending).toMatchObject({ code: -32001, message: 'Request cancelled' });
-    expect(up.cancelled()).toEqual([up.requests('resources/subscribe')[0]!.id]);
+    // Not cancelled upstream, and no unsubscribe the upstream could take before the subscribe.
+    await flush();
+    expect(up.cancelled()).toEqual([]);
+    expect(up.requests('resources/unsubscribe')).toEqual([]);
     up.answerSubscribe(0);
     await flush();
     expect(up.requests('resources/unsubscribe').map((r) => r.params)).toEqual([{ uri }]);
@@ -134,8 +139,11 @@ describe('a subscribe the upstream is slow to answer', () => {
     // Without its signal aborting: the session's end alone says nobody wants it.
     const pending = errorOf(t.subscriptions.subscribe(s, up.connection, uri, uri, new Cancellation()));
     t.sessions.remove('s');
-    up.answerSubscribe(0);
     expect(await pending).toMatchObject({ code: -32001 });
+    await flush();
+    expect(up.requests('resources/unsubscribe')).toEqual([]);
+    up.answerSubscribe(0);
+    await flush();
     expect(up.requests('resources/unsubscribe').map((r) => r.params)).toEqual([{ uri }]);
     expect(t.subscriptions.upstreamCount).toBe(0);
   });
@@ -149,7 +157,10 @@ describe('a subscribe the upstream is slow to answer', () => {
     const held = t.subscriptions.subscribe(b, up.connection, uri, uri, new Cancellation());
     quitter.abort();
     await quit;
-    up.answerSubscribe(1);
+    // One subscribe upstream for both, not cancelled by the one who left.
+    expect(up.requests('resources/subscribe')).toHaveLength(1);
+    expect(up.cancelled()).toEqual([]);
+    up.answerSubscribe(0);
     await held;
     expect(up.requests('resources/unsubscribe')).toEqual([]);
     t.updated(uri);
@@ -163,14 +174,56 @@ describe('a subscribe the upstream is slow to answer', () => {
     const first = t.subscriptions.subscribe(a, up.connection, uri, uri);
     const second = t.subscriptions.subscribe(b, up.connection, uri, uri);
     up.answerSubscribe(0);
-    await first;
-    // a lets go while b's subscribe, sent before a held it, is still in flight.
-    void t.subscriptions.unsubscribe(a, 'fx', uri);
-    up.answerSubscribe(1);
-    await second;
+    await Promise.all([first, second]);
+    await t.subscriptions.unsubscribe(a, 'fx', uri);
+    expect(up.requests('resources/subscribe')).toHaveLength(1);
     expect(up.requests('resources/unsubscribe')).toEqual([]);
     t.updated(uri);
     expect(t.heard).toEqual({ a: [], b: [uri] });
+  });
+
+  it('a subscribe after the last unsubscribe is sent upstream only once the unsubscribe is answered', async () => {
+    const up = slowUpstream();
+    const { t } = up;
+    const [a, b] = [t.session('a'), t.session('b')];
+    const first = t.subscriptions.subscribe(a, up.connection, uri, uri);
+    up.answerSubscribe(0);
+    await first;
+    const released = t.subscriptions.unsubscribe(a, 'fx', uri);
+    const second = t.subscriptions.subscribe(b, up.connection, uri, uri);
+    await flush();
+    expect(up.requests('resources/unsubscribe')).toHaveLength(1);
+    expect(up.requests('resources/subscribe')).toHaveLength(1);
+    up.answerUnsubscribe(0);
+    await released;
+    await flush();
+    expect(up.requests('resources/subscribe')).toHaveLength(2);
+    up.answerSubscribe(1);
+    await second;
+    t.updated(uri);
+    expect(t.heard).toEqual({ a: [], b: [uri] });
+    expect(t.subscriptions.upstreamCount).toBe(1);
+  });
+
+  it('is renewed on a reconnected connection, once: a refused renewal is not retried in a loop', async () => {
+    const up = slowUpstream();
+    const { t } = up;
+    const s = t.session('s');
+    const pending = t.subscriptions.subscribe(s, up.connection, uri, uri);
+    up.answerSubscribe(0);
+    await pending;
+    t.subscriptions.ownedConnectionReady('fx', 'alice');
+    expect(up.requests('resources/subscribe')).toHaveLength(2);
+    up.peer.handle({ jsonrpc: '2.0', id: up.requests('resources/subscribe')[1]!.id, error: { code: -32603, message: 'busy' } });
+    await flush();
+    expect(up.requests('resources/subscribe')).toHaveLength(2);
+    expect(up.requests('resources/unsubscribe')).toEqual([]);
+    // The next reconnect tries again; the host still holds it.
+    t.subscriptions.ownedConnectionReady('fx', 'alice');
+    up.answerSubscribe(2);
+    await flush();
+    t.updated(uri);
+    expect(t.heard.s).toEqual([uri]);
   });
 
   it('refused by the upstream: nothing to end there', async () => {

@@ -11,6 +11,21 @@ import {
 import type { OwnedConnections, UpstreamConnection, UpstreamRegistry } from '@switchboard/upstream';
 import type { DownstreamSession, SessionDirectory } from './session.js';
 
+/** A host's subscribe waiting for the upstream to hold the subscription. */
+interface Waiter {
+  session: DownstreamSession;
+  publicUri: string;
+  signal: CancelSignal | undefined;
+  /** Answers the host: held (no error), or the upstream's failure, or cancelled. */
+  settle(err?: unknown): void;
+}
+
+/**
+ * What the upstream holds, as far as the gateway knows: `unknown` after a request it gave
+ * up on (a timeout), which the upstream may yet have carried out.
+ */
+type UpstreamState = 'none' | 'held' | 'unknown';
+
 interface Subscription {
   server: string;
   /**
@@ -20,8 +35,21 @@ interface Subscription {
    */
   owner: string;
   uri: string;
-  /** session id -> the URI as that session knows it (the public form). */
+  /** The connection it was last subscribed through, when the pools no longer name one. */
+  connection: UpstreamConnection;
+  /** session id -> the URI as that session knows it (the public form): the holders. */
   sessions: Map<string, string>;
+  waiters: Waiter[];
+  /** Hosts' unsubscribes (of the last holders) waiting for the upstream to be told. */
+  releases: (() => void)[];
+  upstream: UpstreamState;
+  /** Whether a run of subscribe/unsubscribe requests is under way (sync), and its end. */
+  busy: boolean;
+  syncing: Promise<void> | undefined;
+  /** Its renewal failed though hosts hold it: not retried until a host subscribes or it reconnects. */
+  stalled: boolean;
+  /** Bumped when its connection (re)connects: an answer from before then says nothing of it. */
+  epoch: number;
 }
 
 const SHARED = '';
@@ -33,11 +61,16 @@ const keyOf = (server: string, owner: string, uri: string) => `${server}\u0000${
  * sessions that subscribed to that URI on that connection. On a per-principal server each
  * principal subscribes on their own connection and hears only its updates; on a per-session
  * server each session on its own.
+ *
+ * Per (connection, URI) one request at a time goes upstream, the next only after the
+ * previous one's answer, and each brings the upstream to what the hosts want then (see
+ * sync): an upstream may handle two requests in flight in any order (two POSTs over HTTP,
+ * a server that works on them concurrently), so an unsubscribe sent while a subscribe is
+ * still out could take effect first and leave a subscription nobody holds, or a subscribe
+ * be undone by an unsubscribe sent before it.
  */
 export class SubscriptionManager {
   private readonly subs = new Map<string, Subscription>();
-  /** key -> how many upstream subscribes for it are in flight (not yet held by anyone). */
-  private readonly inflight = new Map<string, number>();
 
   constructor(
     private readonly registry: UpstreamRegistry,
@@ -68,46 +101,52 @@ export class SubscriptionManager {
   /**
    * `connection` is the one the request was routed to: the shared one, the session's
    * principal's own on a per-principal server, or the session's own on a per-session one.
-   * `signal` is the host's: its cancellation (or its session's end) cancels the upstream
-   * subscribe, which has the server's request timeouts as any forwarded request has.
+   * `signal` is the host's: its cancellation (or its session's end) answers the host at once
+   * and leaves it holding nothing. The upstream's subscribe is not cancelled with it: it may
+   * be another host's too, and only its answer tells when the upstream has done it, so that
+   * an unsubscribe can follow it (sync).
    */
-  async subscribe(
+  subscribe(
     session: DownstreamSession,
     connection: UpstreamConnection,
     uri: string,
     publicUri: string,
     signal?: CancelSignal,
   ): Promise<void> {
+    if (signal?.aborted) return Promise.reject(cancelledError());
     const owner = this.ownerOf(connection, session);
     const key = keyOf(connection.name, owner, uri);
-    if (!this.subs.has(key)) {
-      this.inflight.set(key, (this.inflight.get(key) ?? 0) + 1);
-      let failure: unknown;
-      try {
-        await connection.request('resources/subscribe', { uri }, { ...requestOptions(connection), ...(signal ? { signal } : {}) });
-      } catch (err) {
-        failure = err;
-      }
-      const left = this.inflight.get(key)! - 1;
-      if (left > 0) this.inflight.set(key, left);
-      else this.inflight.delete(key);
-      const wanted = failure === undefined && !signal?.aborted && this.sessions.get(session.id) === session;
-      // A cancel crosses the upstream's answer, and a timed-out subscribe may still be done:
-      // the upstream may hold a subscription nobody asked for any longer (or one that
-      // succeeded after its host cancelled or its session ended). Unless another host holds
-      // it or is getting it, it is ended upstream; the host is not made to hold it.
-      if (!wanted && mayHaveSubscribed(failure, signal) && !this.subs.has(key) && !this.inflight.has(key)) {
-        void this.unsubscribeUpstream(connection, uri);
-      }
-      if (failure !== undefined) throw failure;
-      if (!wanted) throw cancelledError();
-    }
     let sub = this.subs.get(key);
     if (!sub) {
-      sub = { server: connection.name, owner, uri, sessions: new Map() };
+      sub = newSubscription(connection, owner, uri);
       this.subs.set(key, sub);
     }
-    sub.sessions.set(session.id, publicUri);
+    sub.connection = connection;
+    if (sub.upstream === 'held' && !sub.busy) {
+      sub.sessions.set(session.id, publicUri);
+      return Promise.resolve();
+    }
+    const held = sub;
+    return new Promise<void>((resolve, reject) => {
+      const onAbort = () => {
+        const at = held.waiters.indexOf(waiter);
+        if (at >= 0) held.waiters.splice(at, 1);
+        waiter.settle(cancelledError());
+      };
+      const waiter: Waiter = {
+        session,
+        publicUri,
+        signal,
+        settle: (err) => {
+          signal?.removeEventListener('abort', onAbort);
+          if (err === undefined) resolve();
+          else reject(err);
+        },
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      held.waiters.push(waiter);
+      void this.sync(key, held);
+    });
   }
 
   async unsubscribe(session: DownstreamSession, server: string, uri: string): Promise<void> {
@@ -117,7 +156,7 @@ export class SubscriptionManager {
     if (key === undefined) return;
     const sub = this.subs.get(key)!;
     sub.sessions.delete(session.id);
-    if (sub.sessions.size === 0) await this.release(key, sub);
+    await this.release(key, sub);
   }
 
   /**
@@ -126,24 +165,29 @@ export class SubscriptionManager {
    * True when there was one.
    */
   async unsubscribeByPublicUri(session: DownstreamSession, publicUri: string): Promise<boolean> {
-    let found = false;
-    for (const [key, sub] of [...this.subs]) {
+    const released: Promise<void>[] = [];
+    for (const [key, sub] of this.subs) {
       if (sub.sessions.get(session.id) !== publicUri) continue;
-      found = true;
       sub.sessions.delete(session.id);
-      if (sub.sessions.size === 0) await this.release(key, sub);
+      released.push(this.release(key, sub));
     }
-    return found;
+    await Promise.all(released);
+    return released.length > 0;
   }
 
-  /** For status pages and tests: how many upstream subscriptions are held. */
+  /** For status pages and tests: how many upstream subscriptions hosts hold. */
   get upstreamCount(): number {
-    return this.subs.size;
+    let held = 0;
+    for (const sub of this.subs.values()) if (sub.sessions.size > 0) held++;
+    return held;
   }
 
   private dropSession(sessionId: string): void {
     for (const [key, sub] of this.subs) {
-      if (sub.sessions.delete(sessionId) && sub.sessions.size === 0) void this.release(key, sub);
+      const leaving = sub.waiters.filter((w) => w.session.id === sessionId);
+      if (leaving.length > 0) sub.waiters = sub.waiters.filter((w) => w.session.id !== sessionId);
+      for (const waiter of leaving) waiter.settle(cancelledError());
+      if (sub.sessions.delete(sessionId) || leaving.length > 0) void this.sync(key, sub);
     }
   }
 
@@ -156,21 +200,107 @@ export class SubscriptionManager {
     return callerName(session.principal);
   }
 
-  private connectionOf(server: string, owner: string): UpstreamConnection | undefined {
-    if (owner === SHARED) return this.registry.get(server);
+  private connectionOf(sub: Subscription): UpstreamConnection {
+    if (sub.owner === SHARED) return this.registry.get(sub.server) ?? sub.connection;
     for (const pool of this.owned) {
-      const found = pool.existing(server, owner);
+      const found = pool.existing(sub.server, sub.owner);
       if (found) return found;
     }
-    return undefined;
+    return sub.connection;
   }
 
-  private async release(key: string, sub: Subscription): Promise<void> {
-    this.subs.delete(key);
-    // Another host's subscribe for it is in flight: its answer makes the subscription held again.
-    if (this.inflight.has(key)) return;
-    const connection = this.connectionOf(sub.server, sub.owner);
-    if (connection) await this.unsubscribeUpstream(connection, sub.uri);
+  /**
+   * Brings the upstream to what the hosts want (held when a session holds it or waits for
+   * it), one request at a time, deciding each next one only after the previous answer: so
+   * however hosts come and go meanwhile, the upstream sees the requests in the order the
+   * gateway sent them and ends in the state the gateway last wanted. Resolves once it is
+   * there (or gave up: a failure is the waiting hosts' answer, or logged).
+   */
+  private sync(key: string, sub: Subscription): Promise<void> {
+    if (sub.syncing) return sub.syncing;
+    const done = this.run(key, sub);
+    // A run with nothing to do has ended already, and must not be taken for one under way.
+    if (sub.busy) sub.syncing = done;
+    return done;
+  }
+
+  /**
+   * Resolves once the upstream has answered the unsubscribe a host's unsubscribe leads to (or
+   * none was needed): not after the subscribes other hosts' requests queued behind it.
+   */
+  private release(key: string, sub: Subscription): Promise<void> {
+    return new Promise((resolve) => {
+      sub.releases.push(resolve);
+      void this.sync(key, sub);
+    });
+  }
+
+  private async run(key: string, sub: Subscription): Promise<void> {
+    sub.busy = true;
+    try {
+      for (let request = this.step(sub); request; request = this.step(sub)) await request;
+    } catch (err) {
+      this.logger.warn({ upstream: sub.server, uri: sub.uri, err: String(err) }, 'subscription sync failed');
+      for (const waiter of sub.waiters.splice(0)) waiter.settle(err);
+    }
+    // In the same turn as the last look at what is wanted (step): a host that comes after it starts a new run.
+    sub.busy = false;
+    sub.syncing = undefined;
+    for (const released of sub.releases.splice(0)) released();
+    const idle = sub.sessions.size === 0 && sub.waiters.length === 0 && sub.upstream === 'none';
+    if (idle && this.subs.get(key) === sub) this.subs.delete(key);
+  }
+
+  /**
+   * Looks at what is wanted now and sends the one request that brings the upstream nearer
+   * it, to be awaited before the next look; undefined when there is nothing to send.
+   */
+  private step(sub: Subscription): Promise<void> | undefined {
+    // Once held, a host that joined meanwhile holds it too, whichever request it waited behind.
+    if (sub.upstream === 'held' && sub.waiters.length > 0) this.admit(sub);
+    const wanted = sub.sessions.size > 0 || sub.waiters.length > 0;
+    if (wanted ? sub.upstream === 'held' : sub.upstream === 'none') return undefined;
+    // A renewal the upstream refused is tried again by the next host's subscribe or reconnect, not at once.
+    if (wanted && sub.stalled && sub.waiters.length === 0) return undefined;
+    const connection = this.connectionOf(sub);
+    const epoch = sub.epoch;
+    if (!wanted) {
+      return this.unsubscribeUpstream(connection, sub.uri).then(() => {
+        if (epoch === sub.epoch) sub.upstream = 'none';
+        for (const released of sub.releases.splice(0)) released();
+      });
+    }
+    return connection.request('resources/subscribe', { uri: sub.uri }, requestOptions(connection)).then(
+      () => {
+        // Its connection reconnected meanwhile: what it held is gone, and the next step subscribes anew.
+        if (epoch !== sub.epoch) return;
+        sub.upstream = 'held';
+        sub.stalled = false;
+      },
+      (err: unknown) => {
+        if (epoch !== sub.epoch) return;
+        const failure = err ?? new Error('subscribe failed');
+        sub.upstream = mayHaveSubscribed(failure) ? 'unknown' : 'none';
+        for (const waiter of sub.waiters.splice(0)) waiter.settle(failure);
+        if (sub.sessions.size === 0) return;
+        // Held by hosts already (a renewal after a reconnect).
+        sub.stalled = true;
+        this.logger.warn({ upstream: sub.server, uri: sub.uri, err: String(failure) }, 'could not renew a subscription');
+      },
+    );
+  }
+
+  /** The waiting hosts that still want it now hold it; those that left are told they do not. */
+  private admit(sub: Subscription): void {
+    for (const waiter of sub.waiters.splice(0)) {
+      const { session, signal } = waiter;
+      if (signal?.aborted || this.sessions.get(session.id) !== session) {
+        waiter.settle(cancelledError());
+        continue;
+      }
+      sub.sessions.set(session.id, waiter.publicUri);
+      waiter.settle();
+    }
   }
 
   /**
@@ -213,14 +343,31 @@ export class SubscriptionManager {
 
   /** A reconnected upstream has forgotten our subscriptions; renew them. */
   private resubscribe(server: string, owner: string): void {
-    const connection = this.connectionOf(server, owner);
-    for (const sub of this.subs.values()) {
+    for (const [key, sub] of this.subs) {
       if (sub.server !== server || sub.owner !== owner) continue;
-      void connection?.request('resources/subscribe', { uri: sub.uri }, requestOptions(connection)).catch((err) => {
-        this.logger.warn({ upstream: server, uri: sub.uri, err: String(err) }, 'could not renew a subscription');
-      });
+      sub.epoch++;
+      sub.upstream = 'none';
+      sub.stalled = false;
+      void this.sync(key, sub);
     }
   }
+}
+
+function newSubscription(connection: UpstreamConnection, owner: string, uri: string): Subscription {
+  return {
+    server: connection.name,
+    owner,
+    uri,
+    connection,
+    sessions: new Map(),
+    waiters: [],
+    releases: [],
+    upstream: 'none',
+    busy: false,
+    syncing: undefined,
+    stalled: false,
+    epoch: 0,
+  };
 }
 
 /** The server's timeouts, as forwarded requests have them (forwarder.ts). */
@@ -230,13 +377,11 @@ function requestOptions(connection: UpstreamConnection): PeerRequestOptions {
 }
 
 /**
- * Whether a subscribe that did not end with the host holding it may have subscribed
- * upstream all the same: it succeeded (for a host that cancelled or left meanwhile), or was
- * cancelled or timed out, which the upstream may not have seen before it subscribed. Not
- * when the upstream refused it or its connection failed (the subscription went with it).
+ * Whether a subscribe that failed may have subscribed upstream all the same: one that timed
+ * out, which the upstream may not have seen (or done) before the cancel. Not when the
+ * upstream refused it or its connection failed (the subscription went with it).
  */
-function mayHaveSubscribed(failure: unknown, signal: CancelSignal | undefined): boolean {
-  if (failure === undefined || signal?.aborted) return true;
+function mayHaveSubscribed(failure: unknown): boolean {
   return failure instanceof McpError && failure.code === ErrorCode.RequestTimeout;
 }
 
