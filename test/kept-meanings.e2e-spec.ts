@@ -1,4 +1,4 @@
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { ProtocolError, ResourceNotFoundError } from '@modelcontextprotocol/client';
 import { HELLO_URI } from '@switchboard/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -93,5 +93,56 @@ describe('a key its holder drops at runtime', () => {
     expect(missing).toBeInstanceOf(ResourceNotFoundError);
     expect(missing.data).toEqual({ uri: HELLO_URI });
     expect(await readText(bHello)).toBe('Hello from fixture-b');
+  });
+});
+
+describe("a key published under a server's old alias", () => {
+  let ownDir: string;
+  let ownFile: string;
+  let own: Host;
+  const config = (mcpServers: Json) => ({ mcpServers });
+  const uris = async () => (await own.client.listResources()).resources.map((r) => r.uri);
+
+  beforeAll(async () => {
+    ownDir = tempDir('sb-meanings-alias-');
+    // b holds the bare URI, so a publishes its hello as a gateway URI under its alias.
+    ownFile = writeConfig(config({ b: stdioFixture({ FIXTURE_NAME: 'fixture-b' }), a: stdioFixture({ FIXTURE_NAME: 'fixture-a' }, { alias: 'old' }) }), ownDir);
+    own = await connectHost('streamable-http', { daemon: await startDaemon(ownFile) });
+  });
+  afterAll(async () => {
+    await own?.close();
+    await stopAllDaemons();
+    if (ownDir) rmSync(ownDir, { recursive: true, force: true });
+  });
+
+  it('stays with that server after the alias changes, though a server added with that alias asks for it', async () => {
+    const oldHello = `switchboard://old/${HELLO_URI}`;
+    expect(await uris()).toContain(oldHello);
+    const call = (name: string) => own.client.callTool({ name, arguments: { name: 'FIXTURE_NAME' } });
+    expect(((await call('old__env')).content as Json[])[0]?.text).toBe('fixture-a');
+
+    // a is renamed, and c comes in under a's old alias (one reload).
+    const full = JSON.parse(readFileSync(ownFile, 'utf8')) as Json;
+    const servers = {
+      b: stdioFixture({ FIXTURE_NAME: 'fixture-b' }),
+      a: stdioFixture({ FIXTURE_NAME: 'fixture-a' }, { alias: 'new' }),
+      c: stdioFixture({ FIXTURE_NAME: 'fixture-c' }, { alias: 'old' }),
+    };
+    writeFileSync(ownFile, JSON.stringify({ ...full, mcpServers: servers }, null, 2));
+    const statsTools = async () => (await own.client.listTools()).tools.filter((t) => t.name.includes('stats')).length;
+    await eventually(async () => (await uris()).includes(`switchboard://new/${HELLO_URI}`) && (await statsTools()) === 3, 20_000, 'a renamed and c listed');
+    expect(await uris()).not.toContain(oldHello);
+
+    // A host that remembers a's old URI still reads a's hello, not c's.
+    const read = await own.client.readResource({ uri: oldHello });
+    expect((read.contents[0] as Json).text).toBe('Hello from fixture-a');
+    // And a's old tool name is no one's now: unknown, not c's tool.
+    const unknown = await failure(call('old__env'));
+    expect({ code: unknown.code, message: unknown.message }).toEqual({ code: -32602, message: expect.stringContaining('Unknown tool: old__env') });
+    const tools = (await own.client.listTools()).tools.map((t) => t.name);
+    expect(tools).toContain('new__env');
+    const cEnv = tools.find((t) => t.startsWith('old__env_'));
+    expect(cEnv).toBeDefined();
+    expect(((await call(cEnv!)).content as Json[])[0]?.text).toBe('fixture-c');
   });
 });

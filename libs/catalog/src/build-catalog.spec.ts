@@ -190,6 +190,7 @@ function withoutServer(claims: CatalogClaims, server: string): CatalogClaims {
     resources: keep(claims.resources, byClaim),
     resourceTemplates: keep(claims.resourceTemplates, byClaim),
     uriPrefixes: keep(claims.uriPrefixes, (key) => key),
+    retiredUriPrefixes: keep(claims.retiredUriPrefixes, (_, holder) => holder),
   };
 }
 
@@ -294,6 +295,34 @@ describe('buildCatalog: keys keep their meaning (held claims)', () => {
     const b = snap('b', { namespace: 'none', tools: tools(0, 2) });
     const after = buildCatalog([a([]), b], opts, emptied.claims);
     expect(names(after.items('tools'))).toEqual(['b__t1', 't0']);
+  });
+
+  it("an alias change keeps the names and gateway URIs published under the old prefix from another server", () => {
+    const b = snap('b', { resources: [res(hello)] });
+    const a = (prefix: string) => snap('a', { prefix, tools: [tool('echo')], resources: [res(hello), res('mem://a/1')] });
+    const start = buildCatalog([b, a('old')], opts);
+    expect(start.resolveTool('old__echo')).toEqual({ server: 'a', name: 'echo' });
+    expect(start.toPublicUri('a', hello)).toBe(`switchboard://old/${hello}`);
+    // a's alias changes (a reload); then a server whose alias is a's old one is added.
+    const renamed = buildCatalog([b, a('new')], opts, start.claims);
+    expect(renamed.resolveTool('new__echo')).toEqual({ server: 'a', name: 'echo' });
+    expect(renamed.resolveTool('old__echo')).toBeUndefined();
+    const c = snap('c', { prefix: 'old', tools: [tool('echo')], resources: [res(hello), res('mem://c/1')] });
+    const added = buildCatalog([b, a('new'), c], opts, renamed.claims);
+    for (const catalog of [added, buildCatalog([b, a('new'), c], opts, added.claims)]) {
+      // Neither a name nor a gateway URI a host got from a under the old prefix reaches c.
+      expect(catalog.resolveTool('old__echo')).toBeUndefined();
+      expect(catalog.resolveTool(String(catalog.items('tools').find((t) => t.name !== 'new__echo')?.name))).toEqual({ server: 'c', name: 'echo' });
+      expect(catalog.resolveResource(`switchboard://old/${hello}`)).toEqual({ server: 'a', uri: hello });
+      expect(catalog.resolveResource('switchboard://old/mem://a/1')).toEqual({ server: 'a', uri: 'mem://a/1' });
+      expect(catalog.toPublicUri('a', hello)).toBe(`switchboard://new/${hello}`);
+      expect(catalog.toPublicUri('c', hello)).toMatch(/^switchboard:\/\/old-[0-9a-f]{8}\/fixture:\/\/static\/hello$/);
+    }
+    // a removed from the config gives the old prefix up, to a server that did not have it either.
+    const aGone = buildCatalog([b, c], opts, withoutServer(added.claims, 'a'));
+    expect(aGone.toPublicUri('c', hello)).toMatch(/^switchboard:\/\/old-[0-9a-f]{8}\//);
+    const d = snap('d', { prefix: 'old', resources: [res(hello)] });
+    expect(buildCatalog([b, d], opts, withoutServer(added.claims, 'a')).toPublicUri('d', hello)).toBe(`switchboard://old/${hello}`);
   });
 
   it('gateway URI prefixes stay with their server when a server whose prefix sanitizes alike is added ahead', () => {

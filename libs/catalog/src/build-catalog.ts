@@ -1,11 +1,4 @@
-import {
-  assignPublicNames,
-  DEFAULT_NAMING,
-  sanitizePrefix,
-  shortHash,
-  type NameRequest,
-  type NamingOptions,
-} from '@switchboard/core';
+import { assignPublicNames, DEFAULT_NAMING, type NameRequest, type NamingOptions } from '@switchboard/core';
 import { Catalog } from './catalog.js';
 import {
   NO_CLAIMS,
@@ -22,6 +15,7 @@ import {
 import { catalogFingerprints } from './fingerprint.js';
 import { isGatewayUri, toGatewayUri } from './resource-uri.js';
 import { compareKeys, SortedList, type ListEntry } from './sorted-list.js';
+import { assignUriPrefixes } from './uri-prefixes.js';
 import { compileUriTemplate } from './uri-template.js';
 
 /** An upstream item that has its key, after duplicates within the upstream were dropped. */
@@ -32,8 +26,9 @@ interface Keyed {
 
 /**
  * How many keys a served server may have given up (items it no longer lists, names it has
- * under another form since a config change) that stay reserved for it, per list: the newest
- * are kept, so one that renames its items all the time does not grow the claims forever.
+ * under another form since a config change) that stay reserved for it, per list, and how
+ * many gateway URI prefixes it had before alias changes: the newest are kept, so one that
+ * renames its items all the time does not grow the claims forever.
  */
 export const MAX_GIVEN_UP_PER_SERVER = 1000;
 
@@ -67,7 +62,12 @@ export function buildCatalog(
 
   const tools = buildNamedList(upstreams, keyed('tools', 'name'), naming, held.tools);
   const prompts = buildNamedList(upstreams, keyed('prompts', 'name'), naming, held.prompts);
-  const uriPrefixes = assignUriPrefixes(upstreams, held.uriPrefixes);
+  const { current: uriPrefixes, retired: retiredUriPrefixes } = assignUriPrefixes(
+    upstreams,
+    held.uriPrefixes,
+    held.retiredUriPrefixes,
+    MAX_GIVEN_UP_PER_SERVER,
+  );
   const templatesKeyed = keyed('resourceTemplates', 'uriTemplate');
   const resources = buildUriList(upstreams, keyed('resources', 'uri'), 'uri', uriPrefixes, held.resources, (server, uri): ResourceRoute => ({ server, uri }));
   const templates = buildUriList(upstreams, templatesKeyed, 'uriTemplate', uriPrefixes, held.resourceTemplates, (server, uriTemplate): TemplateRoute => ({ server, uriTemplate }));
@@ -96,7 +96,7 @@ export function buildCatalog(
     resourceRoutes: resources.routes,
     templateRoutes: templates.routes,
     uriPrefixes,
-    serverByUriPrefix: new Map([...uriPrefixes].map(([server, prefix]) => [prefix, server])),
+    serverByUriPrefix: new Map([...retiredUriPrefixes, ...[...uriPrefixes].map(([server, prefix]) => [prefix, server] as const)]),
     listedUris: resources.publicByServer,
     keptOffUris: resources.keptOff,
     templateMatchers: upstreams.flatMap((u, i) =>
@@ -109,6 +109,7 @@ export function buildCatalog(
       resources: claimsOf('resources', resources),
       resourceTemplates: claimsOf('resourceTemplates', templates),
       uriPrefixes,
+      retiredUriPrefixes,
     }),
     fingerprints: catalogFingerprints({
       tools: lists.tools.items,
@@ -200,38 +201,6 @@ function buildNamedList(
     built.perServer.set(u.server, sorted[i].length);
   });
   return built;
-}
-
-/**
- * The URI prefix of each server in gateway URIs: its sanitized alias or name, made unique
- * so that a gateway URI always parses back to one server. A server keeps the prefix it
- * held while that still derives from its alias or name, and a server that is down keeps
- * its own reserved (it is in the result): a gateway URI a host holds never moves to another
- * server. Config order settles the rest.
- */
-function assignUriPrefixes(upstreams: readonly UpstreamSnapshot[], held: ReadonlyMap<string, string>): Map<string, string> {
-  const prefixes = new Map<string, string>();
-  const taken = new Set<string>();
-  const present = new Set(upstreams.map((u) => u.server));
-  const baseOf = (u: UpstreamSnapshot) => sanitizePrefix(u.prefix) || sanitizePrefix(u.server) || shortHash(u.server);
-  const take = (server: string, prefix: string) => {
-    taken.add(prefix);
-    prefixes.set(server, prefix);
-  };
-  for (const [server, prefix] of held) if (!present.has(server)) take(server, prefix);
-  for (const u of upstreams) {
-    const mine = held.get(u.server);
-    const base = baseOf(u);
-    if (mine !== undefined && (mine === base || mine.startsWith(`${base}-`)) && !taken.has(mine)) take(u.server, mine);
-  }
-  for (const u of upstreams) {
-    if (prefixes.has(u.server)) continue;
-    const base = baseOf(u);
-    let prefix = base;
-    for (let attempt = 0; taken.has(prefix); attempt++) prefix = `${base}-${shortHash(u.server, String(attempt))}`;
-    take(u.server, prefix);
-  }
-  return prefixes;
 }
 
 interface BuiltUriList<R> extends BuiltList<R> {

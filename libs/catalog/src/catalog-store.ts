@@ -179,6 +179,7 @@ export class CatalogStore {
       resources: keep(claims.resources),
       resourceTemplates: keep(claims.resourceTemplates),
       uriPrefixes: new Map([...claims.uriPrefixes].filter(([server]) => kept(server))),
+      retiredUriPrefixes: new Map([...claims.retiredUriPrefixes].filter(([, server]) => kept(server))),
     };
   }
 

@@ -31,6 +31,7 @@ export interface CatalogParts {
   templateRoutes: ReadonlyMap<string, TemplateRoute>;
   /** server -> the prefix in its gateway URIs (unique per catalog). */
   uriPrefixes: ReadonlyMap<string, string>;
+  /** prefix -> server, for the prefixes servers have now and those they had before an alias change. */
   serverByUriPrefix: ReadonlyMap<string, string>;
   /** server -> (upstream URI -> public URI) for the resources it lists. */
   listedUris: ReadonlyMap<string, ReadonlyMap<string, string>>;

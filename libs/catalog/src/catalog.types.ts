@@ -93,6 +93,8 @@ export interface CatalogClaims {
   readonly resourceTemplates: ReadonlyMap<string, Claim>;
   /** server -> its prefix in gateway URIs. */
   readonly uriPrefixes: ReadonlyMap<string, string>;
+  /** prefix -> the server that had it in gateway URIs before its alias changed (uri-prefixes.ts). */
+  readonly retiredUriPrefixes: ReadonlyMap<string, string>;
 }
 
 export const NO_CLAIMS: CatalogClaims = Object.freeze({
@@ -101,4 +103,5 @@ export const NO_CLAIMS: CatalogClaims = Object.freeze({
   resources: new Map(),
   resourceTemplates: new Map(),
   uriPrefixes: new Map(),
+  retiredUriPrefixes: new Map(),
 });
