@@ -260,6 +260,9 @@ describe('UpstreamConnection', () => {
     connection.start();
     await until(() => states.includes('ready') && connection.state !== 'ready');
     expect(connection.status().lastError).toBe('the connection closed (the process exited with code 4)');
+    // A list read that failed with the connection (catalog-sync reports it) does not hide why it went down.
+    connection.reportTrouble('tools/list failed');
+    expect(connection.status().lastError).toBe('the connection closed (the process exited with code 4)');
   });
 
   it('a stdio child whose stdin closes before it exits is reported with its exit status, not the EPIPE of a write', async () => {

@@ -234,8 +234,13 @@ export class UpstreamConnection {
     return items;
   }
 
-  /** Marks a connected upstream degraded (e.g. a list refresh failed). */
+  /**
+   * Marks a connected upstream degraded (e.g. a list refresh failed). Not one that is down
+   * or connecting: a request that failed with its connection says less than the reason it
+   * was lost (a message over the size limit, an exit status), which stays its lastError.
+   */
   reportTrouble(reason: string): void {
+    if (!this.isAvailable) return;
     this.lastError = reason;
     if (this.stateValue === 'ready') this.setState('degraded');
   }
