@@ -299,6 +299,32 @@ describe('redact: value patterns (defaults)', () => {
     });
   });
 
+  it('hides the whole body of a private key that follows a label, not only its BEGIN line', () => {
+    const key = `${pem('PRIVATE KEY')}\n`;
+    const serviceAccount = JSON.stringify({ type: 'service_account', private_key_id: 'k1', private_key: key, client_email: 'sa@p.example' });
+    const body = (text: string) => PEM_BODY.split('\n').filter((line) => text.includes(line));
+    // As a file tool's content (JSON text), as JSON inside JSON, as HCL and as a flag.
+    const texts = [
+      serviceAccount,
+      JSON.stringify({ content: serviceAccount }),
+      `private_key = "${pem('RSA PRIVATE KEY')}"`,
+      `ssh-add --private-key "${pem('OPENSSH PRIVATE KEY')}" -v`,
+    ];
+    for (const text of texts) {
+      const out = redactor.redactText(text);
+      expect(body(out), out).toEqual([]);
+      expect(out).not.toContain('-----END');
+    }
+    expect(JSON.parse(redactor.redactText(serviceAccount))).toEqual({
+      type: 'service_account',
+      private_key_id: 'k1',
+      private_key: '[REDACTED:secret-param]\n',
+      client_email: 'sa@p.example',
+    });
+    const args = { path: '/srv/sa.json', content: serviceAccount };
+    expect(body(JSON.stringify(redactor.redact(args)))).toEqual([]);
+  });
+
   it('is idempotent', () => {
     const text = `Authorization: Bearer ${fake('', 20)} postgres://a:b@h password="x" ${JWT} Cookie: a=b`;
     const once = redactor.redactText(text);
@@ -323,6 +349,8 @@ describe('redact: value patterns (defaults)', () => {
       fill('sk-'),
       fill('ghp_'),
       fill('"password":"'),
+      fill('"private_key":"-----BEGIN PRIVATE KEY-----'),
+      fill('--private-key -----BEGIN PRIVATE KEY-----'),
       fill('--token '),
       fill('aws_secret_access_key='),
       fill('Basic '),

@@ -107,6 +107,15 @@ const SECRET_WORD = [
   `${ci('sig')}(?<![A-Za-z]${ci('sig')})`,
 ].join('|');
 
+/**
+ * A PEM private key block through its END line, or through the end of a truncated text.
+ * Also a labelled value's first choice: after `"private_key":"` (a service-account JSON
+ * written by a file tool) a value that stops at the first newline or escaped `\n` would hide
+ * only the BEGIN line, and leave the key's body in the log with no header for the PEM
+ * pattern to find.
+ */
+const PEM_PRIVATE_KEY = String.raw`-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----(?:[\s\S]*?-----END[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----|[\s\S]*)`;
+
 /** An optional quote after a label, escaped when the text is itself JSON inside JSON. */
 const QUOTE = String.raw`(?:\\?["'])?`;
 /** `=`, `:` or `=>` between a label and its value. */
@@ -115,14 +124,14 @@ const ASSIGN = String.raw`${QUOTE}[ \t]*[=:]>?[ \t]*`;
  * A value after an optional opening quote: up to the closing quote (which stays, so JSON text
  * remains JSON) when the lookbehind sees that quote, otherwise a bare word.
  */
-const VALUE = String.raw`${QUOTE}(?<secret>(?<=")[^"\\\r\n]*|(?<=')[^'\r\n]*|[^\s"'&;,]+)`;
+const VALUE = String.raw`${QUOTE}(?<secret>${PEM_PRIVATE_KEY}|(?<=")[^"\\\r\n]*|(?<=')[^'\r\n]*|[^\s"'&;,]+)`;
 
 export const DEFAULT_VALUE_PATTERNS: readonly SecretValuePattern[] = [
   // PEM private keys (PKCS#8, RSA, EC, DSA, OPENSSH, ENCRYPTED, PGP blocks), through the END
   // line; without one (a truncated text), through the end of the text.
   {
     kind: 'private-key',
-    source: String.raw`-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----(?:[\s\S]*?-----END[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----|[\s\S]*)`,
+    source: PEM_PRIVATE_KEY,
   },
   // JSON Web Tokens: base64url header and payload that both start with '{"', any signature.
   {
@@ -204,7 +213,7 @@ export const DEFAULT_VALUE_PATTERNS: readonly SecretValuePattern[] = [
   // A command-line flag followed by its value: --password hunter2, --db-password "x", -token x.
   {
     kind: 'secret-flag',
-    source: String.raw`-(?:${SECRET_WORD})[ \t]+["']?(?<secret>(?<=")[^"\r\n]*|(?<=')[^'\r\n]*|[^\s"'-][^\s"']*)`,
+    source: String.raw`-(?:${SECRET_WORD})[ \t]+["']?(?<secret>${PEM_PRIVATE_KEY}|(?<=")[^"\r\n]*|(?<=')[^'\r\n]*|[^\s"'-][^\s"']*)`,
   },
 ];
 
