@@ -363,6 +363,39 @@ describe('switchboard audit verify and retention pruning', () => {
   });
 });
 
+describe('switchboard audit verify and the schema the readers rely on', () => {
+  it('a rewritten audit_record view fails verify (exit 1), and export warns that what it shows may not be the chained rows', async () => {
+    const configPath = writeConfig({ mcpServers: {} });
+    const config = loadConfigWithWarnings(configPath).config;
+    await appendRows(config, ENTRIES.slice(0, 3));
+    const db = new Database(databasePath(config));
+    const view = (db.prepare(`SELECT sql FROM sqlite_master WHERE name = 'audit_record'`).get() as { sql: string }).sql;
+    db.exec('DROP VIEW audit_record');
+    db.exec(view.replace(`json_extract(record, '$[16]') AS decision`, `'allowed' AS decision`));
+    db.close();
+
+    const verify = cli(['audit', 'verify', '--config', configPath]);
+    expect(verify.code).toBe(1);
+    expect(verify.stdout).toMatch(/^BROKEN: the audit_record view, through which every reader shows the rows, is not the one the migrations made/);
+    expect(verify.stderr).toBe('');
+    const exported = cli(['audit', 'export', '--format', 'jsonl', '--config', configPath]);
+    expect(exported.code).toBe(0);
+    expect(exported.stderr).toMatch(/^warning: the audit_record view, .* run `switchboard audit verify`\n$/);
+  });
+
+  it('a trigger on the audit tables fails verify (exit 1), naming it', async () => {
+    const configPath = writeConfig({ mcpServers: {} });
+    const config = loadConfigWithWarnings(configPath).config;
+    await appendRows(config, ENTRIES.slice(0, 2));
+    const db = new Database(databasePath(config));
+    db.exec(`CREATE TRIGGER keep_quiet BEFORE INSERT ON audit_entry WHEN NEW.principal = 'mallory' BEGIN SELECT RAISE(IGNORE); END`);
+    db.close();
+    const verify = cli(['audit', 'verify', '--config', configPath]);
+    expect(verify.code).toBe(1);
+    expect(verify.stdout).toMatch(/^BROKEN: the database has triggers no migration made \("keep_quiet" on "audit_entry"\)/);
+  });
+});
+
 describe('switchboard audit and db commands without a database', () => {
   it('db migrate creates the database, then finds it up to date', () => {
     const configPath = writeConfig({ mcpServers: {} });

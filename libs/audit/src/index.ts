@@ -10,6 +10,7 @@ export * from './query/audit-query.js';
 export * from './query/filter-values.js';
 export * from './chain/verify-chain.js';
 export { chainHash, entryFromRecord, recordText } from './chain/row-hash.js';
+export { readerSchemaProblem } from './chain/reader-schema.js';
 export { JournalFile, journalFor } from './journal/journal-file.js';
 export { readJournal, recoverJournals, strandedJournals, unknownOwnerAdvice, type StrandedJournals } from './journal/recover-journals.js';
 export * from './retention/prune.js';

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import type { GatewayConfig } from '@switchboard/config';
 import { sqliteConnection } from '@switchboard/persistence';
 import type { DataSource } from 'typeorm';
-import { strandedJournals, unknownOwnerAdvice } from '@switchboard/audit';
+import { readerSchemaProblem, strandedJournals, unknownOwnerAdvice } from '@switchboard/audit';
 import { databasePath, journalDir, openReadOnly } from '../audit-store.js';
 import { CommandError } from './command-error.js';
 
@@ -10,7 +10,12 @@ import { CommandError } from './command-error.js';
  * Runs `read` on a read-only connection to the daemon's database and closes it after. WAL
  * lets it read while a running daemon writes; it never creates or migrates the file.
  */
-export async function withAuditReader<T>(config: GatewayConfig, read: (dataSource: DataSource) => Promise<T>): Promise<T> {
+export async function withAuditReader<T>(
+  config: GatewayConfig,
+  read: (dataSource: DataSource) => Promise<T>,
+  /** `verify` reports a tampered schema as its verdict, not as a warning beside it. */
+  options: { schemaWarning?: boolean } = {},
+): Promise<T> {
   const file = databasePath(config);
   if (!existsSync(file)) {
     throw new CommandError(`no audit database at ${file}; start the daemon once or run \`switchboard db migrate\``);
@@ -32,6 +37,9 @@ export async function withAuditReader<T>(config: GatewayConfig, read: (dataSourc
   for (const { journal, lock, pid } of stranded.unknownOwner) {
     process.stderr.write(`warning: ${unknownOwnerAdvice(journal, lock, pid).replace(/^audit: /, '')}\n`);
   }
+  // What follows is read through that view: an export of a rewritten one would pass its lies on.
+  const tampered = options.schemaWarning === false ? undefined : readerSchemaProblem(sqliteConnection(dataSource));
+  if (tampered) process.stderr.write(`warning: ${tampered}; run \`switchboard audit verify\`\n`);
   try {
     return await read(dataSource);
   } catch (err) {

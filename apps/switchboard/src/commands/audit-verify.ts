@@ -6,8 +6,10 @@ import { COMMON_OPTIONS, loadCommandConfig, parseCommandArgs, printUsage } from 
 export async function run(args: string[], usage: string): Promise<number> {
   const { values } = parseCommandArgs(args, COMMON_OPTIONS);
   if (values.help) return printUsage(usage);
-  const verdict = await withAuditReader(loadCommandConfig(values), (dataSource) =>
-    inReadSnapshot(dataSource, () => verifyChain(dataSource)),
+  const verdict = await withAuditReader(
+    loadCommandConfig(values),
+    (dataSource) => inReadSnapshot(dataSource, () => verifyChain(dataSource)),
+    { schemaWarning: false },
   );
   if (verdict.ok) {
     process.stdout.write(
@@ -15,6 +17,10 @@ export async function run(args: string[], usage: string): Promise<number> {
     );
     if (verdict.pruning) process.stdout.write(`${formatPruning(verdict.pruning)}\n`);
     return 0;
+  }
+  if ('schema' in verdict) {
+    process.stdout.write(`BROKEN: ${verdict.reason}\n`);
+    return 1;
   }
   if (verdict.anchor) {
     process.stdout.write(`BROKEN before row ${verdict.brokenAt}: ${verdict.reason}\n`);

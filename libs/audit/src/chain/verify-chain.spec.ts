@@ -87,6 +87,43 @@ describe('verifyChain', () => {
     expect(await verifyChain(dataSource)).toMatchObject({ ok: false, brokenAt: 4 });
   });
 
+  describe('the schema the readers rely on', () => {
+    it('refuses a rewritten audit_record view, through which every export and page would lie', async () => {
+      const { dataSource, db, file } = await logWithRows(4);
+      const view = (db.prepare(`SELECT sql FROM sqlite_master WHERE name = 'audit_record'`).get() as { sql: string }).sql;
+      tamper(file, 'DROP VIEW audit_record');
+      tamper(file, view.replace(`json_extract(record, '$[16]') AS decision`, `'denied' AS decision`));
+      // The rows are untouched and chain; the readers now see every call as denied.
+      expect(db.prepare(`SELECT DISTINCT decision FROM audit_record`).all()).toEqual([{ decision: 'denied' }]);
+      expect(await verifyChain(dataSource)).toMatchObject({ ok: false, schema: true, reason: expect.stringMatching(/audit_record view/) });
+    });
+
+    it('refuses a view that leaves rows out', async () => {
+      const { dataSource, db, file } = await logWithRows(4);
+      const view = (db.prepare(`SELECT sql FROM sqlite_master WHERE name = 'audit_record'`).get() as { sql: string }).sql;
+      tamper(file, 'DROP VIEW audit_record');
+      tamper(file, `${view} WHERE id <> 2`);
+      expect(await verifyChain(dataSource)).toMatchObject({ ok: false, schema: true });
+    });
+
+    it('refuses a trigger that drops rows as the writer appends them, though the chain goes on from the row before', async () => {
+      const { dataSource, db, file } = await logWithRows(2);
+      tamper(file, `CREATE TRIGGER hide_mallory BEFORE INSERT ON audit_entry WHEN NEW.principal = 'mallory' BEGIN SELECT RAISE(IGNORE); END`);
+      const writer = writerFor(db);
+      for (const principal of ['alice', 'mallory', 'bob', 'mallory']) {
+        void writer.append(entry({ principal }));
+        await writer.flush();
+      }
+      const principals = db.prepare('SELECT principal FROM audit_entry ORDER BY id').all();
+      expect(principals).not.toContainEqual({ principal: 'mallory' });
+      expect(await verifyChain(dataSource)).toMatchObject({
+        ok: false,
+        schema: true,
+        reason: expect.stringContaining('"hide_mallory" on "audit_entry"'),
+      });
+    });
+  });
+
   it('still verifies after retention pruned the oldest rows, and still finds edits after that', async () => {
     const now = Date.now();
     const { dataSource, db, file } = await logWithRows(30, (i) => (i < 20 ? now - 100 * DAY : now));

@@ -3,6 +3,7 @@ import { sqliteConnection, type SqliteConnection } from '@switchboard/persistenc
 import { GENESIS_HASH } from '../audit.types.js';
 import { readAnchor, type ChainAnchor } from './chain-head.js';
 import { pruningMarkerOf, type PruningMarker } from './pruning-marker.js';
+import { readerSchemaProblem } from './reader-schema.js';
 import { chainHash } from './row-hash.js';
 
 /** The retention pruning that accounts for the rows missing before the first one. */
@@ -41,6 +42,16 @@ export type ChainVerdict =
        * accounted for: the retention anchor has no matching pruning marker.
        */
       anchor?: true;
+    }
+  | {
+      ok: false;
+      rows: 0;
+      /**
+       * The rows may chain, but what the readers show is not them: the audit_record view
+       * was rewritten, or a trigger can change rows as they are written (readerSchemaProblem).
+       */
+      schema: true;
+      reason: string;
     };
 
 interface StoredRow {
@@ -65,6 +76,9 @@ interface StoredRow {
  * rows must record exactly that anchor (see accountForAnchor). Without one, the missing
  * oldest rows were deleted, not pruned.
  *
+ * Before the walk, the schema the readers rely on: a rewritten audit_record view or a
+ * trigger fails verification although every row chains (readerSchemaProblem).
+ *
  * What a chain cannot show: rows cut from the newest end. `headHash` is reported so it can
  * be kept elsewhere and compared later.
  */
@@ -82,6 +96,8 @@ export async function verifyChain(dataSource: DataSource): Promise<ChainVerdict>
 }
 
 function walk(db: SqliteConnection): ChainVerdict {
+  const tampered = readerSchemaProblem(db);
+  if (tampered) return { ok: false, rows: 0, schema: true, reason: tampered };
   const anchor = readAnchor(db);
   let prev = anchor ? { id: anchor.anchorId, hash: anchor.anchorHash } : { id: 0, hash: GENESIS_HASH };
   let rows = 0;
