@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { AuditQuery, AuditWriter, InlineCommitter, pruneBefore, type AuditEntry, type AuditRow } from '@switchboard/audit';
 import { loadConfigWithWarnings, type GatewayConfig } from '@switchboard/config';
@@ -202,6 +202,23 @@ describe('switchboard audit and db commands', () => {
     expect(r.stdout).toBe('');
     const [, ...records] = parseCsv(readFileSync(file, 'utf8'));
     expect(records.map((rec) => rec[0])).toEqual(['3']);
+  });
+
+  it('export --output refuses the database, its WAL, a path in the data dir or a link to the database, and the log stays whole', () => {
+    const file = databasePath(config);
+    const link = join(tempDir(), 'looks-harmless.csv');
+    symlinkSync(file, link);
+    for (const output of [file, `${file}-wal`, join(config.dataDir, 'audit-journal', 'x.journal'), link]) {
+      const r = cli(withConfig('audit', 'export', '--format', 'csv', '--output', output));
+      expect(r.code, output).toBe(2);
+      expect(r.stderr).toBe(
+        `switchboard: --output ${output} is in the data directory ${config.dataDir}, which holds the audit log itself; write the export elsewhere\n`,
+      );
+    }
+    expect(statSync(file).size).toBeGreaterThan(0);
+    const verify = cli(withConfig('audit', 'verify'));
+    expect(verify.code).toBe(0);
+    expect(verify.stdout).toMatch(new RegExp(`^ok: ${rows.length} rows`));
   });
 
   it('stats counts tool calls, errors and denials per tool and per principal, and every row by decision and method', () => {
