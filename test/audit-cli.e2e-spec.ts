@@ -202,6 +202,8 @@ describe('switchboard audit and db commands', () => {
     expect(r.stdout).toBe('');
     const [, ...records] = parseCsv(readFileSync(file, 'utf8'));
     expect(records.map((rec) => rec[0])).toEqual(['3']);
+    // The rows the database keeps owner-only, whatever the umask.
+    expect(statSync(file).mode & 0o777).toBe(0o600);
   });
 
   it('export --output refuses the database, its WAL, a path in the data dir or a link to the database, and the log stays whole', () => {

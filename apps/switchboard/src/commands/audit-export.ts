@@ -58,9 +58,14 @@ export async function run(args: string[], usage: string): Promise<number> {
   });
 }
 
-/** Opens (truncating) the output file, failing before any row is read if it cannot be. */
+/**
+ * Opens (truncating) the output file, failing before any row is read if it cannot be. A new
+ * file is the owner's only, as the database is: it holds the same rows (arguments, who
+ * called what), and under the usual umask it was readable by every user of the machine.
+ * An existing file keeps the mode its owner gave it.
+ */
 async function openOutputFile(file: string): Promise<Writable> {
-  const stream = createWriteStream(file);
+  const stream = createWriteStream(file, { mode: 0o600 });
   try {
     await once(stream, 'open');
   } catch (err) {
