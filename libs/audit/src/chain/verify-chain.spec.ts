@@ -106,9 +106,10 @@ describe('verifyChain', () => {
       expect(await verifyChain(dataSource)).toMatchObject({ ok: false, schema: true });
     });
 
-    it('refuses a trigger that drops rows as the writer appends them, though the chain goes on from the row before', async () => {
+    it('refuses a trigger that deletes rows as the writer appends them, though the chain goes on from the row before', async () => {
       const { dataSource, db, file } = await logWithRows(2);
-      tamper(file, `CREATE TRIGGER hide_mallory BEFORE INSERT ON audit_entry WHEN NEW.principal = 'mallory' BEGIN SELECT RAISE(IGNORE); END`);
+      // Deleted after the insert, so the insert reports every row stored (the writer checks that).
+      tamper(file, `CREATE TRIGGER hide_mallory AFTER INSERT ON audit_entry WHEN NEW.principal = 'mallory' BEGIN DELETE FROM audit_entry WHERE id = NEW.id; END`);
       const writer = writerFor(db);
       for (const principal of ['alice', 'mallory', 'bob', 'mallory']) {
         void writer.append(entry({ principal }));
@@ -116,6 +117,10 @@ describe('verifyChain', () => {
       }
       const principals = db.prepare('SELECT principal FROM audit_entry ORDER BY id').all();
       expect(principals).not.toContainEqual({ principal: 'mallory' });
+      // Every row left chains: only the schema shows what happened.
+      tamper(file, 'DROP TRIGGER hide_mallory');
+      expect(await verifyChain(dataSource)).toMatchObject({ ok: true, rows: 4 });
+      tamper(file, `CREATE TRIGGER hide_mallory AFTER INSERT ON audit_entry WHEN NEW.principal = 'mallory' BEGIN DELETE FROM audit_entry WHERE id = NEW.id; END`);
       expect(await verifyChain(dataSource)).toMatchObject({
         ok: false,
         schema: true,

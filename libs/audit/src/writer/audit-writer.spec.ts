@@ -143,6 +143,27 @@ describe('AuditWriter, strict', () => {
     expect(await verifyChain(dataSource)).toMatchObject({ ok: true, rows: 1 });
   });
 
+  it('refuses while a trigger drops rows as they are inserted, instead of answering with the row missing', async () => {
+    const { db, dataSource, file, count } = await setup();
+    const writer = writerFor(db);
+    await writer.append(entry({ principal: 'alice' }));
+    const other = new Database(file);
+    other.exec(`CREATE TRIGGER hide_mallory BEFORE INSERT ON audit_entry WHEN NEW.principal = 'mallory' BEGIN SELECT RAISE(IGNORE); END`);
+    const hidden = writer.append(entry({ principal: 'mallory' }));
+    await expect(hidden).rejects.toBeInstanceOf(AuditUnavailableError);
+    expect(writer.writable).toBe(false);
+    expect(writer.status().failure).toMatch(/did not store 1 of 1 rows .*trigger/);
+    expect(count()).toBe(1);
+
+    other.exec('DROP TRIGGER hide_mallory');
+    other.close();
+    await new Promise((r) => setTimeout(r, 400)); // the first retries come after 100 and 200 ms
+    expect(writer.writable).toBe(true);
+    expect(db.prepare('SELECT principal FROM audit_record ORDER BY id').all()).toEqual([{ principal: 'alice' }, { principal: 'mallory' }]);
+    expect(await verifyChain(dataSource)).toMatchObject({ ok: true, rows: 2 });
+    await writer.close();
+  });
+
   it('a full disk fails loudly and loses nothing once space is back', async () => {
     const { db, count } = await setup();
     const writer = writerFor(db, 'relaxed');

@@ -37,7 +37,11 @@ export class RowInserter {
           values.push(id, row.at, row.principal, record, head.hash, hash);
           head = { id, hash };
         }
-        this.insertOf(size).run(values);
+        // A trigger's RAISE(IGNORE) (or an INSERT rule) skips a row without an error: the
+        // commit would succeed, the host get its answer, and the next commit chain on from
+        // the row before, leaving no gap to find. Rows the table did not take fail the commit.
+        const { changes } = this.insertOf(size).run(values);
+        if (changes !== size) throw new RowsNotStoredError(size - changes, size);
         next += size;
       }
       return head.id;
@@ -95,4 +99,14 @@ export class RowInserter {
  */
 function immediate<F extends (...args: never[]) => unknown>(transaction: F): F {
   return (transaction as unknown as { immediate: F }).immediate;
+}
+
+/** An INSERT that reported fewer rows than it was given: something in the schema dropped them. */
+export class RowsNotStoredError extends Error {
+  constructor(dropped: number, given: number) {
+    super(
+      `audit_entry did not store ${dropped} of ${given} rows given to it (a trigger added to the database drops them; ` +
+        '`switchboard audit verify` names it): the rows are kept and retried',
+    );
+  }
 }
