@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, statSync, symlinkSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, statSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { AuditQuery, AuditWriter, InlineCommitter, pruneBefore, type AuditEntry, type AuditRow } from '@switchboard/audit';
 import { loadConfigWithWarnings, type GatewayConfig } from '@switchboard/config';
@@ -254,6 +254,32 @@ describe('switchboard audit and db commands', () => {
     );
     expect(text.stdout).toMatch(/^fx__echo\s+fx\s+2\s+1\s+0$/m);
     expect(text.stdout).toMatch(/^tools\/call\s+2\s+1\s+0$/m);
+  });
+
+  it('stats and verify on a stdout that fails say so in one line (exit 1); on a reader that left, keep their exit code', async () => {
+    const full = openSync('/dev/full', 'w');
+    try {
+      for (const command of [['audit', 'stats'], ['audit', 'verify']]) {
+        const r = spawnSync(process.execPath, [SWITCHBOARD_BIN, ...withConfig(...command)], {
+          encoding: 'utf8',
+          timeout: 30_000,
+          stdio: ['ignore', full, 'pipe'],
+        });
+        expect(r.status, command.join(' ')).toBe(1);
+        expect(r.stderr).toBe('switchboard: writing to stdout failed: ENOSPC: no space left on device, write\n');
+      }
+    } finally {
+      closeSync(full);
+    }
+    for (const command of [['audit', 'stats'], ['audit', 'verify']]) {
+      const proc = spawn(process.execPath, [SWITCHBOARD_BIN, ...withConfig(...command)], { stdio: ['ignore', 'pipe', 'pipe'] });
+      proc.stdout.destroy(); // `| true`: the reader is gone before anything is written
+      let stderr = '';
+      proc.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
+      const code = await new Promise<number | null>((resolve) => proc.once('exit', (c) => resolve(c)));
+      expect(stderr, command.join(' ')).toBe('');
+      expect(code).toBe(0);
+    }
   });
 
   it('bad filter values and options are usage errors (exit 2) that say what is wrong', () => {
