@@ -27,6 +27,9 @@ describe('redact: secret keys (defaults)', () => {
     ['passwd', 'hunter2'],
     ['pwd', 'Tr0ub4dor&3'],
     ['passphrase', 'correct horse battery staple'],
+    ['pass', 'hunter2'],
+    ['smtp_pass', 'hunter2'],
+    ['DB_PASS', 'hunter2'],
     ['secret', 'shh'],
     ['client_secret', fake('', 40)],
     ['token', fake('', 32)],
@@ -101,6 +104,10 @@ describe('redact: keys that only look like secrets', () => {
     ['progressToken', 'progress-1'],
     ['pageToken', 'CAEQAA'],
     ['stopReason', 'maxTokens'],
+    ['bypass', true],
+    ['compass', 'north'],
+    ['passes', 3],
+    ['passed', true],
   ])('keeps %s', (key, value) => {
     const args = { [key]: value };
     expect(redactor.redact(args)).toBe(args);

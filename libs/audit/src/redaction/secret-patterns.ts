@@ -46,8 +46,9 @@ export interface SecretValuePattern {
 
 export const DEFAULT_SECRET_KEYS: readonly SecretKeyPattern[] = [
   // password, passwd, db_password, PGPASSWORD, pwd, passphrase. An env map's PWD (the working
-  // directory) is hidden too: failing closed costs little there.
-  { kind: 'password', pattern: /passw(?:or)?d|passphrase|pwd/ },
+  // directory) is hidden too: failing closed costs little there. A name ending in 'pass'
+  // (nodemailer's auth {user, pass}, smtp_pass, DB_PASS), but not bypass, compass and kin.
+  { kind: 'password', pattern: /passw(?:or)?d|passphrase|pwd|(?<!by|com|tres|sur|over|under|boarding)pass$/ },
   // secret, client_secret, secretAccessKey, webhookSecret; 'secretary' too, an accepted false positive.
   { kind: 'secret', pattern: /secret/ },
   // token, access_token, refresh_token, id_token, authToken, csrf-token, x-amz-security-token.
