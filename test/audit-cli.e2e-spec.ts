@@ -385,6 +385,35 @@ describe('switchboard audit verify and retention pruning', () => {
     expect(forged.stdout).toMatch(/^BROKEN before row 14: rows before id 14 are missing and no pruning marker in the chain accounts for them /);
   });
 
+  it('export reads one snapshot: rows that retention prunes while it runs are still in it, and its chain has no gap', async () => {
+    const now = Date.now();
+    const count = 4000;
+    const entries = Array.from({ length: count }, (_, i) => entry({ at: now - 10 * MINUTE + i }));
+    // The writer queues at most 1000 rows at a time here.
+    const { config, configPath } = await logWith(entries.slice(0, 1000));
+    for (let i = 1000; i < count; i += 1000) await appendRows(config, entries.slice(i, i + 1000));
+    const proc = spawn(process.execPath, [SWITCHBOARD_BIN, 'audit', 'export', '--format', 'jsonl', '--config', configPath], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
+    // Not read yet: the export fills the pipe and waits, part-way through its first page of rows.
+    proc.stdout.pause();
+    await new Promise((resolve) => proc.stdout.once('readable', resolve));
+    const { dataSource } = await openMigrated(config);
+    try {
+      expect(await pruneBefore(sqliteConnection(dataSource), now - 5 * MINUTE)).toMatchObject({ rows: count - 1 });
+    } finally {
+      await dataSource.destroy();
+    }
+    let stdout = '';
+    proc.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
+    proc.stdout.resume();
+    expect(await exited).toBe(0);
+    const exported = stdout.trimEnd().split('\n').map((line) => JSON.parse(line) as AuditRow);
+    expect(exported.map((row) => row.id)).toEqual(Array.from({ length: count }, (_, i) => i + 1));
+    for (let i = 1; i < exported.length; i++) expect(exported[i].prevHash).toBe(exported[i - 1].hash);
+  });
+
   it('refuses rows deleted with a forged anchor and no pruning marker, although the head hash is unchanged', async () => {
     const { configPath, file } = await logWith(Array.from({ length: 32 }, (_, i) => entry({ at: NOW - 3 * MINUTE + i })));
     const before = cli(['audit', 'verify', '--config', configPath]);

@@ -5,7 +5,7 @@ import type { Writable } from 'node:stream';
 import { auditRowJson } from '@switchboard/audit';
 import { DATABASE_FILE } from '@switchboard/persistence';
 import { AuditQuery, type AuditRow } from '@switchboard/audit';
-import { withAuditReader } from './audit-reader.js';
+import { inReadSnapshot, withAuditReader } from './audit-reader.js';
 import { COMMON_OPTIONS, loadCommandConfig, parseCommandArgs, printUsage } from './command-args.js';
 import { CommandError, usageError } from './command-error.js';
 import { csvHeader, csvRow } from './csv.js';
@@ -26,7 +26,7 @@ const FORMATS = {
 
 /**
  * `audit export`: every matching row, oldest first, streamed in chunks (constant memory
- * however large the log) to stdout or `--output FILE`.
+ * however large the log) to stdout or `--output FILE`, as the log was when it began.
  */
 export async function run(args: string[], usage: string): Promise<number> {
   const { values } = parseCommandArgs(args, OPTIONS);
@@ -44,8 +44,13 @@ export async function run(args: string[], usage: string): Promise<number> {
     const target = values.output === undefined ? undefined : await openOutputFile(values.output);
     const out = new ChunkedOutput(target ?? process.stdout);
     try {
-      await out.write(format.header);
-      for await (const row of new AuditQuery(dataSource).rows(filter, 'asc')) await out.write(format.line(row));
+      // One read snapshot for every page: retention pruning (or a second daemon) committing
+      // while a large export runs would otherwise leave a gap in the exported chain, rows
+      // the export had not reached yet gone with no trace of them in the file.
+      await inReadSnapshot(dataSource, async () => {
+        await out.write(format.header);
+        for await (const row of new AuditQuery(dataSource).rows(filter, 'asc')) await out.write(format.line(row));
+      });
       await out.end(target !== undefined);
     } catch (err) {
       if (target === undefined && isBrokenPipe(err)) return 0;
