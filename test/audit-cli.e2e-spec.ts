@@ -153,10 +153,11 @@ describe('switchboard audit and db commands', () => {
     const lines = r.stdout.trimEnd().split('\n');
     expect(lines).toHaveLength(5);
     expect(lines[0]).toMatch(
-      new RegExp(`^${new Date(rows[0].at).toISOString()}  allowed  ok  alice  tools/call  fx__echo  fx  13ms  \\{"text":"a,b`),
+      new RegExp(`^${new Date(rows[0].at).toISOString()}  allowed  ok  loopback:alice  tools/call  fx__echo  fx  13ms  \\{"text":"a,b`),
     );
-    expect(lines[2]).toContain('  denied  -32602  alice  tools/call  fx__nope  -  13ms  {"text":"hi"}');
-    expect(lines[4]).toContain('  allowed  error:-32603  =HYPERLINK(');
+    // The caller as stats and --principal name it: these rows' principals came over loopback.
+    expect(lines[2]).toContain('  denied  -32602  loopback:alice  tools/call  fx__nope  -  13ms  {"text":"hi"}');
+    expect(lines[4]).toContain('  allowed  error:-32603  loopback:=HYPERLINK(');
 
     const two = cli(withConfig('audit', 'tail', '-n', '2'));
     expect(two.stdout.trimEnd().split('\n').map((l) => l.slice(0, 24))).toEqual(

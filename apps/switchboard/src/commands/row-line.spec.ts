@@ -7,6 +7,7 @@ const row = (extra: Partial<AuditRow>): AuditRow =>
     id: 1,
     at: Date.UTC(2025, 0, 1, 9, 30),
     principal: 'alice',
+    authMethod: 'api-key',
     method: 'tools/call',
     name: 'fx__echo',
     upstream: 'fx',
@@ -28,6 +29,12 @@ describe('formatRowLine', () => {
   it('shows the error code with the outcome, and dashes for what is missing', () => {
     const line = formatRowLine(row({ decision: 'denied', outcome: 'error', errorCode: -32602, name: null, upstream: null, latencyMs: null, arguments: null }));
     expect(line).toBe('2025-01-01T09:30:00.000Z  denied  error:-32602  alice  tools/call  -  -  -');
+  });
+
+  it('names the caller as stats and --principal do, so a token user is not taken for the key of the same name', () => {
+    expect(formatRowLine(row({ authMethod: 'jwt' }))).toContain('  ok  jwt:alice  tools/call  ');
+    expect(formatRowLine(row({ principal: 'anonymous', authMethod: 'loopback' }))).toContain('  ok  loopback:anonymous  tools/call  ');
+    expect(formatRowLine(row({}))).toContain('  ok  alice  tools/call  ');
   });
 
   it('cuts the arguments to 80 characters', () => {

@@ -1,4 +1,5 @@
 import type { AuditRow } from '@switchboard/audit';
+import { callerName } from '@switchboard/core';
 
 const ARGUMENTS_PREVIEW = 80;
 
@@ -18,7 +19,9 @@ export function preview(text: string, max = ARGUMENTS_PREVIEW): string {
 
 /**
  * One row as one line for `audit tail`: time, decision, outcome (with the error code),
- * principal, method, name, upstream, latency, and the start of the arguments.
+ * caller, method, name, upstream, latency, and the start of the arguments. The caller is
+ * named as `stats` and `--principal` name it (an API key bare, anyone else with their kind:
+ * `jwt:alice`): the principal alone made a token's `alice` look like the key `alice`.
  */
 export function formatRowLine(row: AuditRow): string {
   const outcome = [row.outcome, row.errorCode].filter((v) => v !== null).join(':') || '-';
@@ -27,7 +30,7 @@ export function formatRowLine(row: AuditRow): string {
     new Date(row.at).toISOString(),
     row.decision,
     outcome,
-    row.principal,
+    callerName({ id: row.principal, authMethod: row.authMethod }),
     row.method,
     row.name ?? '-',
     row.upstream ?? '-',
