@@ -197,7 +197,7 @@ describe('AuditQuery', () => {
     // Rows 1 and 2 match; ids 3-5 do not. Pages of 2 ids each, the last one shorter.
     expect(await walk('asc')).toEqual([[1, 2], [], []]);
     expect(await walk('desc')).toEqual([[], [2], [1]]);
-    // Newest first within a time range, the ids are walked down: a window too.
+    // Within a time range the window is the range's own ids, as the time index has them.
     const inRange: number[][] = [];
     let cursor: string | undefined;
     do {
@@ -205,9 +205,58 @@ describe('AuditQuery', () => {
       inRange.push(page.items.map((r) => r.id));
       cursor = page.nextCursor;
     } while (cursor);
-    expect(inRange).toEqual([[], [2], [1]]);
+    expect(inRange).toEqual([[2, 1]]);
     // Principal is indexed: no window, the page is whole.
     expect((await q.page({ principal: 'alice' }, { limit: 10, scanRows: 1 })).items).toHaveLength(2);
+  });
+
+  it('with scanRows, a time bound reads only the ids of its range, not every row outside it', async () => {
+    const t = await tempDatabase();
+    open.push(t.dataSource);
+    const writer = writerFor(t.db);
+    for (let i = 0; i < 200; i++) void writer.append(entry({ at: T0 + i * 1000, requestId: `r${i}` }));
+    await writer.flush();
+    // A row that arrived early but was committed last (a crashed process's journal, moved in later).
+    void writer.append(entry({ at: T0 + 500, requestId: 'late' }));
+    await writer.flush();
+    const queries: { sql: string; params: unknown[] }[] = [];
+    (t.dataSource as unknown as { logger: object }).logger = {
+      logQuery: (sql: string, params: unknown[] = []) => queries.push({ sql, params }),
+      logQueryError: () => undefined,
+      logQuerySlow: () => undefined,
+      logSchemaBuild: () => undefined,
+      logMigration: () => undefined,
+      log: () => undefined,
+    };
+    const q = new AuditQuery(t.dataSource);
+    /** Every page of a walk, and the ids each page's query let SQLite read. */
+    const walk = async (filter: { since?: number; until?: number }, order: 'asc' | 'desc') => {
+      const ids: number[] = [];
+      const spans: number[] = [];
+      let cursor: string | undefined;
+      do {
+        queries.length = 0;
+        const page = await q.page(filter, { limit: 50, cursor, order, scanRows: 20 });
+        ids.push(...page.items.map((r) => r.id));
+        // The ids the page query may read: its id bounds (none: every id).
+        const read = queries.find((query) => query.sql.includes('ORDER BY'));
+        const bounds = read && /"r"\."id" > (\d+) AND "r"\."id" < (\d+)/.exec(read.sql);
+        spans.push(read === undefined ? 0 : bounds ? Number(bounds[2]) - Number(bounds[1]) - 1 : Infinity);
+        cursor = page.nextCursor;
+      } while (cursor);
+      return { ids, widest: Math.max(...spans) };
+    };
+    // The last five rows, newest first: what "since an hour ago" asks for.
+    expect(await walk({ since: T0 + 195_000 }, 'desc')).toEqual({ ids: [200, 199, 198, 197, 196], widest: 5 });
+    // Oldest first from a time, and newest first up to one: the rows outside are not read.
+    expect(await walk({ since: T0 + 190_000 }, 'asc')).toEqual({ ids: [191, 192, 193, 194, 195, 196, 197, 198, 199, 200], widest: 10 });
+    expect(await walk({ until: T0 + 3_000 }, 'desc')).toEqual({ ids: [201, 3, 2, 1], widest: 20 });
+    // None in the range: one empty page, nothing read.
+    expect(await walk({ since: T0 + 999_000 }, 'desc')).toEqual({ ids: [], widest: 0 });
+    // More rows in the range than a page may read: windows, and still every row once.
+    const all = await walk({ since: T0 }, 'desc');
+    expect(all.ids).toEqual(Array.from({ length: 201 }, (_, i) => 201 - i));
+    expect(all.widest).toBeLessThanOrEqual(20);
   });
 
   it('pages newest first within a time range without sorting the whole range for each page', async () => {

@@ -98,10 +98,11 @@ export class AuditQuery {
 
   /**
    * One page. With `scanRows`, a filter that no index serves (tool, decision, method,
-   * upstream, session; both time bounds newest first) reads at most that many consecutive ids: better-sqlite3 runs on the
-   * caller's thread, and in the daemon an unbounded scan of a large log holds every call
-   * for seconds. Such a page may then hold fewer than `limit` items, even none, and still
-   * have a `nextCursor` (where its scan stopped).
+   * upstream, session) or a time bound reads at most that many consecutive ids (within the
+   * ids of the time range, when the time index holds at most that many rows in it):
+   * better-sqlite3 runs on the caller's thread, and in the daemon an unbounded scan of a
+   * large log holds every call for seconds. Such a page may then hold fewer than `limit`
+   * items, even none, and still have a `nextCursor` (where its scan stopped).
    */
   async page(
     filter: AuditFilter,
@@ -112,7 +113,7 @@ export class AuditQuery {
     let keyed: AuditFilter =
       after === undefined ? filter : order === 'asc' ? { ...filter, afterId: max(filter.afterId, after) } : { ...filter, beforeId: min(filter.beforeId, after) };
     const window =
-      options.scanRows !== undefined && scansUnindexed(filter, order) ? await this.scanWindow(keyed, order, options.scanRows) : undefined;
+      options.scanRows !== undefined && scansUnindexed(filter) ? await this.scanWindow(keyed, order, options.scanRows) : undefined;
     if (window) keyed = { ...keyed, afterId: window.afterId, beforeId: window.beforeId };
     const rows = await this.select(keyed, order)
       .orderBy('r.id', order === 'asc' ? 'ASC' : 'DESC')
@@ -136,14 +137,44 @@ export class AuditQuery {
     // Two reads: SQLite answers MIN or MAX alone from the primary key, both at once by a scan.
     const bound = async (of: 'MIN' | 'MAX') =>
       (await this.dataSource.getRepository(AuditRecordEntity).createQueryBuilder('r').select(`${of}(r.id)`, 'id').getRawOne<{ id: number | null }>())?.id ?? null;
-    const first = await bound('MIN');
-    const last = await bound('MAX');
+    const span = await this.timeSpan(filter, scanRows);
+    if (span === 'none') return { afterId: 0, beforeId: 1 };
+    const first = span?.lo ?? (await bound('MIN'));
+    const last = span?.hi ?? (await bound('MAX'));
     const afterId = Math.max(filter.afterId ?? 0, (first ?? 1) - 1);
     const beforeId = Math.min(filter.beforeId ?? Infinity, (last ?? 0) + 1);
     if (beforeId - afterId - 1 <= scanRows) return { afterId, beforeId };
     return order === 'asc'
       ? { afterId, beforeId: afterId + scanRows + 1, resumeAt: afterId + scanRows }
       : { afterId: beforeId - scanRows - 1, beforeId, resumeAt: beforeId - scanRows };
+  }
+
+  /**
+   * The ids of the rows in the filter's time range, read from the time index alone, when
+   * it holds at most `cap` of them: `none` when it holds none, undefined without a time
+   * bound or with more. A page walks ids, not times (`at` is arrival, the id is given at
+   * commit), so without this a range of a few rows (`since` an hour ago, newest first) read
+   * every older row of the log looking for more; with it the page reads only the ids from
+   * the range's first to its last.
+   */
+  private async timeSpan(filter: AuditFilter, cap: number): Promise<{ lo: number; hi: number } | 'none' | undefined> {
+    if (filter.since === undefined && filter.until === undefined) return undefined;
+    const where: string[] = [];
+    const params: number[] = [];
+    if (filter.since !== undefined) {
+      where.push('at >= ?');
+      params.push(filter.since);
+    }
+    if (filter.until !== undefined) {
+      where.push('at < ?');
+      params.push(filter.until);
+    }
+    const [span] = (await this.dataSource.query(
+      `SELECT COUNT(*) AS n, MIN(id) AS lo, MAX(id) AS hi FROM (SELECT id FROM audit_entry WHERE ${where.join(' AND ')} LIMIT ?)`,
+      [...params, cap + 1],
+    )) as { n: number; lo: number | null; hi: number | null }[];
+    if (span.n === 0) return 'none';
+    return span.n > cap ? undefined : { lo: span.lo!, hi: span.hi! };
   }
 
   /** Every matching row in id order, fetched `chunk` at a time. */
@@ -255,11 +286,15 @@ export class AuditQuery {
 }
 
 /**
- * Whether a page reads rows no index narrows: time and principal are indexed, but newest
- * first within a time range the ids are walked down from `until` (see select()).
+ * Whether a page may read rows its filters leave out before it finds its own: a filter no
+ * index serves, or a time bound. Pages are read in id order and `at` only roughly follows
+ * the id, so SQLite walks the ids from the page's end (newest first with `since` an hour
+ * ago and few rows in it, every older row of the log; likewise `until` newest first, or
+ * `since` oldest first) rather than use the time index. Principal alone is indexed in id
+ * order (see select()).
  */
-function scansUnindexed(filter: AuditFilter, order: AuditOrder): boolean {
-  if (order === 'desc' && filter.since !== undefined && filter.until !== undefined) return true;
+function scansUnindexed(filter: AuditFilter): boolean {
+  if (filter.since !== undefined || filter.until !== undefined) return true;
   return [filter.tool, filter.decision, filter.method, filter.upstream, filter.sessionId].some((f) => f !== undefined);
 }
 
