@@ -27,6 +27,9 @@ export const AUDIT_RECORD_VIEW_SQL = `CREATE VIEW audit_record AS SELECT ${RECOR
  * Undefined when the schema is as the migrations left it.
  */
 export function readerSchemaProblem(db: SqliteConnection): string | undefined {
+  // A database from before the third migration keeps its rows in an audit_record table:
+  // nothing to compare yet (readers read that table; the next start migrates it).
+  if (!db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'audit_entry'`).get()) return undefined;
   const view = db.prepare(`SELECT type, sql FROM sqlite_master WHERE name = 'audit_record'`).get() as
     | { type: string; sql: string | null }
     | undefined;

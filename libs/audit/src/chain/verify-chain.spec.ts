@@ -1,10 +1,17 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import { MIGRATIONS } from '@switchboard/migrations';
+import { migrate, openDatabase, sqliteConnection } from '@switchboard/persistence';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { DataSource } from 'typeorm';
 import { entry, tempDatabase, writerFor } from '../../test-support/temp-db.js';
 import { pruneBefore } from '../retention/prune.js';
 import { systemEntry } from '../system-entry.js';
 import { verifyChain } from './verify-chain.js';
+import { readerSchemaProblem } from './reader-schema.js';
+import { AUDIT_ENTITIES } from '../audit-record.entity.js';
 
 let open: DataSource[] = [];
 afterEach(async () => {
@@ -96,6 +103,14 @@ describe('verifyChain', () => {
       // The rows are untouched and chain; the readers now see every call as denied.
       expect(db.prepare(`SELECT DISTINCT decision FROM audit_record`).all()).toEqual([{ decision: 'denied' }]);
       expect(await verifyChain(dataSource)).toMatchObject({ ok: false, schema: true, reason: expect.stringMatching(/audit_record view/) });
+    });
+
+    it('has nothing to say of a database from before the audit_record view (the next start migrates it)', async () => {
+      const file = join(mkdtempSync(join(tmpdir(), 'sb-audit-')), 'switchboard.sqlite');
+      const dataSource = await openDatabase({ file, entities: AUDIT_ENTITIES, migrations: MIGRATIONS.slice(0, 2) });
+      open.push(dataSource);
+      await migrate(dataSource);
+      expect(readerSchemaProblem(sqliteConnection(dataSource))).toBeUndefined();
     });
 
     it('refuses a view that leaves rows out', async () => {
