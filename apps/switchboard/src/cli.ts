@@ -22,7 +22,8 @@ const USAGE = `Usage:
       Totals (tool calls, errors, calls their hosts cancelled, denials), and calls, errors and
       denials per tool and per principal; rows per method.
   switchboard audit verify
-      Check the audit log's hash chain; exit 1 at the first broken row.
+      Check the audit log's hash chain, and that no rewritten view or trigger changes what
+      readers see; exit 1 at the first broken row (or such a change).
   switchboard audit digest --arguments JSON
       The arguments digest the log would hold for a call with these arguments.
   switchboard keys create --name NAME [--roles r1,r2] [--expires 30d]
