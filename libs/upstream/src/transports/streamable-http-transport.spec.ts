@@ -7,7 +7,7 @@ import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MAX_MESSAGE_CHARS } from './message-limit.js';
 import { StreamableHttpUpstreamTransport } from './streamable-http-transport.js';
-import { httpStatusOf, looksLikeLegacySse } from './transport-factory.js';
+import { DefaultTransportFactory, httpStatusOf, looksLikeLegacySse } from './transport-factory.js';
 
 interface Seen {
   method: string;
@@ -76,12 +76,22 @@ afterEach(async () => {
   await Promise.all(servers.splice(0).map((s) => s.stop()));
 });
 
-async function setup(configure?: (server: TestServer) => void, headers: Record<string, string> = {}, logger: Logger = silentLogger()) {
+async function setup(
+  configure?: (server: TestServer) => void,
+  headers: Record<string, string> = {},
+  logger: Logger = silentLogger(),
+  redactText?: (text: string) => string,
+) {
   const server = await new TestServer().start();
   servers.push(server);
   configure?.(server);
   const config = { name: 'up', transport: 'http', url: server.url, headers } as RemoteServerConfig;
-  const transport = new StreamableHttpUpstreamTransport(config, logger);
+  // With a redactor, made as the daemon makes it: through the factory it is given to.
+  const transport = (
+    redactText === undefined
+      ? new StreamableHttpUpstreamTransport(config, logger)
+      : await new DefaultTransportFactory({}, redactText).create(config, 'streamable-http', logger)
+  ) as StreamableHttpUpstreamTransport;
   transports.push(transport);
   const messages: JsonRpcMessage[] = [];
   const errors: Error[] = [];
@@ -479,6 +489,31 @@ describe('StreamableHttpUpstreamTransport', () => {
       await received(i);
     }
     expect(ports.size).toBe(1);
+  });
+
+  it('logs the start of an answer JSON-RPC does not allow redacted, as a stdio upstream\'s stray output is', async () => {
+    const raw: string[] = [];
+    const logger = pino({ level: 'debug' }, { write: (line: string) => void raw.push(line) });
+    const token = `tok_${'s3cr3t'.repeat(6)}`;
+    const { transport, received } = await setup(
+      (s) => {
+        s.onPost = (seen, res) => {
+          if ((seen.body as JsonRpcRequest).id === 1) return defaultPost(seen, res);
+          // An error whose code is a string: not JSON-RPC, and it echoes the call's credential.
+          res.writeHead(200, { 'content-type': 'application/json' });
+          res.end(JSON.stringify({ jsonrpc: '2.0', id: 2, error: { code: '401', message: `token ${token} was refused` } }));
+        };
+      },
+      {},
+      logger,
+      (text) => text.replaceAll(token, '[REDACTED:test]'),
+    );
+    await transport.send(initialize());
+    await transport.send(request(2));
+    await received(2);
+    const warning = raw.map((l) => JSON.parse(l) as { msg: string; message?: string }).find((e) => /not a JSON-RPC message/.test(e.msg));
+    expect(warning?.message).toContain('token [REDACTED:test] was refused');
+    expect(raw.join('\n')).not.toContain(token);
   });
 
   it('closes the session on a message over the size limit (an endless SSE event or JSON body), logging its size but not its content', async () => {

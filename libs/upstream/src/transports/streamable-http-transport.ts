@@ -83,9 +83,14 @@ export class StreamableHttpUpstreamTransport implements UpstreamTransport, Liste
   /** Why the transport closed itself, when it did. */
   private failure?: string;
 
+  /**
+   * @param redactText hides secrets in what the server sends before any of it is logged (the
+   *   app passes the audit log's redactor, as for stdio upstreams).
+   */
   constructor(
     private readonly config: RemoteServerConfig,
     private readonly logger: Logger,
+    private readonly redactText: (text: string) => string = (text) => text,
   ) {
     this.endpoint = new HttpEndpoint(new URL(config.url));
   }
@@ -282,7 +287,10 @@ export class StreamableHttpUpstreamTransport implements UpstreamTransport, Liste
 
   private deliver(value: unknown, json?: string, extra?: MessageExtra): void {
     if (classifyMessage(value) === 'invalid') {
-      this.logger.warn({ message: JSON.stringify(value)?.slice(0, 200) }, 'upstream sent something that is not a JSON-RPC message');
+      // Redacted before it is cut, so a secret cut at the end is not left half there: a
+      // malformed answer often carries what the call was given (an echoed token, say).
+      const text = JSON.stringify(value) ?? String(value);
+      this.logger.warn({ message: this.redactText(text.slice(0, 800)).slice(0, 200) }, 'upstream sent something that is not a JSON-RPC message');
       // An answer in the wrong shape still ends its request, as an error, rather than leave it to time out.
       const asError = invalidResponseAsError(value);
       if (asError === undefined) return;

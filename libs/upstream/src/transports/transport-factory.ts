@@ -22,8 +22,9 @@ export const UPSTREAM_TRANSPORT_FACTORY = Symbol('UPSTREAM_TRANSPORT_FACTORY');
 export class DefaultTransportFactory implements TransportFactory {
   /**
    * @param gatewayEnv given to every stdio upstream besides its own env (servingChainFor).
-   * @param redactText hides secrets in what stdio upstreams write before it is logged; the
-   *   app passes the audit log's redactor, which this lib does not depend on.
+   * @param redactText hides secrets in what stdio upstreams write, and in a malformed message
+   *   of a Streamable HTTP one, before it is logged; the app passes the audit log's redactor,
+   *   which this lib does not depend on.
    */
   constructor(
     private readonly gatewayEnv: Readonly<Record<string, string>> = {},
@@ -32,7 +33,7 @@ export class DefaultTransportFactory implements TransportFactory {
 
   async create(config: ServerConfig, flavour: RemoteFlavour | undefined, logger: Logger): Promise<UpstreamTransport> {
     if (config.transport === 'stdio') return new StdioUpstreamTransport(config, logger, this.gatewayEnv, this.redactText);
-    if (flavour !== 'sse') return new StreamableHttpUpstreamTransport(config, logger);
+    if (flavour !== 'sse') return new StreamableHttpUpstreamTransport(config, logger, this.redactText);
     // The SDK's client (and the zod schemas under it) costs the daemon about 25 MB of
     // memory; only a gateway with a legacy HTTP+SSE upstream loads it.
     return sseTransport(await import('@modelcontextprotocol/client'), config, logger);
