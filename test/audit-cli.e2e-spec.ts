@@ -415,6 +415,32 @@ describe('switchboard audit verify and retention pruning', () => {
     for (let i = 1; i < exported.length; i++) expect(exported[i].prevHash).toBe(exported[i - 1].hash);
   });
 
+  it('tail reads one snapshot too: rows pruned while it prints are still printed', async () => {
+    const now = Date.now();
+    const count = 3000;
+    const entries = Array.from({ length: count }, (_, i) => entry({ at: now - 10 * MINUTE + i }));
+    const { config, configPath } = await logWith(entries.slice(0, 1000));
+    for (let i = 1000; i < count; i += 1000) await appendRows(config, entries.slice(i, i + 1000));
+    const proc = spawn(process.execPath, [SWITCHBOARD_BIN, 'audit', 'tail', '-n', String(count), '--json', '--config', configPath], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
+    proc.stdout.pause();
+    await new Promise((resolve) => proc.stdout.once('readable', resolve));
+    const { dataSource } = await openMigrated(config);
+    try {
+      expect(await pruneBefore(sqliteConnection(dataSource), now - 5 * MINUTE)).toMatchObject({ rows: count - 1 });
+    } finally {
+      await dataSource.destroy();
+    }
+    let stdout = '';
+    proc.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
+    proc.stdout.resume();
+    expect(await exited).toBe(0);
+    const ids = stdout.trimEnd().split('\n').map((line) => (JSON.parse(line) as AuditRow).id);
+    expect(ids).toEqual(Array.from({ length: count }, (_, i) => i + 1));
+  });
+
   it('refuses rows deleted with a forged anchor and no pruning marker, although the head hash is unchanged', async () => {
     const { configPath, file } = await logWith(Array.from({ length: 32 }, (_, i) => entry({ at: NOW - 3 * MINUTE + i })));
     const before = cli(['audit', 'verify', '--config', configPath]);

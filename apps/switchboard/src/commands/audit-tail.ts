@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { auditRowJson } from '@switchboard/audit';
 import { AuditQuery, type AuditFilter, type AuditRow } from '@switchboard/audit';
-import { withAuditReader } from './audit-reader.js';
+import { inReadSnapshot, withAuditReader } from './audit-reader.js';
 import { COMMON_OPTIONS, loadCommandConfig, parseCommandArgs, printUsage } from './command-args.js';
 import { CommandError, usageError } from './command-error.js';
 import { FILTER_OPTIONS, parseFilters } from './filters.js';
@@ -48,8 +48,13 @@ export async function run(args: string[], usage: string): Promise<number> {
       const query = new AuditQuery(dataSource);
       try {
         // The newest id overall, read first: following from it misses nothing committed after.
-        const head = (await query.page({}, { limit: 1, order: 'desc' })).items[0]?.id ?? 0;
-        await print(query.last({ ...filter, beforeId: head + 1 }, count));
+        // It and the rows up to it are read in one snapshot: retention pruning while a long
+        // tail prints would otherwise cut rows from the middle of what it shows.
+        const head = await inReadSnapshot(dataSource, async () => {
+          const newest = (await query.page({}, { limit: 1, order: 'desc' })).items[0]?.id ?? 0;
+          await print(query.last({ ...filter, beforeId: newest + 1 }, count));
+          return newest;
+        });
         if (values.follow) await follow(query, filter, head, print, stop.signal);
       } catch (err) {
         if (isBrokenPipe(err)) return 0;
