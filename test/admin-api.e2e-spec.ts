@@ -1,3 +1,5 @@
+import { dirname, join } from 'node:path';
+import Database from 'better-sqlite3';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDaemon, stdioFixture, stopAllDaemons, type DaemonHandle } from './support/daemon.js';
@@ -105,6 +107,32 @@ describe('admin API: GET /admin/api/audit', () => {
     expect(origin.body.error.message).toMatch(/Origin/);
     await api().get('/admin/api/other').set('Host', 'evil.example').expect(403);
     await api().get('/admin').set('Host', 'evil.example').expect(403);
+  });
+});
+
+describe('admin API over a rewritten audit_record view', () => {
+  it('still answers, with a warning that the rows shown may not be the chained ones', async () => {
+    const daemon = await startDaemon({ mcpServers: { fx: stdioFixture() } });
+    const host = await connectHost('streamable-http', { daemon });
+    try {
+      await host.client.callTool({ name: 'fx__echo', arguments: { text: 'x' } });
+      const before = await request(daemon.baseUrl).get('/admin/api/audit').expect(200);
+      expect(before.body.warning).toBeUndefined();
+      expect(before.body.items[0]).toMatchObject({ name: 'fx__echo', decision: 'allowed' });
+
+      const db = new Database(join(dirname(daemon.configPath), 'data', 'switchboard.sqlite'));
+      const view = (db.prepare(`SELECT sql FROM sqlite_master WHERE name = 'audit_record'`).get() as { sql: string }).sql;
+      db.exec('DROP VIEW audit_record');
+      db.exec(view.replace(`json_extract(record, '$[16]') AS decision`, `'denied' AS decision`));
+      db.close();
+
+      const after = await request(daemon.baseUrl).get('/admin/api/audit').expect(200);
+      expect(after.body.items[0]).toMatchObject({ name: 'fx__echo', decision: 'denied' });
+      expect(after.body.warning).toMatch(/^the audit_record view, .* run switchboard audit verify$/);
+    } finally {
+      await host.close();
+      await daemon.stop();
+    }
   });
 });
 

@@ -9,6 +9,8 @@ import { sendError, sendJson } from './json-response.js';
 @Controller('admin/api')
 export class AuditApiController {
   private readonly logger = new Logger('AdminApi');
+  /** The schema problem last logged: logged once, not at every page. */
+  private warnedOf: string | undefined;
 
   constructor(@Inject(ADMIN_OPTIONS) private readonly options: AdminOptions) {}
 
@@ -27,7 +29,17 @@ export class AuditApiController {
       // While the database cannot be written, rows of answered calls wait in the daemon (and
       // its journal): say so, rather than pass the page off as everything answered so far.
       const pending = this.options.pendingAudit?.();
-      sendJson(res, 200, { items: page.items.map(auditRowJson), nextCursor: page.nextCursor, ...(pending && { pending }) });
+      // The page is read through the audit_record view: if someone with the file rewrote it
+      // (or added a trigger), the rows shown may not be the chained ones. Say so with them.
+      const warning = auditQuery.schemaProblem();
+      if (warning !== undefined && warning !== this.warnedOf) this.logger.error(`audit log: ${warning}`);
+      this.warnedOf = warning;
+      sendJson(res, 200, {
+        items: page.items.map(auditRowJson),
+        nextCursor: page.nextCursor,
+        ...(pending && { pending }),
+        ...(warning !== undefined && { warning: `${warning}; run switchboard audit verify` }),
+      });
     } catch (err) {
       this.logger.error(`reading the audit log failed: ${(err as Error).message}`);
       sendError(res, 500, 'the audit log could not be read; see the daemon log');

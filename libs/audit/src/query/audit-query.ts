@@ -1,7 +1,9 @@
 import { callerName, parseCallerName } from '@switchboard/core';
+import { sqliteConnection } from '@switchboard/persistence';
 import type { DataSource, SelectQueryBuilder } from 'typeorm';
 import { AuditRecordEntity } from '../audit-record.entity.js';
 import type { AuditDecision, AuditFilter, AuditRow } from '../audit.types.js';
+import { readerSchemaProblem } from '../chain/reader-schema.js';
 
 import { decodeCursor, encodeCursor, type AuditOrder } from './audit-cursor.js';
 
@@ -175,6 +177,14 @@ export class AuditQuery {
     )) as { n: number; lo: number | null; hi: number | null }[];
     if (span.n === 0) return 'none';
     return span.n > cap ? undefined : { lo: span.lo!, hi: span.hi! };
+  }
+
+  /**
+   * Why what this class reads may not be the chained rows (a rewritten audit_record view, a
+   * trigger), or undefined: see readerSchemaProblem. Two small reads of the schema.
+   */
+  schemaProblem(): string | undefined {
+    return readerSchemaProblem(sqliteConnection(this.dataSource));
   }
 
   /** Every matching row in id order, fetched `chunk` at a time. */
