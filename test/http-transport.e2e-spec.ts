@@ -537,7 +537,7 @@ describe('Streamable HTTP: sessions per caller (rateLimits.sessionsPerPrincipal)
     expect(streams.map((s) => s.status)).toEqual([200, 200, 200]);
     const refused = await open();
     expect(refused.status).toBe(429);
-    expect(refused.body.error).toMatchObject({ code: -31429, message: expect.stringMatching(/Too many sessions/) });
+    expect(refused.body).toMatchObject({ id: 1, error: { code: -31429, message: expect.stringMatching(/Too many sessions/) } });
     for (const sid of live) await ping(sid).expect(200);
     const [row] = await eventually(() => {
       const rows = auditRows(join(dir, 'data'), `rule = 'limit:sessions'`);

@@ -6,6 +6,7 @@ import {
   idOf,
   type JsonRpcErrorResponse,
   type JsonRpcMessage,
+  type RequestId,
 } from '@switchboard/core';
 
 export type Intake =
@@ -25,6 +26,14 @@ function hasPositionalParams(item: unknown): boolean {
   if (typeof item !== 'object' || item === null || !('id' in item)) return false;
   const message = item as { jsonrpc?: unknown; method?: unknown; params?: unknown };
   return message.jsonrpc === '2.0' && typeof message.method === 'string' && Array.isArray(message.params);
+}
+
+/**
+ * The id of a body that is one request, else null: what an error answer to the whole body
+ * (a transport refusal) carries, so that a host can tell which request it refuses.
+ */
+export function requestIdOf(value: unknown): RequestId | null {
+  return classifyMessage(value) === 'request' ? (value as { id: RequestId }).id : null;
 }
 
 /** A single initialize request (with an id): what starts a Streamable HTTP session. */

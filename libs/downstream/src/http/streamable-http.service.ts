@@ -16,7 +16,7 @@ import {
   type RequestId,
   type SendOptions,
 } from '@switchboard/core';
-import { isInitializeRequest, takeMessages } from '../message-intake.js';
+import { isInitializeRequest, requestIdOf, takeMessages } from '../message-intake.js';
 import { GatewaySession } from '../gateway-session.js';
 import type { DownstreamDeps } from '../downstream.types.js';
 import { answerPreflight, applyCors } from './cors.js';
@@ -106,12 +106,14 @@ export class StreamableHttpService {
     }
     const body = await readJsonPost(req, res, this.deps.maxBodyBytes);
     if (!body) return;
+    // The body is read: a refusal of all of it names the request it refuses, when it is one.
+    const refusedId = requestIdOf(body.value);
 
     // A session is created only for a valid initialize request, so that nothing else (an
     // invalid message, an initialize notification) leaves one behind.
     const initializing = isInitializeRequest(body.value);
     if (initializing && this.ownedSession(req, principal)) {
-      return replyError(res, 400, ErrorCode.InvalidRequest, 'Bad Request: this session is already initialized; initialize without Mcp-Session-Id to start a new one');
+      return replyError(res, 400, ErrorCode.InvalidRequest, 'Bad Request: this session is already initialized; initialize without Mcp-Session-Id to start a new one', refusedId);
     }
     // Without a session, say what is wrong with the message rather than ask for a session id:
     // a malformed initialize would otherwise only hear that it lacks one.
@@ -125,9 +127,9 @@ export class StreamableHttpService {
       if (intake.messages.length === 0) return replyJson(res, 400, intake.errors[0]);
     }
     if (initializing && !this.roomForSession(req, principal)) {
-      return replyError(res, 429, ErrorCode.RateLimited, 'Too many sessions: every session this caller holds is in use; end one (DELETE) before initializing another');
+      return replyError(res, 429, ErrorCode.RateLimited, 'Too many sessions: every session this caller holds is in use; end one (DELETE) before initializing another', refusedId);
     }
-    const state = initializing ? this.create(principal) : this.existing(req, res, principal);
+    const state = initializing ? this.create(principal) : this.existing(req, res, principal, refusedId);
     if (!state) return;
 
     const intake = takeMessages(body.value, state.session.protocolVersion || undefined);
@@ -211,26 +213,27 @@ export class StreamableHttpService {
   }
 
   /**
-   * The session named by the request's headers, or an error answer (400/404) and undefined.
+   * The session named by the request's headers, or an error answer (400/404, carrying
+   * `refusedId`: the POSTed request's id) and undefined.
    * A session belongs to the principal that initialized it, with its roles and groups then
    * (isSameCaller): anybody else is told it does not exist, so a leaked session id is worth
    * nothing without its owner's credential.
    */
-  private existing(req: IncomingMessage, res: ServerResponse, principal: AuthPrincipal): HttpSession | undefined {
+  private existing(req: IncomingMessage, res: ServerResponse, principal: AuthPrincipal, refusedId: RequestId | null = null): HttpSession | undefined {
     const id = headerOf(req.headers['mcp-session-id']);
     if (!id) {
-      replyError(res, 400, ErrorCode.InvalidRequest, 'Bad Request: Mcp-Session-Id header is required');
+      replyError(res, 400, ErrorCode.InvalidRequest, 'Bad Request: Mcp-Session-Id header is required', refusedId);
       return undefined;
     }
     const state = this.sessions.get(id);
     if (!state || !isSameCaller(state.session.principal, principal)) {
-      replyError(res, 404, ErrorCode.ConnectionClosed, 'Session not found: initialize a new session');
+      replyError(res, 404, ErrorCode.ConnectionClosed, 'Session not found: initialize a new session', refusedId);
       return undefined;
     }
     renewCredential(state.session.principal, principal);
     const version = headerOf(req.headers['mcp-protocol-version']);
     if (version !== undefined && !isSupportedVersion(version)) {
-      replyError(res, 400, ErrorCode.InvalidRequest, `Bad Request: unsupported MCP-Protocol-Version '${version}'`);
+      replyError(res, 400, ErrorCode.InvalidRequest, `Bad Request: unsupported MCP-Protocol-Version '${version}'`, refusedId);
       return undefined;
     }
     return state;

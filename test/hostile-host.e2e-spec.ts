@@ -1,0 +1,59 @@
+import request from 'supertest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startDaemon, stdioFixture, stopAllDaemons, type DaemonHandle } from './support/daemon.js';
+
+/**
+ * The downstream edge as a careless or hostile host meets it: refusals that must still say
+ * which request they refuse, and the MCP-Protocol-Version header on a session. Driven with
+ * supertest against the real daemon and a real stdio fixture upstream.
+ */
+let daemon: DaemonHandle;
+const ACCEPT = 'application/json, text/event-stream';
+const init = (id: number | string, protocolVersion = '2025-06-18') => ({
+  jsonrpc: '2.0',
+  id,
+  method: 'initialize',
+  params: { protocolVersion, capabilities: {}, clientInfo: { name: 'hostile', version: '1' } },
+});
+
+function post(body: unknown, headers: Record<string, string> = {}) {
+  let r = request(daemon.baseUrl).post('/mcp').set('Accept', ACCEPT).set('Content-Type', 'application/json');
+  for (const [k, v] of Object.entries(headers)) r = r.set(k, v);
+  return r.send(JSON.stringify(body));
+}
+
+async function openSession(protocolVersion = '2025-06-18'): Promise<string> {
+  const res = await post(init(1, protocolVersion)).expect(200);
+  const sid = res.headers['mcp-session-id'] as string;
+  await post({ jsonrpc: '2.0', method: 'notifications/initialized' }, { 'Mcp-Session-Id': sid }).expect(202);
+  return sid;
+}
+
+beforeAll(async () => {
+  daemon = await startDaemon({ mcpServers: { fx: stdioFixture() } });
+});
+afterAll(stopAllDaemons);
+
+describe('Streamable HTTP: a refused POST names the request it refuses', () => {
+  it('a second initialize, a missing or unknown session and an unsupported MCP-Protocol-Version answer with the request id', async () => {
+    const sid = await openSession();
+    const again = await post(init('second-init'), { 'Mcp-Session-Id': sid }).expect(400);
+    expect(again.body).toMatchObject({ id: 'second-init', error: { code: -32600 } });
+
+    const missing = await post({ jsonrpc: '2.0', id: 41, method: 'tools/list' }).expect(400);
+    expect(missing.body).toMatchObject({ id: 41, error: { code: -32600, message: expect.stringMatching(/Mcp-Session-Id/) } });
+
+    const unknown = await post({ jsonrpc: '2.0', id: 'gone', method: 'ping' }, { 'Mcp-Session-Id': 'f'.repeat(32) }).expect(404);
+    expect(unknown.body).toMatchObject({ id: 'gone', error: { code: -32000 } });
+
+    const version = await post({ jsonrpc: '2.0', id: 43, method: 'ping' }, { 'Mcp-Session-Id': sid, 'MCP-Protocol-Version': '2099-01-01' }).expect(400);
+    expect(version.body).toMatchObject({ id: 43, error: { code: -32600, message: expect.stringMatching(/MCP-Protocol-Version/) } });
+
+    // Not a request: nothing to name.
+    const notification = await post({ jsonrpc: '2.0', method: 'notifications/initialized' }).expect(400);
+    expect(notification.body.id).toBeNull();
+    // The session survived every refusal.
+    const ping = await post({ jsonrpc: '2.0', id: 44, method: 'ping' }, { 'Mcp-Session-Id': sid }).expect(200);
+    expect(ping.body).toEqual({ jsonrpc: '2.0', id: 44, result: {} });
+  });
+});
