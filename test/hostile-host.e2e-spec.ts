@@ -57,3 +57,37 @@ describe('Streamable HTTP: a refused POST names the request it refuses', () => {
     expect(ping.body).toEqual({ jsonrpc: '2.0', id: 44, result: {} });
   });
 });
+
+/**
+ * What the project decided (README, "MCP-Protocol-Version"): a value that is no revision
+ * Switchboard speaks is 400, as 2025-06-18 and 2025-11-25 require; a revision it speaks
+ * that differs from the negotiated one is accepted, and the negotiated one still decides
+ * the shape of every answer. The official conformance suite sends 2025-03-26 on sessions
+ * that negotiated 2025-11-25 (server-sse-polling, server-sse-multiple-streams).
+ */
+describe('Streamable HTTP: MCP-Protocol-Version on a session', () => {
+  const add = (id: number) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'fx__add', arguments: { a: 2, b: 3 } } });
+
+  it('a malformed or unsupported value is 400 on POST, GET and DELETE; the session goes on', async () => {
+    const sid = await openSession('2025-11-25');
+    for (const version of ['', 'garbage', '2025-06-18, 2025-03-26', '2000-01-01', '2026-07-28']) {
+      const res = await post(add(50), { 'Mcp-Session-Id': sid, 'MCP-Protocol-Version': version }).expect(400);
+      expect(res.body.error).toMatchObject({ code: -32600, message: expect.stringMatching(/MCP-Protocol-Version/) });
+    }
+    await request(daemon.baseUrl).get('/mcp').set('Accept', 'text/event-stream').set('Mcp-Session-Id', sid).set('MCP-Protocol-Version', 'garbage').expect(400);
+    await request(daemon.baseUrl).delete('/mcp').set('Mcp-Session-Id', sid).set('MCP-Protocol-Version', 'garbage').expect(400);
+    await post(add(51), { 'Mcp-Session-Id': sid, 'MCP-Protocol-Version': '2025-11-25' }).expect(200);
+  });
+
+  it('a supported revision other than the negotiated one is accepted, and the negotiated revision shapes the answer', async () => {
+    // 2024-11-05 has no structuredContent: its JSON comes as one more text block (README).
+    const old = await openSession('2024-11-05');
+    const oldRes = await post(add(60), { 'Mcp-Session-Id': old, 'MCP-Protocol-Version': '2025-11-25' }).expect(200);
+    expect(oldRes.body.result.structuredContent).toBeUndefined();
+    expect(oldRes.body.result.content).toEqual([{ type: 'text', text: '5' }, { type: 'text', text: JSON.stringify({ sum: 5 }) }]);
+
+    const recent = await openSession('2025-11-25');
+    const recentRes = await post(add(61), { 'Mcp-Session-Id': recent, 'MCP-Protocol-Version': '2025-03-26' }).expect(200);
+    expect(recentRes.body.result.structuredContent).toEqual({ sum: 5 });
+  });
+});

@@ -231,6 +231,10 @@ export class StreamableHttpService {
       return undefined;
     }
     renewCredential(state.session.principal, principal);
+    // Only a value that is no revision we speak is refused (the spec's MUST). Another spoken
+    // revision than the session's passes, and the session's still shapes the answers: sending
+    // the negotiated one is a SHOULD on the client, and the conformance suite sends 2025-03-26
+    // on sessions that negotiated 2025-11-25.
     const version = headerOf(req.headers['mcp-protocol-version']);
     if (version !== undefined && !isSupportedVersion(version)) {
       replyError(res, 400, ErrorCode.InvalidRequest, `Bad Request: unsupported MCP-Protocol-Version '${version}'`, refusedId);
