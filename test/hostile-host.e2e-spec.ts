@@ -91,3 +91,34 @@ describe('Streamable HTTP: MCP-Protocol-Version on a session', () => {
     expect(recentRes.body.result.structuredContent).toEqual({ sum: 5 });
   });
 });
+
+describe('ids and progress tokens JSON cannot carry exactly', () => {
+  // JSON.parse rounds an integer past 2^53 - 1: answered, it would come back as another id
+  // (1.2345678901234568e+29), which a host that compares ids exactly never matches.
+  const huge = '123456789012345678901234567890';
+
+  it('an integer id past 2^53 - 1 is -32600 at once, not answered under another id', async () => {
+    const sid = await openSession();
+    const res = await request(daemon.baseUrl)
+      .post('/mcp')
+      .set('Accept', ACCEPT)
+      .set('Content-Type', 'application/json')
+      .set('Mcp-Session-Id', sid)
+      .send(`{"jsonrpc":"2.0","id":${huge},"method":"ping"}`)
+      .expect(400);
+    expect(res.body).toMatchObject({ id: null, error: { code: -32600 } });
+    await post({ jsonrpc: '2.0', id: Number.MAX_SAFE_INTEGER, method: 'ping' }, { 'Mcp-Session-Id': sid }).expect(200);
+  });
+
+  it('so is -32602 a progressToken past 2^53 - 1', async () => {
+    const sid = await openSession();
+    const res = await request(daemon.baseUrl)
+      .post('/mcp')
+      .set('Accept', ACCEPT)
+      .set('Content-Type', 'application/json')
+      .set('Mcp-Session-Id', sid)
+      .send(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"fx__echo","arguments":{"text":"x"},"_meta":{"progressToken":${huge}}}}`)
+      .expect(200);
+    expect(res.body).toMatchObject({ id: 7, error: { code: -32602, message: expect.stringMatching(/progressToken/) } });
+  });
+});

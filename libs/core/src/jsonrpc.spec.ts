@@ -9,6 +9,8 @@ describe('classifyMessage', () => {
     [{ jsonrpc: '2.0', id: 1, result: {} }, 'response'],
     [{ jsonrpc: '2.0', id: 1, error: { code: 1, message: 'm' } }, 'response'],
     [{ jsonrpc: '2.0', id: null, error: { code: 1, message: 'm' } }, 'response'],
+    [{ jsonrpc: '2.0', id: Number.MAX_SAFE_INTEGER, method: 'x' }, 'request'],
+    [{ jsonrpc: '2.0', id: -Number.MAX_SAFE_INTEGER, method: 'x' }, 'request'],
   ])('accepts %j as a %s', (value, kind) => {
     expect(classifyMessage(value)).toBe(kind);
   });
@@ -22,6 +24,9 @@ describe('classifyMessage', () => {
     [{ jsonrpc: '2.0', id: null, method: 'x' }],
     [{ jsonrpc: '2.0', id: {}, method: 'x' }],
     [{ jsonrpc: '2.0', id: 1.5, method: 'x' }],
+    [{ jsonrpc: '2.0', id: 2 ** 53, method: 'x' }],
+    [JSON.parse('{"jsonrpc":"2.0","id":123456789012345678901234567890,"method":"x"}')],
+    [{ jsonrpc: '2.0', id: 2 ** 53, result: {} }],
     [{ jsonrpc: '2.0', id: 1, method: '' }],
     [{ jsonrpc: '2.0', id: 1, method: 7 }],
     [{ jsonrpc: '2.0', id: 1, method: 'x', params: [1] }],

@@ -43,7 +43,10 @@ const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
 // MCP: "Requests MUST include a string or integer ID"; 1.5 is refused as JSON-RPC allows it.
-const isId = (v: unknown): v is RequestId => typeof v === 'string' || Number.isInteger(v);
+// So is an integer past 2^53 - 1: JSON.parse rounds it, so its answer would carry another id
+// (123456789012345678901234567890 comes back as 1.2345678901234568e+29), which a host that
+// compares ids exactly never matches, and two such ids could become one.
+const isId = (v: unknown): v is RequestId => typeof v === 'string' || Number.isSafeInteger(v);
 
 /**
  * Classifies one decoded JSON value. Anything that is not a well-formed JSON-RPC 2.0 message

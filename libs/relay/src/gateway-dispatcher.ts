@@ -140,7 +140,8 @@ function malformedParams(params: Item): { rule: string; error: McpError } | unde
     return { rule: 'request:invalid-meta', error: invalidParams('Invalid params: _meta must be an object') };
   }
   const token = (meta as Item).progressToken;
-  if (token !== undefined && typeof token !== 'string' && !Number.isInteger(token)) {
+  // An integer past 2^53 - 1 was rounded by JSON.parse: progress would carry another token.
+  if (token !== undefined && typeof token !== 'string' && !Number.isSafeInteger(token)) {
     return { rule: 'request:invalid-meta', error: invalidParams('Invalid params: _meta.progressToken must be a string or an integer') };
   }
   const task = (meta as Item)[RELATED_TASK];
