@@ -1,6 +1,9 @@
+import { join } from 'node:path';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDaemon, stdioFixture, stopAllDaemons, type DaemonHandle } from './support/daemon.js';
+import { auditRows } from './support/audit-rows.js';
+import { eventually, startDaemon, stdioFixture, stopAllDaemons, tempDir, writeConfig, type DaemonHandle } from './support/daemon.js';
+import { openStream } from './support/sse-client.js';
 
 /**
  * The downstream edge as a careless or hostile host meets it: refusals that must still say
@@ -120,5 +123,43 @@ describe('ids and progress tokens JSON cannot carry exactly', () => {
       .send(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"fx__echo","arguments":{"text":"x"},"_meta":{"progressToken":${huge}}}}`)
       .expect(200);
     expect(res.body).toMatchObject({ id: 7, error: { code: -32602, message: expect.stringMatching(/progressToken/) } });
+  });
+});
+
+describe('HTTP+SSE: sessions per caller (rateLimits.sessionsPerPrincipal)', () => {
+  it('a caller at the limit is refused another /sse stream with 429 and an audit row, until it closes one', async () => {
+    const dir = tempDir();
+    const capped = await startDaemon(writeConfig({ rateLimits: { sessionsPerPrincipal: 2 }, mcpServers: { fx: stdioFixture() } }, dir));
+    const open = () => openStream(capped.sseUrl, { Accept: 'text/event-stream' });
+    const streams = [await open(), await open()];
+    expect(streams.map((s) => s.status)).toEqual([200, 200]);
+    await Promise.all(streams.map((s) => s.waitFor(/event: endpoint/)));
+
+    const refused = await open();
+    try {
+      expect(refused.status).toBe(429);
+      await refused.waitFor(/"code":-31429,"message":"Too many sessions/);
+    } finally {
+      refused.close();
+    }
+    const [row] = await eventually(() => {
+      const rows = auditRows(join(dir, 'data'), `rule = 'limit:sessions'`);
+      return rows.length > 0 ? rows : undefined;
+    });
+    expect(row).toMatchObject({ decision: 'limited', error_code: -31429 });
+
+    // The sessions held still work, and a closed one makes room.
+    const endpoint = /data: (\S+)/.exec(streams[0].text())![1];
+    await request(capped.baseUrl).post(endpoint).set('Content-Type', 'application/json').send(JSON.stringify(init(1))).expect(202);
+    await streams[0].waitFor(/"id":1,"result"/);
+    streams[1].close();
+    const again = await eventually(async () => {
+      const s = await open();
+      if (s.status === 200) return s;
+      s.close();
+      return undefined;
+    });
+    again.close();
+    streams[0].close();
   });
 });

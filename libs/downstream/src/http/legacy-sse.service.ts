@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { isSameCaller, renewCredential } from '@switchboard/auth';
-import { ErrorCode, McpError, encodeBatch, encodeMessage, newSessionId, type JsonRpcMessage, type SendOptions } from '@switchboard/core';
+import { isSameCaller, renewCredential, type AuthPrincipal } from '@switchboard/auth';
+import { ErrorCode, McpError, callerName, encodeBatch, encodeMessage, newSessionId, type JsonRpcMessage, type SendOptions } from '@switchboard/core';
 import { BatchReplies } from '../batch-reply.js';
 import type { DownstreamDeps } from '../downstream.types.js';
 import { GatewaySession } from '../gateway-session.js';
@@ -9,7 +9,7 @@ import { answerPreflight, applyCors } from './cors.js';
 import { startCredentialCheck } from './credential-check.js';
 import { accepts, replyError, replyJson } from './http-replies.js';
 import { readJsonPost } from './read-body.js';
-import { admitted, authenticated } from './request-guard.js';
+import { admitted, authenticated, requestLine } from './request-guard.js';
 import { SseStream } from './sse-stream.js';
 
 interface LegacySession {
@@ -17,6 +17,8 @@ interface LegacySession {
   stream: SseStream;
   /** A batch's responses go back as one array (JSON-RPC 2.0), in one event. */
   batches: BatchReplies;
+  /** Whose session it is, as `byCaller` counts it. */
+  caller: string;
 }
 
 /**
@@ -26,6 +28,8 @@ interface LegacySession {
  */
 export class LegacySseService {
   private readonly sessions = new Map<string, LegacySession>();
+  /** How many sessions each caller holds, for `rateLimits.sessionsPerPrincipal`. */
+  private readonly byCaller = new Map<string, number>();
   private stopCredentialCheck = (): void => undefined;
 
   constructor(private readonly deps: DownstreamDeps) {}
@@ -49,6 +53,10 @@ export class LegacySseService {
     if (!accepts(req.headers.accept ?? 'text/event-stream', 'text/event-stream')) {
       return replyError(res, 406, ErrorCode.InvalidRequest, 'Not Acceptable: accept text/event-stream');
     }
+    const caller = callerName(principal);
+    if (!this.roomForSession(req, principal, caller)) {
+      return replyError(res, 429, ErrorCode.RateLimited, 'Too many sessions: close one of the SSE streams this caller holds before opening another');
+    }
     const id = newSessionId();
     // Closing a stream the host stopped reading ends the session (below), as a hang-up does.
     const stream = new SseStream(res, {}, (unreadBytes) =>
@@ -60,7 +68,8 @@ export class LegacySseService {
     };
     const session = new GatewaySession(id, 'sse', channel, this.deps.dispatcher, this.deps.logger, principal);
     session.onRequestCancelled = (requestId) => batches.cancelled(requestId);
-    this.sessions.set(id, { session, stream, batches });
+    this.sessions.set(id, { session, stream, batches, caller });
+    this.byCaller.set(caller, (this.byCaller.get(caller) ?? 0) + 1);
     this.deps.sessions.add(session);
     stream.onClose(() => this.remove(id));
     stream.write('endpoint', `/messages?sessionId=${id}`);
@@ -96,10 +105,32 @@ export class LegacySseService {
     for (const id of [...this.sessions.keys()]) this.remove(id);
   }
 
+  /**
+   * Whether the caller may open one more session. Each one is an open stream, held until its
+   * host hangs up, so none is idle enough to end for room (as Streamable HTTP does): at the
+   * limit the new one is refused, and one credential cannot hold connections without bound.
+   */
+  private roomForSession(req: IncomingMessage, principal: AuthPrincipal, caller: string): boolean {
+    const held = this.byCaller.get(caller) ?? 0;
+    const limit = this.deps.config().rateLimits.sessionsPerPrincipal;
+    if (held < limit) return true;
+    this.deps.onRefused?.({
+      ...requestLine(req),
+      decision: 'limited',
+      rule: 'limit:sessions',
+      reason: `${held} HTTP+SSE sessions open (rateLimits.sessionsPerPrincipal is ${limit})`,
+      principal: { id: principal.id, authMethod: principal.authMethod },
+    });
+    return false;
+  }
+
   private remove(id: string): void {
     const state = this.sessions.get(id);
     if (!state) return;
     this.sessions.delete(id);
+    const held = (this.byCaller.get(state.caller) ?? 1) - 1;
+    if (held > 0) this.byCaller.set(state.caller, held);
+    else this.byCaller.delete(state.caller);
     // Requests still running get no response (the peer closes under them): a batch goes with
     // the ones it has, if the stream is still there to carry it (shutdown).
     state.batches.flush();
