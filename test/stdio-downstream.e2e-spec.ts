@@ -22,7 +22,8 @@ interface RawHost {
 
 const hosts: RawHost[] = [];
 
-async function launch(protocolVersion: string, fx: unknown = stdioFixture()): Promise<RawHost> {
+/** Starts `switchboard stdio` with `fx` as its one upstream; nothing is sent yet. */
+function spawnHost(fx: unknown): RawHost {
   const configPath = writeConfig({ mcpServers: { fx } });
   const proc = spawn(process.execPath, [SWITCHBOARD_BIN, 'stdio', '--config', configPath], { stdio: ['pipe', 'pipe', 'pipe'] });
   const lines: Line[] = [];
@@ -46,7 +47,19 @@ async function launch(protocolVersion: string, fx: unknown = stdioFixture()): Pr
     next: (match, from = 0) => eventually(() => lines.slice(from).find(match), 15_000, 'a matching stdout line'),
   };
   hosts.push(host);
-  host.send({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion, capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+  return host;
+}
+
+const initialize = (id: string | number, protocolVersion: string) => ({
+  jsonrpc: '2.0',
+  id,
+  method: 'initialize',
+  params: { protocolVersion, capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+});
+
+async function launch(protocolVersion: string, fx: unknown = stdioFixture()): Promise<RawHost> {
+  const host = spawnHost(fx);
+  host.send(initialize(0, protocolVersion));
   await host.next((l) => !Array.isArray(l) && l.id === 0);
   host.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
   // The upstream's tools are in the catalog before the tests call them.
@@ -135,6 +148,24 @@ describe('switchboard stdio: JSON-RPC batches (2025-03-26)', () => {
     const from = host.lines.length;
     host.send([{ jsonrpc: '2.0', id: 1, method: 'ping' }]);
     expect(await host.next(() => true, from)).toMatchObject({ id: null, error: { code: -32600 } });
+  });
+});
+
+describe('switchboard stdio: a host that does not wait for the initialize answer', () => {
+  it('has its requests answered after initialize, against the upstreams initialize waited for', async () => {
+    // The upstream takes 1.5 s to have its tools read; initialize waits for that (up to 5 s).
+    const host = spawnHost(stdioFixture({ FIXTURE_TOOLS_LIST_DELAY_MS: '1500' }));
+    host.send(initialize('init', '2025-06-18'));
+    host.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    host.send({ jsonrpc: '2.0', id: 'early-call', method: 'tools/call', params: { name: 'fx__echo', arguments: { text: 'early' } } });
+    host.send({ jsonrpc: '2.0', id: 'early-list', method: 'tools/list' });
+    const call = await host.next((l) => !Array.isArray(l) && l.id === 'early-call');
+    expect(call).toMatchObject({ result: { content: [{ type: 'text', text: 'early' }] } });
+    const list = (await host.next((l) => !Array.isArray(l) && l.id === 'early-list')) as { result: { tools: { name: string }[] } };
+    expect(list.result.tools.map((t) => t.name)).toContain('fx__echo');
+    // And the initialize answer came first.
+    const order = host.lines.map((l) => (Array.isArray(l) ? undefined : l.id));
+    expect(order.indexOf('init')).toBeLessThan(order.indexOf('early-call'));
   });
 });
 

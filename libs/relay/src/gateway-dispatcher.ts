@@ -35,6 +35,14 @@ const METHODS: Record<string, MethodHandler> = {
  */
 export class GatewayDispatcher {
   private draining = false;
+  /**
+   * Each session's initialize while it runs. It negotiates the revision at once but may wait
+   * seconds for upstreams still connecting (WARM_WAIT_MS); a host that sends requests
+   * before its answer (the spec says it SHOULD NOT; over stdio and HTTP+SSE nothing stops
+   * it) has them wait for it, rather than hear "Unknown tool" or get a list without the
+   * upstreams initialize was waiting for.
+   */
+  private readonly initializing = new WeakMap<DownstreamSession, Promise<unknown>>();
 
   constructor(readonly services: RelayServices) {
     // A session that leaves may have been the one that wanted the most verbose level.
@@ -50,8 +58,10 @@ export class GatewayDispatcher {
     const { request, session } = ctx;
     const handler = Object.hasOwn(METHODS, request.method) ? METHODS[request.method] : undefined;
     if (!handler) throw methodNotFound(request.method);
-    if (request.method !== 'initialize' && request.method !== 'ping' && !session.protocolVersion) {
-      throw new McpError(ErrorCode.InvalidRequest, 'The session is not initialized: send initialize first');
+    if (request.method !== 'initialize' && request.method !== 'ping') {
+      const initializing = this.initializing.get(session);
+      if (initializing) await initializing.catch(() => undefined);
+      if (!session.protocolVersion) throw new McpError(ErrorCode.InvalidRequest, 'The session is not initialized: send initialize first');
     }
     const params = withoutTaskAugmentation((request.params ?? {}) as Item);
     const full: RequestContext = { ...ctx, params, audit: newAuditFacts() };
@@ -60,20 +70,36 @@ export class GatewayDispatcher {
     const draining = this.draining && request.method !== 'ping';
     const { audit } = this.services;
     let result: Item;
+    const run = request.method === 'initialize' ? this.tracked(session, handler) : handler;
     try {
       if (audit?.records(request.method)) {
         const refusal = draining ? { rule: 'shutting-down', error: shuttingDown() } : malformed;
-        result = await runAudited(audit, handler, full, this.services, refusal);
+        result = await runAudited(audit, run, full, this.services, refusal);
       } else {
         if (draining) throw shuttingDown();
         if (malformed) throw malformed.error;
-        result = await handler(full, this.services);
+        result = await run(full, this.services);
       }
     } catch (err) {
       throw sanitize(err);
     }
     // Every result leaves here: this is where it takes the shape of the host's revision.
     return shapeResult(request.method, result, session.protocolVersion);
+  }
+
+  /** `initialize` as one the session's other requests wait for while it runs. */
+  private tracked(session: DownstreamSession, initialize: MethodHandler): MethodHandler {
+    return (ctx, services) => {
+      const running = initialize(ctx, services);
+      // A second initialize sent meanwhile is refused at once; the first one is what counts.
+      if (this.initializing.has(session)) return running;
+      this.initializing.set(session, running);
+      const done = () => {
+        if (this.initializing.get(session) === running) this.initializing.delete(session);
+      };
+      running.then(done, done);
+      return running;
+    };
   }
 
   handleNotification(session: DownstreamSession, notification: JsonRpcNotification): void {
