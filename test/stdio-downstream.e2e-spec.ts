@@ -18,6 +18,8 @@ interface RawHost {
   /** Resolves with the first line (from index `from`) that `match` accepts. */
   next(match: (line: Line) => boolean, from?: number): Promise<Line>;
   exited: Promise<number | null>;
+  /** Everything on stderr so far (the gateway's log). */
+  stderr(): string;
 }
 
 const hosts: RawHost[] = [];
@@ -37,12 +39,15 @@ function spawnHost(fx: unknown): RawHost {
       pending = pending.slice(nl + 1);
     }
   });
-  proc.stderr.resume();
+  let stderr = '';
+  proc.stderr.setEncoding('utf8');
+  proc.stderr.on('data', (chunk: string) => (stderr += chunk));
   const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
   const host: RawHost = {
     proc,
     lines,
     exited,
+    stderr: () => stderr,
     send: (value) => proc.stdin.write(`${JSON.stringify(value)}\n`),
     next: (match, from = 0) => eventually(() => lines.slice(from).find(match), 15_000, 'a matching stdout line'),
   };
@@ -166,6 +171,29 @@ describe('switchboard stdio: a host that does not wait for the initialize answer
     // And the initialize answer came first.
     const order = host.lines.map((l) => (Array.isArray(l) ? undefined : l.id));
     expect(order.indexOf('init')).toBeLessThan(order.indexOf('early-call'));
+  });
+});
+
+describe('switchboard stdio: a host that stops reading stdout', () => {
+  it('is no longer read from while it leaves more than 16 MiB unread, and gets every answer once it reads again', async () => {
+    const host = await launch('2025-06-18');
+    const from = host.lines.length;
+    host.proc.stdout.pause();
+    // Answers of 1 MiB each: without a bound the gateway would hold every one in memory.
+    const text = 'y'.repeat(1024 * 1024);
+    const call = (id: number) => host.send({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'fx__echo', arguments: { text } } });
+    for (let id = 1; id <= 20; id++) call(id);
+    await eventually(() => host.stderr().includes('the host is not reading stdout: stopped reading stdin until it does'), 30_000, 'stdin held');
+    // Sent while stdin is not read: they wait in the pipe and in the host, to be read once it drains.
+    const count = 40;
+    for (let id = 21; id <= count; id++) call(id);
+    expect(host.proc.stdin.writableLength).toBeGreaterThan(0);
+
+    host.proc.stdout.resume();
+    await eventually(() => host.lines.length - from >= count, 60_000, 'every answer');
+    const answers = host.lines.slice(from) as { id: number; result: { content: { text: string }[] } }[];
+    expect(answers.map((a) => a.id).sort((a, b) => a - b)).toEqual(Array.from({ length: count }, (_, i) => i + 1));
+    for (const a of answers) expect(a.result.content[0].text.length).toBe(text.length);
   });
 });
 

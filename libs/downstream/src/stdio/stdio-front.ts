@@ -5,6 +5,7 @@ import type { DownstreamDeps } from '../downstream.types.js';
 import { GatewaySession } from '../gateway-session.js';
 import { parseBody, takeMessages } from '../message-intake.js';
 import type { AuthPrincipal } from '@switchboard/auth';
+import { MAX_UNREAD_BYTES } from '../http/sse-stream.js';
 import { stdioPrincipal } from '../principals.js';
 
 /**
@@ -16,9 +17,12 @@ export class StdioFront {
   private lines?: LineSplitter;
   private readonly writer = new LineWriter((text, done) => {
     // A host that closed its end gets nothing more; the write "succeeds" so nothing waits.
-    if (this.output.writable) this.output.write(text, () => done());
-    else done();
+    if (!this.output.writable) return done();
+    this.output.write(text, () => done());
+    this.holdInputWhileUnread();
   });
+  /** stdin is not being read: the host left too much unread on stdout (holdInputWhileUnread). */
+  private inputHeld = false;
   /** A batch's responses go back as one array (JSON-RPC 2.0). */
   private readonly batches = new BatchReplies((responses) => void this.writer.push(encodeBatch(responses)));
 
@@ -83,6 +87,29 @@ export class StdioFront {
     if (intake.batch) return this.batches.receive(session, intake.messages, intake.errors);
     for (const error of intake.errors) void this.write(error);
     for (const message of intake.messages) session.receive(message);
+  }
+
+  /**
+   * Writes to a pipe queue in this process without bound, so a host that keeps sending
+   * requests but stops reading stdout would have every answer held in memory (1.2 GB for
+   * 200 answers of 1 MiB). Past MAX_UNREAD_BYTES unread, stdin is no longer read until
+   * stdout drains: the host's own writes then block, as they would on any full pipe, and
+   * nothing is lost. Answers to what was already read still go out (a long one whole).
+   */
+  private holdInputWhileUnread(): void {
+    if (this.inputHeld || this.output.writableLength <= MAX_UNREAD_BYTES) return;
+    this.inputHeld = true;
+    this.input.pause();
+    this.deps.logger.warn({ unreadBytes: this.output.writableLength }, 'the host is not reading stdout: stopped reading stdin until it does');
+    const release = () => {
+      this.output.off('drain', release);
+      this.output.off('close', release);
+      this.inputHeld = false;
+      this.input.resume();
+    };
+    // A host that went away (the pipe closed) must not leave stdin unread: its end is how this process learns it.
+    this.output.once('drain', release);
+    this.output.once('close', release);
   }
 
   private write(message: JsonRpcMessage): Promise<void> {
