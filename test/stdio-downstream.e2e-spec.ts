@@ -217,35 +217,58 @@ describe('switchboard stdio: the host closes stdin while a call runs', () => {
       const fixture = await startHttpFixture(kind);
       fixtures.push(fixture);
       const host = await launch('2025-06-18', { type: kind, url: fixture.url });
-      // Long enough that only a cancellation ends it while the test looks.
-      host.send({ jsonrpc: '2.0', id: 'long', method: 'tools/call', params: { name: 'fx__slow', arguments: { ms: 120_000 } } });
-      // The fixture has the call once it counted one call more than the stats calls asking.
-      let asked = 0;
-      await eventually(async () => {
-        const id = `stats${++asked}`;
-        host.send({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'fx__stats', arguments: {} } });
-        const answer = (await host.next((l) => !Array.isArray(l) && l.id === id)) as { result: { content: { text: string }[] } };
-        return (JSON.parse(answer.result.content[0].text) as FixtureStatsReport).calls > asked || undefined;
-      }, 15_000, 'the slow call to reach the fixture');
+      await startLongCall(host);
 
       host.proc.stdin.end();
       expect(await host.exited).toBe(0);
-
-      // Asked directly: the gateway is gone, and whatever it sent has arrived or never will.
-      const client = new Client({ name: 'check', version: '1' });
-      const url = new URL(fixture.url);
-      await client.connect(kind === 'sse' ? new SSEClientTransport(url) : new StreamableHTTPClientTransport(url));
-      try {
-        const stats = await eventually(async () => {
-          const result = await client.callTool({ name: 'stats', arguments: {} });
-          const report = JSON.parse((result.content as { text: string }[])[0].text) as FixtureStatsReport;
-          return report.cancelled > 0 ? report : undefined;
-        }, 10_000, 'the fixture to see the call cancelled');
-        // Told, not merely left: a server that runs on after a closed connection stops too.
-        expect(stats).toMatchObject({ cancelled: 1, cancelNotices: 1 });
-      } finally {
-        await client.close();
-      }
+      await expectCancelledUpstream(fixture, kind);
     });
   }
 });
+
+describe('switchboard stdio: the host closes its end of stdout while a call runs', () => {
+  it('is taken for the host going away, as a closed stdin is: the call is cancelled upstream and the gateway exits 0, no crash', async () => {
+    const fixture = await startHttpFixture('http');
+    fixtures.push(fixture);
+    const host = await launch('2025-06-18', { type: 'http', url: fixture.url });
+    await startLongCall(host);
+
+    host.proc.stdout.destroy();
+    // The gateway learns it on its next write: the answer to this.
+    host.send({ jsonrpc: '2.0', id: 'after', method: 'ping' });
+    expect(await host.exited).toBe(0);
+    expect(host.stderr()).not.toMatch(/Unhandled 'error' event|EPIPE\n\s+at /);
+    await expectCancelledUpstream(fixture, 'http');
+  });
+});
+
+/** Starts a call long enough that only a cancellation ends it while a test looks, and waits until the fixture has it. */
+async function startLongCall(host: RawHost): Promise<void> {
+  host.send({ jsonrpc: '2.0', id: 'long', method: 'tools/call', params: { name: 'fx__slow', arguments: { ms: 120_000 } } });
+  // The fixture has the call once it counted one call more than the stats calls asking.
+  let asked = 0;
+  await eventually(async () => {
+    const id = `stats${++asked}`;
+    host.send({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'fx__stats', arguments: {} } });
+    const answer = (await host.next((l) => !Array.isArray(l) && l.id === id)) as { result: { content: { text: string }[] } };
+    return (JSON.parse(answer.result.content[0].text) as FixtureStatsReport).calls > asked || undefined;
+  }, 15_000, 'the slow call to reach the fixture');
+}
+
+/** Asked directly once the gateway is gone (whatever it sent has arrived or never will): the fixture was told to cancel the call. */
+async function expectCancelledUpstream(fixture: HttpFixture, kind: 'http' | 'sse'): Promise<void> {
+  const client = new Client({ name: 'check', version: '1' });
+  const url = new URL(fixture.url);
+  await client.connect(kind === 'sse' ? new SSEClientTransport(url) : new StreamableHTTPClientTransport(url));
+  try {
+    const stats = await eventually(async () => {
+      const result = await client.callTool({ name: 'stats', arguments: {} });
+      const report = JSON.parse((result.content as { text: string }[])[0].text) as FixtureStatsReport;
+      return report.cancelled > 0 ? report : undefined;
+    }, 10_000, 'the fixture to see the call cancelled');
+    // Told, not merely left: a server that runs on after a closed connection stops too.
+    expect(stats).toMatchObject({ cancelled: 1, cancelNotices: 1 });
+  } finally {
+    await client.close();
+  }
+}

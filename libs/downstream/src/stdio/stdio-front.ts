@@ -34,7 +34,7 @@ export class StdioFront {
     private readonly principal: AuthPrincipal = stdioPrincipal(),
   ) {}
 
-  /** Resolves when stdin ends (the host went away). */
+  /** Resolves when the host goes away: stdin ends, or stdout can no longer be written. */
   run(): Promise<void> {
     // A line past the limit is refused like an HTTP body past it, and dropped up to its
     // newline: a host that never ends a line cannot grow this process without bound.
@@ -56,9 +56,17 @@ export class StdioFront {
     this.input.setEncoding('utf8');
     this.input.on('data', (chunk: string) => this.onData(chunk));
     return new Promise((resolve) => {
-      this.input.once('end', () => {
+      const gone = () => {
         this.close();
         resolve();
+      };
+      this.input.once('end', gone);
+      // A host that closed its end of stdout (or died) makes the next write fail with EPIPE.
+      // Unhandled, that error ended the process with a stack trace and without cancelling
+      // the calls in flight upstream; it is the host going away, as the end of stdin is.
+      this.output.on('error', (err: NodeJS.ErrnoException) => {
+        this.deps.logger.warn({ code: err.code }, 'stdout can no longer be written: the host went away');
+        gone();
       });
     });
   }
