@@ -163,3 +163,15 @@ describe('HTTP+SSE: sessions per caller (rateLimits.sessionsPerPrincipal)', () =
     streams[0].close();
   });
 });
+
+describe('Streamable HTTP on 2025-03-26: the size of a batch', () => {
+  const pings = (n: number) => Array.from({ length: n }, (_, i) => ({ jsonrpc: '2.0', id: i, method: 'ping' }));
+
+  it('a batch of more than 1,000 messages is refused whole with 400 and -32600; one of 1,000 is answered whole', async () => {
+    const sid = await openSession('2025-03-26');
+    const refused = await post(pings(1_001), { 'Mcp-Session-Id': sid }).expect(400);
+    expect(refused.body).toMatchObject({ id: null, error: { code: -32600, message: expect.stringMatching(/at most 1000 messages/) } });
+    const answered = await post(pings(1_000), { 'Mcp-Session-Id': sid }).expect(200);
+    expect(answered.body).toHaveLength(1_000);
+  });
+});
