@@ -49,6 +49,23 @@ describe('AuditLog', () => {
     expect(String(row.error_message).length).toBeLessThanOrEqual(1000);
   });
 
+  it('keeps at most 1000 characters of each text the host chose: name, request id, client name and version', async () => {
+    const { audit, last } = await log();
+    const huge = 'N'.repeat(4 * 1024 * 1024);
+    await audit.record(entry({ name: huge, originalName: huge, requestId: huge, clientName: huge, clientVersion: huge }), undefined, `Unknown tool: ${huge}`);
+    const row = last();
+    for (const column of ['name', 'original_name', 'request_id', 'client_name', 'client_version', 'error_message']) {
+      expect(String(row[column]), column).toBe(column === 'error_message' ? `Unknown tool: ${'N'.repeat(1000 - 14)}` : 'N'.repeat(1000));
+    }
+  });
+
+  it('still redacts a secret that straddles the cut', async () => {
+    const { audit, last } = await log();
+    const secret = `ghp_${'a'.repeat(36)}`;
+    await audit.record(entry({ requestId: `${'r'.repeat(990)}${secret}${'r'.repeat(5000)}` }), undefined, null);
+    expect(String(last().request_id)).not.toContain('ghp_aaaa');
+  });
+
   it('redacts a resources/read row\'s URIs (name and original_name) like its error message', async () => {
     const { audit, last } = await log();
     const uri = 'probe://readme?access_token=TokValue';

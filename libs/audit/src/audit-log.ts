@@ -36,6 +36,22 @@ const URI_NAMED = new Set(['resources/read', 'resources/subscribe', 'resources/u
 const MAX_ERROR_CHARS = 1000;
 
 /**
+ * The most a row keeps of each other text the host chose: a name, its request id, what its
+ * client calls itself. Arguments have `maxArgumentBytes`; without a bound here a host could
+ * send a 4 MiB `clientInfo.name` once and have it written into every row of its session
+ * (10 calls grew the database by 118 MB).
+ */
+const MAX_HOST_TEXT_CHARS = 1000;
+
+/**
+ * `text` redacted and cut to `max` characters. Only twice `max` is scanned: the rest would be
+ * cut anyway, and a secret that straddles `max` lies wholly in what is scanned.
+ */
+function redactedWithin(text: string, max: number, redact: (text: string) => string): string {
+  return redact(text.length > 2 * max ? text.slice(0, 2 * max) : text).slice(0, max);
+}
+
+/**
  * What the request pipeline talks to: decides which requests are recorded, turns a draft
  * into a row (redacted, capped, digested) and hands it to the group-commit writer. Nothing
  * unredacted leaves this class.
@@ -104,14 +120,15 @@ export class AuditLog {
       entry.argumentsDigest = canonicalTextDigest(full, this.options.digestKey);
     }
     const redactor = this.options.redactor;
-    entry.errorMessage = error === null ? null : redactor.redactText(error).slice(0, MAX_ERROR_CHARS);
+    entry.errorMessage = error === null ? null : redactedWithin(error, MAX_ERROR_CHARS, redactor.redactText);
     const redactName = URI_NAMED.has(entry.method) ? redactor.redactText : redactor.redactName;
-    if (entry.name !== null) entry.name = redactName(entry.name);
-    if (entry.originalName !== null) entry.originalName = redactName(entry.originalName);
+    const hostText = (text: string, redact: (text: string) => string) => redactedWithin(text, MAX_HOST_TEXT_CHARS, redact);
+    if (entry.name !== null) entry.name = hostText(entry.name, redactName);
+    if (entry.originalName !== null) entry.originalName = hostText(entry.originalName, redactName);
     // The rest of the host's own words in a row: its request id and what it calls itself.
-    if (entry.requestId !== null) entry.requestId = redactor.redactText(entry.requestId);
-    if (entry.clientName !== null) entry.clientName = redactor.redactName(entry.clientName);
-    if (entry.clientVersion !== null) entry.clientVersion = redactor.redactName(entry.clientVersion);
+    if (entry.requestId !== null) entry.requestId = hostText(entry.requestId, redactor.redactText);
+    if (entry.clientName !== null) entry.clientName = hostText(entry.clientName, redactor.redactName);
+    if (entry.clientVersion !== null) entry.clientVersion = hostText(entry.clientVersion, redactor.redactName);
     return this.writer.append(entry);
   }
 
