@@ -197,6 +197,25 @@ describe('switchboard stdio: a host that stops reading stdout', () => {
   });
 });
 
+describe('switchboard stdio: a host that answers a relayed request in a shape JSON-RPC does not allow', () => {
+  it('is not answered under that id (its own requests may use it), and the relayed request fails at once', async () => {
+    const host = spawnHost(stdioFixture());
+    host.send({ ...initialize('init', '2025-06-18'), params: { protocolVersion: '2025-06-18', capabilities: { roots: {} }, clientInfo: { name: 'raw', version: '1' } } });
+    await host.next((l) => !Array.isArray(l) && l.id === 'init');
+    host.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    const from = host.lines.length;
+    host.send({ jsonrpc: '2.0', id: 'call', method: 'tools/call', params: { name: 'fx__list_roots', arguments: {} } });
+    const ask = (await host.next((l) => !Array.isArray(l) && l.method === 'roots/list', from)) as { id: number };
+    host.send({ jsonrpc: '2.0', id: ask.id, result: null });
+
+    const answer = (await host.next((l) => !Array.isArray(l) && l.id === 'call', from)) as { result: { content: { text: string }[]; isError?: boolean } };
+    // The fixture reports what its roots/list got: the gateway's error for the bad answer, not its 10 s timeout.
+    expect(answer.result.content[0].text).toMatch(/^failed: .*invalid response/);
+    // Nothing came back under the gateway's own request id: a host whose request had that id would take it as its answer.
+    expect(host.lines.slice(from).filter((l) => !Array.isArray(l) && l.id === ask.id)).toEqual([ask]);
+  });
+});
+
 describe('switchboard stdio: a line past the limit', () => {
   it('is refused with -32600 and dropped up to its newline; the next message is answered', async () => {
     const host = await launch('2025-06-18');

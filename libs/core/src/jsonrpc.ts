@@ -99,10 +99,11 @@ export const isNotification = (m: JsonRpcMessage): m is JsonRpcNotification =>
 /**
  * A peer's answer that is not a valid response but names the id of a request (`result: null`,
  * `error: "bad"`, an error code of 1.5), as an error response for that id; undefined for
- * anything else. Dropping it would leave the request waiting for its timeout.
+ * anything else. Dropping it would leave the request waiting for its timeout. `sender` names
+ * the peer in the message: the upstream, or the host answering a relayed request.
  */
-export function invalidResponseAsError(value: unknown): JsonRpcErrorResponse | undefined {
+export function invalidResponseAsError(value: unknown, sender: 'upstream' | 'host' = 'upstream'): JsonRpcErrorResponse | undefined {
   if (!isObject(value) || value.jsonrpc !== '2.0' || 'method' in value || !isId(value.id)) return undefined;
   if (!('result' in value) && !('error' in value)) return undefined;
-  return errorResponse(value.id, { code: ErrorCode.ConnectionClosed, message: 'The upstream sent an invalid response' });
+  return errorResponse(value.id, { code: ErrorCode.ConnectionClosed, message: `The ${sender} sent an invalid response` });
 }

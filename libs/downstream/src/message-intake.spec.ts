@@ -18,3 +18,20 @@ describe('takeMessages: batches', () => {
     });
   });
 });
+
+describe('takeMessages: an answer in a shape JSON-RPC does not allow', () => {
+  it('becomes an error for the request it answers, and the host hears of it without that id', () => {
+    const intake = takeMessages({ jsonrpc: '2.0', id: 3, result: null }, '2025-06-18');
+    expect(intake).toEqual({
+      ok: true,
+      batch: false,
+      messages: [{ jsonrpc: '2.0', id: 3, error: { code: -32000, message: 'The host sent an invalid response' } }],
+      errors: [{ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid request: a response in a shape JSON-RPC does not allow' } }],
+    });
+  });
+
+  it('a request in a bad shape is still answered under its id', () => {
+    const intake = takeMessages({ jsonrpc: '2.0', id: 4, method: 'x', params: 'y' }, '2025-06-18');
+    expect(intake).toMatchObject({ ok: true, messages: [], errors: [{ id: 4, error: { code: -32600 } }] });
+  });
+});

@@ -4,6 +4,7 @@ import {
   classifyMessage,
   errorResponse,
   idOf,
+  invalidResponseAsError,
   type JsonRpcErrorResponse,
   type JsonRpcMessage,
   type RequestId,
@@ -76,7 +77,17 @@ export function takeMessages(value: unknown, protocolVersion: string | undefined
       // Valid JSON-RPC, but MCP's params are always named (an object).
       errors.push(errorResponse(idOf(item), { code: ErrorCode.InvalidParams, message: 'Invalid params: MCP params must be an object' }));
     } else if (classifyMessage(item) === 'invalid') {
-      errors.push(errorResponse(idOf(item), { code: ErrorCode.InvalidRequest, message: 'Invalid request: not a JSON-RPC 2.0 message' }));
+      const failed = invalidResponseAsError(item, 'host');
+      if (failed) {
+        // The host's answer to a relayed request, in a shape JSON-RPC does not allow. Its id is
+        // the gateway's, not the host's: an error under it would read, to a host with a request
+        // of the same id, as the answer to that one. The request it answers fails at once
+        // instead (rather than wait out its timeout), and the host hears of it without an id.
+        messages.push(failed);
+        errors.push(errorResponse(null, { code: ErrorCode.InvalidRequest, message: 'Invalid request: a response in a shape JSON-RPC does not allow' }));
+      } else {
+        errors.push(errorResponse(idOf(item), { code: ErrorCode.InvalidRequest, message: 'Invalid request: not a JSON-RPC 2.0 message' }));
+      }
     } else if (batch && (item as { method?: unknown }).method === 'initialize') {
       errors.push(errorResponse(idOf(item), { code: ErrorCode.InvalidRequest, message: 'Invalid request: initialize cannot be batched' }));
     } else {
