@@ -2,7 +2,8 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { Client, SSEClientTransport, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { startHttpFixture, type FixtureStatsReport, type HttpFixture } from '@switchboard/testing';
 import { afterEach, describe, expect, it } from 'vitest';
-import { SWITCHBOARD_BIN, eventually, stdioFixture, writeConfig } from './support/daemon.js';
+import { join } from 'node:path';
+import { REPO_ROOT, SWITCHBOARD_BIN, eventually, stdioFixture, writeConfig } from './support/daemon.js';
 
 /**
  * `switchboard stdio` byte by byte: a raw host writes newline-delimited JSON to the gateway's
@@ -20,6 +21,8 @@ interface RawHost {
   exited: Promise<number | null>;
   /** Everything on stderr so far (the gateway's log). */
   stderr(): string;
+  /** Lines on stdout that were not JSON: stdout must carry nothing but messages. */
+  stray: string[];
 }
 
 const hosts: RawHost[] = [];
@@ -29,14 +32,20 @@ function spawnHost(fx: unknown): RawHost {
   const configPath = writeConfig({ mcpServers: { fx } });
   const proc = spawn(process.execPath, [SWITCHBOARD_BIN, 'stdio', '--config', configPath], { stdio: ['pipe', 'pipe', 'pipe'] });
   const lines: Line[] = [];
+  const stray: string[] = [];
   let pending = '';
   proc.stdout.setEncoding('utf8');
   proc.stdout.on('data', (chunk: string) => {
     pending += chunk;
     let nl: number;
     while ((nl = pending.indexOf('\n')) >= 0) {
-      lines.push(JSON.parse(pending.slice(0, nl)) as Line);
+      const line = pending.slice(0, nl);
       pending = pending.slice(nl + 1);
+      try {
+        lines.push(JSON.parse(line) as Line);
+      } catch {
+        stray.push(line);
+      }
     }
   });
   let stderr = '';
@@ -48,6 +57,7 @@ function spawnHost(fx: unknown): RawHost {
     lines,
     exited,
     stderr: () => stderr,
+    stray,
     send: (value) => proc.stdin.write(`${JSON.stringify(value)}\n`),
     next: (match, from = 0) => eventually(() => lines.slice(from).find(match), 15_000, 'a matching stdout line'),
   };
@@ -213,6 +223,32 @@ describe('switchboard stdio: a host that answers a relayed request in a shape JS
     expect(answer.result.content[0].text).toMatch(/^failed: .*invalid response/);
     // Nothing came back under the gateway's own request id: a host whose request had that id would take it as its answer.
     expect(host.lines.slice(from).filter((l) => !Array.isArray(l) && l.id === ask.id)).toEqual([ask]);
+  });
+});
+
+describe('switchboard stdio: an upstream that pretty-prints its JSON', () => {
+  it('has each of its answers reach the host as one line of JSON', async () => {
+    const upstream = spawn(process.execPath, [join(REPO_ROOT, 'test/fixtures/upstream-pretty-json.mjs')], { stdio: ['ignore', 'pipe', 'inherit'] });
+    try {
+      const port = await new Promise<string>((resolve, reject) => {
+        upstream.stdout.setEncoding('utf8');
+        upstream.stdout.on('data', (chunk: string) => {
+          const m = /LISTENING (\d+)/.exec(chunk);
+          if (m) resolve(m[1]);
+        });
+        upstream.once('exit', (code) => reject(new Error(`the upstream exited with ${code}`)));
+      });
+      const host = spawnHost({ type: 'http', url: `http://127.0.0.1:${port}/mcp` });
+      host.send(initialize('init', '2025-06-18'));
+      await host.next((l) => !Array.isArray(l) && l.id === 'init');
+      host.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+      host.send({ jsonrpc: '2.0', id: 'call', method: 'tools/call', params: { name: 'fx__big', arguments: {} } });
+      const answer = (await host.next((l) => !Array.isArray(l) && l.id === 'call')) as { result: { content: { text: string }[] } };
+      expect(answer.result.content[0].text).toBe('z'.repeat(6000));
+      expect(host.stray).toEqual([]);
+    } finally {
+      upstream.kill('SIGTERM');
+    }
   });
 });
 
