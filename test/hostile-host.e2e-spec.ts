@@ -175,3 +175,12 @@ describe('Streamable HTTP on 2025-03-26: the size of a batch', () => {
     expect(answered.body).toHaveLength(1_000);
   });
 });
+
+describe('a body that begins with a byte order mark', () => {
+  // RFC 8259 section 8.1: a parser may ignore a BOM; switchboard stdio always did (it trims each line).
+  it('is read as the JSON after it on /mcp, not refused with -32700', async () => {
+    const body = `\uFEFF${JSON.stringify(init('bom'))}`;
+    const res = await request(daemon.baseUrl).post('/mcp').set('Accept', ACCEPT).set('Content-Type', 'application/json').send(body).expect(200);
+    expect(res.body).toMatchObject({ id: 'bom', result: { protocolVersion: '2025-06-18' } });
+  });
+});

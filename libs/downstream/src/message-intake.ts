@@ -17,14 +17,20 @@ import {
  */
 export const MAX_BATCH_MESSAGES = 1_000;
 
+const BYTE_ORDER_MARK = 0xfeff;
+
 export type Intake =
   | { ok: true; messages: JsonRpcMessage[]; errors: JsonRpcErrorResponse[]; batch: boolean }
   | { ok: false; error: JsonRpcErrorResponse };
 
-/** Parses a body; malformed JSON is -32700 with a null id, as JSON-RPC requires. */
+/**
+ * Parses a body; malformed JSON is -32700 with a null id, as JSON-RPC requires. A leading
+ * byte order mark is skipped (RFC 8259 lets a parser ignore it, and some Windows tools write
+ * one): JSON.parse refuses it, while a stdio line, trimmed, never had it.
+ */
 export function parseBody(text: string): { ok: true; value: unknown } | { ok: false; error: JsonRpcErrorResponse } {
   try {
-    return { ok: true, value: JSON.parse(text) };
+    return { ok: true, value: JSON.parse(text.charCodeAt(0) === BYTE_ORDER_MARK ? text.slice(1) : text) };
   } catch {
     return { ok: false, error: errorResponse(null, { code: ErrorCode.ParseError, message: 'Parse error: the body is not valid JSON' }) };
   }
