@@ -122,13 +122,14 @@ export class AuditLog {
     const redactor = this.options.redactor;
     entry.errorMessage = error === null ? null : redactedWithin(error, MAX_ERROR_CHARS, redactor.redactText);
     const redactName = URI_NAMED.has(entry.method) ? redactor.redactText : redactor.redactName;
-    const hostText = (text: string, redact: (text: string) => string) => redactedWithin(text, MAX_HOST_TEXT_CHARS, redact);
-    if (entry.name !== null) entry.name = hostText(entry.name, redactName);
-    if (entry.originalName !== null) entry.originalName = hostText(entry.originalName, redactName);
+    // Called directly, not through a helper closure: this runs for every recorded request.
+    const max = MAX_HOST_TEXT_CHARS;
+    if (entry.name !== null) entry.name = redactedWithin(entry.name, max, redactName);
+    if (entry.originalName !== null) entry.originalName = redactedWithin(entry.originalName, max, redactName);
     // The rest of the host's own words in a row: its request id and what it calls itself.
-    if (entry.requestId !== null) entry.requestId = hostText(entry.requestId, redactor.redactText);
-    if (entry.clientName !== null) entry.clientName = hostText(entry.clientName, redactor.redactName);
-    if (entry.clientVersion !== null) entry.clientVersion = hostText(entry.clientVersion, redactor.redactName);
+    if (entry.requestId !== null) entry.requestId = redactedWithin(entry.requestId, max, redactor.redactText);
+    if (entry.clientName !== null) entry.clientName = redactedWithin(entry.clientName, max, redactor.redactName);
+    if (entry.clientVersion !== null) entry.clientVersion = redactedWithin(entry.clientVersion, max, redactor.redactName);
     return this.writer.append(entry);
   }
 
