@@ -247,3 +247,45 @@ describe('resource rules judge the URI the upstream reads, however the host spel
     expect((await client.readResource({ uri: 'fixture://items/7' })).contents).toHaveLength(1);
   });
 });
+
+describe('resource updates reach only the sessions whose principal may subscribe to the URI updated', () => {
+  let client: Client;
+  let policyFile: string;
+  const updates: string[] = [];
+  const touch = (uri: string) => client.callTool({ name: 'fx__touch_resource', arguments: { uri, force: true } });
+
+  beforeAll(async () => {
+    const dir = tempDir();
+    policyFile = join(dir, 'policy.yaml');
+    writeFileSync(policyFile, 'defaultEffect: allow\neveryone: [reader]\nroles:\n  reader:\n    - { id: no-secret, deny: "*", resource: "fixture://items/secret*" }\n');
+    // One server with resources: a URI it does not list (fixture://items/) routes to it.
+    const daemon = await startDaemon(writeConfig({ policy: { file: 'policy.yaml' }, mcpServers: { fx: stdioFixture() } }, dir));
+    client = new Client({ name: 'e2e-policy-updates', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(daemon.mcpUrl)));
+    client.setNotificationHandler('notifications/resources/updated', (n) => void updates.push(n.params.uri));
+  });
+  afterAll(() => client?.close());
+
+  it("a subscription to a parent URI does not tell of a sub-resource the policy denies (an upstream may report one's update)", async () => {
+    expect(await failure(client.subscribeResource({ uri: 'fixture://items/secret-plan' }))).toMatchObject({ message: expect.stringMatching(/^Resource not found/) });
+    await client.subscribeResource({ uri: 'fixture://items/' });
+    await touch('fixture://items/secret-plan');
+    await touch('fixture://items/7');
+    // In order from one upstream: once the second is here, the first would have been too.
+    await eventually(() => updates.includes('fixture://items/7') || undefined, 10_000, 'the update of fixture://items/7');
+    expect(updates).toEqual(['fixture://items/7']);
+  });
+
+  it('a subscription the policy no longer allows after a reload hears of no more updates', async () => {
+    await client.subscribeResource({ uri: 'fixture://items/8' });
+    let reloaded = false;
+    client.setNotificationHandler('notifications/resources/list_changed', () => void (reloaded = true));
+    writeFileSync(policyFile, 'defaultEffect: allow\neveryone: [reader]\nroles:\n  reader:\n    - { id: no-eight, deny: subscribe, resource: "fixture://items/8" }\n');
+    await eventually(() => reloaded || undefined, 10_000, 'list_changed after the policy reload');
+    updates.length = 0;
+    await touch('fixture://items/8');
+    await touch('fixture://items/7');
+    await eventually(() => updates.includes('fixture://items/7') || undefined, 10_000, 'the update of fixture://items/7');
+    expect(updates).toEqual(['fixture://items/7']);
+  });
+});

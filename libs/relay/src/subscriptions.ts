@@ -78,6 +78,12 @@ export class SubscriptionManager {
     private readonly logger: Logger,
     /** The pools of isolated servers' connections (per-principal, per-session). */
     private readonly owned: readonly OwnedConnections[] = [],
+    /**
+     * Whether a principal may hear of an update of `uri` (the upstream's own) on `server`:
+     * the policy's `subscribe`. Asked per update, not only at subscribe: an update may be of
+     * a sub-resource the policy denies, and a reload may have revoked the subscription.
+     */
+    private readonly mayHear: (principal: DownstreamSession['principal'], server: string, uri: string) => boolean = () => true,
   ) {
     sessions.onClose((s) => this.dropSession(s.id));
     registry.addListener({
@@ -322,7 +328,8 @@ export class SubscriptionManager {
    * sub-resource of: the spec lets a server report an update of a sub-resource of the URI
    * that was subscribed to. Each session hears it once, by its most specific subscription,
    * under the URI it would know it by: its subscribed URI with the rest appended (a gateway
-   * URI carries the upstream's one verbatim, so the same suffix fits it too).
+   * URI carries the upstream's one verbatim, so the same suffix fits it too). Only to a
+   * session whose principal may subscribe to the URI updated (mayHear), as the policy is now.
    */
   private deliver(server: string, owner: string, uri: string, params: Record<string, unknown> | undefined): void {
     const told = new Set<string>();
@@ -334,6 +341,9 @@ export class SubscriptionManager {
         const session = this.sessions.get(sessionId);
         if (!session || told.has(sessionId)) continue;
         told.add(sessionId);
+        // Judged by the URI updated, not the one subscribed: a URI the principal may not
+        // subscribe to must not reach it by way of a parent's subscription.
+        if (!this.mayHear(session.principal, server, uri)) continue;
         void session
           .send({ jsonrpc: '2.0', method: 'notifications/resources/updated', params: { ...params, uri: publicUri + rest } })
           .catch(() => undefined);
