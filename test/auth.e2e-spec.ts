@@ -304,6 +304,16 @@ describe('JWT bearer tokens from an OIDC issuer (auth.jwt)', () => {
     expect((await inSession(await token({ realm: { roles: ['ops', 'dev'] }, groups: 'ops eng' }))).status).toBe(202);
   });
 
+  it('a token whose groups include names of Object properties (constructor, __proto__) is served like any other', async () => {
+    // The policy looks groups up by name: these once found Object's own, and every request answered -32603.
+    const client = new Client({ name: 'e2e-jwt-groups', version: '1.0.0' });
+    const bearer = await token({ groups: 'constructor __proto__ eng' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(daemon.mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${bearer}` } } }));
+    expect((await client.listTools()).tools.map((t) => t.name)).toContain('fx__echo');
+    expect(await client.callTool({ name: 'fx__echo', arguments: { text: 'grouped' } })).toMatchObject({ content: [{ type: 'text', text: 'grouped' }] });
+    await client.close();
+  });
+
   it('the metadata names the issuer as an authorization server', async () => {
     const metadata = await request(daemon.baseUrl).get('/.well-known/oauth-protected-resource').expect(200);
     expect(metadata.body.authorization_servers).toEqual([ISSUER]);

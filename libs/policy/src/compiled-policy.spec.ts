@@ -83,6 +83,19 @@ describe('CompiledPolicy decisions', () => {
     expect(call('erin', 'api-key')).toBe(false);
   });
 
+  it("a token's group named like an Object property (constructor, __proto__, toString) is a group the policy does not name", () => {
+    // A groups claim is the issuer's text; it once threw here (Object's own `constructor` is
+    // no list of roles), and every request of such a token answered -32603.
+    const groups = ['constructor', '__proto__', 'toString', 'eng', 'hasOwnProperty'];
+    const erin: PolicyPrincipal = { id: 'erin', authMethod: 'jwt', groups };
+    expect(policy.rolesOf(erin)).toEqual(['dev', 'nobody']);
+    expect(policy.decide(erin, 'call', ...tool('github__create_issue'))).toEqual({ allowed: true, rule: 'gh-tools' });
+    expect(policy.decide({ id: 'erin', authMethod: 'jwt', groups: ['__proto__'] }, 'call', ...tool('github__create_issue'))).toEqual({
+      allowed: false,
+      rule: 'policy:default-deny',
+    });
+  });
+
   it('roles a principal claims that the policy does not define are ignored', () => {
     expect(policy.rolesOf({ id: 'q', authMethod: 'api-key', roles: ['root', 'reader'], groups: ['eng', 'x'] })).toEqual(['dev', 'nobody', 'reader']);
   });

@@ -94,6 +94,11 @@ export class CompiledPolicy {
   private readonly principalRoles = new Map<string, string[]>();
   /** `users:` by the caller name each entry means (`key:alice` is `alice`). */
   private readonly userRoles = new Map<string, readonly string[]>();
+  /**
+   * `groups:` as a Map: a token's groups are the issuer's text, and looked up in the
+   * document's plain object a group named `constructor` or `__proto__` found Object's own.
+   */
+  private readonly groupRoles: ReadonlyMap<string, readonly string[]>;
 
   constructor(
     private readonly doc: PolicyDocument,
@@ -101,6 +106,7 @@ export class CompiledPolicy {
   ) {
     // The loader refuses entries that are no caller name, and two that name one caller.
     for (const [user, roles] of Object.entries(doc.users)) this.userRoles.set(canonicalCallerName(user) ?? user, roles);
+    this.groupRoles = new Map(Object.entries(doc.groups));
     this.allowRules = new Map();
     this.confirmRules = new Map();
     this.denyRules = new Map();
@@ -120,7 +126,7 @@ export class CompiledPolicy {
   /** The principal's roles: its own (key or token), its user entry, its groups', everyone's. */
   rolesOf(principal: PolicyPrincipal): string[] {
     const roles = new Set([...(principal.roles ?? []), ...(this.userRoles.get(callerName(principal)) ?? []), ...this.doc.everyone]);
-    for (const group of principal.groups ?? []) for (const role of this.doc.groups[group] ?? []) roles.add(role);
+    for (const group of principal.groups ?? []) for (const role of this.groupRoles.get(group) ?? []) roles.add(role);
     return [...roles].filter((role) => this.allowRules.has(role)).sort();
   }
 
