@@ -26,6 +26,8 @@ describe('callerName: one string per caller, method included', () => {
 
   it('refuses a prefix it does not know, and an empty name', () => {
     expect(parseCallerName('oidc:alice')).toBeUndefined();
+    // Names of Object's own members are no prefixes either (they once gave `function Object() ...:bob`).
+    for (const prefix of ['constructor', '__proto__', 'toString', 'hasOwnProperty']) expect(parseCallerName(`${prefix}:bob`)).toBeUndefined();
     expect(parseCallerName('jwt:')).toBeUndefined();
     expect(parseCallerName('')).toBeUndefined();
   });

@@ -41,7 +41,9 @@ export function callerName(caller: CallerIdentity): string {
 export function parseCallerName(name: string): CallerIdentity | undefined {
   const colon = name.indexOf(':');
   if (colon < 0) return name === '' ? undefined : { id: name, authMethod: API_KEY_METHOD };
-  const authMethod = PREFIXES[name.slice(0, colon)];
+  const prefix = name.slice(0, colon);
+  // Own keys only: `constructor:bob` must not find Object's constructor for a method.
+  const authMethod = Object.hasOwn(PREFIXES, prefix) ? PREFIXES[prefix] : undefined;
   const id = name.slice(colon + 1);
   return authMethod === undefined || id === '' ? undefined : { id, authMethod };
 }
