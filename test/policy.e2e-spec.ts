@@ -3,7 +3,7 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client, ProtocolError, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, REPO_ROOT, SWITCHBOARD_BIN, startDaemon, stdioFixture, stopAllDaemons, tempDir, writeConfig, type DaemonHandle } from './support/daemon.js';
+import { EVERYTHING_SERVER, eventually, REPO_ROOT, SWITCHBOARD_BIN, startDaemon, stdioFixture, stopAllDaemons, tempDir, writeConfig, type DaemonHandle } from './support/daemon.js';
 import { auditRows } from './support/audit-rows.js';
 
 
@@ -245,6 +245,39 @@ describe('resource rules judge the URI the upstream reads, however the host spel
     expect(encoded.message).toContain('must not contain . or .. path segments');
     expect((await failure(client.readResource({ uri: 'file:////etc/passwd' }))).message).toContain('must not contain empty path segments');
     expect((await client.readResource({ uri: 'fixture://items/7' })).contents).toHaveLength(1);
+  });
+});
+
+describe('resource rules judge a URI as the MCP SDKs read it (the reference server, through its SDK)', () => {
+  let client: Client;
+  const STATIC_DOC = 'demo://resource/static/document/features.md';
+
+  beforeAll(async () => {
+    const dir = tempDir();
+    writeFileSync(
+      join(dir, 'policy.yaml'),
+      'defaultEffect: allow\neveryone: [reader]\nroles:\n  reader:\n    - { id: no-static, deny: [read, subscribe, list], resource: "demo://resource/static/**" }\n',
+    );
+    const everything = { command: process.execPath, args: [EVERYTHING_SERVER, 'stdio'] };
+    const daemon = await startDaemon(writeConfig({ policy: { file: 'policy.yaml' }, mcpServers: { everything } }, dir));
+    client = new Client({ name: 'e2e-policy-uri-readings', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(daemon.mcpUrl)));
+  });
+  afterAll(() => client?.close());
+
+  it.each([
+    ['with its scheme in capitals', STATIC_DOC.replace('demo:', 'DEMO:')],
+    ['after a space', ` ${STATIC_DOC}`],
+    ['by dot segments with a tab in them, from a URI the rule does not cover', 'demo://resource/dynamic/text/.\t./.\t./static/document/features.md'],
+    ['by dot segments with a line break in them', 'demo://resource/dynamic/text/.\n./.\n./static/document/features.md'],
+  ])('a denied URI spelt %s is refused, since the SDK server reads it as the denied one', async (_how, uri) => {
+    expect(await failure(client.readResource({ uri }))).toMatchObject({ message: `Resource not found: ${uri}` });
+    expect(await failure(client.subscribeResource({ uri }))).toMatchObject({ message: `Resource not found: ${uri}` });
+  });
+
+  it('the URIs the policy allows are read as before', async () => {
+    expect(await failure(client.readResource({ uri: STATIC_DOC }))).toMatchObject({ message: `Resource not found: ${STATIC_DOC}` });
+    expect((await client.readResource({ uri: 'demo://resource/dynamic/text/1' })).contents[0]).toMatchObject({ uri: 'demo://resource/dynamic/text/1' });
   });
 });
 
