@@ -250,6 +250,7 @@ describe('resource rules judge the URI the upstream reads, however the host spel
 
 describe('resource rules judge a URI as the MCP SDKs read it (the reference server, through its SDK)', () => {
   let client: Client;
+  let configPath: string;
   const STATIC_DOC = 'demo://resource/static/document/features.md';
 
   beforeAll(async () => {
@@ -259,7 +260,8 @@ describe('resource rules judge a URI as the MCP SDKs read it (the reference serv
       'defaultEffect: allow\neveryone: [reader]\nroles:\n  reader:\n    - { id: no-static, deny: [read, subscribe, list], resource: "demo://resource/static/**" }\n',
     );
     const everything = { command: process.execPath, args: [EVERYTHING_SERVER, 'stdio'] };
-    const daemon = await startDaemon(writeConfig({ policy: { file: 'policy.yaml' }, mcpServers: { everything } }, dir));
+    configPath = writeConfig({ policy: { file: 'policy.yaml' }, mcpServers: { everything } }, dir);
+    const daemon = await startDaemon(configPath);
     client = new Client({ name: 'e2e-policy-uri-readings', version: '1.0.0' });
     await client.connect(new StreamableHTTPClientTransport(new URL(daemon.mcpUrl)));
   });
@@ -273,6 +275,9 @@ describe('resource rules judge a URI as the MCP SDKs read it (the reference serv
   ])('a denied URI spelt %s is refused, since the SDK server reads it as the denied one', async (_how, uri) => {
     expect(await failure(client.readResource({ uri }))).toMatchObject({ message: `Resource not found: ${uri}` });
     expect(await failure(client.subscribeResource({ uri }))).toMatchObject({ message: `Resource not found: ${uri}` });
+    // policy check decides as the daemon does.
+    const check = cli(['policy', 'check', '--config', configPath, '--principal', 'loopback:anonymous', '--resource', uri, '--server', 'everything']);
+    expect([check.code, check.stdout]).toEqual([3, expect.stringMatching(/^deny {2}rule: no-static\n/)]);
   });
 
   it('the URIs the policy allows are read as before', async () => {

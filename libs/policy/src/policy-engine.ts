@@ -1,12 +1,16 @@
 import { createHash } from 'node:crypto';
 import { CompiledPolicy, type PolicyDecision, type PolicyPrincipal, type SubjectFields, type SubjectType } from './compiled-policy.js';
 import type { PolicyDocument } from './policy-document.js';
+import { uriAsServersRead } from './uri-reading.js';
 
 export type ListKind = 'tools' | 'prompts' | 'resources' | 'resourceTemplates';
 
 /** An item of a merged list and where it came from, as the catalog's list filter sees them. */
 /** `origin.original`: the upstream's own name, URI or URI template (the catalog's ListEntryOrigin). */
 export type ListItemFilter = (item: Record<string, unknown>, origin: { server: string; original?: string }) => boolean;
+
+/** Requests an upstream answers by the URI as it reads it (uri-reading.ts), not as written. */
+const URI_LOOKUPS = new Set(['read', 'subscribe']);
 
 const SUBJECT_OF: Record<ListKind, SubjectType> = { tools: 'Tool', prompts: 'Prompt', resources: 'Resource', resourceTemplates: 'Resource' };
 
@@ -62,8 +66,16 @@ export class PolicyEngine {
     this.generation += 1;
   }
 
+  /**
+   * A `read` or `subscribe` is judged by the URI as written and, when an SDK server reads it
+   * as another one (`DEMO://x/secret`, `demo://x/a/.<TAB>./secret`), by that one too: rules
+   * match text, and both must allow it. So the daemon and `policy check` decide alike.
+   */
   decide(principal: PolicyPrincipal, action: string, type: SubjectType, fields: SubjectFields): PolicyDecision {
-    return this.compiled.decide(principal, action, type, fields);
+    const decision = this.compiled.decide(principal, action, type, fields);
+    if (!decision.allowed || type !== 'Resource' || fields.uri === undefined || !URI_LOOKUPS.has(action)) return decision;
+    const read = uriAsServersRead(fields.uri);
+    return read === undefined ? decision : this.compiled.decide(principal, action, type, { ...fields, uri: read });
   }
 
   rolesOf(principal: PolicyPrincipal): string[] {

@@ -1,11 +1,10 @@
 import { ErrorCode, McpError, invalidParams } from '@switchboard/core';
-import type { MethodHandler, RelayServices, RequestContext } from '../relay.types.js';
+import type { MethodHandler, RelayServices } from '../relay.types.js';
 import { requireString } from './params.js';
 import { publicUrisInContents } from './uri-mapping.js';
 import { authorized } from '../gates/policy-gate.js';
 import { rateLimited } from '../gates/rate-limited.js';
 import { recordRoute, upstreamOf } from './upstream-of.js';
-import { uriAsServersRead } from './uri-reading.js';
 
 function resolve(services: RelayServices, uri: string): { server: string; uri: string } {
   const target = services.catalog.current.resolveResource(uri);
@@ -36,18 +35,6 @@ export function unnormalizedPath(uri: string): string | undefined {
   return undefined;
 }
 
-/**
- * Whether the policy lets the caller `read` or `subscribe` the upstream URI `target.uri`,
- * both as written and as an SDK server reads it (uri-reading.ts) when that differs: a rule
- * matches text, and `DEMO://x/secret` must not get past a deny on `demo://x/**`, nor
- * `demo://x/public/.<TAB>./secret` out of an allow on `demo://x/public/**`.
- */
-function mayUse(ctx: RequestContext, services: RelayServices, action: 'read' | 'subscribe', target: { server: string; uri: string }): boolean {
-  if (!authorized(ctx, services, action, 'Resource', target)) return false;
-  const read = uriAsServersRead(target.uri);
-  return read === undefined || authorized(ctx, services, action, 'Resource', { server: target.server, uri: read });
-}
-
 // Legacy-era peers know "resource not found" as -32002 (the 2026 revision uses -32602).
 const notFound = (uri: string) => new McpError(ErrorCode.ResourceNotFound, `Resource not found: ${uri}`, { uri });
 
@@ -57,7 +44,8 @@ export const readResource: MethodHandler = async (ctx, services) => {
   const target = resolve(services, uri);
   // Judged by the URI the upstream will read, whatever spelling the host used (a
   // switchboard://SERVER/... gateway URI wraps it): rules name the upstreams' URIs.
-  if (!mayUse(ctx, services, 'read', target)) throw notFound(uri);
+  // The policy also judges the URI as an SDK server reads it (PolicyEngine.decide).
+  if (!authorized(ctx, services, 'read', 'Resource', { server: target.server, uri: target.uri })) throw notFound(uri);
   recordRoute(ctx.audit, target.server, target.uri);
   // Opened past the rate limits: a refused request starts no upstream process (tools-call.ts).
   const result = await rateLimited(ctx, services, target.server, async () => {
@@ -92,7 +80,7 @@ export const subscribe: MethodHandler = async (ctx, services) => {
     throw new McpError(ErrorCode.MethodNotFound, 'Resource subscriptions were not negotiated for this session');
   }
   const target = resolve(services, uri);
-  if (!mayUse(ctx, services, 'subscribe', target)) throw notFound(uri);
+  if (!authorized(ctx, services, 'subscribe', 'Resource', { server: target.server, uri: target.uri })) throw notFound(uri);
   const connection = await upstreamOf(ctx, services, target.server);
   const caps = connection.capabilities.resources as Record<string, unknown> | undefined;
   if (!caps?.subscribe) {
