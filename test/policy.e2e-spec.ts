@@ -210,9 +210,11 @@ describe('policies through the daemon (CASL, from a policy file)', () => {
 
 describe('resource rules judge the URI the upstream reads, however the host spells it', () => {
   let client: Client;
+  let dataDir: string;
 
   beforeAll(async () => {
     const dir = tempDir();
+    dataDir = join(dir, 'data');
     writeFileSync(
       join(dir, 'policy.yaml'),
       'defaultEffect: allow\neveryone: [reader]\nroles:\n  reader:\n    - { id: no-static, deny: [read, subscribe, list], resource: "fixture://static/**" }\n',
@@ -245,6 +247,11 @@ describe('resource rules judge the URI the upstream reads, however the host spel
     expect(encoded.message).toContain('must not contain . or .. path segments');
     expect((await failure(client.readResource({ uri: 'file:////etc/passwd' }))).message).toContain('must not contain empty path segments');
     expect((await client.readResource({ uri: 'fixture://items/7' })).contents).toHaveLength(1);
+    // The rows say why: the URI's form, not an unknown resource (which fixture://items/../static/hello is not).
+    const refused = auditRows(dataDir, `method = 'resources/read' AND error_code = -32602`).map((r) => [r.name, r.decision, r.rule]);
+    expect(refused).toEqual(
+      ['fixture://items/../static/hello', 'switchboard://fy/fixture://items/%2e%2e/static/hello', 'file:////etc/passwd'].map((uri) => [uri, 'denied', 'request:unnormalized-uri']),
+    );
   });
 });
 

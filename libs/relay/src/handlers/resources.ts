@@ -5,13 +5,22 @@ import { publicUrisInContents } from './uri-mapping.js';
 import { authorized } from '../gates/policy-gate.js';
 import { rateLimited } from '../gates/rate-limited.js';
 import { recordRoute, upstreamOf } from './upstream-of.js';
+import type { AuditFacts } from '../audit/audit-facts.js';
 
-function resolve(services: RelayServices, uri: string): { server: string; uri: string } {
+/** `facts`: a read's audit row, which says why a URI was refused (unknown, or of a form refused). */
+function resolve(services: RelayServices, uri: string, facts?: AuditFacts): { server: string; uri: string } {
   const target = services.catalog.current.resolveResource(uri);
   // Both: the URI as sent, and the upstream's one a gateway URI wraps.
   const odd = unnormalizedPath(uri) ?? (target && unnormalizedPath(target.uri));
-  if (odd) throw invalidParams(`Invalid params: 'uri' ${odd}`);
-  if (!target) throw notFound(uri);
+  if (odd) {
+    // Often a path traversal tried; an auditor must not read it as a resource that is not there.
+    if (facts) facts.deniedBy = 'request:unnormalized-uri';
+    throw invalidParams(`Invalid params: 'uri' ${odd}`);
+  }
+  if (!target) {
+    if (facts) facts.deniedBy = 'catalog:unknown-resource';
+    throw notFound(uri);
+  }
   return target;
 }
 
@@ -40,8 +49,7 @@ const notFound = (uri: string) => new McpError(ErrorCode.ResourceNotFound, `Reso
 
 export const readResource: MethodHandler = async (ctx, services) => {
   const uri = requireString(ctx.params, 'uri');
-  ctx.audit.deniedBy = 'catalog:unknown-resource';
-  const target = resolve(services, uri);
+  const target = resolve(services, uri, ctx.audit);
   // Judged by the URI the upstream will read, whatever spelling the host used (a
   // switchboard://SERVER/... gateway URI wraps it): rules name the upstreams' URIs.
   // The policy also judges the URI as an SDK server reads it (PolicyEngine.decide).
