@@ -166,6 +166,11 @@ describe('policies through the daemon (CASL, from a policy file)', () => {
     expect(deny.code).toBe(3);
     expect(deny.stdout).toMatch(/^deny {2}rule: policy:default-deny\n/);
     expect(cli(['policy', 'check', '--config', configPath, '--principal', 'x', '--roles', 'ops', '--tool', 'fx__crash']).stdout).toMatch(/^deny {2}rule: no-crash/);
+    // A URI the daemon refuses before any rule sees it (-32602), whatever the rules say.
+    for (const uri of ['fixture://items/../static/hello', 'switchboard://fy/fixture://items/%2e%2e/x', 'file:////etc/passwd']) {
+      const odd = cli(['policy', 'check', '--config', configPath, '--principal', 'x', '--roles', 'ops', '--resource', uri, '--server', 'fx']);
+      expect([odd.code, odd.stdout]).toEqual([3, expect.stringMatching(/^deny {2}rule: request:unnormalized-uri \(the daemon refuses the URI: must not contain/)]);
+    }
     // With an alias, a tool's prefix is the alias; the rule's server: is still the upstream's name.
     const aliased = writeConfig({ policy: { file: policyFile }, mcpServers: { fx: stdioFixture({}, { alias: 'files' }) } });
     expect(cli(['policy', 'check', '--config', aliased, '--principal', 'x', '--roles', 'ops', '--tool', 'files__env']).stdout).toMatch(/^allow {2}rule: all-fx/);

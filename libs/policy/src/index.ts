@@ -7,3 +7,4 @@ export * from './pinning/pin-guard.js';
 export * from './pinning/tool-fingerprint.js';
 export * from './approvals/approval-book.js';
 export * from './server-selectors.js';
+export * from './uri-reading.js';

@@ -25,3 +25,24 @@ function lenientlyDecoded(text: string): string {
     return text;
   }
 }
+
+/**
+ * Why the daemon refuses a resource URI (-32602) before any rule sees it, or undefined
+ * (`policy check` says so too). Rules match URIs as text, and an upstream resolves them:
+ * `file:///docs/../secret/key` would pass a rule on `file:///docs/**` and read
+ * /secret/key. So dot segments (also percent-encoded) are refused, and so are empty
+ * segments in a file: path (`file:////secret`), which a file system reads as one slash.
+ * Hosts send URIs as the lists gave them, which have neither.
+ */
+export function unnormalizedPath(uri: string): string | undefined {
+  const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):/.exec(uri);
+  let path = (scheme ? uri.slice(scheme[0].length) : uri).split(/[?#]/, 1)[0];
+  if (path.startsWith('//')) {
+    // An authority (`//host`) is not part of the path; without a slash after it there is none.
+    const slash = path.indexOf('/', 2);
+    path = slash === -1 ? '' : path.slice(slash);
+  }
+  if (path.split('/').some((s) => /^(?:\.|%2e){1,2}$/i.test(s))) return 'must not contain . or .. path segments';
+  if (scheme?.[1].toLowerCase() === 'file' && /\/\//.test(path)) return 'must not contain empty path segments (//)';
+  return undefined;
+}

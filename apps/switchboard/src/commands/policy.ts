@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import type { GatewayConfig } from '@switchboard/config';
 import { callerName, parseCallerName } from '@switchboard/core';
-import { aliasedServerSelectors, PolicyEngine, type PolicyDecision, type PolicyDocument } from '@switchboard/policy';
+import { aliasedServerSelectors, PolicyEngine, unnormalizedPath, type PolicyDecision, type PolicyDocument } from '@switchboard/policy';
 import { policyDefaultEffect, readPolicyFile } from '../policy-setup.js';
 import { COMMON_OPTIONS, loadCommandConfig, parseCommandArgs, runSubcommand, printUsage } from './command-args.js';
 import { CommandError, usageError } from './command-error.js';
@@ -61,9 +61,11 @@ async function check(args: string[], usage: string): Promise<number> {
   const caller = parseCallerName(values.principal);
   if (!caller) throw usageError(`--principal must be a key's name or jwt:NAME, stdio:USER, loopback:anonymous; got '${values.principal}'`);
   const principal = { ...caller, roles: list(values.roles), groups: list(values.groups) };
-  const decision = engine.decide(principal, action, type, fields);
+  // The daemon refuses such a URI (-32602) before any rule sees it, as the URI sent or the one a gateway URI wraps.
+  const odd = type === 'Resource' ? (unnormalizedPath(values.resource!) ?? unnormalizedPath(fields.uri!)) : undefined;
+  const decision: PolicyDecision = odd ? { allowed: false, rule: 'request:unnormalized-uri' } : engine.decide(principal, action, type, fields);
   process.stdout.write(
-    `${verdictOf(decision)}  rule: ${decision.rule}\n` +
+    `${verdictOf(decision)}  rule: ${decision.rule}${odd ? ` (the daemon refuses the URI: ${odd})` : ''}\n` +
       `principal ${callerName(principal)} has roles: ${engine.rolesOf(principal).join(', ') || 'none'}; policy: ${file ?? '(none)'}, default ${engine.defaultEffect}\n`,
   );
   return decision.allowed ? 0 : 3;

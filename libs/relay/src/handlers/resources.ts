@@ -1,4 +1,5 @@
 import { ErrorCode, McpError, invalidParams } from '@switchboard/core';
+import { unnormalizedPath } from '@switchboard/policy';
 import type { MethodHandler, RelayServices } from '../relay.types.js';
 import { requireString } from './params.js';
 import { publicUrisInContents } from './uri-mapping.js';
@@ -22,26 +23,6 @@ function resolve(services: RelayServices, uri: string, facts?: AuditFacts): { se
     throw notFound(uri);
   }
   return target;
-}
-
-/**
- * Why a URI is refused before any policy sees it, or undefined. Rules match URIs as text,
- * and an upstream resolves them: `file:///docs/../secret/key` would pass a rule on
- * `file:///docs/**` and read /secret/key. So dot segments (also percent-encoded) are
- * refused, and so are empty segments in a file: path (`file:////secret`), which a file
- * system reads as one slash. Hosts send URIs as the lists gave them, which have neither.
- */
-export function unnormalizedPath(uri: string): string | undefined {
-  const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):/.exec(uri);
-  let path = (scheme ? uri.slice(scheme[0].length) : uri).split(/[?#]/, 1)[0];
-  if (path.startsWith('//')) {
-    // An authority (`//host`) is not part of the path; without a slash after it there is none.
-    const slash = path.indexOf('/', 2);
-    path = slash === -1 ? '' : path.slice(slash);
-  }
-  if (path.split('/').some((s) => /^(?:\.|%2e){1,2}$/i.test(s))) return 'must not contain . or .. path segments';
-  if (scheme?.[1].toLowerCase() === 'file' && /\/\//.test(path)) return 'must not contain empty path segments (//)';
-  return undefined;
 }
 
 // Legacy-era peers know "resource not found" as -32002 (the 2026 revision uses -32602).
