@@ -339,3 +339,25 @@ describe('resource updates reach only the sessions whose principal may subscribe
     expect(updates).toEqual(['fixture://items/7']);
   });
 });
+
+describe('a resource rule with several wildcards, and a long URI a host crafted', () => {
+  let client: Client;
+
+  beforeAll(async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'policy.yaml'), 'defaultEffect: allow\neveryone: [reader]\nroles:\n  reader:\n    - { id: no-pem, deny: read, resource: "fixture://**/secrets/**/*.pem" }\n');
+    // fx is the one server with resources: any URI goes to it, past the rule.
+    const daemon = await startDaemon(writeConfig({ policy: { file: 'policy.yaml' }, mcpServers: { fx: stdioFixture() } }, dir));
+    client = new Client({ name: 'e2e-policy-long-uri', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(daemon.mcpUrl)));
+  });
+  afterAll(() => client?.close());
+
+  // Matched by a backtracking RegExp, this read held the daemon's one thread for minutes.
+  it('is judged in one pass: the read is answered and the daemon goes on serving', { timeout: 30_000 }, async () => {
+    const uri = `fixture://items${'/secrets/x'.repeat(40_000)}`;
+    expect(await failure(client.readResource({ uri }))).toMatchObject({ message: `Resource not found: ${uri}` });
+    expect(await failure(client.readResource({ uri: `${uri}.pem` }))).toMatchObject({ message: `Resource not found: ${uri}.pem` });
+    await client.ping();
+  });
+});

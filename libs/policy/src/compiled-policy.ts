@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import type * as Casl from '@casl/ability';
 import { callerName, canonicalCallerName } from '@switchboard/core';
 import { type ArgConditions, compileArgConditions } from './arg-conditions.js';
-import { globToRegExp } from './glob.js';
+import { compileGlob, type Glob } from './glob.js';
 import type { PolicyDocument, PolicyRule } from './policy-document.js';
 
 /** What policies are about. A server rule without a name selects all three. */
@@ -46,7 +46,7 @@ interface RawRule {
   confirm?: boolean;
   reason: string;
   /** The rule's selectors (server, name, uri globs), tested before CASL sees the rule. */
-  selectors?: Record<string, RegExp>;
+  selectors?: Record<string, Glob>;
 }
 
 /** A decision for one principal's roles, action and item: constant, or CASL over the few rules left. */
@@ -231,11 +231,11 @@ function rawRules(rule: PolicyRule, reason: string): RawRule[] {
           : rule.server !== undefined
             ? ['Tool', 'Prompt', 'Resource', 'Server']
             : 'all';
-  const selectors: Record<string, RegExp> = {};
-  if (rule.server !== undefined) selectors.server = globToRegExp(rule.server, 'name');
+  const selectors: Record<string, Glob> = {};
+  if (rule.server !== undefined) selectors.server = compileGlob(rule.server, 'name');
   const nameGlob = rule.tool ?? rule.prompt;
-  if (nameGlob !== undefined) selectors.name = globToRegExp(nameGlob, 'name');
-  if (rule.resource !== undefined) selectors.uri = globToRegExp(rule.resource, 'uri');
+  if (nameGlob !== undefined) selectors.name = compileGlob(nameGlob, 'name');
+  if (rule.resource !== undefined) selectors.uri = compileGlob(rule.resource, 'uri');
   const conditions = compileArgConditions(rule.when, inverted ? 'deny' : confirm ? 'confirm' : 'allow');
   const out: RawRule[] = [{ action: actions, subject, reason, inverted, confirm, selectors, conditions }];
   // Only the kinds each action applies to: `allow: call, server: X` shows X's tools, not

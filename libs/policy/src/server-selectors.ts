@@ -1,5 +1,5 @@
 import { formatPath } from '@switchboard/config';
-import { globToRegExp } from './glob.js';
+import { compileGlob } from './glob.js';
 import type { PolicyDocument } from './policy-document.js';
 
 /** An upstream as rules select it: `server:` matches its name; the alias only prefixes its items. */
@@ -25,7 +25,7 @@ export function aliasedServerSelectors(doc: PolicyDocument, servers: readonly Na
   for (const [role, rules] of Object.entries(doc.roles)) {
     rules.forEach((rule, i) => {
       if (rule.server === undefined) return;
-      const glob = globToRegExp(rule.server, 'name');
+      const glob = compileGlob(rule.server, 'name');
       if (servers.some((s) => glob.test(s.name))) return;
       const aliased = servers.filter((s) => s.alias !== undefined && glob.test(s.alias));
       if (aliased.length === 0) return;
