@@ -96,6 +96,15 @@ describe('CompiledPolicy decisions', () => {
     });
   });
 
+  it('remembers no narrowing for a long URI: a host chooses it, and each would be kept (up to 20,000 of them)', () => {
+    const fresh = new CompiledPolicy(policyDocumentSchema.parse({ roles: { r: [{ id: 'docs', allow: 'read', resource: 'file:///docs/**' }] }, everyone: ['r'] }), 'deny');
+    const anyone = { id: 'anonymous', authMethod: 'loopback' };
+    const long = (i: number) => `file:///docs/${i}/${'x'.repeat(100_000)}`;
+    for (let i = 0; i < 50; i++) expect(fresh.decide(anyone, 'read', ...resource(long(i)))).toEqual({ allowed: true, rule: 'docs' });
+    expect(fresh.decide(anyone, 'read', ...resource('file:///etc/passwd'))).toEqual({ allowed: false, rule: 'policy:default-deny' });
+    expect(fresh.rememberedNarrowings).toBe(1);
+  });
+
   it('roles a principal claims that the policy does not define are ignored', () => {
     expect(policy.rolesOf({ id: 'q', authMethod: 'api-key', roles: ['root', 'reader'], groups: ['eng', 'x'] })).toEqual(['dev', 'nobody', 'reader']);
   });

@@ -54,6 +54,8 @@ type Narrowed = { constant: PolicyDecision } | { ability: Casl.Ability<Casl.Abil
 
 /** Bound on remembered narrowings (roles x action x item); cleared whole when reached. */
 const MAX_NARROWED = 20_000;
+/** Longer names and URIs are narrowed on every decision: names stay within 64 characters, and URIs a host lists are short. */
+const MAX_REMEMBERED_ITEM_CHARS = 2048;
 
 /** The actions whose requests carry arguments (tools/call, prompts/get): the only ones a `when:` is judged on. */
 const ARGUMENT_ACTIONS = new Set(['call', 'get']);
@@ -123,6 +125,11 @@ export class CompiledPolicy {
     }
   }
 
+  /** For tests: how many narrowings are remembered. */
+  get rememberedNarrowings(): number {
+    return this.narrowed.size;
+  }
+
   /** The principal's roles: its own (key or token), its user entry, its groups', everyone's. */
   rolesOf(principal: PolicyPrincipal): string[] {
     const roles = new Set([...(principal.roles ?? []), ...(this.userRoles.get(callerName(principal)) ?? []), ...this.doc.everyone]);
@@ -139,12 +146,16 @@ export class CompiledPolicy {
    */
   decide(principal: PolicyPrincipal, action: string, type: SubjectType, fields: SubjectFields): PolicyDecision {
     const roles = this.rolesKey(principal);
-    const key = `${roles}\0${action}\0${type}\0${fields.server}\0${fields.name ?? fields.uri ?? ''}`;
+    const item = fields.name ?? fields.uri ?? '';
+    const key = `${roles}\0${action}\0${type}\0${fields.server}\0${item}`;
     let narrowed = this.narrowed.get(key);
     if (!narrowed) {
-      if (this.narrowed.size >= MAX_NARROWED) this.narrowed.clear();
       narrowed = this.narrow(this.rulesFor(roles), action, type, fields);
-      this.narrowed.set(key, narrowed);
+      // A host chooses the URI of a read (up to the body limit): kept, 20,000 of them held gigabytes.
+      if (item.length <= MAX_REMEMBERED_ITEM_CHARS) {
+        if (this.narrowed.size >= MAX_NARROWED) this.narrowed.clear();
+        this.narrowed.set(key, narrowed);
+      }
     }
     if ('constant' in narrowed) return narrowed.constant;
     const rule = narrowed.ability.relevantRuleFor(action, loadCasl().subject(type, { args: fields.args }));
