@@ -105,6 +105,20 @@ describe('CompiledPolicy decisions', () => {
     expect(fresh.rememberedNarrowings).toBe(1);
   });
 
+  it("a token's one group with a comma in its name (an LDAP DN) is not taken for two groups by the remembered roles", () => {
+    const dn = new CompiledPolicy(
+      policyDocumentSchema.parse({ roles: { dev: [{ id: 'gh', allow: 'call', server: 'gh' }] }, groups: { eng: ['dev'], ops: ['dev'] } }),
+      'deny',
+    );
+    const call = (groups: string[]) => dn.decide({ id: 'q', authMethod: 'jwt', groups }, 'call', ...tool('gh__search')).allowed;
+    expect(call(['eng', 'ops'])).toBe(true);
+    // Asked second: remembered under the same key, it was given eng's and ops' roles.
+    expect(call(['eng,ops'])).toBe(false);
+    const byRoles = (roles: string[]) => dn.decide({ id: 'q', authMethod: 'jwt', roles }, 'call', ...tool('gh__search')).allowed;
+    expect(byRoles(['dev', 'x'])).toBe(true);
+    expect(byRoles(['dev,x'])).toBe(false);
+  });
+
   it('roles a principal claims that the policy does not define are ignored', () => {
     expect(policy.rolesOf({ id: 'q', authMethod: 'api-key', roles: ['root', 'reader'], groups: ['eng', 'x'] })).toEqual(['dev', 'nobody', 'reader']);
   });

@@ -196,7 +196,9 @@ export class CompiledPolicy {
   }
 
   private rolesKey(principal: PolicyPrincipal): string {
-    const who = `${callerName(principal)}\0${(principal.roles ?? []).join(',')}\0${(principal.groups ?? []).join(',')}`;
+    // Control characters apart, not commas: a token's group may hold one (an LDAP DN), and
+    // ['eng,ops'] is not ['eng', 'ops']. A caller name has none; claims would need the issuer's.
+    const who = `${callerName(principal)}\0${(principal.roles ?? []).join('\x01')}\0${(principal.groups ?? []).join('\x01')}`;
     let roles = this.principalRoles.get(who);
     if (!roles) {
       if (this.principalRoles.size >= MAX_NARROWED) this.principalRoles.clear();
