@@ -4,6 +4,8 @@ export interface Glob {
 }
 
 const SLASH = 0x2f;
+/** Position sets up to this length are kept between tests; longer texts get their own. */
+const MAX_KEPT_POSITIONS = 4096;
 
 /** A glob's parts: literal text, a run of any characters (`*`, `**`), or one character (`?`). */
 type Part = { literal: string } | { run: true; crossesSlash: boolean } | { one: true; crossesSlash: boolean };
@@ -84,12 +86,14 @@ class PartsGlob implements Glob {
       if (n < this.prefix.length + this.suffix.length) return false;
       return this.onlyRun.crossesSlash || !text.slice(this.prefix.length, n - this.suffix.length).includes('/');
     }
-    if (this.reach.length <= n) {
+    // Kept for the next test only while small: a long URI must not leave every glob holding its length twice.
+    if (this.reach.length <= n && n < MAX_KEPT_POSITIONS) {
       this.reach = new Uint8Array(n + 1);
       this.next = new Uint8Array(n + 1);
     }
-    let reach = this.reach;
-    let next = this.next;
+    const kept = this.reach.length > n;
+    let reach = kept ? this.reach : new Uint8Array(n + 1);
+    let next = kept ? this.next : new Uint8Array(n + 1);
     reach.fill(0, 0, n + 1);
     reach[0] = 1;
     for (let i = 0; i < this.parts.length; i++) {
