@@ -13,10 +13,11 @@ import { decodeCursor, encodeCursor } from './cursor.js';
 import { catalogFingerprints, type CatalogFingerprints } from './fingerprint.js';
 import { parseGatewayUri, toGatewayUri } from './resource-uri.js';
 import type { ListFilter, SortedList } from './sorted-list.js';
+import type { UriTemplateMatcher } from './uri-template.js';
 
 export interface TemplateMatcher {
   readonly server: string;
-  readonly pattern: RegExp;
+  readonly pattern: UriTemplateMatcher;
 }
 
 /** Everything `buildCatalog` computes; a Catalog only reads it. */

@@ -5,4 +5,4 @@ export type { ListFilter } from './sorted-list.js';
 export { buildCatalog } from './build-catalog.js';
 export { CatalogStore, type CatalogListener } from './catalog-store.js';
 export { GATEWAY_URI_SCHEME, isGatewayUri, parseGatewayUri, toGatewayUri, type GatewayUri } from './resource-uri.js';
-export { compileUriTemplate } from './uri-template.js';
+export { compileUriTemplate, type UriTemplateMatcher } from './uri-template.js';
