@@ -37,6 +37,7 @@ export class AuditApiController {
       sendJson(res, 200, {
         items: page.items.map(auditRowJson),
         nextCursor: page.nextCursor,
+        resumeCursor: page.resumeCursor,
         ...(pending && { pending }),
         ...(warning !== undefined && { warning: `${warning}; run switchboard audit verify` }),
       });

@@ -73,6 +73,46 @@ describe('AuditQuery', () => {
     expect(seen).toEqual([5, 4, 3, 2, 1]);
   });
 
+  it('ends an oldest-first read with a resume cursor that later gives only the rows committed since, as an importer polls', async () => {
+    const t = await tempDatabase();
+    open.push(t.dataSource);
+    const writer = writerFor(t.db);
+    const q = new AuditQuery(t.dataSource);
+    const append = async (...principals: string[]) => {
+      for (const principal of principals) void writer.append(entry({ principal }));
+      await writer.flush();
+    };
+    const readAll = async (from: string | undefined, filter = {}) => {
+      const seen: string[] = [];
+      let cursor = from;
+      for (;;) {
+        const page = await q.page(filter, { limit: 2, cursor, order: 'asc' });
+        seen.push(...page.items.map((r) => r.principal));
+        if (!page.nextCursor) return { seen, resume: page.resumeCursor };
+        cursor = page.nextCursor;
+      }
+    };
+    // An empty log already gives a place to poll from.
+    const empty = await readAll(undefined);
+    expect(empty).toMatchObject({ seen: [] });
+    await append('a', 'b', 'c');
+    const first = await readAll(empty.resume);
+    expect(first.seen).toEqual(['a', 'b', 'c']);
+    // Nothing new: the same place again, not the start.
+    const idle = await readAll(first.resume);
+    expect(idle.seen).toEqual([]);
+    await append('d', 'e');
+    expect((await readAll(idle.resume)).seen).toEqual(['d', 'e']);
+    // A filter that matched nothing still moves the place on past the rows it read.
+    const bobs = await readAll(undefined, { principal: 'bob' });
+    expect(bobs.seen).toEqual([]);
+    await append('bob');
+    expect((await readAll(bobs.resume, { principal: 'bob' })).seen).toEqual(['bob']);
+    // Newest first, or with an end time, a read has an end and nothing to resume.
+    expect((await q.page({}, { limit: 100, order: 'desc' })).resumeCursor).toBeUndefined();
+    expect((await q.page({ until: Date.now() + 60_000 }, { limit: 100, order: 'asc' })).resumeCursor).toBeUndefined();
+  });
+
   it('walks every row in chunks, oldest first', async () => {
     const q = await sample();
     const ids: number[] = [];

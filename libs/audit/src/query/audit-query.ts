@@ -13,6 +13,12 @@ export interface AuditPage {
   items: AuditRow[];
   /** Pass back as `cursor` for the next page; absent on the last page. */
   nextCursor?: string;
+  /**
+   * On the last page of an oldest-first read with no `until`: pass it back as `cursor` later
+   * to get only the rows committed since (an importer's poll). Ids are given at commit, so
+   * no row can arrive later below it.
+   */
+  resumeCursor?: string;
 }
 
 /**
@@ -112,6 +118,10 @@ export class AuditQuery {
   ): Promise<AuditPage> {
     const order = options.order ?? 'desc';
     const after = options.cursor === undefined ? undefined : decodeCursor(options.cursor, filter, order);
+    // Read before the page: every matching row up to it is on this page or an earlier one
+    // once the page is the last, whatever commits while it is read.
+    const resumable = order === 'asc' && filter.until === undefined;
+    const newestBefore = resumable ? await this.newestId() : undefined;
     let keyed: AuditFilter =
       after === undefined ? filter : order === 'asc' ? { ...filter, afterId: max(filter.afterId, after) } : { ...filter, beforeId: min(filter.beforeId, after) };
     const window =
@@ -123,7 +133,16 @@ export class AuditQuery {
       .getMany();
     const items = rows.slice(0, options.limit).map(toRow);
     if (rows.length > options.limit) return { items, nextCursor: encodeCursor(items[items.length - 1].id, filter, order) };
-    return { items, nextCursor: window?.resumeAt === undefined ? undefined : encodeCursor(window.resumeAt, filter, order) };
+    if (window?.resumeAt !== undefined) return { items, nextCursor: encodeCursor(window.resumeAt, filter, order) };
+    if (!resumable) return { items };
+    const seen = Math.max(newestBefore ?? 0, after ?? 0, items.length > 0 ? items[items.length - 1].id : 0);
+    return { items, resumeCursor: encodeCursor(seen, filter, order) };
+  }
+
+  /** The newest row's id (0 for an empty log), from the primary key alone. */
+  private async newestId(): Promise<number> {
+    const raw = await this.dataSource.getRepository(AuditRecordEntity).createQueryBuilder('r').select('MAX(r.id)', 'id').getRawOne<{ id: number | null }>();
+    return raw?.id ?? 0;
   }
 
   /**
