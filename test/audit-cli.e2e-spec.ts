@@ -1,13 +1,15 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { closeSync, existsSync, openSync, readFileSync, statSync, symlinkSync } from 'node:fs';
-import { join } from 'node:path';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, statSync, symlinkSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { AuditQuery, AuditWriter, InlineCommitter, pruneBefore, type AuditEntry, type AuditRow } from '@switchboard/audit';
 import { loadConfigWithWarnings, type GatewayConfig } from '@switchboard/config';
 import { silentLogger } from '@switchboard/observability';
-import { sqliteConnection } from '@switchboard/persistence';
+import { migrate, openDatabase, sqliteConnection } from '@switchboard/persistence';
+import { MIGRATIONS } from '@switchboard/migrations';
 import Database from 'better-sqlite3';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { databasePath, openMigrated } from '../apps/switchboard/src/audit-store.js';
+import { AUDIT_ENTITIES } from '@switchboard/audit';
 import { entry as sampleEntry } from '../libs/audit/test-support/temp-db.js';
 import { eventually, SWITCHBOARD_BIN, tempDir, writeConfig } from './support/daemon.js';
 
@@ -530,6 +532,31 @@ describe('switchboard audit and db commands without a database', () => {
       expect(r.stderr).toBe(`switchboard: no audit database at ${file}; start the daemon once or run \`switchboard db migrate\`\n`);
       expect(r.stderr).not.toMatch(STACK_TRACE);
       expect(existsSync(file)).toBe(false);
+    },
+  );
+});
+
+describe('switchboard audit on a database an older Switchboard made', () => {
+  it.each([['tail'], ['export', '--format', 'jsonl'], ['stats'], ['verify']])(
+    'audit %s says which migrations it lacks and to run db migrate, exit 1, and leaves the file as it was',
+    async (...args) => {
+      const configPath = writeConfig({ mcpServers: {} });
+      const file = databasePath(loadConfigWithWarnings(configPath).config);
+      mkdirSync(dirname(file), { recursive: true });
+      // As a build with only the first two migrations left it (rows in the audit_record table).
+      const old = await openDatabase({ file, entities: AUDIT_ENTITIES, migrations: MIGRATIONS.slice(0, 2) });
+      await migrate(old);
+      await old.destroy();
+      const before = readFileSync(file);
+      const r = cli(['audit', ...args, '--config', configPath]);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toMatch(/^switchboard: the audit database .* is from an older Switchboard \(6 migration\(s\) not applied: AuditRecordAsJson\d+, /);
+      expect(r.stderr).toContain('run `switchboard db migrate` (or start the daemon) first');
+      expect(r.stderr).not.toMatch(STACK_TRACE);
+      expect(readFileSync(file).equals(before)).toBe(true);
+      // And once migrated, it reads.
+      expect(cli(['db', 'migrate', '--config', configPath]).code).toBe(0);
+      expect(cli(['audit', 'verify', '--config', configPath]).stdout).toMatch(/^ok: 0 rows, chain intact/);
     },
   );
 });

@@ -26,6 +26,16 @@ export async function withAuditReader<T>(
   } catch (err) {
     throw new CommandError(`cannot open the audit database ${file}: ${(err as Error).message}`);
   }
+  const pending = pendingMigrations(dataSource);
+  if (pending.length > 0) {
+    await dataSource.destroy();
+    // The readers' queries assume today's schema; on an older file they would fail with
+    // SQLite's "no such table", or read the rows where they no longer are.
+    throw new CommandError(
+      `the audit database ${file} is from an older Switchboard (${pending.length} migration(s) not applied: ` +
+        `${pending.join(', ')}); run \`switchboard db migrate\` (or start the daemon) first`,
+    );
+  }
   const stranded = strandedJournals(sqliteConnection(dataSource), journalDir(config));
   if (stranded.rows > 0) {
     // Every recorded request's row, answered, denied or refused: not only answered calls.
@@ -64,4 +74,14 @@ export async function inReadSnapshot<T>(dataSource: DataSource, read: () => Prom
   } finally {
     db.exec('COMMIT');
   }
+}
+
+/** The names of the migrations this build has that the file has not applied (none table: all of them). */
+function pendingMigrations(dataSource: DataSource): string[] {
+  const db = sqliteConnection(dataSource);
+  const known = dataSource.migrations.map((m) => m.name ?? m.constructor.name);
+  const table = db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'migrations'`).get();
+  if (!table) return known;
+  const applied = new Set((db.prepare('SELECT name FROM migrations').all() as { name: string }[]).map((r) => r.name));
+  return known.filter((name) => !applied.has(name));
 }
