@@ -1,6 +1,6 @@
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { MAX_LIST_PAGES, readList } from './list-reader.js';
+import { MAX_CURSOR_CHARS, MAX_LIST_PAGES, readList } from './list-reader.js';
 
 type Item = Record<string, unknown>;
 
@@ -83,5 +83,21 @@ describe('readList', () => {
     expect(read).toEqual({ items: [] });
     expect(n).toBe(MAX_LIST_PAGES);
     expect(lines.map((l) => l['msg'])).toEqual([`tools/list: stopped after ${MAX_LIST_PAGES} pages; the rest of the list is not served`]);
+  });
+
+  it(`follows a cursor of ${MAX_CURSOR_CHARS} characters, and none longer`, async () => {
+    const asked: Array<string | undefined> = [];
+    const page = async (cursor: string | undefined): Promise<Item> => {
+      asked.push(cursor);
+      return { tools: [tool(asked.length)], nextCursor: `${asked.length}`.padEnd(MAX_CURSOR_CHARS + asked.length - 1, 'c') };
+    };
+    const { log, lines } = logLines();
+    const read = await readList(page, 'tools/list', 'tools', wide, log);
+    // The first cursor is exactly at the limit and is followed; the second is one over.
+    expect(read.items.map((t) => t['name'])).toEqual(['t1', 't2']);
+    expect(asked.map((c) => c?.length)).toEqual([undefined, MAX_CURSOR_CHARS]);
+    expect(lines.map((l) => l['msg'])).toEqual([
+      `tools/list: the upstream's nextCursor is longer than ${MAX_CURSOR_CHARS} characters; the rest of the list is not served`,
+    ]);
   });
 });

@@ -8,6 +8,14 @@ type Item = Record<string, unknown>;
 /** A cursor loop (or a list of empty pages) ends here even under the item limit. */
 export const MAX_LIST_PAGES = 1000;
 
+/**
+ * The longest nextCursor followed. Cursors are opaque tokens, a few hundred characters at
+ * most in practice; each one is sent back and kept (to notice a loop) until the read ends,
+ * so an upstream sending megabyte cursors page after page would make the gateway hold and
+ * send gigabytes over MAX_LIST_PAGES pages while its lists stay unread.
+ */
+export const MAX_CURSOR_CHARS = 16 * 1024;
+
 export interface ListRead {
   items: Item[];
   /** Set when the list passed a limit and was cut there. */
@@ -46,6 +54,13 @@ export async function readList(
     }
     const next = result.nextCursor;
     if (typeof next !== 'string' || seen.has(next)) break;
+    if (next.length > MAX_CURSOR_CHARS) {
+      log.warn(
+        { method, pages: pages + 1, cursorChars: next.length, limit: MAX_CURSOR_CHARS },
+        `${method}: the upstream's nextCursor is longer than ${MAX_CURSOR_CHARS} characters; the rest of the list is not served`,
+      );
+      break;
+    }
     seen.add(next);
     cursor = next;
   }

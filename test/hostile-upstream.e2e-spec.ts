@@ -1,0 +1,66 @@
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REPO_ROOT, eventually, startDaemon, stopAllDaemons, tempDir, writeConfig, type DaemonHandle } from './support/daemon.js';
+import { connectHost, type Host } from './support/hosts.js';
+
+/**
+ * Upstreams that misbehave on purpose (test/fixtures/hostile-upstream.mjs), each beside a
+ * well-behaved one, through the real daemon to a real SDK host: what one of them sends must
+ * not make the gateway hold, send or show what it should not.
+ */
+
+type Json = Record<string, unknown>;
+
+const hostile = (env: Record<string, string>): Json => ({
+  command: process.execPath,
+  args: [join(REPO_ROOT, 'test/fixtures/hostile-upstream.mjs')],
+  env,
+});
+
+/** 64 Ki characters: four times the longest cursor the gateway follows (MAX_CURSOR_CHARS). */
+const HUGE_CURSOR_CHARS = 65_536;
+
+let dir: string;
+let daemon: DaemonHandle;
+let host: Host;
+
+const toolNames = async () => (await host.client.listTools()).tools.map((t) => t.name);
+const textOf = (result: unknown) => ((result as { content: Array<{ text?: string }> }).content[0]?.text ?? '') as string;
+
+beforeAll(async () => {
+  dir = tempDir('sb-hostile-');
+  daemon = await startDaemon(
+    writeConfig(
+      {
+        mcpServers: {
+          calm: hostile({}),
+          cursors: hostile({ HOSTILE_CURSOR_CHARS: String(HUGE_CURSOR_CHARS) }),
+        },
+      },
+      dir,
+    ),
+  );
+  host = await connectHost('streamable-http', { daemon });
+}, 60_000);
+
+afterAll(async () => {
+  await host?.close();
+  await stopAllDaemons();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('an upstream whose tools/list cursors are huge and never end', () => {
+  it('is asked for no page after a cursor over the limit: its first page is served, and the well-behaved upstream too', async () => {
+    const names = await eventually(async () => {
+      const listed = await toolNames();
+      return listed.includes('cursors__stats') && listed.includes('calm__echo') ? listed : undefined;
+    }, 60_000, 'both upstreams listed');
+    expect(names).toEqual(expect.arrayContaining(['calm__echo', 'cursors__echo', 'cursors__stats']));
+    // Without the bound the gateway sent back (and kept, to notice a loop) one 64 KiB cursor
+    // per page, for a thousand pages.
+    const stats = JSON.parse(textOf(await host.client.callTool({ name: 'cursors__stats', arguments: {} }))) as Json;
+    expect(stats).toEqual({ toolsListPages: 1 });
+    expect(daemon.stderr()).toContain('nextCursor is longer than');
+  });
+});
