@@ -21,6 +21,8 @@ const hostile = (env: Record<string, string>): Json => ({
 /** 64 Ki characters: four times the longest cursor the gateway follows (MAX_CURSOR_CHARS). */
 const HUGE_CURSOR_CHARS = 65_536;
 
+const SEARCH = { name: 'search', description: 'Search issues', inputSchema: { type: 'object' } };
+
 let dir: string;
 let daemon: DaemonHandle;
 let host: Host;
@@ -36,6 +38,7 @@ beforeAll(async () => {
         mcpServers: {
           calm: hostile({}),
           cursors: hostile({ HOSTILE_CURSOR_CHARS: String(HUGE_CURSOR_CHARS) }),
+          twice: hostile({ HOSTILE_TOOLS: JSON.stringify([SEARCH, { ...SEARCH, description: 'Another tool under the same name' }]) }),
         },
       },
       dir,
@@ -62,5 +65,18 @@ describe('an upstream whose tools/list cursors are huge and never end', () => {
     const stats = JSON.parse(textOf(await host.client.callTool({ name: 'cursors__stats', arguments: {} }))) as Json;
     expect(stats).toEqual({ toolsListPages: 1 });
     expect(daemon.stderr()).toContain('nextCursor is longer than');
+  });
+});
+
+describe('an upstream that lists one tool name twice', () => {
+  it('has the first one served, not held back by tool pinning as if it had changed', async () => {
+    // Without the rule, the second item was judged a change of the first, pinned a moment
+    // before, and the tool held back until an admin accepted it.
+    const tools = await eventually(async () => {
+      const listed = (await host.client.listTools()).tools;
+      return listed.some((t) => t.name === 'calm__echo') ? listed : undefined;
+    }, 60_000, 'the tools listed');
+    expect(tools.filter((t) => t.name === 'twice__search')).toEqual([expect.objectContaining({ description: 'Search issues' })]);
+    expect(daemon.stderr()).not.toContain('a tool definition changed since it was pinned');
   });
 });

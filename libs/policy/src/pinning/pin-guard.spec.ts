@@ -69,6 +69,16 @@ describe('PinGuard', () => {
     expect(store.get('gh', 'search')).toMatchObject({ pendingHash: null });
   });
 
+  it('a name listed twice is judged by its first item, the one served: the second is no change of it', async () => {
+    const { pins, store, changes } = await guard();
+    const twice = [tool('Search issues'), tool('Another tool under the same name')];
+    pins.observe('gh', twice);
+    pins.observe('gh', twice);
+    expect(pins.isQuarantined('gh', 'search')).toBe(false);
+    expect(changes).toEqual([]);
+    expect(JSON.parse(store.get('gh', 'search')!.definition)).toMatchObject({ description: 'Search issues' });
+  });
+
   it('warn re-pins and reports; off ignores', async () => {
     const warn = await guard('warn');
     warn.pins.observe('gh', [tool('v1')]);

@@ -48,8 +48,14 @@ export class PinGuard {
 
   /** Pins what is new, re-pins or holds back what changed; adds the held-back keys to `held`. */
   private judge(server: string, tools: readonly Record<string, unknown>[], mode: 'warn' | 'strict', held: Set<string>): void {
+    // A name listed twice is served as its first item (the catalog's rule): only that one is
+    // judged, or the second would count as a change of the first, hold back the tool that is
+    // served, and (listed again) flip its pin back and forth at every read.
+    const judged = new Set<string>();
     for (const tool of tools) {
       const name = String(tool.name);
+      if (judged.has(name)) continue;
+      judged.add(name);
       const definition = pinnedDefinition(tool);
       const hash = definitionFingerprint(definition);
       const text = canonicalJson(definition);
