@@ -2,6 +2,7 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT, eventually, startDaemon, stopAllDaemons, tempDir, writeConfig, type DaemonHandle } from './support/daemon.js';
+import { auditRows } from './support/audit-rows.js';
 import { connectHost, type Host } from './support/hosts.js';
 
 /**
@@ -23,6 +24,9 @@ const HUGE_CURSOR_CHARS = 65_536;
 
 const SEARCH = { name: 'search', description: 'Search issues', inputSchema: { type: 'object' } };
 
+/** A credential of no shape the redaction patterns know: only the config says it is one. */
+const SERVICE_KEY = 'k3y-0f-n0-kn0wn-5hape-4242';
+
 let dir: string;
 let daemon: DaemonHandle;
 let host: Host;
@@ -38,6 +42,11 @@ beforeAll(async () => {
         mcpServers: {
           calm: hostile({}),
           cursors: hostile({ HOSTILE_CURSOR_CHARS: String(HUGE_CURSOR_CHARS) }),
+          leaky: hostile({
+            SERVICE_API_KEY: SERVICE_KEY,
+            HOSTILE_ERROR: 'login as admin with password=hunter2-hunter2 failed; the service refused the key',
+            HOSTILE_ERROR_ECHOES: 'SERVICE_API_KEY',
+          }),
           twice: hostile({ HOSTILE_TOOLS: JSON.stringify([SEARCH, { ...SEARCH, description: 'Another tool under the same name' }]) }),
         },
       },
@@ -78,5 +87,25 @@ describe('an upstream that lists one tool name twice', () => {
     }, 60_000, 'the tools listed');
     expect(tools.filter((t) => t.name === 'twice__search')).toEqual([expect.objectContaining({ description: 'Search issues' })]);
     expect(daemon.stderr()).not.toContain('a tool definition changed since it was pinned');
+  });
+});
+
+describe('an upstream whose error quotes its credential', () => {
+  it('has the credential it was configured with, and what the redaction rules call secret, hidden from the host and the audit log', async () => {
+    await eventually(async () => (await toolNames()).includes('leaky__echo'), 60_000, 'leaky listed');
+    const error = await host.client.callTool({ name: 'leaky__echo', arguments: {} }).then(
+      () => undefined,
+      (err: Error) => err,
+    );
+    expect(error?.message).toContain('the service refused the key');
+    expect(error?.message).not.toContain(SERVICE_KEY);
+    expect(error?.message).not.toContain('hunter2');
+    expect(error?.message).toContain('[REDACTED:upstream-credential]');
+    const rows = await eventually(() => {
+      const found = auditRows(join(dir, 'data'), "upstream = 'leaky' AND method = 'tools/call'");
+      return found.length > 0 ? found : undefined;
+    }, 30_000, 'the audit row');
+    expect(String(rows[0]!.error_message)).toContain('the service refused the key');
+    expect(String(rows[0]!.error_message)).not.toContain(SERVICE_KEY);
   });
 });

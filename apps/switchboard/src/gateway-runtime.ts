@@ -105,11 +105,14 @@ export class GatewayRuntime {
     // A host has as long to finish a URL elicitation's flow as to answer any question.
     const urlElicitations = new UrlElicitations(() => this.current.relay.timeoutMs);
     let serverRequests!: ServerRequestHandler;
+    // What upstreams say (what stdio ones print: their arguments, tokens, headers; the errors
+    // of any) is redacted by the audit log's rules before it reaches the daemon's log or a
+    // host, even with the audit log off.
+    const redactor = createRedactor(config.audit.redact);
     const upstreamDeps = {
       logger,
-      // What stdio upstreams print (their arguments, tokens, headers) is redacted by the audit
-      // log's rules before it reaches the daemon's log, even with the audit log off.
-      factory: new DefaultTransportFactory(servingChainFor(config.source), createRedactor(config.audit.redact).redactText),
+      redactor,
+      factory: new DefaultTransportFactory(servingChainFor(config.source), redactor.redactText),
       client: { name: 'switchboard', version: SWITCHBOARD_VERSION },
       clientCapabilities: RELAYED_CAPABILITIES,
       serverRequests: (request: ServerRequest) => serverRequests(request),

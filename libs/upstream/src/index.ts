@@ -1,6 +1,7 @@
 export * from './upstream.types.js';
 export type { CutList } from './list-cap.js';
 export * from './upstream-connection.js';
+export type { UpstreamRedactor } from './upstream-redaction.js';
 export * from './upstream-registry.js';
 export * from './backoff.js';
 export * from './transports/upstream-transport.js';

@@ -17,6 +17,7 @@ import type { Logger } from '@switchboard/observability';
 import { RetrySchedule, withTimeout } from './backoff.js';
 import { CutLists } from './list-cap.js';
 import { readList } from './list-reader.js';
+import { credentialsOf, redactUpstreamError, redactUpstreamText, type UpstreamRedactor } from './upstream-redaction.js';
 import { httpStatusOf, looksLikeLegacySse, type RemoteFlavour, type TransportFactory } from './transports/transport-factory.js';
 import type { UpstreamTransport } from './transports/upstream-transport.js';
 import type {
@@ -36,6 +37,11 @@ export interface UpstreamDeps {
   /** Declared in initialize: what the gateway can answer of the server's own requests. */
   clientCapabilities?: Item;
   healthIntervalMs?: number;
+  /**
+   * Hides secrets in what an upstream says before a host or the log reads it (its errors,
+   * why it is down); the upstream's own credentials (credentialsOf) are hidden in any case.
+   */
+  redactor?: UpstreamRedactor;
 }
 
 type Item = Record<string, unknown>;
@@ -209,9 +215,9 @@ export class UpstreamConnection {
    * as -32000 naming the HTTP status, if any.
    */
   private hostError(err: unknown): McpError {
-    if (err instanceof McpError) return err;
+    if (err instanceof McpError) return redactUpstreamError(err, this.credentials(), this.deps.redactor);
     const status = httpStatusOf(err);
-    this.log.warn({ err: String(err) }, 'request to upstream failed');
+    this.log.warn({ err: this.redacted(String(err)) }, 'request to upstream failed');
     void this.probe();
     // The status says what happened; the body (an error page, a stack trace) stays in the log.
     const what = status === undefined ? 'could not be reached' : `answered HTTP ${status}`;
@@ -232,6 +238,15 @@ export class UpstreamConnection {
     const { items, cut } = await readList(page, method, key, limits, this.log);
     this.cutLists.record(method, cut);
     return items;
+  }
+
+  /** The credentials this connection holds: an error that quotes one is not served as it is. */
+  private credentials(): string[] {
+    return credentialsOf(this.config, this.deps.redactor);
+  }
+
+  private redacted(text: string): string {
+    return redactUpstreamText(text, this.credentials(), this.deps.redactor);
   }
 
   /**
@@ -271,7 +286,8 @@ export class UpstreamConnection {
         // stop() ended the attempt on purpose (shutdown, a reload, a failed start): nothing
         // failed, and stop() itself moves the state on to `stopped`.
         if (this.stopped) return;
-        this.lastError = err instanceof Error ? err.message : String(err);
+        // An HTTP error's body, a child's exit message: they may quote a credential.
+        this.lastError = this.redacted(err instanceof Error ? err.message : String(err));
         this.log.warn({ err: this.lastError, attempt: this.retries.attempts }, 'upstream connect failed');
         this.setState('down');
         this.scheduleRetry();
@@ -384,7 +400,7 @@ export class UpstreamConnection {
 
   private onTransportError(generation: number, err: Error): void {
     if (generation !== this.generation || this.stopped) return;
-    this.log.debug({ err: err.message }, 'upstream transport error');
+    this.log.debug({ err: this.redacted(err.message) }, 'upstream transport error');
     // HTTP transports report a dead server only as errors; find out whether it is gone.
     if (this.config.transport !== 'stdio') void this.probe();
   }
