@@ -42,6 +42,7 @@ beforeAll(async () => {
         mcpServers: {
           calm: hostile({}),
           cursors: hostile({ HOSTILE_CURSOR_CHARS: String(HUGE_CURSOR_CHARS) }),
+          noisy: hostile({}),
           leaky: hostile({
             SERVICE_API_KEY: SERVICE_KEY,
             HOSTILE_ERROR: 'login as admin with password=hunter2-hunter2 failed; the service refused the key',
@@ -107,5 +108,18 @@ describe('an upstream whose error quotes its credential', () => {
     }, 30_000, 'the audit row');
     expect(String(rows[0]!.error_message)).toContain('the service refused the key');
     expect(String(rows[0]!.error_message)).not.toContain(SERVICE_KEY);
+  });
+});
+
+describe('an upstream that floods log messages', () => {
+  it('has at most 100 a second relayed to hosts, and what it left out counted in the log', async () => {
+    await eventually(async () => (await toolNames()).includes('noisy__log_flood'), 60_000, 'noisy listed');
+    const fromNoisy = () => (host.notifications.get('notifications/message') ?? []).filter((p) => p.logger === 'noisy').length;
+    // 5,000 lines at once: every host got each of them before.
+    await host.client.callTool({ name: 'noisy__log_flood', arguments: { count: 5000 } });
+    await eventually(() => /upstream log messages: \d+ not relayed to hosts/.test(daemon.stderr()), 30_000, 'the count of skipped messages');
+    // However slowly the machine relays them, far fewer than were sent (100 a second pass).
+    expect(fromNoisy()).toBeGreaterThan(0);
+    expect(fromNoisy()).toBeLessThan(2500);
   });
 });

@@ -16,6 +16,7 @@ import type { ListLimits, ServerConfig } from '@switchboard/config';
 import type { Logger } from '@switchboard/observability';
 import { RetrySchedule, withTimeout } from './backoff.js';
 import { CutLists } from './list-cap.js';
+import { LogMessageBudget } from './log-message-budget.js';
 import { readList } from './list-reader.js';
 import { credentialsOf, redactUpstreamError, redactUpstreamText, type UpstreamRedactor } from './upstream-redaction.js';
 import { httpStatusOf, looksLikeLegacySse, type RemoteFlavour, type TransportFactory } from './transports/transport-factory.js';
@@ -81,6 +82,7 @@ export class UpstreamConnection {
   private probing = false;
   private readonly log: Logger;
   private readonly cutLists: CutLists;
+  private readonly logMessages: LogMessageBudget;
 
   protocolVersion?: string;
   serverInfo?: Item;
@@ -93,6 +95,7 @@ export class UpstreamConnection {
   ) {
     this.log = deps.logger.child({ upstream: current.name });
     this.cutLists = new CutLists(current.name, this.log);
+    this.logMessages = new LogMessageBudget(this.log);
   }
 
   /** The server's config as this connection runs it: read where used (timeouts, connectMs, alias). */
@@ -164,6 +167,7 @@ export class UpstreamConnection {
     this.peer = undefined;
     this.transport = undefined;
     this.setState('stopped');
+    this.logMessages.stop();
     await this.lastSends();
     await transport?.close().catch(() => undefined);
   }
@@ -318,7 +322,10 @@ export class UpstreamConnection {
     if (this.stopped || generation !== this.generation) throw new Error('stopped while connecting');
     const peer = new JsonRpcPeer((message, options) => this.send(transport, message, options), {
       onRequest: (request, ctx) => this.onServerRequest(request, ctx),
-      onNotification: (n) => this.deps.listener.notification?.(this.name, n),
+      onNotification: (n) => {
+        if (n.method === 'notifications/message' && !this.logMessages.take()) return;
+        this.deps.listener.notification?.(this.name, n);
+      },
       onInternalError: (err, request) => this.log.error({ err, method: request.method }, 'server request handler failed'),
     });
     transport.onmessage = (message, extra) => peer.handle(message, extra);
