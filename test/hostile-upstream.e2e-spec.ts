@@ -27,6 +27,9 @@ const SEARCH = { name: 'search', description: 'Search issues', inputSchema: { ty
 /** A credential of no shape the redaction patterns know: only the config says it is one. */
 const SERVICE_KEY = 'k3y-0f-n0-kn0wn-5hape-4242';
 
+/** Names a host (or the model API behind it) refuses, or that pass for another. */
+const UNSAFE_NAMES = ['has space', 'line\nbreak', 'ctl\u0001x', 'zero\u200bwidth', 'bidi\u202eevil'];
+
 let dir: string;
 let daemon: DaemonHandle;
 let host: Host;
@@ -43,6 +46,7 @@ beforeAll(async () => {
           calm: hostile({}),
           cursors: hostile({ HOSTILE_CURSOR_CHARS: String(HUGE_CURSOR_CHARS) }),
           noisy: hostile({}),
+          names: hostile({ HOSTILE_TOOLS: JSON.stringify(UNSAFE_NAMES.map((name) => ({ name, inputSchema: { type: 'object' } }))) }),
           leaky: hostile({
             SERVICE_API_KEY: SERVICE_KEY,
             HOSTILE_ERROR: 'login as admin with password=hunter2-hunter2 failed; the service refused the key',
@@ -121,5 +125,20 @@ describe('an upstream that floods log messages', () => {
     // However slowly the machine relays them, far fewer than were sent (100 a second pass).
     expect(fromNoisy()).toBeGreaterThan(0);
     expect(fromNoisy()).toBeLessThan(2500);
+  });
+});
+
+describe('an upstream whose tool names have characters the spec does not allow', () => {
+  it('has them published as safe names, each distinct, that still reach the tool by its own name', async () => {
+    const published = await eventually(async () => {
+      const listed = (await toolNames()).filter((n) => n.startsWith('names__'));
+      return listed.length > 0 ? listed : undefined;
+    }, 60_000, 'names listed');
+    expect(published).toHaveLength(UNSAFE_NAMES.length);
+    for (const name of published) expect(name).toMatch(/^[A-Za-z0-9_./-]{1,64}$/);
+    const spaced = published.find((n) => n.startsWith('names__has_space_'))!;
+    expect(textOf(await host.client.callTool({ name: spaced, arguments: {} }))).toBe('echo');
+    const rows = auditRows(join(dir, 'data'), 'name = ?', spaced);
+    expect(rows.map((r) => r.original_name)).toEqual(['has space']);
   });
 });

@@ -158,6 +158,23 @@ describe('assignPublicNames', () => {
     for (const name of out) expect(name).toMatch(/^[A-Za-z0-9_-]{1,64}$/);
   });
 
+  it('makes a name with characters the spec does not allow safe, hashed so that it meets no other', () => {
+    const hostile = ['has space', 'line\nbreak', 'ctl\u0001x', 'zero\u200bwidth', 'crеate_issue', 'emoji🙂', 'has_space'];
+    const out = names(hostile.map((n) => req('h', n)));
+    expect(new Set(out).size).toBe(hostile.length);
+    for (const name of out) expect(name).toMatch(/^[A-Za-z0-9_./-]{1,64}$/);
+    expect(out[0]).toMatch(/^h__has_space_[0-9a-f]{8}$/);
+    // The safe one keeps its name, even beside one that would look the same once made safe.
+    expect(out[6]).toBe('h__has_space');
+    // Bare too, in auto and none: a look-alike (a Cyrillic е) does not pass for create_issue.
+    expect(names([req('a', 'create_issue', 'none'), req('h', 'crеate_issue', 'none')])).toEqual([
+      'create_issue',
+      expect.stringMatching(/^cr_ate_issue_[0-9a-f]{8}$/),
+    ]);
+    // The spec allows dots and slashes: they stay.
+    expect(names([req('h', 'admin.tools/list')])).toEqual(['h__admin.tools/list']);
+  });
+
   it('shortens very long server names in the prefix', () => {
     const [name] = names([req('a-very-long-server-name-that-goes-on-and-on', 'tool')]);
     expect(name.length).toBeLessThanOrEqual(64);

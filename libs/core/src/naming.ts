@@ -20,6 +20,10 @@ import { createHash } from 'node:crypto';
  *
  * Names longer than `maxLength` (64: the limit common hosts enforce) are cut and given a
  * short hash of (server, original name), so they stay stable across restarts and distinct.
+ * So are names with a character the spec does not allow in a tool name (it allows A-Z a-z
+ * 0-9 _ - . /), each such character made '_': a space or a newline that hosts (and the model
+ * APIs behind them) refuse, a control or invisible character, a look-alike letter that would
+ * pass for another server's tool.
  */
 export type NamespaceMode = 'prefix' | 'auto' | 'none';
 
@@ -40,6 +44,9 @@ export const DEFAULT_NAMING: NamingOptions = { separator: '__', maxLength: 64 };
 
 /** Characters hosts accept in a tool name; anything else in a prefix becomes '_'. */
 const UNSAFE_PREFIX_CHARS = /[^A-Za-z0-9_-]/g;
+/** Characters the spec (2025-11-25, "Tool names") allows in a tool name; others become '_'. */
+const UNSAFE_NAME_CHARS = /[^A-Za-z0-9_.\/-]/g;
+const UNSAFE_NAME_CHAR = /[^A-Za-z0-9_.\/-]/;
 const HASH_LENGTH = 8;
 const MAX_PREFIX_LENGTH = 24;
 
@@ -59,8 +66,21 @@ function withHash(candidate: string, req: NameRequest, opts: NamingOptions, atte
   return candidate.slice(0, opts.maxLength - suffix.length) + suffix;
 }
 
+/**
+ * `candidate`, cut and hashed when too long; hashed too when the original name had unsafe
+ * characters (made '_' in it): "a b" and "a_b" must not meet on one name.
+ */
 function fit(candidate: string, req: NameRequest, opts: NamingOptions): string {
-  return candidate.length <= opts.maxLength ? candidate : withHash(candidate, req, opts);
+  return candidate.length <= opts.maxLength && !hasUnsafeChars(req.name) ? candidate : withHash(candidate, req, opts);
+}
+
+function hasUnsafeChars(name: string): boolean {
+  return UNSAFE_NAME_CHAR.test(name);
+}
+
+/** The original name as a public name may show it. */
+function safeName(name: string): string {
+  return name.replace(UNSAFE_NAME_CHARS, '_');
 }
 
 /** A public name already published, and the (server, original name) it means. */
@@ -116,8 +136,8 @@ export function assignPublicNames(
     serversByName.set(r.name, servers);
   }
 
-  const prefixed = (r: NameRequest) => `${sanitizePrefix(r.prefix)}${opts.separator}${r.name}`;
-  const bareOf = (r: NameRequest) => fit(r.name, r, opts);
+  const prefixed = (r: NameRequest) => `${sanitizePrefix(r.prefix)}${opts.separator}${safeName(r.name)}`;
+  const bareOf = (r: NameRequest) => fit(safeName(r.name), r, opts);
   const candidates = requests.map((r) => {
     if (!wantsBare(r)) return fit(prefixed(r), r, opts);
     const bare = bareOf(r);
