@@ -46,6 +46,7 @@ beforeAll(async () => {
           calm: hostile({}),
           cursors: hostile({ HOSTILE_CURSOR_CHARS: String(HUGE_CURSOR_CHARS) }),
           noisy: hostile({}),
+          stormy: hostile({}),
           names: hostile({ HOSTILE_TOOLS: JSON.stringify(UNSAFE_NAMES.map((name) => ({ name, inputSchema: { type: 'object' } }))) }),
           leaky: hostile({
             SERVICE_API_KEY: SERVICE_KEY,
@@ -140,5 +141,24 @@ describe('an upstream whose tool names have characters the spec does not allow',
     expect(textOf(await host.client.callTool({ name: spaced, arguments: {} }))).toBe('echo');
     const rows = auditRows(join(dir, 'data'), 'name = ?', spaced);
     expect(rows.map((r) => r.original_name)).toEqual(['has space']);
+  });
+});
+
+describe('an upstream that sends tools/list_changed every 5 ms, its list different at each read', () => {
+  it('has hosts hear tools/list_changed once a second past a burst, and the last change too', async () => {
+    await eventually(async () => (await toolNames()).includes('stormy__list_storm'), 60_000, 'stormy listed');
+    const heard = () => host.notifications.get('notifications/tools/list_changed')?.length ?? 0;
+    const before = heard();
+    const started = Date.now();
+    const answer = textOf(await host.client.callTool({ name: 'stormy__list_storm', arguments: { ms: 3000 } }));
+    // Every list the gateway read during the storm differed from the one before.
+    expect(Number(/^(\d+) versions$/.exec(answer)?.[1])).toBeGreaterThan(1);
+    const last = `stormy__v${/^(\d+)/.exec(answer)![1]}`;
+    // The last change reaches the host (the list it then reads is the last one) ...
+    await eventually(async () => heard() > before && (await toolNames()).includes(last), 15_000, 'the last version listed');
+    // ... and past a burst of 10 about one notification a second (the last one at most one
+    // more) came meanwhile; before, the host heard one for each read of the storm.
+    const seconds = Math.ceil((Date.now() - started) / 1000);
+    expect(heard() - before).toBeLessThanOrEqual(10 + seconds + 1);
   });
 });

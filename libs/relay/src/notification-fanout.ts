@@ -1,6 +1,7 @@
 import type { CatalogStore } from '@switchboard/catalog';
 import { callerName, isLogLevel, passesLevel, type JsonRpcNotification, type LogLevel } from '@switchboard/core';
 import type { UpstreamConnection, UpstreamRegistry } from '@switchboard/upstream';
+import { ListChangeThrottle } from './list-change-throttle.js';
 import type { DownstreamSession, SessionDirectory } from './session.js';
 
 /** Sessions that never sent logging/setLevel get messages at this level and above. */
@@ -14,6 +15,9 @@ export const DEFAULT_SESSION_LOG_LEVEL: LogLevel = 'info';
  * session's own connection's to that principal or session.
  */
 export class NotificationFanout {
+  /** list_changed is spaced out per list past a burst (ListChangeThrottle): hosts re-list on each. */
+  private readonly listChanges = new ListChangeThrottle((method) => this.broadcast(method));
+
   constructor(
     private readonly sessions: SessionDirectory,
     registry: UpstreamRegistry,
@@ -30,9 +34,9 @@ export class NotificationFanout {
     private readonly mayReadLogs: (principal: DownstreamSession['principal'], server: string) => boolean = () => true,
   ) {
     store.onChange((diff) => {
-      if (diff.tools) this.broadcast('notifications/tools/list_changed');
-      if (diff.prompts) this.broadcast('notifications/prompts/list_changed');
-      if (diff.resources) this.broadcast('notifications/resources/list_changed');
+      if (diff.tools) this.listChanges.changed('notifications/tools/list_changed');
+      if (diff.prompts) this.listChanges.changed('notifications/prompts/list_changed');
+      if (diff.resources) this.listChanges.changed('notifications/resources/list_changed');
     });
     registry.addListener({
       notification: (server, n) => {
@@ -51,9 +55,9 @@ export class NotificationFanout {
    * accepted): every host hears list_changed for each list and asks again.
    */
   listsChanged(): void {
-    this.broadcast('notifications/tools/list_changed');
-    this.broadcast('notifications/prompts/list_changed');
-    this.broadcast('notifications/resources/list_changed');
+    this.listChanges.changed('notifications/tools/list_changed');
+    this.listChanges.changed('notifications/prompts/list_changed');
+    this.listChanges.changed('notifications/resources/list_changed');
   }
 
   /**
