@@ -6,6 +6,13 @@ import { SseParser } from './sse-parser.js';
 
 const FIRST_RETRY_MS = 500;
 const MAX_RETRY_MS = 10_000;
+/**
+ * The soonest a stream is reopened, whatever the server's `retry` hint: a server that says
+ * `retry: 0` and ends each stream as soon as it is open (which counts as a success, so no
+ * backoff builds up) would otherwise have the gateway reopen it in a loop, hundreds of GETs a
+ * second for as long as the session lasts.
+ */
+export const MIN_RETRY_MS = 250;
 
 /** `text/event-stream; charset=utf-8` -> `text/event-stream`. */
 export function mediaType(header: string | undefined): string {
@@ -16,10 +23,11 @@ export function mediaType(header: string | undefined): string {
 
 /**
  * How long to wait before reconnection attempt `attempt` (0-based): the server's `retry`
- * hint when it gave one (0.5 s otherwise), doubling with each failure in a row, at most 10 s.
+ * hint when it gave one (0.5 s otherwise), doubling with each failure in a row, at least
+ * MIN_RETRY_MS and at most 10 s.
  */
 export function reconnectDelay(retryHintMs: number | undefined, attempt: number): number {
-  return Math.min(MAX_RETRY_MS, (retryHintMs ?? FIRST_RETRY_MS) * 2 ** attempt);
+  return Math.min(MAX_RETRY_MS, Math.max(MIN_RETRY_MS, (retryHintMs ?? FIRST_RETRY_MS) * 2 ** attempt));
 }
 
 /**

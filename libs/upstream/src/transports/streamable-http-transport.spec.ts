@@ -6,6 +6,7 @@ import { silentLogger, type Logger } from '@switchboard/observability';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MAX_MESSAGE_CHARS } from './message-limit.js';
+import { MIN_RETRY_MS } from './stream-support.js';
 import { StreamableHttpUpstreamTransport } from './streamable-http-transport.js';
 import { DefaultTransportFactory, httpStatusOf, looksLikeLegacySse } from './transport-factory.js';
 
@@ -364,6 +365,24 @@ describe('StreamableHttpUpstreamTransport', () => {
     expect(gets()).toBe(1);
     // Nothing is owed any more: no -32000 for the abandoned request either.
     await expect(received(1, 100)).rejects.toThrow();
+  });
+
+  it(`reopens a GET stream that a server ends at once with retry: 0 no sooner than ${MIN_RETRY_MS} ms later, every time`, async () => {
+    const opened: number[] = [];
+    const { transport } = await setup((s) => {
+      s.onGet = (_seen, res) => {
+        opened.push(Date.now());
+        // Connected, so no failure counts and no backoff builds up; then gone at once.
+        sse(res).end('retry: 0\n\n');
+      };
+    });
+    await transport.send(initialize());
+    await transport.send(initialized);
+    await until(() => opened.length >= 4, 10_000);
+    // A lower bound on the time between them: a loaded machine only makes the gaps longer.
+    // Timers may fire a millisecond early against Date.now().
+    const gaps = opened.slice(1, 4).map((at, i) => at - opened[i]!);
+    for (const gap of gaps) expect(gap).toBeGreaterThanOrEqual(MIN_RETRY_MS - 2);
   });
 
   it('opens the standalone GET stream after notifications/initialized and delivers what it carries', async () => {
