@@ -46,6 +46,7 @@ beforeAll(async () => {
           calm: hostile({}),
           cursors: hostile({ HOSTILE_CURSOR_CHARS: String(HUGE_CURSOR_CHARS) }),
           noisy: hostile({}),
+          deep: hostile({ HOSTILE_DEEP_SCHEMA: '100000' }),
           stormy: hostile({}),
           names: hostile({ HOSTILE_TOOLS: JSON.stringify(UNSAFE_NAMES.map((name) => ({ name, inputSchema: { type: 'object' } }))) }),
           leaky: hostile({
@@ -160,5 +161,17 @@ describe('an upstream that sends tools/list_changed every 5 ms, its list differe
     // more) came meanwhile; before, the host heard one for each read of the storm.
     const seconds = Math.ceil((Date.now() - started) / 1000);
     expect(heard() - before).toBeLessThanOrEqual(10 + seconds + 1);
+  });
+});
+
+describe('an upstream that lists one tool whose schema nests 100,000 levels deep', () => {
+  it('has that tool left out and its other tools served', async () => {
+    // Before, the read of its whole list failed (a stack overflow): none of its tools was served.
+    const names = await eventually(async () => {
+      const listed = await toolNames();
+      return listed.includes('calm__echo') ? listed : undefined;
+    }, 60_000, 'the tools listed');
+    expect(names.filter((n) => n.startsWith('deep__')).sort()).toEqual(['deep__echo', 'deep__list_storm', 'deep__log_flood', 'deep__stats']);
+    expect(daemon.stderr()).toContain('nests deeper than 256 levels');
   });
 });

@@ -1,3 +1,4 @@
+import { MAX_JSON_DEPTH } from '@switchboard/core';
 import { describe, expect, it } from 'vitest';
 import { servedItem, unservableReason } from './list-items.js';
 
@@ -22,5 +23,19 @@ describe('tools that need tasks (2025-11-25), which the gateway does not relay',
     expect(servedItem('tools', plain)).toBe(plain);
     const prompt = { name: 'p', execution: 'not a tool field' };
     expect(servedItem('prompts', prompt)).toBe(prompt);
+  });
+});
+
+describe('items nested deeper than any walk on the way can follow', () => {
+  it(`an item of any list nested deeper than ${MAX_JSON_DEPTH} levels is left out, with the reason; one that is not, served`, () => {
+    const nest = (levels: number): unknown => {
+      let value: unknown = {};
+      for (let i = 0; i < levels; i++) value = [value];
+      return value;
+    };
+    const deep = { type: 'object', properties: { a: nest(100_000) } };
+    expect(unservableReason('tools', tool({ inputSchema: deep }))).toBe(`it nests deeper than ${MAX_JSON_DEPTH} levels`);
+    expect(unservableReason('resources', { uri: 'x:/a', name: 'a', _meta: { x: nest(MAX_JSON_DEPTH + 1) } })).toMatch(/nests deeper/);
+    expect(unservableReason('tools', tool({ inputSchema: { type: 'object', properties: { a: nest(200) } } }))).toBeUndefined();
   });
 });

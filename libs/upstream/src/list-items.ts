@@ -1,3 +1,5 @@
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '@switchboard/core';
+
 type Item = Record<string, unknown>;
 
 const isObject = (value: unknown): value is Item => typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -11,6 +13,10 @@ const isText = (value: unknown): value is string => typeof value === 'string' &&
  */
 export function unservableReason(key: string, item: unknown): string | undefined {
   if (!isObject(item)) return 'not an object';
+  // Every walk on the way (the list's size, pinning's fingerprint, a host's own parse) is
+  // recursive: one schema nested thousands deep overflowed the stack and failed the read of
+  // the whole list, so the upstream's other tools were not served either.
+  if (nestsDeeperThan(item, MAX_JSON_DEPTH)) return `it nests deeper than ${MAX_JSON_DEPTH} levels`;
   switch (key) {
     case 'tools':
       if (!isText(item.name)) return 'no name';
