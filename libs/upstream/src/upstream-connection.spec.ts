@@ -66,7 +66,7 @@ class FakeTransport implements UpstreamTransport {
   }
 }
 
-function setup(config: Partial<ServerConfig> = {}, factoryOverride?: TransportFactory) {
+function setup(config: Partial<ServerConfig> = {}, factoryOverride?: TransportFactory, healthIntervalMs?: number) {
   const server = new FakeServer();
   const factory: TransportFactory = factoryOverride ?? {
     create: (_c, flavour) => {
@@ -87,7 +87,7 @@ function setup(config: Partial<ServerConfig> = {}, factoryOverride?: TransportFa
       timeouts: { connectMs: 1000, requestMs: 1000, maxRequestMs: 5000 },
       ...config,
     } as ServerConfig,
-    { logger: silentLogger(), factory, client: { name: 't', version: '1' }, listener: { stateChanged: (_s, st) => states.push(st) } },
+    { logger: silentLogger(), factory, client: { name: 't', version: '1' }, listener: { stateChanged: (_s, st) => states.push(st) }, healthIntervalMs },
   );
   connections.push(connection);
   return { server, connection, states };
@@ -289,5 +289,35 @@ describe('UpstreamConnection', () => {
     connection.start();
     await until(() => connection.state === 'down');
     expect(connection.status().lastError).toMatch(/exited with code 3/);
+  });
+
+  it('an upstream that answers ping with an error is alive: it is not dropped, nor marked degraded', async () => {
+    // Answers initialize and `count` (the pings it got), and every ping with -32601, as a
+    // server that never implemented ping does.
+    const child = `let pings = 0;
+    require('node:readline').createInterface({ input: process.stdin }).on('line', (line) => {
+      const m = JSON.parse(line);
+      if (m.id === undefined) return;
+      const send = (r) => process.stdout.write(JSON.stringify({ jsonrpc: '2.0', id: m.id, ...r }) + '\\n');
+      if (m.method === 'initialize') return send({ result: { protocolVersion: '2025-06-18', capabilities: {}, serverInfo: { name: 'x', version: '1' } } });
+      if (m.method === 'count') return send({ result: { pings } });
+      if (m.method === 'ping') pings++;
+      send({ error: { code: -32601, message: 'Method not found' } });
+    });`;
+    const { connection, states } = setup(
+      { transport: 'stdio', command: process.execPath, args: ['-e', child], env: {} } as Partial<ServerConfig>,
+      new DefaultTransportFactory(),
+      20,
+    );
+    connection.start();
+    let pings = 0;
+    for (let i = 0; i < 400 && pings < 5; i++) {
+      await new Promise((r) => setTimeout(r, 10));
+      pings = ((await connection.request('count', undefined).catch(() => ({ pings: 0 }))) as { pings: number }).pings;
+    }
+    expect(pings).toBeGreaterThanOrEqual(5);
+    // Before, two such answers in a row were taken for a dead connection: it was dropped,
+    // with whatever calls it ran, and the server started again.
+    expect(states).toEqual(['connecting', 'ready']);
   });
 });

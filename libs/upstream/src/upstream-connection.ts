@@ -442,7 +442,11 @@ export class UpstreamConnection {
     if (!peer || this.probing) return;
     this.probing = true;
     try {
-      await peer.request('ping', undefined, { timeoutMs: HEALTH_PING_TIMEOUT_MS });
+      await peer.request('ping', undefined, { timeoutMs: HEALTH_PING_TIMEOUT_MS }).catch((err: unknown) => {
+        // An error answered is an answer: the server is there (one that never implemented
+        // ping says -32601). Only no answer in time, or a connection that broke, is a failure.
+        if (!(err instanceof McpError) || err.code === ErrorCode.RequestTimeout || err.code === ErrorCode.ConnectionClosed) throw err;
+      });
       this.failedPings = 0;
       if (this.stateValue === 'degraded') this.setState('ready');
     } catch (err) {
