@@ -46,6 +46,7 @@ beforeAll(async () => {
           calm: hostile({}),
           cursors: hostile({ HOSTILE_CURSOR_CHARS: String(HUGE_CURSOR_CHARS) }),
           noisy: hostile({}),
+          wordy: hostile({ HOSTILE_INSTRUCTIONS_CHARS: String(10 * 1024 * 1024) }),
           deep: hostile({ HOSTILE_DEEP_SCHEMA: '100000' }),
           stormy: hostile({}),
           names: hostile({ HOSTILE_TOOLS: JSON.stringify(UNSAFE_NAMES.map((name) => ({ name, inputSchema: { type: 'object' } }))) }),
@@ -173,5 +174,20 @@ describe('an upstream that lists one tool whose schema nests 100,000 levels deep
     }, 60_000, 'the tools listed');
     expect(names.filter((n) => n.startsWith('deep__')).sort()).toEqual(['deep__echo', 'deep__list_storm', 'deep__log_flood', 'deep__stats']);
     expect(daemon.stderr()).toContain('nests deeper than 256 levels');
+  });
+});
+
+describe('an upstream whose instructions are 10 MiB long', () => {
+  it('has only their first 16 Ki characters served to hosts, cut where it says so', async () => {
+    // A host that initializes once wordy is up (the first one may have come before).
+    await eventually(async () => (await toolNames()).includes('wordy__echo'), 60_000, 'wordy listed');
+    const late = await connectHost('streamable-http', { daemon });
+    const instructions = late.client.getInstructions() ?? '';
+    await late.close();
+    const section = instructions.slice(instructions.indexOf('## wordy\n'));
+    expect(section).toMatch(/^## wordy\ni{16384}… \[10469376 more characters not served\]/);
+    // Before, every host's initialize carried all 10 MiB.
+    expect(instructions.length).toBeLessThan(20_000);
+    expect(daemon.stderr()).toContain('upstream instructions are longer than 16384 characters');
   });
 });

@@ -15,6 +15,7 @@ import {
 import type { ListLimits, ServerConfig } from '@switchboard/config';
 import type { Logger } from '@switchboard/observability';
 import { RetrySchedule, withTimeout } from './backoff.js';
+import { servedInstructions } from './instructions.js';
 import { CutLists } from './list-cap.js';
 import { LogMessageBudget } from './log-message-budget.js';
 import { readList } from './list-reader.js';
@@ -56,6 +57,7 @@ const HEALTH_PING_TIMEOUT_MS = 10_000;
  */
 const LAST_SENDS_WAIT_MS = 1000;
 const FAILED_PINGS_BEFORE_RECONNECT = 2;
+
 
 /**
  * One MCP client connection to one upstream server: connects (with the spec's Streamable
@@ -363,7 +365,7 @@ export class UpstreamConnection {
       this.protocolVersion = version;
       this.serverInfo = init.serverInfo as Item | undefined;
       this.capabilities = (init.capabilities as Item | undefined) ?? {};
-      this.instructions = typeof init.instructions === 'string' ? init.instructions : undefined;
+      this.instructions = typeof init.instructions === 'string' ? servedInstructions(init.instructions, this.log) : undefined;
     } catch (err) {
       this.generation++;
       peer.close(new McpError(ErrorCode.ConnectionClosed, 'connect failed'));
