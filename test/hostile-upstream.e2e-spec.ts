@@ -191,3 +191,31 @@ describe('an upstream whose instructions are 10 MiB long', () => {
     expect(daemon.stderr()).toContain('upstream instructions are longer than 16384 characters');
   });
 });
+
+describe('an upstream that asks thousands of questions nobody can be asked', () => {
+  it('has the first 100 a minute recorded one by one and the rest counted into one row', async () => {
+    const own = tempDir('sb-hostile-asks-');
+    const d = await startDaemon(writeConfig({ mcpServers: { asky: hostile({}) } }, own));
+    const h = await connectHost('streamable-http', { daemon: d });
+    try {
+      await h.client.callTool({ name: 'asky__ask_flood', arguments: { count: 2000 } });
+      // Each is refused (relay:no-host) and answered, recorded or not.
+      await eventually(async () => {
+        const stats = JSON.parse(textOf(await h.client.callTool({ name: 'asky__stats', arguments: {} }))) as { answers: number };
+        return stats.answers === 2000;
+      }, 60_000, 'every question answered');
+      // Before, each was a row of its own: 2,000 rows from one call.
+      const rows = () => auditRows(join(own, 'data'), "upstream = 'asky' AND method = 'roots/list'");
+      expect(rows().filter((r) => r.rule === 'relay:no-host')).toHaveLength(100);
+      // The count of the others is a row once the minute is over, or at shutdown.
+      expect((await d.stop()).code).toBe(0);
+      const counted = rows().filter((r) => r.rule === 'audit:refusals-counted');
+      expect(counted).toHaveLength(1);
+      expect(String(counted[0]!.error_message)).toMatch(/^1900 more requests from upstream 'asky' that reached no host or person/);
+    } finally {
+      await h.close();
+      await d.stop();
+      rmSync(own, { recursive: true, force: true });
+    }
+  });
+});

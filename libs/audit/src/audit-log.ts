@@ -1,5 +1,6 @@
 import type { AuditEntry } from './audit.types.js';
-import { RefusalBudget, type RefusalBudgetOptions, type RefusalSummary } from './refusal-budget.js';
+import { CountedRows } from './counted-rows.js';
+import { RefusalBudget, type RefusalBudgetOptions, type RefusalSample, type RefusalSummary } from './refusal-budget.js';
 import { bareEntry } from './system-entry.js';
 import { canonicalJson, canonicalTextDigest, type Redactor } from './redaction/index.js';
 import type { AuditWriter } from './writer/audit-writer.js';
@@ -11,8 +12,18 @@ export interface AuditLogOptions {
   completions: boolean;
   /** Keys the arguments digest (HMAC); see argumentsDigest. */
   digestKey?: Buffer;
-  /** How many HTTP refusals per client address are recorded one by one (RefusalBudget). */
+  /**
+   * How many HTTP refusals per client address, and relayed requests refused per upstream,
+   * are recorded one by one (RefusalBudget).
+   */
   refusals?: Partial<RefusalBudgetOptions>;
+}
+
+/** What an upstream's request that reached no host or person is about, as a summary row repeats it. */
+interface UpstreamRefusalSample {
+  method: string;
+  decision: AuditEntry['decision'];
+  rule: string;
 }
 
 /** 100 rows a minute per address: far above any real client's mistakes, far below a flood's. */
@@ -57,19 +68,17 @@ function redactedWithin(text: string, max: number, redact: (text: string) => str
  * unredacted leaves this class.
  */
 export class AuditLog {
-  private readonly refusals: RefusalBudget;
-  private summaryTimer: NodeJS.Timeout | undefined;
+  private readonly refusals: CountedRows<RefusalSample>;
+  private readonly upstreamRefusals: CountedRows<UpstreamRefusalSample>;
 
   constructor(
     private readonly writer: AuditWriter,
     private readonly options: AuditLogOptions,
   ) {
-    this.refusals = new RefusalBudget({
-      perWindow: REFUSALS_PER_WINDOW,
-      windowMs: REFUSAL_WINDOW_MS,
-      maxAddresses: REFUSAL_ADDRESSES,
-      ...options.refusals,
-    });
+    const budget = <S>() =>
+      new RefusalBudget<S>({ perWindow: REFUSALS_PER_WINDOW, windowMs: REFUSAL_WINDOW_MS, maxAddresses: REFUSAL_ADDRESSES, ...options.refusals });
+    this.refusals = new CountedRows(budget<RefusalSample>(), (entry) => this.note(entry), (summary) => this.summaryEntry(summary));
+    this.upstreamRefusals = new CountedRows(budget<UpstreamRefusalSample>(), (entry) => this.note(entry), (summary) => this.upstreamSummaryEntry(summary));
   }
 
   get mode() {
@@ -153,12 +162,7 @@ export class AuditLog {
     /** The client's address: each gets its own budget of rows (RefusalBudget). */
     address?: string;
   }): void {
-    const { record, summaries } = this.refusals.admit(refusal.address ?? 'unknown', refusal);
-    for (const summary of summaries) this.note(this.summaryEntry(summary));
-    if (!record) {
-      this.summarizeAtWindowEnd();
-      return;
-    }
+    if (!this.refusals.admit(refusal.address ?? 'unknown', refusal)) return;
     this.note(
       bareEntry({
         principal: refusal.principal?.id ?? 'anonymous',
@@ -180,21 +184,36 @@ export class AuditLog {
    * writer closes, so that none goes unaccounted.
    */
   summarizeRefusals(): void {
-    clearTimeout(this.summaryTimer);
-    this.summaryTimer = undefined;
-    for (const summary of this.refusals.drain()) this.note(this.summaryEntry(summary));
+    this.refusals.summarize();
+    this.upstreamRefusals.summarize();
   }
 
-  private summarizeAtWindowEnd(): void {
-    if (this.summaryTimer) return;
-    this.summaryTimer = setTimeout(() => {
-      this.summaryTimer = undefined;
-      for (const summary of this.refusals.drainEnded()) this.note(this.summaryEntry(summary));
-      // A refusal that came after the window ended but before this timer ran opened the next
-      // window; what that one counts is summed up at its own end.
-      if (this.refusals.suppressing) this.summarizeAtWindowEnd();
-    }, this.refusals.msLeft);
-    this.summaryTimer.unref();
+  /**
+   * The row of a request an upstream made that reached no host or person: turned down
+   * (refused: no host to put it to, a method the gateway does not relay; denied: sampling
+   * the policy does not allow) or answered by the gateway itself (pinned roots). It costs
+   * the upstream nothing, so like an HTTP refusal it is bounded, per upstream; one sending
+   * them in a loop made 2,000 rows a second. Past the first of a window it is counted into
+   * the window's summary row instead, and this resolves at once. Otherwise as record().
+   */
+  recordUnrelayed(entry: AuditEntry, args: unknown, error: string | null): Promise<void> {
+    const sample = { method: entry.method, decision: entry.decision, rule: entry.rule ?? 'unknown' };
+    if (!this.upstreamRefusals.admit(entry.upstream ?? 'unknown', sample)) return Promise.resolve();
+    return this.record(entry, args, error);
+  }
+
+  private upstreamSummaryEntry({ address, suppressed, since, until, sample }: RefusalSummary<UpstreamRefusalSample>): AuditEntry {
+    const when = `${new Date(since).toISOString()} to ${new Date(until).toISOString()}`;
+    return bareEntry({
+      principal: 'switchboard',
+      authMethod: 'internal',
+      upstream: address,
+      method: sample.method,
+      decision: sample.decision,
+      rule: 'audit:refusals-counted',
+      outcome: null,
+      errorMessage: `${suppressed} more requests from upstream '${address}' that reached no host or person, ${when}, were counted, not recorded one by one (the first ${this.upstreamRefusals.perWindow} of a window are; the first of this one: ${sample.method}, rule ${sample.rule})`,
+    });
   }
 
   private summaryEntry({ address, suppressed, since, until, sample }: RefusalSummary): AuditEntry {

@@ -7,12 +7,12 @@ export interface RefusalSample {
 }
 
 /** The refusals from one address in one window that were counted rather than recorded one by one. */
-export interface RefusalSummary {
+export interface RefusalSummary<S = RefusalSample> {
   address: string;
   suppressed: number;
   since: number;
   until: number;
-  sample: RefusalSample;
+  sample: S;
 }
 
 export interface RefusalBudgetOptions {
@@ -35,9 +35,9 @@ export const OTHER_ADDRESSES = 'other addresses';
  * address says how many, from when to when, so every refusal is still accounted for. The
  * callers are answered the same either way: only the recording is bounded.
  */
-export class RefusalBudget {
+export class RefusalBudget<S = RefusalSample> {
   private windowStart: number;
-  private readonly counts = new Map<string, { recorded: number; suppressed: number; sample: RefusalSample }>();
+  private readonly counts = new Map<string, { recorded: number; suppressed: number; sample: S }>();
   private readonly now: () => number;
 
   constructor(private readonly options: RefusalBudgetOptions) {
@@ -49,7 +49,7 @@ export class RefusalBudget {
    * Whether this refusal gets its own row; first, the summaries of a window that has ended
    * (to be recorded before it).
    */
-  admit(address: string, sample: RefusalSample): { record: boolean; summaries: RefusalSummary[] } {
+  admit(address: string, sample: S): { record: boolean; summaries: RefusalSummary<S>[] } {
     const summaries = this.drainEnded();
     const key = this.counts.has(address) || this.counts.size < this.options.maxAddresses ? address : OTHER_ADDRESSES;
     const count = this.counts.get(key) ?? { recorded: 0, suppressed: 0, sample };
@@ -83,14 +83,14 @@ export class RefusalBudget {
    * one window uses this, as `admit` does, so that it cannot end a later window early (the
    * later window would be cut short, and each address get another `perWindow` rows in it).
    */
-  drainEnded(): RefusalSummary[] {
+  drainEnded(): RefusalSummary<S>[] {
     return this.now() - this.windowStart >= this.options.windowMs ? this.drain() : [];
   }
 
   /** Ends the window now: the summaries of what it counted without recording. */
-  drain(): RefusalSummary[] {
+  drain(): RefusalSummary<S>[] {
     const until = this.now();
-    const summaries: RefusalSummary[] = [];
+    const summaries: RefusalSummary<S>[] = [];
     for (const [address, { suppressed, sample }] of this.counts) {
       if (suppressed > 0) summaries.push({ address, suppressed, since: this.windowStart, until, sample });
     }

@@ -64,5 +64,6 @@ async function record(services: RelayServices, req: ServerRequest, result: Item,
     responseBytes: Buffer.byteLength(JSON.stringify(result)),
     requestId: String(req.request.id),
   });
-  await services.audit.record(entry, { request: req.request.params ?? {}, answer: result }, null).catch(() => undefined);
+  // Answered by the gateway alone: bounded per upstream, which can ask in a loop.
+  await services.audit.recordUnrelayed(entry, { request: req.request.params ?? {}, answer: result }, null).catch(() => undefined);
 }

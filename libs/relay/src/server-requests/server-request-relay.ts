@@ -313,7 +313,9 @@ export class ServerRequestRelay {
     if (!audit) return;
     if (result) entry.responseBytes = Buffer.byteLength(JSON.stringify(result));
     const answer = { request: params, answer: result ?? null, ...(answeredBy !== undefined && { answeredBy }) };
-    await audit.record(entry, answer, error).catch(() => undefined);
+    // Turned down before anyone saw it: bounded per upstream, which can ask in a loop.
+    const written = entry.decision === 'allowed' ? audit.record(entry, answer, error) : audit.recordUnrelayed(entry, answer, error);
+    await written.catch(() => undefined);
   }
 }
 

@@ -50,7 +50,10 @@ function world(servers: Partial<ServerConfig>[] = [{ name: 'shell', isolation: '
     sessions,
     config: () => ({ servers, auth: { mode: 'none' } }) as GatewayConfig,
     sessionConnections: { ownerOf: (c: UpstreamConnection) => owned.get(c) } as SessionConnections,
-    audit: { record: async (entry: AuditEntry, args: unknown) => void rows.push({ entry, args }) } as unknown as AuditLog,
+    audit: {
+      record: async (entry: AuditEntry, args: unknown) => void rows.push({ entry, args }),
+      recordUnrelayed: async (entry: AuditEntry, args: unknown) => void rows.push({ entry, args }),
+    } as unknown as AuditLog,
   } as unknown as RelayServices;
   const relay = new ServerRequestRelay(services, () => ({ timeoutMs: 1000, maxSamplingTokens: 100, inbox: false }));
   const handler = answeringPinnedRoots(services, relay.handle);
