@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -215,6 +216,42 @@ describe('an upstream that asks thousands of questions nobody can be asked', () 
     } finally {
       await h.close();
       await d.stop();
+      rmSync(own, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('a legacy HTTP+SSE upstream that answers each POST with a body that never ends', () => {
+  it('has the gateway stop reading each answer (it read them whole, growing by 100 MB a second), and serves it', async () => {
+    const fixture = spawn(process.execPath, [join(REPO_ROOT, 'test/fixtures/hostile-sse-upstream.mjs')], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const own = tempDir('sb-hostile-sse-');
+    try {
+      const port = await new Promise<string>((resolve, reject) => {
+        let out = '';
+        fixture.stdout!.on('data', (chunk: Buffer) => {
+          out += chunk.toString('utf8');
+          const found = /port (\d+)/.exec(out);
+          if (found) resolve(found[1]!);
+        });
+        fixture.once('exit', (code) => reject(new Error(`the SSE fixture exited with ${code}`)));
+      });
+      const d = await startDaemon(writeConfig({ mcpServers: { endless: { type: 'sse', url: `http://127.0.0.1:${port}/sse` } } }, own));
+      const h = await connectHost('streamable-http', { daemon: d });
+      try {
+        await eventually(async () => (await h.client.listTools()).tools.some((t) => t.name === 'endless__stats'), 60_000, 'endless listed');
+        // Every POST since initialize (initialized, tools/list, this call) got an endless answer;
+        // each was read up to a bound and its connection closed.
+        const stats = await eventually(async () => {
+          const now = JSON.parse(textOf(await h.client.callTool({ name: 'endless__stats', arguments: {} }))) as { endlessAnswers: number; abandoned: number };
+          return now.abandoned >= 2 ? now : undefined;
+        }, 30_000, 'endless answers abandoned');
+        expect(stats.endlessAnswers).toBeGreaterThanOrEqual(stats.abandoned);
+      } finally {
+        await h.close();
+        await d.stop();
+      }
+    } finally {
+      fixture.kill('SIGTERM');
       rmSync(own, { recursive: true, force: true });
     }
   });

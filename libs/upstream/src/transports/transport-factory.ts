@@ -1,5 +1,6 @@
 import type { ServerConfig, RemoteServerConfig } from '@switchboard/config';
 import type { Logger } from '@switchboard/observability';
+import { fetchWithCutBodies } from './post-answer-limit.js';
 import { limitSseEvents } from './sse-event-limit.js';
 import { StdioUpstreamTransport } from './stdio-transport.js';
 import { StreamableHttpUpstreamTransport } from './streamable-http-transport.js';
@@ -46,6 +47,8 @@ function sseTransport({ SSEClientTransport }: ClientSdk, config: RemoteServerCon
   const headers = config.headers;
   return new SSEClientTransport(new URL(config.url), {
     requestInit: { headers },
+    // Its POSTs: the SDK reads each answer whole, which cutBody bounds.
+    fetch: (url: string | URL, init?: RequestInit) => fetchWithCutBodies(url, init),
     // EventSource takes no headers option; give it a fetch that adds them, and that bounds
     // the size of one event (sse-event-limit.ts).
     eventSourceInit: {
