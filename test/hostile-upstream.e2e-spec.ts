@@ -256,3 +256,24 @@ describe('a legacy HTTP+SSE upstream that answers each POST with a body that nev
     }
   });
 });
+
+describe('a stdio upstream that writes 100,000 lines a second to stdout that are no messages', () => {
+  it('has at most 100 of them a second logged, the rest counted, and is served', async () => {
+    const own = tempDir('sb-hostile-stdout-');
+    const started = Date.now();
+    const d = await startDaemon(writeConfig({ mcpServers: { spewing: hostile({ HOSTILE_STDOUT_FLOOD: '1' }) } }, own));
+    const h = await connectHost('streamable-http', { daemon: d });
+    try {
+      const stray = () => d.stderr().split('\n').filter((l) => l.includes('upstream wrote something that is not a JSON-RPC message to stdout')).length;
+      await eventually(() => /upstream stdout: \d+ stray lines not logged/.test(d.stderr()), 30_000, 'the count of lines not logged');
+      expect(textOf(await h.client.callTool({ name: 'spewing__echo', arguments: {} }))).toBe('echo');
+      // Before, every one was a line of the daemon's log, redacted first.
+      const seconds = Math.ceil((Date.now() - started) / 1000);
+      expect(stray()).toBeLessThanOrEqual(100 * (seconds + 1));
+    } finally {
+      await h.close();
+      await d.stop();
+      rmSync(own, { recursive: true, force: true });
+    }
+  });
+});

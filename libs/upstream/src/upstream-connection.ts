@@ -17,7 +17,7 @@ import type { Logger } from '@switchboard/observability';
 import { RetrySchedule, withTimeout } from './backoff.js';
 import { servedInstructions } from './instructions.js';
 import { CutLists } from './list-cap.js';
-import { LogMessageBudget } from './log-message-budget.js';
+import { logMessageBudget, type LogBudget } from './log-budget.js';
 import { readList } from './list-reader.js';
 import { credentialsOf, redactUpstreamError, redactUpstreamText, type UpstreamRedactor } from './upstream-redaction.js';
 import { httpStatusOf, looksLikeLegacySse, type RemoteFlavour, type TransportFactory } from './transports/transport-factory.js';
@@ -84,7 +84,7 @@ export class UpstreamConnection {
   private probing = false;
   private readonly log: Logger;
   private readonly cutLists: CutLists;
-  private readonly logMessages: LogMessageBudget;
+  private readonly logMessages: LogBudget;
 
   protocolVersion?: string;
   serverInfo?: Item;
@@ -97,7 +97,7 @@ export class UpstreamConnection {
   ) {
     this.log = deps.logger.child({ upstream: current.name });
     this.cutLists = new CutLists(current.name, this.log);
-    this.logMessages = new LogMessageBudget(this.log);
+    this.logMessages = logMessageBudget(this.log);
   }
 
   /** The server's config as this connection runs it: read where used (timeouts, connectMs, alias). */

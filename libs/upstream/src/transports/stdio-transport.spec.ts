@@ -114,13 +114,23 @@ describe('StdioUpstreamTransport', () => {
       {},
       hide,
     );
-    await until(() => entries().filter((e) => e.msg === 'upstream stderr').length === 2 && entries().some((e) => e.msg.includes('not JSON')));
+    await until(() => entries().filter((e) => e.msg === 'upstream stderr').length === 2 && entries().some((e) => e.msg.includes('not a JSON-RPC message')));
     expect(entries().filter((e) => e.msg === 'upstream stderr').map((e) => e.stderr)).toEqual([
       'called with {"password":"[REDACTED]"}',
       // A long line is cut first (what is held stays bounded), and what is kept is redacted.
       `[REDACTED] ${'e'.repeat(MAX_STDERR_LINE_CHARS - 11)}… [${20011 - MAX_STDERR_LINE_CHARS} more characters]`,
     ]);
-    expect(entries().find((e) => e.msg.includes('not JSON'))!.line).toBe('debug: password=[REDACTED]');
+    expect(entries().find((e) => e.msg.includes('not a JSON-RPC message'))!.line).toBe('debug: password=[REDACTED]');
+  });
+
+  it('logs at most so many stray stdout lines a second, and counts the rest', async () => {
+    const { entries } = await start(`for (let i = 0; i < 1000; i++) process.stdout.write('stray ' + i + '\\n');`);
+    await until(() => entries().some((e) => e.msg.includes('stray lines not logged')));
+    const lines = entries().filter((e) => e.msg.includes('not a JSON-RPC message'));
+    const skipped = entries().filter((e) => e.msg.includes('stray lines not logged')).reduce((n, e) => n + (e.skipped as number), 0);
+    expect(lines.length).toBeGreaterThanOrEqual(100);
+    expect(lines.length + skipped).toBe(1000);
+    expect(lines[0].line).toBe('stray 0');
   });
 
   it('logs at most so many stderr lines a second, and counts the rest', async () => {

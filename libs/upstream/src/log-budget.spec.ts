@@ -1,6 +1,6 @@
 import { pino } from 'pino';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { LogMessageBudget, MAX_LOG_MESSAGES_PER_SECOND } from './log-message-budget.js';
+import { MAX_LOG_MESSAGES_PER_SECOND, logMessageBudget } from './log-budget.js';
 
 function logLines() {
   const lines: Array<Record<string, unknown>> = [];
@@ -10,11 +10,11 @@ function logLines() {
 
 afterEach(() => vi.useRealTimers());
 
-describe('LogMessageBudget', () => {
+describe('logMessageBudget', () => {
   it(`lets ${MAX_LOG_MESSAGES_PER_SECOND} messages a second through and logs the count of the rest once the second is over`, () => {
     vi.useFakeTimers();
     const { log, lines } = logLines();
-    const budget = new LogMessageBudget(log);
+    const budget = logMessageBudget(log);
     const passed = Array.from({ length: 250 }, () => budget.take()).filter(Boolean).length;
     expect(passed).toBe(MAX_LOG_MESSAGES_PER_SECOND);
     expect(lines).toEqual([]);
