@@ -47,6 +47,7 @@ beforeAll(async () => {
           calm: hostile({}),
           cursors: hostile({ HOSTILE_CURSOR_CHARS: String(HUGE_CURSOR_CHARS) }),
           noisy: hostile({}),
+          eager: hostile({}),
           wordy: hostile({ HOSTILE_INSTRUCTIONS_CHARS: String(10 * 1024 * 1024) }),
           deep: hostile({ HOSTILE_DEEP_SCHEMA: '100000' }),
           stormy: hostile({}),
@@ -275,5 +276,19 @@ describe('a stdio upstream that writes 100,000 lines a second to stdout that are
       await d.stop();
       rmSync(own, { recursive: true, force: true });
     }
+  });
+});
+
+describe('an upstream that sends 5,000 progress notifications for one call at once', () => {
+  it('has at most 20 a second relayed to the host that asked for progress', async () => {
+    await eventually(async () => (await toolNames()).includes('eager__progress_flood'), 60_000, 'eager listed');
+    let heard = 0;
+    const started = Date.now();
+    const answer = await host.client.callTool({ name: 'eager__progress_flood', arguments: { count: 5000 } }, { onprogress: () => void heard++ });
+    expect(textOf(answer)).toBe('sent 5000');
+    // Before, every one reached the host. Those relayed arrive before the answer, on its stream.
+    const seconds = Math.ceil((Date.now() - started) / 1000);
+    expect(heard).toBeGreaterThan(0);
+    expect(heard).toBeLessThanOrEqual(20 * (seconds + 1));
   });
 });

@@ -6,6 +6,9 @@ import type { UrlElicitations } from './server-requests/url-elicitations.js';
 
 type Item = Record<string, unknown>;
 
+/** Progress notifications of one forwarded request relayed to its host a second, at most. */
+export const MAX_PROGRESS_PER_SECOND = 20;
+
 /**
  * Sends one downstream request to its upstream: the host's progress token is replaced by one
  * the upstream connection owns (tokens from different hosts may clash) and mapped back on
@@ -51,7 +54,19 @@ export class Forwarder {
       origin,
     };
     if (hostToken !== undefined) {
+      // Progress relayed to the host is rate limited (the spec: both sides SHOULD, against
+      // flooding): an upstream sending thousands a second reached the host as thousands a
+      // second. What passes the bound is dropped; the upstream's timeout is still reset by
+      // every one (the peer's), and the result says how it ended.
+      let windowStart = 0;
+      let relayed = 0;
       options.onProgress = (progress) => {
+        const now = Date.now();
+        if (now - windowStart >= 1000) {
+          windowStart = now;
+          relayed = 0;
+        }
+        if (relayed++ >= MAX_PROGRESS_PER_SECOND) return;
         void session
           .send(
             { jsonrpc: '2.0', method: 'notifications/progress', params: { ...progress, progressToken: hostToken } },
