@@ -16,6 +16,7 @@ import type { ListLimits, ServerConfig } from '@switchboard/config';
 import type { Logger } from '@switchboard/observability';
 import { RetrySchedule, withTimeout } from './backoff.js';
 import { servedInstructions } from './instructions.js';
+import { LastSends } from './last-sends.js';
 import { CutLists } from './list-cap.js';
 import { logMessageBudget, type LogBudget } from './log-budget.js';
 import { readList } from './list-reader.js';
@@ -49,13 +50,6 @@ export interface UpstreamDeps {
 type Item = Record<string, unknown>;
 
 const HEALTH_PING_TIMEOUT_MS = 10_000;
-/**
- * How long a stop waits for the notifications and answers still being sent (a host's
- * cancellation, above all) before it closes the transport, which would abort them: the
- * legacy HTTP+SSE transport aborts its POSTs in flight. The same bound as the DELETE that
- * ends a Streamable HTTP session at close.
- */
-const LAST_SENDS_WAIT_MS = 1000;
 const FAILED_PINGS_BEFORE_RECONNECT = 2;
 
 
@@ -77,8 +71,8 @@ export class UpstreamConnection {
   private healthTimer?: NodeJS.Timeout;
   private stopped = false;
   private connecting?: Promise<void>;
-  /** Notifications and answers being sent, each settled either way: what a stop waits for. */
-  private readonly sending = new Set<Promise<void>>();
+  /** Notifications and answers being sent: what a stop waits for. */
+  private readonly lastSends = new LastSends();
   /** The peer of a connect attempt still in its handshake. */
   private opening?: JsonRpcPeer;
   private probing = false;
@@ -161,7 +155,7 @@ export class UpstreamConnection {
     this.opening?.close(new McpError(ErrorCode.UpstreamUnavailable, `Upstream '${this.name}' was stopped`));
     await this.connecting?.catch(() => undefined);
     // Calls still running (a drain that ran out, a reload that dropped the server) are
-    // cancelled upstream, and sent before the transport closes (lastSends).
+    // cancelled upstream, and sent before the transport closes (LastSends).
     this.peer?.close(new McpError(ErrorCode.UpstreamUnavailable, `Upstream '${this.name}' was stopped`), {
       cancelReason: 'The gateway stopped the connection',
     });
@@ -170,31 +164,14 @@ export class UpstreamConnection {
     this.transport = undefined;
     this.setState('stopped');
     this.logMessages.stop();
-    await this.lastSends();
+    await this.lastSends.settled();
     await transport?.close().catch(() => undefined);
   }
 
-  /** Waits, at most LAST_SENDS_WAIT_MS, for the notifications and answers being sent. */
-  private async lastSends(): Promise<void> {
-    if (this.sending.size === 0) return;
-    let timer: NodeJS.Timeout | undefined;
-    const bound = new Promise<void>((resolve) => (timer = setTimeout(resolve, LAST_SENDS_WAIT_MS)));
-    await Promise.race([Promise.all(this.sending), bound]);
-    clearTimeout(timer);
-  }
-
-  /**
-   * Sends on the transport, keeping track of what is not a request. A request needs no
-   * wait at stop (closing the peer fails it, and its send may last as long as its answer);
-   * a notification or an answer may be the last word the server gets: the cancellation of a
-   * call a host abandoned as it left.
-   */
+  /** Sends on the transport, keeping track of what is not a request (LastSends). */
   private send(transport: UpstreamTransport, message: JsonRpcMessage, options?: SendOptions): Promise<void> {
     const sent = transport.send(message, options);
-    if (isRequest(message)) return sent;
-    const settled = sent.catch(() => undefined);
-    this.sending.add(settled);
-    void settled.then(() => this.sending.delete(settled));
+    if (!isRequest(message)) this.lastSends.track(sent);
     return sent;
   }
 
