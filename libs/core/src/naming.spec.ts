@@ -148,14 +148,22 @@ describe('assignPublicNames', () => {
     expect(out[0]).toBe('a__b__c');
   });
 
-  it('stays within the characters hosts accept when a bare name equals the hashed form too', () => {
-    // x offers echo and y__echo, so y's echo is hashed; x also offers, by chance, that hashed
-    // form, so y's echo is hashed again.
-    const hashed = names([req('x', 'y__echo', 'none'), req('x', 'echo', 'none'), req('y', 'echo', 'none')])[2];
-    expect(hashed).toMatch(/^y__echo_[0-9a-f]{8}$/);
-    const out = names([req('x', 'y__echo', 'none'), req('x', hashed, 'none'), req('x', 'echo', 'none'), req('y', 'echo', 'none')]);
-    expect(new Set(out).size).toBe(4);
+  it('stays within the characters hosts accept when a name equals the hashed form too', () => {
+    // x's y__echo (prefixed, for its separator) is x__y__echo, which x__y's echo also is; so
+    // that one is hashed. x__y also offers, by chance, that hashed form's tool, so the hash
+    // is taken again.
+    const hashed = names([req('x', 'y__echo', 'none'), req('x__y', 'echo')])[1];
+    expect(hashed).toMatch(/^x__y__echo_[0-9a-f]{8}$/);
+    const out = names([req('x', 'y__echo', 'none'), req('x__y', hashed.slice('x__y__'.length)), req('x__y', 'echo')]);
+    expect(out.slice(0, 2)).toEqual(['x__y__echo', hashed]);
+    expect(out[2]).toMatch(/^x__y__echo_[0-9a-f]{8}$/);
+    expect(new Set(out).size).toBe(3);
     for (const name of out) expect(name).toMatch(/^[A-Za-z0-9_-]{1,64}$/);
+  });
+
+  it('prefixes a name with the separator in it in auto and none: bare, it would pass for another server\'s', () => {
+    const out = names([req('github', 'create_issue', 'prefix'), req('evil', 'github__delete_repo', 'none'), req('evil', 'plain', 'auto')]);
+    expect(out).toEqual(['github__create_issue', 'evil__github__delete_repo', 'plain']);
   });
 
   it('makes a name with characters the spec does not allow safe, hashed so that it meets no other', () => {

@@ -9,6 +9,8 @@ import { createHash } from 'node:crypto';
  *   all of them are prefixed.
  * - `none`: the bare name; on a collision with another `auto` or `none` server the first
  *   (config order) keeps it and the others are prefixed, so nothing is silently hidden.
+ * - In `auto` and `none`, a name with the separator in it is prefixed all the same: bare,
+ *   it would look like another server's prefixed name.
  *
  * A `prefix` server never publishes a bare name, so it contests none: its `add` does not
  * make another server's `add` collide.
@@ -127,7 +129,9 @@ export function assignPublicNames(
   };
   const keptOff = new Set([...held.values()].filter((h) => h.displaced).map((h) => pair(h.server, h.name)));
   // A `prefix` server never takes a bare name, nor does one kept off it: they contest none.
-  const wantsBare = (r: NameRequest) => r.mode !== 'prefix' && !keptOff.has(pair(r.server, r.name));
+  // Nor does a name with the separator in it: bare, `github__delete_repo` of another server
+  // would pass for github's tool, to a person and to a policy rule `tool: "github__*"`.
+  const wantsBare = (r: NameRequest) => r.mode !== 'prefix' && !keptOff.has(pair(r.server, r.name)) && !r.name.includes(opts.separator);
   const serversByName = new Map<string, string[]>();
   for (const r of requests) {
     if (!wantsBare(r)) continue;
