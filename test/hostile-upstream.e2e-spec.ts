@@ -83,7 +83,7 @@ describe('an upstream whose tools/list cursors are huge and never end', () => {
     // Without the bound the gateway sent back (and kept, to notice a loop) one 64 KiB cursor
     // per page, for a thousand pages.
     const stats = JSON.parse(textOf(await host.client.callTool({ name: 'cursors__stats', arguments: {} }))) as Json;
-    expect(stats).toEqual({ toolsListPages: 1 });
+    expect(stats.toolsListPages).toBe(1);
     expect(daemon.stderr()).toContain('nextCursor is longer than');
   });
 });
@@ -175,7 +175,10 @@ describe('an upstream that lists one tool whose schema nests 100,000 levels deep
       const listed = await toolNames();
       return listed.includes('calm__echo') ? listed : undefined;
     }, 60_000, 'the tools listed');
-    expect(names.filter((n) => n.startsWith('deep__')).sort()).toEqual(['deep__echo', 'deep__list_storm', 'deep__log_flood', 'deep__stats']);
+    // Every tool the fixture lists by default (as calm, a fixture alike, shows them), not deep.
+    const calm = names.filter((n) => n.startsWith('calm__')).map((n) => n.slice('calm__'.length));
+    expect(names.filter((n) => n.startsWith('deep__')).map((n) => n.slice('deep__'.length))).toEqual(calm);
+    expect(calm).toContain('echo');
     expect(daemon.stderr()).toContain('nests deeper than 256 levels');
   });
 });
