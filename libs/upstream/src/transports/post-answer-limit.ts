@@ -35,7 +35,10 @@ export function cutBody(body: ReadableStream<Uint8Array>, limit = MAX_POST_ANSWE
 export async function fetchWithCutBodies(url: string | URL, init?: RequestInit, limit = MAX_POST_ANSWER_BYTES): Promise<Response> {
   const res = await fetch(url, init);
   // A null body (204, HEAD) has nothing to cut; a status a Response cannot be made with
-  // (an opaque redirect's 0) is passed on as it is.
+  // (an opaque redirect's 0) is passed on as it is; so is an answer whose length is known
+  // to be within the limit, the usual "Accepted": a message's POST costs no wrapper then.
   if (!res.body || res.status < 200 || res.status > 599) return res;
+  const length = res.headers.get('content-length');
+  if (length !== null && Number(length) <= limit) return res;
   return new Response(cutBody(res.body, limit), { status: res.status, statusText: res.statusText, headers: res.headers });
 }
