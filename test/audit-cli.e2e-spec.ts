@@ -388,18 +388,20 @@ describe('switchboard audit verify and retention pruning', () => {
     expect(forged.stdout).toMatch(/^BROKEN before row 14: rows before id 14 are missing and no pruning marker in the chain accounts for them /);
   });
 
-  it('export reads one snapshot: rows that retention prunes while it runs are still in it, and its chain has no gap', async () => {
+  /**
+   * `count` rows, all but the newest older than the retention cut-off; runs the reader with
+   * its stdout held, so it waits part-way through its first page, prunes meanwhile, then
+   * reads what it printed (JSON lines).
+   */
+  async function readWhilePruning(count: number, command: string[]): Promise<AuditRow[]> {
     const now = Date.now();
-    const count = 4000;
     const entries = Array.from({ length: count }, (_, i) => entry({ at: now - 10 * MINUTE + i }));
     // The writer queues at most 1000 rows at a time here.
     const { config, configPath } = await logWith(entries.slice(0, 1000));
     for (let i = 1000; i < count; i += 1000) await appendRows(config, entries.slice(i, i + 1000));
-    const proc = spawn(process.execPath, [SWITCHBOARD_BIN, 'audit', 'export', '--format', 'jsonl', '--config', configPath], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const proc = spawn(process.execPath, [SWITCHBOARD_BIN, 'audit', ...command, '--config', configPath], { stdio: ['ignore', 'pipe', 'pipe'] });
     const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
-    // Not read yet: the export fills the pipe and waits, part-way through its first page of rows.
+    // Not read yet: the reader fills the pipe and waits, part-way through its first page of rows.
     proc.stdout.pause();
     await new Promise((resolve) => proc.stdout.once('readable', resolve));
     const { dataSource } = await openMigrated(config);
@@ -412,35 +414,20 @@ describe('switchboard audit verify and retention pruning', () => {
     proc.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
     proc.stdout.resume();
     expect(await exited).toBe(0);
-    const exported = stdout.trimEnd().split('\n').map((line) => JSON.parse(line) as AuditRow);
+    return stdout.trimEnd().split('\n').map((line) => JSON.parse(line) as AuditRow);
+  }
+
+  it('export reads one snapshot: rows that retention prunes while it runs are still in it, and its chain has no gap', async () => {
+    const count = 4000;
+    const exported = await readWhilePruning(count, ['export', '--format', 'jsonl']);
     expect(exported.map((row) => row.id)).toEqual(Array.from({ length: count }, (_, i) => i + 1));
     for (let i = 1; i < exported.length; i++) expect(exported[i].prevHash).toBe(exported[i - 1].hash);
   });
 
   it('tail reads one snapshot too: rows pruned while it prints are still printed', async () => {
-    const now = Date.now();
     const count = 3000;
-    const entries = Array.from({ length: count }, (_, i) => entry({ at: now - 10 * MINUTE + i }));
-    const { config, configPath } = await logWith(entries.slice(0, 1000));
-    for (let i = 1000; i < count; i += 1000) await appendRows(config, entries.slice(i, i + 1000));
-    const proc = spawn(process.execPath, [SWITCHBOARD_BIN, 'audit', 'tail', '-n', String(count), '--json', '--config', configPath], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
-    proc.stdout.pause();
-    await new Promise((resolve) => proc.stdout.once('readable', resolve));
-    const { dataSource } = await openMigrated(config);
-    try {
-      expect(await pruneBefore(sqliteConnection(dataSource), now - 5 * MINUTE)).toMatchObject({ rows: count - 1 });
-    } finally {
-      await dataSource.destroy();
-    }
-    let stdout = '';
-    proc.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
-    proc.stdout.resume();
-    expect(await exited).toBe(0);
-    const ids = stdout.trimEnd().split('\n').map((line) => (JSON.parse(line) as AuditRow).id);
-    expect(ids).toEqual(Array.from({ length: count }, (_, i) => i + 1));
+    const printed = await readWhilePruning(count, ['tail', '-n', String(count), '--json']);
+    expect(printed.map((row) => row.id)).toEqual(Array.from({ length: count }, (_, i) => i + 1));
   });
 
   it('refuses rows deleted with a forged anchor and no pruning marker, although the head hash is unchanged', async () => {
