@@ -29,6 +29,20 @@ async function sample(): Promise<AuditQuery> {
 
 const names = (rows: { name: string | null }[]) => rows.map((r) => r.name);
 
+/** The SQL each query sends from now on, as TypeORM's logger sees it, to check what a page lets SQLite read. */
+function recordQueries(dataSource: DataSource): { sql: string; params: unknown[] }[] {
+  const queries: { sql: string; params: unknown[] }[] = [];
+  (dataSource as unknown as { logger: object }).logger = {
+    logQuery: (sql: string, params: unknown[] = []) => queries.push({ sql, params }),
+    logQueryError: () => undefined,
+    logQuerySlow: () => undefined,
+    logSchemaBuild: () => undefined,
+    logMigration: () => undefined,
+    log: () => undefined,
+  };
+  return queries;
+}
+
 describe('AuditQuery', () => {
   it('filters by time, principal, tool (public or original name), decision, method and upstream', async () => {
     const q = await sample();
@@ -259,15 +273,7 @@ describe('AuditQuery', () => {
     // A row that arrived early but was committed last (a crashed process's journal, moved in later).
     void writer.append(entry({ at: T0 + 500, requestId: 'late' }));
     await writer.flush();
-    const queries: { sql: string; params: unknown[] }[] = [];
-    (t.dataSource as unknown as { logger: object }).logger = {
-      logQuery: (sql: string, params: unknown[] = []) => queries.push({ sql, params }),
-      logQueryError: () => undefined,
-      logQuerySlow: () => undefined,
-      logSchemaBuild: () => undefined,
-      logMigration: () => undefined,
-      log: () => undefined,
-    };
+    const queries = recordQueries(t.dataSource);
     const q = new AuditQuery(t.dataSource);
     /** Every page of a walk, and the ids each page's query let SQLite read. */
     const walk = async (filter: { since?: number; until?: number }, order: 'asc' | 'desc') => {
@@ -302,15 +308,7 @@ describe('AuditQuery', () => {
   it('pages newest first within a time range without sorting the whole range for each page', async () => {
     const t = await tempDatabase();
     open.push(t.dataSource);
-    const queries: { sql: string; params: unknown[] }[] = [];
-    (t.dataSource as unknown as { logger: object }).logger = {
-      logQuery: (sql: string, params: unknown[] = []) => queries.push({ sql, params }),
-      logQueryError: () => undefined,
-      logQuerySlow: () => undefined,
-      logSchemaBuild: () => undefined,
-      logMigration: () => undefined,
-      log: () => undefined,
-    };
+    const queries = recordQueries(t.dataSource);
     await new AuditQuery(t.dataSource).page({ since: T0, until: T0 + 1000 }, { limit: 10, order: 'desc' });
     const page = queries.find((q) => q.sql.includes('ORDER BY'))!;
     const plan = t.db.prepare(`EXPLAIN QUERY PLAN ${page.sql}`).all(...page.params) as { detail: string }[];
