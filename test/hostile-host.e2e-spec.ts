@@ -19,10 +19,11 @@ const init = (id: number | string, protocolVersion = '2025-06-18') => ({
   params: { protocolVersion, capabilities: {}, clientInfo: { name: 'hostile', version: '1' } },
 });
 
+/** POSTs `body` to /mcp: a message, or a text sent as it is (JSON that JSON.stringify cannot write). */
 function post(body: unknown, headers: Record<string, string> = {}) {
   let r = request(daemon.baseUrl).post('/mcp').set('Accept', ACCEPT).set('Content-Type', 'application/json');
   for (const [k, v] of Object.entries(headers)) r = r.set(k, v);
-  return r.send(JSON.stringify(body));
+  return r.send(typeof body === 'string' ? body : JSON.stringify(body));
 }
 
 async function openSession(protocolVersion = '2025-06-18'): Promise<string> {
@@ -102,26 +103,15 @@ describe('ids and progress tokens JSON cannot carry exactly', () => {
 
   it('an integer id past 2^53 - 1 is -32600 at once, not answered under another id', async () => {
     const sid = await openSession();
-    const res = await request(daemon.baseUrl)
-      .post('/mcp')
-      .set('Accept', ACCEPT)
-      .set('Content-Type', 'application/json')
-      .set('Mcp-Session-Id', sid)
-      .send(`{"jsonrpc":"2.0","id":${huge},"method":"ping"}`)
-      .expect(400);
+    const res = await post(`{"jsonrpc":"2.0","id":${huge},"method":"ping"}`, { 'Mcp-Session-Id': sid }).expect(400);
     expect(res.body).toMatchObject({ id: null, error: { code: -32600 } });
     await post({ jsonrpc: '2.0', id: Number.MAX_SAFE_INTEGER, method: 'ping' }, { 'Mcp-Session-Id': sid }).expect(200);
   });
 
   it('so is -32602 a progressToken past 2^53 - 1', async () => {
     const sid = await openSession();
-    const res = await request(daemon.baseUrl)
-      .post('/mcp')
-      .set('Accept', ACCEPT)
-      .set('Content-Type', 'application/json')
-      .set('Mcp-Session-Id', sid)
-      .send(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"fx__echo","arguments":{"text":"x"},"_meta":{"progressToken":${huge}}}}`)
-      .expect(200);
+    const body = `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"fx__echo","arguments":{"text":"x"},"_meta":{"progressToken":${huge}}}}`;
+    const res = await post(body, { 'Mcp-Session-Id': sid }).expect(200);
     expect(res.body).toMatchObject({ id: 7, error: { code: -32602, message: expect.stringMatching(/progressToken/) } });
   });
 });
@@ -180,7 +170,7 @@ describe('a body that begins with a byte order mark', () => {
   // RFC 8259 section 8.1: a parser may ignore a BOM; switchboard stdio always did (it trims each line).
   it('is read as the JSON after it on /mcp, not refused with -32700', async () => {
     const body = `\uFEFF${JSON.stringify(init('bom'))}`;
-    const res = await request(daemon.baseUrl).post('/mcp').set('Accept', ACCEPT).set('Content-Type', 'application/json').send(body).expect(200);
+    const res = await post(body).expect(200);
     expect(res.body).toMatchObject({ id: 'bom', result: { protocolVersion: '2025-06-18' } });
   });
 });
