@@ -10,6 +10,7 @@ import {
   answeringPinnedRoots,
   CatalogSync,
   Forwarder,
+  OutputSchemas,
   GatewayDispatcher,
   NotificationFanout,
   pushUpstreamLogLevel,
@@ -167,6 +168,7 @@ export class GatewayRuntime {
       inbox: this.inbox,
       approvals: new ApprovalBook(),
       urlElicitations,
+      outputSchemas: new OutputSchemas(this.catalog, logger),
     });
     relay = new ServerRequestRelay(this.dispatcher.services, () => this.current.relay);
     serverRequests = answeringPinnedRoots(this.dispatcher.services, relay.handle);

@@ -13,3 +13,5 @@ export { UrlElicitations } from './server-requests/url-elicitations.js';
 export { answeringPinnedRoots } from './server-requests/pinned-roots.js';
 export { sessionClientCapabilities, type SessionCapabilityOptions } from './server-requests/session-client-capabilities.js';
 export { shapeNotification } from './revision/shape-for-revision.js';
+export { OutputSchemas } from './results/output-schemas.js';
+export { toolResultProblems } from './results/result-problems.js';

@@ -13,6 +13,7 @@ import type { Forwarder } from './forwarder.js';
 import type { DownstreamSession, SessionDirectory } from './session.js';
 import type { SubscriptionManager } from './subscriptions.js';
 import type { UrlElicitations } from './server-requests/url-elicitations.js';
+import type { OutputSchemas } from './results/output-schemas.js';
 
 export type Item = Record<string, unknown>;
 
@@ -43,6 +44,11 @@ export interface RelayServices {
   inbox?: Inbox;
   /** Where upstreams' URL-elicitation completions go; undefined in tests without them. */
   urlElicitations?: UrlElicitations;
+  /**
+   * The tools' outputSchemas, compiled, that a tools/call's structuredContent must match;
+   * undefined in tests without them (results are still checked for their shape).
+   */
+  outputSchemas?: OutputSchemas;
   /** Connections of `isolation: per-session` servers, one per downstream session; undefined in tests without any. */
   sessionConnections?: SessionConnections;
   /**

@@ -5,6 +5,8 @@ import { publicUrisInMessages } from './uri-mapping.js';
 import { authorized } from '../gates/policy-gate.js';
 import { rateLimited } from '../gates/rate-limited.js';
 import { recordRoute, routeOfDeparted, upstreamOf } from './upstream-of.js';
+import { promptResultProblems } from '../results/result-problems.js';
+import { checkedResult } from '../results/checked-result.js';
 
 export const getPrompt: MethodHandler = async (ctx, services) => {
   const publicName = requireString(ctx.params, 'name');
@@ -34,5 +36,6 @@ export const getPrompt: MethodHandler = async (ctx, services) => {
     const connection = await upstreamOf(ctx, services, target.server);
     return services.forwarder.forward(ctx.session, ctx.request, connection, { ...ctx.params, name: target.name }, ctx);
   });
+  checkedResult(services, target.server, 'prompts/get', `prompt '${publicName}'`, result, promptResultProblems(result));
   return publicUrisInMessages(services.catalog.current, target.server, result);
 };

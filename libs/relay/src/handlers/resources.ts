@@ -7,6 +7,8 @@ import { authorized } from '../gates/policy-gate.js';
 import { rateLimited } from '../gates/rate-limited.js';
 import { recordRoute, upstreamOf } from './upstream-of.js';
 import type { AuditFacts } from '../audit/audit-facts.js';
+import { readResultProblems } from '../results/result-problems.js';
+import { checkedResult } from '../results/checked-result.js';
 
 /** `facts`: a read's audit row, which says why a URI was refused (unknown, or of a form refused). */
 function resolve(services: RelayServices, uri: string, facts?: AuditFacts): { server: string; uri: string } {
@@ -43,6 +45,7 @@ export const readResource: MethodHandler = async (ctx, services) => {
   }).catch((err: unknown) => {
     throw upstreamNotFound(err, target.uri) ? notFound(uri) : err;
   });
+  checkedResult(services, target.server, 'resources/read', `resource '${uri}'`, result, readResultProblems(result));
   return publicUrisInContents(services.catalog.current, target.server, result);
 };
 

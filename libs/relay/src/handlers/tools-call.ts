@@ -6,6 +6,9 @@ import { authorized } from '../gates/policy-gate.js';
 import { rateLimited } from '../gates/rate-limited.js';
 import { approved } from '../gates/approval-gate.js';
 import { recordRoute, routeOfDeparted, upstreamOf } from './upstream-of.js';
+import { toolResultProblems } from '../results/result-problems.js';
+import { checkedResult } from '../results/checked-result.js';
+import { knowsStructuredContent } from '../revision/revision-fields.js';
 
 /**
  * tools/call: the public name is resolved to (upstream, original name) by the catalog and the
@@ -56,5 +59,11 @@ export const callTool: MethodHandler = async (ctx, services) => {
     const connection = await upstreamOf(ctx, services, target.server);
     return services.forwarder.forward(ctx.session, ctx.request, connection, { ...ctx.params, name: target.name }, ctx);
   });
+  // A host of a revision before structured content neither sees the outputSchema nor gets
+  // structuredContent (shape-for-revision.ts): the schema is nothing it would check.
+  const schemas = knowsStructuredContent(ctx.session.protocolVersion) ? services.outputSchemas : undefined;
+  if (schemas?.pending) await schemas.pending;
+  const problems = toolResultProblems(result, schemas?.checkOf(target.server, target.name));
+  checkedResult(services, target.server, 'tools/call', `tool '${publicName}'`, result, problems);
   return publicUrisInContent(services.catalog.current, target.server, result);
 };

@@ -109,3 +109,8 @@ export function fieldsToDrop(version: OlderRevision, shape: Shape): readonly str
   }
   return fields;
 }
+
+/** Whether a host of `version` gets structuredContent and outputSchemas (2025-06-18 and later). */
+export function knowsStructuredContent(version: string): boolean {
+  return !isOlderRevision(version) || !lacks(version, STRUCTURED_CONTENT_ADDED);
+}

@@ -1,0 +1,126 @@
+import type { CatalogStore } from '@switchboard/catalog';
+import type { Logger } from '@switchboard/observability';
+import type { Item } from '../relay.types.js';
+import type { OutputCheck } from './result-problems.js';
+import { backtrackingPatternIn } from './backtracking-pattern.js';
+
+type Engine = typeof import('@modelcontextprotocol/client/validators/ajv');
+type SchemaValidator = InstanceType<Engine['AjvJsonSchemaValidator']>;
+
+/** A schema longer than this (as JSON) is not compiled: ajv's compile time grows with it, and it holds the event loop. */
+export const MAX_OUTPUT_SCHEMA_CHARS = 64 * 1024;
+/** What one read of one upstream's tools may spend compiling; the schemas past it are not checked. */
+export const OUTPUT_SCHEMAS_BUDGET_MS = 500;
+/** An ajv message cut to this, for the host's error and the audit row. */
+const MAX_MISMATCH_CHARS = 300;
+
+interface ServerChecks {
+  /** The snapshot's tools list these were compiled from: a new list (a re-read) is compiled again. */
+  tools: readonly Item[];
+  /** The upstream's own tool name -> its check; absent for a tool without an outputSchema. */
+  byName: Map<string, OutputCheck>;
+}
+
+/**
+ * Each tool's outputSchema compiled once, when its upstream's tools list is read, so that a
+ * call's structuredContent is checked at the cost of running the compiled check. The
+ * validator is the MCP SDK's own (ajv, its options and its dialect choice by `$schema`), so
+ * the gateway rejects what an SDK host would reject, and no more. Each read gets its own
+ * validator: ajv keeps every schema it compiled (and refuses a second `$id`), so one shared
+ * engine would grow with every re-read and let one upstream's `$id` stand for another's.
+ * The SDK's validator (about 4 MB) is loaded only once some tool declares an outputSchema.
+ */
+export class OutputSchemas {
+  private readonly checks = new Map<string, ServerChecks>();
+  private engine: Engine | undefined;
+  private loading: Promise<void> | undefined;
+
+  constructor(
+    private readonly store: CatalogStore,
+    private readonly logger: Logger,
+  ) {
+    store.onChange(() => this.refresh());
+    this.refresh();
+  }
+
+  /** While the validator loads: resolves once the lists read so far are compiled. */
+  get pending(): Promise<void> | undefined {
+    return this.loading;
+  }
+
+  /** The check of `server`'s tool `name` (its own name); undefined when it declared no usable outputSchema. */
+  checkOf(server: string, name: string): OutputCheck | undefined {
+    return this.checks.get(server)?.byName.get(name);
+  }
+
+  private refresh(): void {
+    for (const server of [...this.checks.keys()]) if (!this.store.snapshot(server)) this.checks.delete(server);
+    for (const server of this.store.servers()) {
+      const tools = this.store.snapshot(server)!.tools;
+      if (this.checks.get(server)?.tools === tools) continue;
+      if (!tools.some((tool) => tool.outputSchema !== undefined)) this.checks.set(server, { tools, byName: new Map() });
+      else if (this.engine) this.checks.set(server, { tools, byName: this.compile(server, tools, new this.engine.AjvJsonSchemaValidator()) });
+      else this.load();
+    }
+  }
+
+  private load(): void {
+    this.loading ??= import('@modelcontextprotocol/client/validators/ajv').then(
+      (engine) => {
+        this.engine = engine;
+        this.loading = undefined;
+        this.refresh();
+      },
+      (err: unknown) => {
+        this.loading = undefined;
+        this.logger.error({ err: String(err) }, 'the JSON Schema validator could not be loaded; structuredContent is not checked against outputSchema');
+      },
+    );
+  }
+
+  private compile(server: string, tools: readonly Item[], validator: SchemaValidator): Map<string, OutputCheck> {
+    const byName = new Map<string, OutputCheck>();
+    const seen = new Set<unknown>();
+    const unchecked: string[] = [];
+    const started = performance.now();
+    for (const tool of tools) {
+      // The first item of a name is the one the catalog serves.
+      if (seen.has(tool.name)) continue;
+      seen.add(tool.name);
+      const schema = tool.outputSchema;
+      if (schema === undefined) continue;
+      const name = String(tool.name);
+      const why = this.uncompilable(schema, started);
+      if (why !== undefined) {
+        unchecked.push(`${JSON.stringify(name.slice(0, 80))}: ${why}`);
+        continue;
+      }
+      try {
+        const validate = validator.getValidator(schema as Parameters<SchemaValidator['getValidator']>[0]);
+        byName.set(name, (value) => {
+          const verdict = validate(value);
+          return verdict.valid ? undefined : (verdict.errorMessage ?? 'invalid').slice(0, MAX_MISMATCH_CHARS);
+        });
+      } catch (err) {
+        unchecked.push(`${JSON.stringify(name.slice(0, 80))}: ${(err instanceof Error ? err.message : String(err)).slice(0, 200)}`);
+      }
+    }
+    if (unchecked.length > 0) {
+      this.logger.warn(
+        { upstream: server, count: unchecked.length, examples: unchecked.slice(0, 5) },
+        `${unchecked.length} tools' outputSchema could not be compiled; their structuredContent is checked as if they declared none`,
+      );
+    }
+    return byName;
+  }
+
+  private uncompilable(schema: unknown, started: number): string | undefined {
+    if (performance.now() - started > OUTPUT_SCHEMAS_BUDGET_MS) return `the read's ${OUTPUT_SCHEMAS_BUDGET_MS} ms for compiling schemas was spent`;
+    const chars = JSON.stringify(schema).length;
+    if (chars > MAX_OUTPUT_SCHEMA_CHARS) return `${chars} characters of JSON, over ${MAX_OUTPUT_SCHEMA_CHARS}`;
+    // Checked on the daemon's one thread, for every host: a result's string of 30 characters
+    // against `^(a+)+$` would hold it for seconds.
+    const pattern = backtrackingPatternIn(schema);
+    return pattern === undefined ? undefined : `its pattern ${JSON.stringify(pattern.slice(0, 80))} may take exponential time to match`;
+  }
+}

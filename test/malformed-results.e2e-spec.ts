@@ -1,0 +1,144 @@
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REPO_ROOT, eventually, startDaemon, stopAllDaemons, tempDir, writeConfig, type DaemonHandle } from './support/daemon.js';
+import { auditRows } from './support/audit-rows.js';
+import { connectHost, type Host } from './support/hosts.js';
+import { rawHost } from './support/raw-host.js';
+
+/**
+ * An upstream that answers tools/call, prompts/get and resources/read with whatever it is
+ * told to (test/fixtures/hostile-upstream.mjs, HOSTILE_ANSWERS), through the real daemon: a
+ * result the spec does not allow reaches the host as the gateway's -32000 naming the
+ * upstream and what is wrong, and its audit row says error, not ok; a well-formed one passes
+ * unchanged, whatever fields and content types it has that the gateway does not know.
+ */
+
+type Json = Record<string, unknown>;
+
+const COUNTED = {
+  name: 'counted',
+  inputSchema: { type: 'object' },
+  outputSchema: { type: 'object', properties: { count: { type: 'integer' } }, required: ['count'] },
+};
+const PLAIN = { name: 'plain', inputSchema: { type: 'object' } };
+
+let dir: string;
+let daemon: DaemonHandle;
+let host: Host;
+let raw: Awaited<ReturnType<typeof rawHost>>;
+let nextId = 1;
+
+/** What the raw host gets for one request: the whole JSON-RPC answer. */
+async function ask(method: string, params: Json): Promise<Json> {
+  const id = nextId++;
+  const reply = raw.post({ jsonrpc: '2.0', id, method, params });
+  return raw.waitFor([reply], (m) => m.id === id, 30_000);
+}
+
+const callWith = (tool: string, answer: unknown) => ask('tools/call', { name: `odd__${tool}`, arguments: { answer } });
+
+/** The audit row of the raw host's request `id`. */
+const rowOf = (id: unknown) => auditRows(join(dir, 'data'), 'request_id = ? AND client_name = ?', String(id), 'raw-host')[0];
+
+beforeAll(async () => {
+  dir = tempDir('sb-results-');
+  daemon = await startDaemon(
+    writeConfig(
+      {
+        mcpServers: {
+          odd: {
+            command: process.execPath,
+            args: [join(REPO_ROOT, 'test/fixtures/hostile-upstream.mjs')],
+            env: { HOSTILE_ANSWERS: '1', HOSTILE_TOOLS: JSON.stringify([COUNTED, PLAIN]) },
+          },
+        },
+      },
+      dir,
+    ),
+  );
+  host = await connectHost('streamable-http', { daemon });
+  await eventually(async () => (await host.client.listTools()).tools.some((t) => t.name === 'odd__counted'), 60_000, 'odd listed');
+  raw = await rawHost(daemon, {});
+}, 90_000);
+
+afterAll(async () => {
+  await raw?.close();
+  await host?.close();
+  await stopAllDaemons();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('a malformed tools/call result', () => {
+  it.each([
+    ['plain', { isError: false }, 'content is missing'],
+    ['plain', { content: 'done' }, 'content is not an array'],
+    ['plain', { content: ['done'] }, 'content[0] is not an object'],
+    ['plain', { content: [{ text: 'done' }] }, 'content[0] has no string type'],
+    ['plain', { content: [], isError: 'no' }, 'isError is not a boolean'],
+    ['plain', { content: [], structuredContent: [1] }, 'structuredContent is not an object'],
+    ['counted', { content: [{ type: 'text', text: '3' }] }, 'structuredContent is missing, and the tool declares an outputSchema'],
+    ['counted', { content: [], structuredContent: { count: 'three' } }, "structuredContent does not match the tool's outputSchema: data/count must be integer"],
+  ])('from tool %s, %j, is an error naming the upstream, the tool and the problem, and its row says so', async (tool, answer, problem) => {
+    const reply = await callWith(tool, answer);
+    const message = `Upstream 'odd' sent an invalid tools/call result for tool 'odd__${tool}': ${problem}`;
+    expect(reply).toEqual({ jsonrpc: '2.0', id: reply.id, error: { code: -32000, message } });
+    expect(rowOf(reply.id)).toMatchObject({ method: 'tools/call', upstream: 'odd', decision: 'allowed', outcome: 'error', error_code: -32000, error_message: message });
+  });
+
+  it('reaches an SDK host as the gateway error, not as its own failure to parse', async () => {
+    const error = await host.client.callTool({ name: 'odd__counted', arguments: { answer: { content: [] } } }).then(
+      () => undefined,
+      (err: { code?: number; message: string }) => err,
+    );
+    expect(error?.code).toBe(-32000);
+    expect(error?.message).toContain("Upstream 'odd' sent an invalid tools/call result for tool 'odd__counted': structuredContent is missing");
+  });
+});
+
+describe('a well-formed tools/call result', () => {
+  const blocks = [
+    { type: 'text', text: 'hi', annotations: { audience: ['user'], priority: 1 } },
+    { type: 'image', data: 'aGk=', mimeType: 'image/png' },
+    { type: 'audio', data: 'aGk=', mimeType: 'audio/wav' },
+    { type: 'resource_link', uri: 'file:///tmp/a.txt', name: 'a.txt', mimeType: 'text/plain' },
+    { type: 'resource', resource: { uri: 'file:///tmp/b.txt', text: 'b' } },
+    { type: 'resource', resource: { uri: 'file:///tmp/c.bin', blob: 'Yw==' } },
+  ];
+
+  it('passes unchanged, with fields and content types the gateway does not know', async () => {
+    const answer = { content: [...blocks, { type: 'hologram', frames: 3 }], _meta: { 'example.com/trace': 'x' }, vendorField: { a: 1 } };
+    const reply = await callWith('plain', answer);
+    expect(reply.result).toEqual(answer);
+    expect(rowOf(reply.id)).toMatchObject({ outcome: 'ok', error_code: null });
+  });
+
+  it('of a tool with an outputSchema, and one that is an error, reach an SDK host as they were sent', async () => {
+    const structured = { content: blocks, structuredContent: { count: 3, extra: true } };
+    expect(await host.client.callTool({ name: 'odd__counted', arguments: { answer: structured } })).toEqual(structured);
+    // An error result need not match the schema (the SDK's client does not check it either).
+    const failed = { content: [{ type: 'text', text: 'it broke' }], isError: true };
+    expect(await host.client.callTool({ name: 'odd__counted', arguments: { answer: failed } })).toEqual(failed);
+  });
+});
+
+describe('prompts/get and resources/read results', () => {
+  it('are errors when malformed: messages or contents that are no list, a message without a role', async () => {
+    const prompt = await ask('prompts/get', { name: 'odd__answer', arguments: { answer: JSON.stringify({ messages: [{ content: { type: 'text', text: 'x' } }] }) } });
+    expect(prompt.error).toEqual({ code: -32000, message: "Upstream 'odd' sent an invalid prompts/get result for prompt 'odd__answer': messages[0].role is neither user nor assistant" });
+    expect(rowOf(prompt.id)).toMatchObject({ method: 'prompts/get', outcome: 'error', error_code: -32000 });
+    const uri = `answer:${encodeURIComponent(JSON.stringify({ contents: 'x' }))}`;
+    const read = await ask('resources/read', { uri });
+    expect(read.error).toEqual({ code: -32000, message: `Upstream 'odd' sent an invalid resources/read result for resource '${uri}': contents is not an array` });
+    expect(rowOf(read.id)).toMatchObject({ method: 'resources/read', outcome: 'error', error_code: -32000 });
+  });
+
+  it('pass unchanged when well-formed', async () => {
+    const messages = { description: 'd', messages: [{ role: 'user', content: { type: 'text', text: 'x' } }], extra: 1 };
+    const prompt = await ask('prompts/get', { name: 'odd__answer', arguments: { answer: JSON.stringify(messages) } });
+    expect(prompt.result).toEqual(messages);
+    const contents = { contents: [{ uri: 'answer:x', text: 'x', mimeType: 'text/plain' }, { uri: 'answer:y', blob: 'eQ==' }] };
+    const read = await ask('resources/read', { uri: `answer:${encodeURIComponent(JSON.stringify(contents))}` });
+    expect(read.result).toEqual(contents);
+  });
+});
