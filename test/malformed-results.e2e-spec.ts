@@ -122,6 +122,19 @@ describe('a well-formed tools/call result', () => {
   });
 });
 
+describe('a tool with an outputSchema, to a host of a revision before structured content', () => {
+  it('may answer without structuredContent: that host sees neither the schema nor structuredContent', async () => {
+    const older = await rawHost(daemon, {}, '2025-03-26');
+    try {
+      const reply = older.post({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'odd__counted', arguments: { answer: { content: [{ type: 'text', text: '3' }] } } } });
+      const answer = await older.waitFor([reply], (m) => m.id === 1, 30_000);
+      expect(answer.result).toEqual({ content: [{ type: 'text', text: '3' }] });
+    } finally {
+      await older.close();
+    }
+  });
+});
+
 describe('prompts/get and resources/read results', () => {
   it('are errors when malformed: messages or contents that are no list, a message without a role', async () => {
     const prompt = await ask('prompts/get', { name: 'odd__answer', arguments: { answer: JSON.stringify({ messages: [{ content: { type: 'text', text: 'x' } }] }) } });
