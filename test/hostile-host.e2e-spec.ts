@@ -1,4 +1,6 @@
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { MAX_URI_CHARS } from '@switchboard/relay';
+import { ITEM_TEMPLATE } from '@switchboard/testing';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditRows } from './support/audit-rows.js';
@@ -172,5 +174,38 @@ describe('a body that begins with a byte order mark', () => {
     const body = `\uFEFF${JSON.stringify(init('bom'))}`;
     const res = await post(body).expect(200);
     expect(res.body).toMatchObject({ id: 'bom', result: { protocolVersion: '2025-06-18' } });
+  });
+});
+
+describe('the length of a resource URI a host sends', () => {
+  /** A URI of `length` characters that the fixture's template fixture://items/{id} routes. */
+  const itemUri = (length: number) => {
+    const prefix = ITEM_TEMPLATE.replace('{id}', '');
+    return prefix + 'a'.repeat(length - prefix.length);
+  };
+  const over = itemUri(MAX_URI_CHARS + 1);
+  const tooLong = (field: string) => ({ code: -32602, message: `Invalid params: '${field}' is ${MAX_URI_CHARS + 1} characters; the limit is ${MAX_URI_CHARS}` });
+
+  it('one at the limit is read; one longer is -32602 in read, subscribe, unsubscribe and completion, before any routing or policy, and audited as refused', async () => {
+    const sid = await openSession();
+    const send = (id: number, method: string, params: Record<string, unknown>) => post({ jsonrpc: '2.0', id, method, params }, { 'Mcp-Session-Id': sid }).expect(200);
+
+    const atLimit = await send(70, 'resources/read', { uri: itemUri(MAX_URI_CHARS) });
+    expect(atLimit.body.result.contents[0].uri).toBe(itemUri(MAX_URI_CHARS));
+
+    expect((await send(71, 'resources/read', { uri: over })).body.error).toEqual(tooLong('uri'));
+    expect((await send(72, 'resources/subscribe', { uri: over })).body.error).toEqual(tooLong('uri'));
+    expect((await send(73, 'resources/unsubscribe', { uri: over })).body.error).toEqual(tooLong('uri'));
+    const completion = await send(74, 'completion/complete', { ref: { type: 'ref/resource', uri: over }, argument: { name: 'id', value: 'a' } });
+    expect(completion.body.error).toEqual(tooLong('ref.uri'));
+
+    // Refused before the catalog was asked: not catalog:unknown-resource, and no upstream.
+    const rows = auditRows(join(dirname(daemon.configPath), 'data'), "rule = 'request:uri-too-long'");
+    expect(rows.map((r) => [r.method, r.decision, r.error_code, r.upstream])).toEqual([
+      ['resources/read', 'refused', -32602, null],
+      ['completion/complete', 'refused', -32602, null],
+    ]);
+    // The row keeps the start of the URI, as of any name a host chose.
+    expect(String(rows[0].name).length).toBeLessThan(over.length);
   });
 });

@@ -11,6 +11,7 @@ import { shapeResult } from './revision/shape-for-revision.js';
 import { runAudited } from './audit/audited-request.js';
 import type { Item, MethodHandler, RelayServices, RequestContext } from './relay.types.js';
 import type { DownstreamSession } from './session.js';
+import { overlongUri } from './uri-limit.js';
 
 /** Every method a host may call on the gateway, and who answers it. */
 const METHODS: Record<string, MethodHandler> = {
@@ -66,7 +67,7 @@ export class GatewayDispatcher {
     const params = withoutTaskAugmentation((request.params ?? {}) as Item);
     const full: RequestContext = { ...ctx, params, audit: newAuditFacts() };
     // Refused before any handler walks them (recorded like any bad params when audited).
-    const malformed = malformedParams(params);
+    const malformed = malformedParams(request.method, params);
     const draining = this.draining && request.method !== 'ping';
     const { audit } = this.services;
     let result: Item;
@@ -154,12 +155,15 @@ const shuttingDown = () => new McpError(ErrorCode.ShuttingDown, 'Switchboard is 
  * `_meta` that is an object with a string or integer `progressToken` (and, if present, a
  * related task with a string `taskId`). Checked here because an upstream built on the SDK
  * drops a request whose `_meta` breaks its message schema without answering, and the host
- * would wait for its timeout.
+ * would wait for its timeout. A resource URI past its limit is refused here too, before
+ * the catalog, the policy or the audit log's redaction spend time on each of its characters.
  */
-function malformedParams(params: Item): { rule: string; error: McpError } | undefined {
+function malformedParams(method: string, params: Item): { rule: string; error: McpError } | undefined {
   if (nestsDeeperThan(params, MAX_JSON_DEPTH)) {
     return { rule: 'request:nested-too-deeply', error: invalidParams(`Invalid params: nested deeper than ${MAX_JSON_DEPTH} levels`) };
   }
+  const overlong = overlongUri(method, params);
+  if (overlong) return overlong;
   const meta = params._meta;
   if (meta === undefined) return undefined;
   if (typeof meta !== 'object' || meta === null || Array.isArray(meta)) {
