@@ -143,6 +143,23 @@ describe('Streamable HTTP: sessions', () => {
     await request(daemon.baseUrl).post('/mcp').set('Accept', 'application/json').set('Content-Type', 'application/json').send(JSON.stringify(init())).expect(406);
     await request(daemon.baseUrl).post('/mcp').set('Accept', ACCEPT).set('Content-Type', 'text/plain').send('x').expect(415);
   });
+
+  it('a media type given the weight 0 is not accepted (RFC 9110: q=0 is "not acceptable"), whatever wildcard covers it', async () => {
+    const refused = ['application/json;q=0, text/event-stream', 'application/json, text/event-stream;q=0', '*/*, text/event-stream; Q=0.000', 'application/*, text/*, application/json;q=0'];
+    for (const accept of refused) {
+      const res = await post(init(), undefined, { Accept: accept }).expect(406);
+      expect(res.body.error).toMatchObject({ code: -32600, message: expect.stringMatching(/^Not Acceptable/) });
+      expect(res.headers['mcp-session-id']).toBeUndefined();
+    }
+    // Wildcards and weights above 0 accept, as they did.
+    for (const accept of ['*/*', 'application/*, text/*;q=0.5', 'Application/JSON;q=0.1, text/event-stream;charset=utf-8']) {
+      await post(init(), undefined, { Accept: accept }).expect(200);
+    }
+    await request(daemon.baseUrl).get('/mcp').set('Accept', 'text/event-stream;q=0').expect(406);
+    const legacy = await openStream(daemon.sseUrl, { Accept: '*/*, text/event-stream;q=0' });
+    legacy.close();
+    expect(legacy.status).toBe(406);
+  });
 });
 
 describe('Streamable HTTP: JSON-RPC errors', () => {

@@ -28,13 +28,3 @@ export function replyJson(
 export function headerOf(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
-
-/** True when the Accept header lists the media type (or a wildcard that covers it). */
-export function accepts(accept: string | undefined, type: string): boolean {
-  if (!accept) return false;
-  const [major] = type.split('/');
-  return accept
-    .split(',')
-    .map((part) => part.split(';')[0].trim().toLowerCase())
-    .some((t) => t === type || t === `${major}/*` || t === '*/*');
-}
