@@ -1,5 +1,5 @@
 import { dirname, join } from 'node:path';
-import { MAX_URI_CHARS } from '@switchboard/relay';
+import { LIST_CHANGED_BURST, MAX_URI_CHARS } from '@switchboard/relay';
 import { ITEM_TEMPLATE } from '@switchboard/testing';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -207,5 +207,24 @@ describe('the length of a resource URI a host sends', () => {
     ]);
     // The row keeps the start of the URI, as of any name a host chose.
     expect(String(rows[0].name).length).toBeLessThan(over.length);
+  });
+});
+
+describe("a host's notifications/roots/list_changed in a loop", () => {
+  it('reaches the upstreams as a burst and then at a steady rate, the last change always: 5,000 do not make 5,000 upstream', async () => {
+    const sid = await openSession('2025-03-26');
+    // On a loopback gateway without authentication the shared fixture gets the host's roots changes.
+    const passedOn = async () => {
+      const res = await post({ jsonrpc: '2.0', id: 90, method: 'tools/call', params: { name: 'fx__stats', arguments: {} } }, { 'Mcp-Session-Id': sid }).expect(200);
+      return (JSON.parse(res.body.result.content[0].text) as { rootsChanged: number }).rootsChanged;
+    };
+    const before = await passedOn();
+    const batch = Array.from({ length: 1_000 }, () => ({ jsonrpc: '2.0', method: 'notifications/roots/list_changed' }));
+    for (let i = 0; i < 5; i++) await post(batch, { 'Mcp-Session-Id': sid }).expect(202);
+    // The call goes down the same stdio pipe as every notification passed on before it. A
+    // burst, then one a second: 100 would take the five POSTs a minute and a half.
+    expect((await passedOn()) - before).toBeLessThan(100);
+    // What the burst left waiting is passed on as one, however fast the host stopped.
+    await eventually(async () => (await passedOn()) - before > LIST_CHANGED_BURST, 15_000, 'the last change passed on');
   });
 });

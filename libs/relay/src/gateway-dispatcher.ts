@@ -10,6 +10,7 @@ import { newAuditFacts } from './audit/audit-facts.js';
 import { shapeResult } from './revision/shape-for-revision.js';
 import { runAudited } from './audit/audited-request.js';
 import type { Item, MethodHandler, RelayServices, RequestContext } from './relay.types.js';
+import { ListChangeThrottle } from './list-change-throttle.js';
 import type { DownstreamSession } from './session.js';
 import { overlongUri } from './uri-limit.js';
 
@@ -44,6 +45,13 @@ export class GatewayDispatcher {
    * upstreams initialize was waiting for.
    */
   private readonly initializing = new WeakMap<DownstreamSession, Promise<unknown>>();
+  /**
+   * Each session's roots/list_changed, spaced out as the upstreams' list_changed are (a
+   * burst, then one a second, the last change always passed on): each one passed on has
+   * every upstream the host is the roots of ask it roots/list again, so a host sending them
+   * in a loop had 5,000 become 5,000 questions back to it (or refusals to the upstreams).
+   */
+  private readonly rootsChanges = new WeakMap<DownstreamSession, ListChangeThrottle>();
 
   constructor(readonly services: RelayServices) {
     // A session that leaves may have been the one that wanted the most verbose level.
@@ -105,9 +113,21 @@ export class GatewayDispatcher {
 
   handleNotification(session: DownstreamSession, notification: JsonRpcNotification): void {
     if (notification.method === 'notifications/initialized') session.initialized = true;
-    if (notification.method === 'notifications/roots/list_changed') this.rootsChanged(session);
+    if (notification.method === 'notifications/roots/list_changed') this.rootsThrottleOf(session).changed(notification.method);
     // notifications/cancelled and progress are consumed by the session's JSON-RPC peer. Others
     // are ignored, as the spec asks of unknown notifications.
+  }
+
+  private rootsThrottleOf(session: DownstreamSession): ListChangeThrottle {
+    let throttle = this.rootsChanges.get(session);
+    if (!throttle) {
+      // A change held back past the session's end has nobody's roots left to announce.
+      throttle = new ListChangeThrottle(() => {
+        if (this.services.sessions.get(session.id) === session) this.rootsChanged(session);
+      });
+      this.rootsChanges.set(session, throttle);
+    }
+    return throttle;
   }
 
   /**

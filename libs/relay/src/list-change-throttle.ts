@@ -18,7 +18,8 @@ interface Bucket {
  * one. Every host that hears one lists again, the whole merged catalog: an upstream whose
  * list changes at every read, sending list_changed every few milliseconds, would otherwise
  * have every host re-list hundreds of times a second. No change goes unannounced: a change
- * held back is followed by a notification once a token is back.
+ * held back is followed by a notification once a token is back. A host's
+ * roots/list_changed are spaced out the same way on their way upstream (GatewayDispatcher).
  */
 export class ListChangeThrottle {
   private readonly buckets = new Map<string, Bucket>();
