@@ -1,5 +1,6 @@
 import { dirname, join } from 'node:path';
-import { LIST_CHANGED_BURST, MAX_URI_CHARS } from '@switchboard/relay';
+import { MAX_URI_CHARS } from '@switchboard/core';
+import { LIST_CHANGED_BURST } from '@switchboard/relay';
 import { ITEM_TEMPLATE } from '@switchboard/testing';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

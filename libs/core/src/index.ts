@@ -13,3 +13,4 @@ export * from './canonical-json.js';
 export * from './loopback.js';
 export * from './json-depth.js';
 export * from './caller-name.js';
+export * from './uri-limit.js';

@@ -15,5 +15,4 @@ export { sessionClientCapabilities, type SessionCapabilityOptions } from './serv
 export { shapeNotification } from './revision/shape-for-revision.js';
 export { OutputSchemas } from './results/output-schemas.js';
 export { toolResultProblems } from './results/result-problems.js';
-export { MAX_URI_CHARS } from './uri-limit.js';
 export { LIST_CHANGED_BURST, LIST_CHANGED_EVERY_MS } from './list-change-throttle.js';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_URI_CHARS, overlongUri } from './uri-limit.js';
+import { MAX_URI_CHARS } from '@switchboard/core';
+import { overlongUri } from './uri-limit.js';
 
 describe('overlongUri', () => {
   const over = 'x'.repeat(MAX_URI_CHARS + 1);

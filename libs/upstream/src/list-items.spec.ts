@@ -1,4 +1,4 @@
-import { MAX_JSON_DEPTH } from '@switchboard/core';
+import { MAX_JSON_DEPTH, MAX_URI_CHARS } from '@switchboard/core';
 import { describe, expect, it } from 'vitest';
 import { servedItem, unservableReason } from './list-items.js';
 
@@ -37,5 +37,17 @@ describe('items nested deeper than any walk on the way can follow', () => {
     expect(unservableReason('tools', tool({ inputSchema: deep }))).toBe(`it nests deeper than ${MAX_JSON_DEPTH} levels`);
     expect(unservableReason('resources', { uri: 'x:/a', name: 'a', _meta: { x: nest(MAX_JSON_DEPTH + 1) } })).toMatch(/nests deeper/);
     expect(unservableReason('tools', tool({ inputSchema: { type: 'object', properties: { a: nest(200) } } }))).toBeUndefined();
+  });
+});
+
+describe('resources and templates whose URI no host could send', () => {
+  it(`a resource or template whose URI is longer than ${MAX_URI_CHARS} characters is left out, with the reason; one at the limit is served`, () => {
+    const uri = (length: number) => `x:/${'a'.repeat(length - 3)}`;
+    expect(unservableReason('resources', { uri: uri(MAX_URI_CHARS + 1), name: 'a' })).toBe(
+      `its uri is ${MAX_URI_CHARS + 1} characters, and a host may send at most ${MAX_URI_CHARS}`,
+    );
+    expect(unservableReason('resourceTemplates', { uriTemplate: `${uri(MAX_URI_CHARS)}{id}`, name: 't' })).toMatch(/^its uriTemplate is /);
+    expect(unservableReason('resources', { uri: uri(MAX_URI_CHARS), name: 'a' })).toBeUndefined();
+    expect(unservableReason('resourceTemplates', { uriTemplate: uri(MAX_URI_CHARS), name: 't' })).toBeUndefined();
   });
 });

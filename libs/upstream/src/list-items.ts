@@ -1,4 +1,4 @@
-import { MAX_JSON_DEPTH, nestsDeeperThan } from '@switchboard/core';
+import { MAX_JSON_DEPTH, MAX_URI_CHARS, nestsDeeperThan } from '@switchboard/core';
 
 type Item = Record<string, unknown>;
 
@@ -36,12 +36,18 @@ export function unservableReason(key: string, item: unknown): string | undefined
       }
       return undefined;
     case 'resources':
-      return !isText(item.uri) ? 'no uri' : !isText(item.name) ? 'no name' : undefined;
+      return !isText(item.uri) ? 'no uri' : !isText(item.name) ? 'no name' : overlong('uri', item.uri);
     case 'resourceTemplates':
-      return !isText(item.uriTemplate) ? 'no uriTemplate' : !isText(item.name) ? 'no name' : undefined;
+      return !isText(item.uriTemplate) ? 'no uriTemplate' : !isText(item.name) ? 'no name' : overlong('uriTemplate', item.uriTemplate);
     default:
       return undefined;
   }
+}
+
+/** A host may send no resource URI (nor a completion's template) longer than MAX_URI_CHARS: one listed could not be read. */
+function overlong(field: string, uri: string): string | undefined {
+  if (uri.length <= MAX_URI_CHARS) return undefined;
+  return `its ${field} is ${uri.length} characters, and a host may send at most ${MAX_URI_CHARS}`;
 }
 
 /**
