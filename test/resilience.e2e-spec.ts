@@ -206,6 +206,27 @@ describe('resource subscriptions on an upstream that takes them in its own order
     await eventually(async () => (await upstream(staying.client)).subscriptions.length === 0, 15_000, 'the upstream subscription to end');
   });
 
+  it('a subscribe that timed out and takes effect after the unsubscribe that followed it is ended at the first update it brings', async () => {
+    // The upstream subscribes only when it answers, 3 s on, long after the gateway gave up at
+    // 500 ms, cancelled it and sent the unsubscribe (which took effect at once).
+    const daemon = await startDaemon({
+      mcpServers: {
+        fx: stdioFixture({ FIXTURE_SUBSCRIPTION_EFFECT: 'answer', FIXTURE_SUBSCRIBE_DELAY_MS: '3000' }, { timeouts: { requestMs: 500 } }),
+      },
+    });
+    const h = await connectHost('streamable-http', { daemon });
+    hosts.push(h);
+    const err = await errorOf(h.client.subscribeResource({ uri: hello }, { timeout: 20_000 }));
+    expect(err).toMatchObject({ code: -32001 });
+    await eventually(async () => (await upstream(h.client)).subscribes === 1, 15_000, 'the late subscribe to take effect');
+    // The leak: the upstream holds a subscription no host has.
+    expect(await upstream(h.client)).toMatchObject({ subscriptions: [hello], unsubscribeRequests: 1, unsubscribes: 1 });
+    await h.client.callTool({ name: 'fx__touch_resource', arguments: { uri: hello } });
+    await eventually(async () => (await upstream(h.client)).subscriptions.length === 0, 15_000, 'the stray subscription to be ended');
+    expect(await upstream(h.client)).toMatchObject({ unsubscribeRequests: 2 });
+    expect(h.notifications.get('notifications/resources/updated') ?? []).toEqual([]);
+  });
+
   it('Streamable HTTP: a subscribe right after the last unsubscribe leaves the upstream subscribed and the host hearing updates', async () => {
     // The upstream ends a subscription only when it answers the unsubscribe, 2 s on: a
     // subscribe sent meanwhile (another POST) takes effect before it.

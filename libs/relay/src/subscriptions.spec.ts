@@ -247,3 +247,62 @@ describe('a subscribe the upstream is slow to answer', () => {
     expect(up.peer.pendingCount).toBe(0);
   });
 });
+
+describe('an update of a URI no host holds (the upstream holds a subscription the gateway does not)', () => {
+  const uri = 'file:///srv/a';
+
+  it('is unsubscribed from upstream, once per URI however many updates come, and reaches nobody', async () => {
+    const up = slowUpstream();
+    const { t } = up;
+    t.session('s');
+    t.updated(uri);
+    t.updated(uri);
+    await flush();
+    expect(up.requests('resources/unsubscribe').map((r) => r.params)).toEqual([{ uri }]);
+    up.answerUnsubscribe(0);
+    await flush();
+    t.updated(uri);
+    t.updated('file:///srv/b');
+    await flush();
+    expect(up.requests('resources/unsubscribe').map((r) => r.params)).toEqual([{ uri }, { uri: 'file:///srv/b' }]);
+    expect(t.heard.s).toEqual([]);
+    expect(t.subscriptions.upstreamCount).toBe(0);
+  });
+
+  it("a host's subscribe meanwhile is sent only after the unsubscribe's answer, and holds the subscription", async () => {
+    const up = slowUpstream();
+    const { t } = up;
+    const s = t.session('s');
+    t.updated(uri);
+    const held = t.subscriptions.subscribe(s, up.connection, uri, uri);
+    await flush();
+    expect(up.requests('resources/subscribe')).toEqual([]);
+    up.answerUnsubscribe(0);
+    await flush();
+    expect(up.requests('resources/subscribe')).toHaveLength(1);
+    up.answerSubscribe(0);
+    await held;
+    t.updated(uri);
+    expect(t.heard.s).toEqual([uri]);
+    expect(up.requests('resources/unsubscribe')).toHaveLength(1);
+  });
+
+  it('is not unsubscribed from while a subscribe of it is in flight, nor when it is under a held URI', async () => {
+    const up = slowUpstream();
+    const { t } = up;
+    const s = t.session('s');
+    const pending = t.subscriptions.subscribe(s, up.connection, uri, uri);
+    t.updated(uri);
+    up.answerSubscribe(0);
+    await pending;
+    const dir = t.subscriptions.subscribe(s, up.connection, 'file:///srv/', 'file:///srv/');
+    up.answerSubscribe(1);
+    await dir;
+    t.updated('file:///srv/c');
+    await flush();
+    expect(up.requests('resources/unsubscribe')).toEqual([]);
+    // The update before the answer reached nobody yet: the host held nothing then.
+    expect(t.heard.s).toEqual(['file:///srv/c']);
+  });
+});
+

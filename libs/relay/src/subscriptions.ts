@@ -9,6 +9,7 @@ import {
 import type { OwnedConnections, UpstreamConnection, UpstreamRegistry } from '@switchboard/upstream';
 import type { DownstreamSession, SessionDirectory } from './session.js';
 import { ancestorsOf, mayHaveSubscribed, newSubscription, type Subscription, type Waiter } from './subscription-state.js';
+import { MAX_STRAY_URIS, STRAY_UNSUBSCRIBE_INTERVAL_MS, StrayUpdates } from './stray-updates.js';
 
 const SHARED = '';
 const keyOf = (server: string, owner: string, uri: string) => `${server}\u0000${owner}\u0000${uri}`;
@@ -29,6 +30,7 @@ const keyOf = (server: string, owner: string, uri: string) => `${server}\u0000${
  */
 export class SubscriptionManager {
   private readonly subs = new Map<string, Subscription>();
+  private readonly strays: StrayUpdates;
 
   constructor(
     private readonly registry: UpstreamRegistry,
@@ -43,6 +45,12 @@ export class SubscriptionManager {
      */
     private readonly mayHear: (principal: DownstreamSession['principal'], server: string, uri: string) => boolean = () => true,
   ) {
+    this.strays = new StrayUpdates(() =>
+      logger.warn(
+        { limit: MAX_STRAY_URIS, intervalMs: STRAY_UNSUBSCRIBE_INTERVAL_MS },
+        'resource updates of URIs no host holds: past the limit, no unsubscribe sent for more of them',
+      ),
+    );
     sessions.onClose((s) => this.dropSession(s.id));
     registry.addListener({
       stateChanged: (server, state) => {
@@ -59,7 +67,9 @@ export class SubscriptionManager {
 
   /** A notification from an owned connection. */
   onNotification(server: string, owner: string, n: JsonRpcNotification): void {
-    if (n.method === 'notifications/resources/updated') this.deliver(server, owner, String(n.params?.uri ?? ''), n.params);
+    if (n.method !== 'notifications/resources/updated') return;
+    const uri = String(n.params?.uri ?? '');
+    if (!this.deliver(server, owner, uri, n.params)) this.unsubscribeStray(server, owner, uri);
   }
 
   /**
@@ -165,12 +175,17 @@ export class SubscriptionManager {
   }
 
   private connectionOf(sub: Subscription): UpstreamConnection {
-    if (sub.owner === SHARED) return this.registry.get(sub.server) ?? sub.connection;
+    return this.existingConnection(sub.server, sub.owner) ?? sub.connection;
+  }
+
+  /** The connection of `owner` (SHARED: the registry's) to `server`, if one is open. */
+  private existingConnection(server: string, owner: string): UpstreamConnection | undefined {
+    if (owner === SHARED) return this.registry.get(server);
     for (const pool of this.owned) {
-      const found = pool.existing(sub.server, sub.owner);
+      const found = pool.existing(server, owner);
       if (found) return found;
     }
-    return sub.connection;
+    return undefined;
   }
 
   /**
@@ -288,12 +303,15 @@ export class SubscriptionManager {
    * under the URI it would know it by: its subscribed URI with the rest appended (a gateway
    * URI carries the upstream's one verbatim, so the same suffix fits it too). Only to a
    * session whose principal may subscribe to the URI updated (mayHear), as the policy is now.
+   * False when the gateway has no subscription it could be of, held or in the making.
    */
-  private deliver(server: string, owner: string, uri: string, params: Record<string, unknown> | undefined): void {
+  private deliver(server: string, owner: string, uri: string, params: Record<string, unknown> | undefined): boolean {
     const told = new Set<string>();
+    let known = false;
     for (const subscribed of [uri, ...ancestorsOf(uri)]) {
       const sub = this.subs.get(keyOf(server, owner, subscribed));
       if (!sub) continue;
+      known = true;
       const rest = uri.slice(subscribed.length);
       for (const [sessionId, publicUri] of sub.sessions) {
         const session = this.sessions.get(sessionId);
@@ -307,6 +325,26 @@ export class SubscriptionManager {
           .catch(() => undefined);
       }
     }
+    return known;
+  }
+
+  /**
+   * An update of a URI the gateway holds no subscription for, and has no subscribe or
+   * unsubscribe in flight for: the upstream holds one nobody does (a subscribe that timed out
+   * and took effect after the unsubscribe that followed it), and, told nothing, would keep it
+   * and its updates for as long as the connection lasts. It is unsubscribed from, within the
+   * bounds of StrayUpdates, as a subscription of unknown state with no holder: through sync,
+   * so that a host's subscribe meanwhile is sent only after the unsubscribe's answer.
+   */
+  private unsubscribeStray(server: string, owner: string, uri: string): void {
+    const key = keyOf(server, owner, uri);
+    const connection = this.existingConnection(server, owner);
+    if (!connection?.isAvailable || !this.strays.admit(key, uri)) return;
+    this.logger.debug({ upstream: server, uri }, 'resource update of a URI no host holds: unsubscribing upstream');
+    const sub = newSubscription(connection, owner, uri);
+    sub.upstream = 'unknown';
+    this.subs.set(key, sub);
+    void this.sync(key, sub);
   }
 
   /** A reconnected upstream has forgotten our subscriptions; renew them. */
