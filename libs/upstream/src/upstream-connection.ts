@@ -19,6 +19,7 @@ import { servedInstructions } from './instructions.js';
 import { LastSends } from './last-sends.js';
 import { CutLists } from './list-cap.js';
 import { logMessageBudget, type LogBudget } from './log-budget.js';
+import { LogMessageSizes } from './log-message-size.js';
 import { readList } from './list-reader.js';
 import { credentialsOf, redactUpstreamError, redactUpstreamText, type UpstreamRedactor } from './upstream-redaction.js';
 import { httpStatusOf, looksLikeLegacySse, type RemoteFlavour, type TransportFactory } from './transports/transport-factory.js';
@@ -79,6 +80,7 @@ export class UpstreamConnection {
   private readonly log: Logger;
   private readonly cutLists: CutLists;
   private readonly logMessages: LogBudget;
+  private readonly logSizes: LogMessageSizes;
 
   protocolVersion?: string;
   serverInfo?: Item;
@@ -92,6 +94,7 @@ export class UpstreamConnection {
     this.log = deps.logger.child({ upstream: current.name });
     this.cutLists = new CutLists(current.name, this.log);
     this.logMessages = logMessageBudget(this.log);
+    this.logSizes = new LogMessageSizes(this.log);
   }
 
   /** The server's config as this connection runs it: read where used (timeouts, connectMs, alias). */
@@ -164,6 +167,7 @@ export class UpstreamConnection {
     this.transport = undefined;
     this.setState('stopped');
     this.logMessages.stop();
+    this.logSizes.stop();
     await this.lastSends.settled();
     await transport?.close().catch(() => undefined);
   }
@@ -302,7 +306,11 @@ export class UpstreamConnection {
     const peer = new JsonRpcPeer((message, options) => this.send(transport, message, options), {
       onRequest: (request, ctx) => this.onServerRequest(request, ctx),
       onNotification: (n) => {
-        if (n.method === 'notifications/message' && !this.logMessages.take()) return;
+        if (n.method === 'notifications/message') {
+          // Counted before measured: what is over the count is never serialized.
+          if (!this.logMessages.take()) return;
+          n = this.logSizes.bounded(n);
+        }
         this.deps.listener.notification?.(this.name, n);
       },
       onInternalError: (err, request) => this.log.error({ err, method: request.method }, 'server request handler failed'),
