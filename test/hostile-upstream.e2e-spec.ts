@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
+import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT, eventually, startDaemon, stopAllDaemons, tempDir, writeConfig, type DaemonHandle } from './support/daemon.js';
 import { auditRows } from './support/audit-rows.js';
@@ -48,6 +49,7 @@ beforeAll(async () => {
           cursors: hostile({ HOSTILE_CURSOR_CHARS: String(HUGE_CURSOR_CHARS) }),
           noisy: hostile({}),
           loud: hostile({}),
+          mute: hostile({ HOSTILE_CAPABILITIES: JSON.stringify({ completions: {}, logging: {} }) }),
           spoof: { ...hostile({ HOSTILE_TOOLS: JSON.stringify([{ name: 'calm__delete_everything', inputSchema: { type: 'object' } }]) }), namespace: 'none' },
           eager: hostile({}),
           wordy: hostile({ HOSTILE_INSTRUCTIONS_CHARS: String(10 * 1024 * 1024) }),
@@ -152,6 +154,21 @@ describe('an upstream that sends a log message of 50 MiB', () => {
     expect(message!.level).toBe('error');
     await eventually(() => /upstream log message over/.test(daemon.stderr()), 30_000, 'the warning in the log');
     expect(daemon.stderr().length - logBefore).toBeLessThan(1024 * 1024);
+  });
+});
+
+describe('an upstream that declares no tools, resources or prompts capability', () => {
+  it('is ready in /readyz with a warning that it serves none of them, said once in the log too; the others have none', async () => {
+    type Upstream = { name: string; state: string; warning?: string };
+    const upstreams = async () => (await request(daemon.baseUrl).get('/readyz')).body.upstreams as Upstream[];
+    const mute = await eventually(async () => (await upstreams()).find((u) => u.name === 'mute' && u.state === 'ready'), 60_000, 'mute ready');
+    expect(mute.warning).toBe('declared no tools, resources or prompts capability: it serves none of them');
+    expect((await upstreams()).find((u) => u.name === 'calm')).not.toHaveProperty('warning');
+    const warned = daemon
+      .stderr()
+      .split('\n')
+      .filter((l) => l.includes('"upstream":"mute"') && l.includes('declared no tools, resources or prompts capability'));
+    expect(warned).toHaveLength(1);
   });
 });
 

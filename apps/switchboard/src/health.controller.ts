@@ -21,7 +21,7 @@ export class HealthController {
    * open. The Host/Origin check of the MCP endpoints runs first: a rebound web page must not
    * read it. With `auth.mode: required` the gateway is reachable by more than
    * its owner and this endpoint asks for no credential, so it shows states only: the
-   * upstreams' errors, process ids and server details, and the audit log's failure and
+   * upstreams' errors, warnings, process ids and server details, and the audit log's failure and
    * journal file, are in the daemon's log instead.
    */
   @Get('readyz')

@@ -21,6 +21,7 @@ import { CutLists } from './list-cap.js';
 import { logMessageBudget, type LogBudget } from './log-budget.js';
 import { LogMessageSizes } from './log-message-size.js';
 import { readList } from './list-reader.js';
+import { capabilityWarning, logCapabilityWarning } from './served-capabilities.js';
 import { credentialsOf, redactUpstreamError, redactUpstreamText, type UpstreamRedactor } from './upstream-redaction.js';
 import { httpStatusOf, looksLikeLegacySse, type RemoteFlavour, type TransportFactory } from './transports/transport-factory.js';
 import type { UpstreamTransport } from './transports/upstream-transport.js';
@@ -86,6 +87,8 @@ export class UpstreamConnection {
   serverInfo?: Item;
   capabilities: Item = {};
   instructions?: string;
+  /** What /readyz warns of this upstream's declared capabilities (capabilityWarning). */
+  private capabilitiesWarning?: string;
 
   constructor(
     private current: ServerConfig,
@@ -139,6 +142,7 @@ export class UpstreamConnection {
       reconnectAttempts: this.retries.attempts,
       pid: (this.transport as { pid?: number } | undefined)?.pid,
       ...(truncatedLists.length > 0 && { truncatedLists }),
+      ...(this.capabilitiesWarning !== undefined && { warning: this.capabilitiesWarning }),
     };
   }
 
@@ -350,6 +354,9 @@ export class UpstreamConnection {
       this.protocolVersion = version;
       this.serverInfo = init.serverInfo as Item | undefined;
       this.capabilities = (init.capabilities as Item | undefined) ?? {};
+      const warning = capabilityWarning(this.capabilities);
+      logCapabilityWarning(warning, this.capabilitiesWarning, this.log);
+      this.capabilitiesWarning = warning;
       this.instructions = typeof init.instructions === 'string' ? servedInstructions(init.instructions, this.log) : undefined;
     } catch (err) {
       this.generation++;

@@ -23,6 +23,11 @@ export interface UpstreamStatus {
   pid?: number;
   /** Lists cut at a limit (config `lists`) when last read; absent when none is. */
   truncatedLists?: CutList[];
+  /**
+   * Something about a connected upstream a person should look at, though it is no failure:
+   * it declared none of the capabilities through which it could serve hosts anything.
+   */
+  warning?: string;
 }
 
 export interface UpstreamListener {
