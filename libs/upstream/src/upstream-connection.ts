@@ -1,27 +1,23 @@
 import {
   ErrorCode,
   JsonRpcPeer,
-  LATEST_LEGACY_VERSION,
   McpError,
   isRequest,
-  isSupportedVersion,
-  methodNotFound,
   type JsonRpcMessage,
-  type JsonRpcRequest,
-  type InboundContext,
   type SendOptions,
   type PeerRequestOptions,
 } from '@switchboard/core';
 import type { ListLimits, ServerConfig } from '@switchboard/config';
 import type { Logger } from '@switchboard/observability';
-import { RetrySchedule, withTimeout } from './backoff.js';
-import { servedInstructions } from './instructions.js';
+import { RetrySchedule } from './backoff.js';
+import { handshake } from './handshake.js';
+import { HealthProbe } from './health-probe.js';
 import { LastSends } from './last-sends.js';
 import { CutLists } from './list-cap.js';
-import { logMessageBudget, type LogBudget } from './log-budget.js';
-import { LogMessageSizes } from './log-message-size.js';
+import { LogMessageBounds } from './log-message-bounds.js';
 import { readList } from './list-reader.js';
-import { capabilityWarning, logCapabilityWarning } from './served-capabilities.js';
+import { logCapabilityWarning } from './served-capabilities.js';
+import { answerServerRequest } from './server-request-routing.js';
 import { credentialsOf, redactUpstreamError, redactUpstreamText, type UpstreamRedactor } from './upstream-redaction.js';
 import { httpStatusOf, looksLikeLegacySse, type RemoteFlavour, type TransportFactory } from './transports/transport-factory.js';
 import type { UpstreamTransport } from './transports/upstream-transport.js';
@@ -51,10 +47,6 @@ export interface UpstreamDeps {
 
 type Item = Record<string, unknown>;
 
-const HEALTH_PING_TIMEOUT_MS = 10_000;
-const FAILED_PINGS_BEFORE_RECONNECT = 2;
-
-
 /**
  * One MCP client connection to one upstream server: connects (with the spec's Streamable
  * HTTP -> HTTP+SSE fallback), keeps itself healthy, reconnects with backoff, and fails
@@ -67,21 +59,25 @@ export class UpstreamConnection {
   private transport?: UpstreamTransport;
   private generation = 0;
   private readonly retries = new RetrySchedule();
-  private failedPings = 0;
   private lastError?: string;
   private flavour?: RemoteFlavour;
-  private healthTimer?: NodeJS.Timeout;
   private stopped = false;
   private connecting?: Promise<void>;
   /** Notifications and answers being sent: what a stop waits for. */
   private readonly lastSends = new LastSends();
   /** The peer of a connect attempt still in its handshake. */
   private opening?: JsonRpcPeer;
-  private probing = false;
   private readonly log: Logger;
   private readonly cutLists: CutLists;
-  private readonly logMessages: LogBudget;
-  private readonly logSizes: LogMessageSizes;
+  private readonly logMessages: LogMessageBounds;
+  private readonly health = new HealthProbe({
+    peer: () => this.peer,
+    answered: () => {
+      if (this.stateValue === 'degraded') this.setState('ready');
+    },
+    lost: (reason) => this.connectionLost(reason),
+    trouble: (reason) => this.reportTrouble(reason),
+  });
 
   protocolVersion?: string;
   serverInfo?: Item;
@@ -96,8 +92,7 @@ export class UpstreamConnection {
   ) {
     this.log = deps.logger.child({ upstream: current.name });
     this.cutLists = new CutLists(current.name, this.log);
-    this.logMessages = logMessageBudget(this.log);
-    this.logSizes = new LogMessageSizes(this.log);
+    this.logMessages = new LogMessageBounds(this.log);
   }
 
   /** The server's config as this connection runs it: read where used (timeouts, connectMs, alias). */
@@ -149,13 +144,13 @@ export class UpstreamConnection {
   start(): void {
     this.stopped = false;
     void this.connect();
-    this.startHealthChecks();
+    this.health.start(this.deps.healthIntervalMs);
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
     this.retries.cancel();
-    clearInterval(this.healthTimer);
+    this.health.stop();
     this.generation++;
     // A connect attempt to an upstream that never answers would hold the stop (and with it
     // shutdown or a reload) for the whole connect timeout: fail it now.
@@ -171,7 +166,6 @@ export class UpstreamConnection {
     this.transport = undefined;
     this.setState('stopped');
     this.logMessages.stop();
-    this.logSizes.stop();
     await this.lastSends.settled();
     await transport?.close().catch(() => undefined);
   }
@@ -209,7 +203,7 @@ export class UpstreamConnection {
     if (err instanceof McpError) return redactUpstreamError(err, this.credentials(), this.deps.redactor);
     const status = httpStatusOf(err);
     this.log.warn({ err: this.redacted(String(err)) }, 'request to upstream failed');
-    void this.probe();
+    void this.health.probe();
     // The status says what happened; the body (an error page, a stack trace) stays in the log.
     const what = status === undefined ? 'could not be reached' : `answered HTTP ${status}`;
     return new McpError(ErrorCode.ConnectionClosed, `Upstream '${this.name}' ${what}`);
@@ -270,7 +264,7 @@ export class UpstreamConnection {
         await this.connectOnce();
         // Not `attempts = 0`: an upstream that crashes soon after its handshake keeps backing off.
         this.retries.connected();
-        this.failedPings = 0;
+        this.health.connected();
         this.lastError = undefined;
         this.setState('ready');
       } catch (err) {
@@ -308,14 +302,10 @@ export class UpstreamConnection {
     const transport = await this.deps.factory.create(this.config, flavour, this.log);
     if (this.stopped || generation !== this.generation) throw new Error('stopped while connecting');
     const peer = new JsonRpcPeer((message, options) => this.send(transport, message, options), {
-      onRequest: (request, ctx) => this.onServerRequest(request, ctx),
+      onRequest: (request, ctx) => answerServerRequest(this, this.deps.serverRequests, this.peer ?? this.opening, request, ctx),
       onNotification: (n) => {
-        if (n.method === 'notifications/message') {
-          // Counted before measured: what is over the count is never serialized.
-          if (!this.logMessages.take()) return;
-          n = this.logSizes.bounded(n);
-        }
-        this.deps.listener.notification?.(this.name, n);
+        const relayed = n.method === 'notifications/message' ? this.logMessages.relayable(n) : n;
+        if (relayed) this.deps.listener.notification?.(this.name, relayed);
       },
       onInternalError: (err, request) => this.log.error({ err, method: request.method }, 'server request handler failed'),
     });
@@ -329,35 +319,14 @@ export class UpstreamConnection {
     transport.onerror = (err) => this.onTransportError(generation, err);
     this.opening = peer;
     try {
-      // The whole handshake within connectMs: over HTTP, notifications/initialized is a POST
-      // of its own, and a server that never answers it would hold the connect (and with it a
-      // stop, shutdown or reload) for good.
-      const { init, version } = await withTimeout(
-        (async () => {
-          await transport.start();
-          const answer = await peer.request('initialize', {
-            protocolVersion: LATEST_LEGACY_VERSION,
-            capabilities: this.deps.clientCapabilities ?? {},
-            clientInfo: this.deps.client,
-          });
-          if (!isSupportedVersion(answer.protocolVersion)) {
-            throw new Error(`upstream chose protocol version ${String(answer.protocolVersion)}, which Switchboard does not speak`);
-          }
-          const version = answer.protocolVersion;
-          transport.setProtocolVersion?.(version);
-          await peer.notify('notifications/initialized');
-          return { init: answer, version };
-        })(),
-        this.config.timeouts.connectMs,
-        `the handshake (initialize, notifications/initialized) did not finish within ${this.config.timeouts.connectMs} ms`,
-      );
-      this.protocolVersion = version;
-      this.serverInfo = init.serverInfo as Item | undefined;
-      this.capabilities = (init.capabilities as Item | undefined) ?? {};
-      const warning = capabilityWarning(this.capabilities);
-      logCapabilityWarning(warning, this.capabilitiesWarning, this.log);
-      this.capabilitiesWarning = warning;
-      this.instructions = typeof init.instructions === 'string' ? servedInstructions(init.instructions, this.log) : undefined;
+      const { clientCapabilities = {}, client } = this.deps;
+      const hello = await handshake(peer, transport, { clientCapabilities, client, connectMs: this.config.timeouts.connectMs }, this.log);
+      logCapabilityWarning(hello.warning, this.capabilitiesWarning, this.log);
+      this.protocolVersion = hello.protocolVersion;
+      this.serverInfo = hello.serverInfo;
+      this.capabilities = hello.capabilities;
+      this.instructions = hello.instructions;
+      this.capabilitiesWarning = hello.warning;
     } catch (err) {
       this.generation++;
       peer.close(new McpError(ErrorCode.ConnectionClosed, 'connect failed'));
@@ -374,24 +343,6 @@ export class UpstreamConnection {
     this.transport = transport;
   }
 
-  private async onServerRequest(request: JsonRpcRequest, ctx: InboundContext): Promise<Item> {
-    if (request.method === 'ping') {
-      // Answered at once and about no call: even on a call's own stream it is no sign that
-      // the call is progressing, so its idle timeout is not started again.
-      ctx.about?.([]);
-      return {};
-    }
-    if (!this.deps.serverRequests) throw methodNotFound(request.method);
-    // What caused it: the request whose response stream carried it (Streamable HTTP), or,
-    // when the transport cannot say (stdio), every request of ours still in flight here.
-    const peer = this.peer ?? this.opening;
-    const related = ctx.relatedRequestId === undefined ? undefined : peer?.originOf(ctx.relatedRequestId);
-    const candidates = related !== undefined ? [related] : (peer?.pendingOrigins() ?? []);
-    // Which of them it is about is the handler's to say (the one it relays it for).
-    const attribute = (origins: unknown[]) => ctx.about?.(peer?.idsOf(origins) ?? []);
-    return this.deps.serverRequests({ connection: this, request, signal: ctx.signal, related: related !== undefined, candidates, attribute });
-  }
-
   private onTransportClosed(generation: number, transport: UpstreamTransport): void {
     // Before the session is established the failed handshake is connect()'s to handle.
     if (generation !== this.generation || this.stopped || !this.peer) return;
@@ -403,7 +354,7 @@ export class UpstreamConnection {
     if (generation !== this.generation || this.stopped) return;
     this.log.debug({ err: this.redacted(err.message) }, 'upstream transport error');
     // HTTP transports report a dead server only as errors; find out whether it is gone.
-    if (this.config.transport !== 'stdio') void this.probe();
+    if (this.config.transport !== 'stdio') void this.health.probe();
   }
 
   /** `retry` false: the caller connects again at once (a session expired; nothing failed). */
@@ -428,38 +379,6 @@ export class UpstreamConnection {
   private scheduleRetry(): void {
     if (this.stopped) return;
     this.retries.schedule(() => void this.connect());
-  }
-
-  /** One ping with a short timeout; a connection that cannot answer it is treated as lost. */
-  private async probe(): Promise<void> {
-    const peer = this.peer;
-    if (!peer || this.probing) return;
-    this.probing = true;
-    try {
-      await peer.request('ping', undefined, { timeoutMs: HEALTH_PING_TIMEOUT_MS }).catch((err: unknown) => {
-        // An error answered is an answer: the server is there (one that never implemented
-        // ping says -32601). Only no answer in time, or a connection that broke, is a failure.
-        if (!(err instanceof McpError) || err.code === ErrorCode.RequestTimeout || err.code === ErrorCode.ConnectionClosed) throw err;
-      });
-      this.failedPings = 0;
-      if (this.stateValue === 'degraded') this.setState('ready');
-    } catch (err) {
-      if (peer !== this.peer) return;
-      this.failedPings++;
-      // A transport-level failure (refused, reset) is definitive; a slow answer gets another chance.
-      const unreachable = !(err instanceof McpError);
-      if (unreachable || this.failedPings >= FAILED_PINGS_BEFORE_RECONNECT) this.connectionLost('it stopped answering pings');
-      else this.reportTrouble('a health check failed');
-    } finally {
-      this.probing = false;
-    }
-  }
-
-  private startHealthChecks(): void {
-    clearInterval(this.healthTimer);
-    const every = this.deps.healthIntervalMs ?? 30_000;
-    this.healthTimer = setInterval(() => void this.probe(), every);
-    this.healthTimer.unref();
   }
 
   private setState(next: UpstreamState): void {

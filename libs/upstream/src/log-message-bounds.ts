@@ -1,6 +1,6 @@
 import { memberSpan, type JsonRpcNotification } from '@switchboard/core';
 import type { Logger } from '@switchboard/observability';
-import { LogBudget } from './log-budget.js';
+import { LogBudget, logMessageBudget } from './log-budget.js';
 
 /**
  * The most of a log message's params (notifications/message) relayed, in characters of JSON.
@@ -16,20 +16,31 @@ const MAX_LOGGER_CHARS = 256;
 type Params = Record<string, unknown>;
 
 /**
- * Cuts an upstream's log messages to MAX_LOG_MESSAGE_CHARS. Their params are serialized once
+ * The bounds on one upstream connection's log messages relayed to hosts: how many a second
+ * (logMessageBudget) and how large each (MAX_LOG_MESSAGE_CHARS). Their params are serialized once
  * to be measured; the cut data is taken from that text (memberSpan), never serialized again.
  * One over the bound is relayed with its level, its logger and, as its data, the start of the
  * data's JSON (of a string, of the string) with a note of how long it was; any other field is
  * left out. Each is logged at warn, at most one a second (the rest counted).
  */
-export class LogMessageSizes {
+export class LogMessageBounds {
+  private readonly count: LogBudget;
   private readonly warnings: LogBudget;
 
   constructor(private readonly log: Logger) {
+    this.count = logMessageBudget(log);
     this.warnings = new LogBudget(log, 1, (count) => `upstream log messages: ${count} more over ${MAX_LOG_MESSAGE_CHARS} characters relayed cut`);
   }
 
-  /** `n` as it may be relayed: itself when within the bound. */
+  /**
+   * `n` as it may be relayed now, or undefined when it is over the count. Counted before
+   * measured: what is over the count is never serialized.
+   */
+  relayable(n: JsonRpcNotification): JsonRpcNotification | undefined {
+    return this.count.take() ? this.bounded(n) : undefined;
+  }
+
+  /** `n` as it may be relayed: itself when within the size bound. */
   bounded(n: JsonRpcNotification): JsonRpcNotification {
     const params = n.params ?? {};
     let text: string;
@@ -45,6 +56,7 @@ export class LogMessageSizes {
 
   /** Says what it left out in the second it ends in. */
   stop(): void {
+    this.count.stop();
     this.warnings.stop();
   }
 

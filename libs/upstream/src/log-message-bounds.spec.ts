@@ -1,12 +1,12 @@
 import type { JsonRpcNotification } from '@switchboard/core';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { LogMessageSizes, MAX_LOG_MESSAGE_CHARS } from './log-message-size.js';
+import { LogMessageBounds, MAX_LOG_MESSAGE_CHARS } from './log-message-bounds.js';
 
 function sizes() {
   const lines: Array<Record<string, unknown>> = [];
   const log = pino({ level: 'warn' }, { write: (line: string) => lines.push(JSON.parse(line) as Record<string, unknown>) });
-  return { sizes: new LogMessageSizes(log), lines };
+  return { sizes: new LogMessageBounds(log), lines };
 }
 
 const message = (params: Record<string, unknown>): JsonRpcNotification => ({ jsonrpc: '2.0', method: 'notifications/message', params });
@@ -14,7 +14,7 @@ const paramsOf = (n: JsonRpcNotification) => n.params as { level: string; logger
 
 afterEach(() => vi.restoreAllMocks());
 
-describe('LogMessageSizes', () => {
+describe('LogMessageBounds', () => {
   it('relays a message within the bound as it is', () => {
     const n = message({ level: 'info', logger: 'db', data: { rows: 3 }, _meta: { x: 1 } });
     expect(sizes().sizes.bounded(n)).toBe(n);
