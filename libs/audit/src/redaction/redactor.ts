@@ -314,13 +314,44 @@ function combine(patterns: readonly SecretValuePattern[]) {
 }
 
 const DEFAULT_VALUES = combine(DEFAULT_VALUE_PATTERNS);
+/** The default patterns for a text without a run of MIN_RUN token characters: no vendor token. */
+const SHORT_RUN_VALUES = combine(DEFAULT_VALUE_PATTERNS.filter((pattern) => pattern.minRun === undefined));
+const MIN_RUN = Math.min(...DEFAULT_VALUE_PATTERNS.map((pattern) => pattern.minRun ?? Infinity));
+
+/**
+ * Whether `text` has `min` or more characters of [A-Za-z0-9_=-] in a row. Looks at the last
+ * character a run could end on and back from it only, so prose costs a test every ~30
+ * characters: far less than the alternatives it spares the combined regex at each position.
+ */
+function hasTokenRun(text: string, min: number): boolean {
+  for (let end = min - 1; end < text.length; ) {
+    if (!isTokenChar(text.charCodeAt(end))) {
+      end += min;
+      continue;
+    }
+    let run = 1;
+    while (run < min && isTokenChar(text.charCodeAt(end - run))) run++;
+    if (run === min) return true;
+    // The character before this run is no token character: no run of `min` spans it.
+    end += min - run;
+  }
+  return false;
+}
+
+/** [A-Za-z0-9_=-] as a table: half the time of the comparisons it replaces. */
+const TOKEN_CHARS = new Uint8Array(128);
+for (const c of 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_=-') TOKEN_CHARS[c.charCodeAt(0)] = 1;
+
+function isTokenChar(code: number): boolean {
+  return code < 128 && TOKEN_CHARS[code] === 1;
+}
 
 /** Receives a part of a text to replace: [start, end) and its marker. */
 type SpanSink = (start: number, end: number, marker: string) => void;
 
 /** Reports every default match's secret part, in order, without overlaps. */
 function scanDefaults(text: string, sink: SpanSink): void {
-  const { regex, markers, kindGroups, secretGroups, verifiers } = DEFAULT_VALUES;
+  const { regex, markers, kindGroups, secretGroups, verifiers } = hasTokenRun(text, MIN_RUN) ? DEFAULT_VALUES : SHORT_RUN_VALUES;
   regex.lastIndex = 0;
   for (let match = regex.exec(text); match !== null; match = regex.exec(text)) {
     const groups = match.groups!;

@@ -13,10 +13,10 @@
  * lookbehind keeps V8 from skipping ahead to candidate characters and made the combined
  * regex ten times slower.
  *
- * A key of a fixed length (AWS, Google, npm) is matched as its length or more: the minimum
- * decides what counts as one, and the rest of the run is taken too, so that a value with more
- * characters of the same kind after it (pasted twice, or a longer secret) is hidden whole
- * rather than leaving its tail in the log.
+ * A key of a fixed length (AWS, Google, npm, the vendor tokens) is matched as its length or
+ * more: the minimum decides what counts as one, and the rest of the run is taken too, so that
+ * a value with more characters of the same kind after it (pasted twice, or a longer secret) is
+ * hidden whole rather than leaving its tail in the log.
  */
 
 export interface SecretKeyPattern {
@@ -36,6 +36,12 @@ export interface SecretValuePattern {
    * match is replaced.
    */
   readonly source: string;
+  /**
+   * Every match holds a run of at least this many characters of [A-Za-z0-9_=-]: a text with no
+   * such run is searched without this pattern. Vendor tokens are long runs behind a prefix,
+   * and most texts have none, so they then cost a row nothing but the check for the run.
+   */
+  readonly minRun?: number;
   /**
    * A second look at a match (the secret group, else the whole match), for a shape a regex
    * cannot check: when it returns false, the match is not a secret and the scan goes on from
@@ -127,6 +133,59 @@ const ASSIGN = String.raw`${QUOTE}[ \t]*[=:]>?[ \t]*`;
  */
 const VALUE = String.raw`${QUOTE}(?<secret>${PEM_PRIVATE_KEY}|(?<=")[^"\\\r\n]*|(?<=')[^'\r\n]*|[^\s"'&;,]+)`;
 
+/**
+ * Tokens that vendors give a prefix of their own, so that scanners find them: each has a
+ * literal prefix and a known length and alphabet (as the vendor or the common secret-scanning
+ * rule sets describe it), so prose and identifiers do not match. A prefix that is also a
+ * common syllable ('hf_', 'gsk_', 'dapi', 'sbp_', 'secret_') is taken only at the start of a
+ * word, checked by a lookbehind after the literal.
+ */
+const VENDOR_TOKENS: readonly SecretValuePattern[] = [
+  // Hugging Face user access tokens (hf_ and 34 letters) and organization API tokens.
+  {
+    kind: 'huggingface-token',
+    source: String.raw`hf_(?<![A-Za-z0-9_-]hf_)[A-Za-z0-9]{34,}|api_org_(?<![A-Za-z0-9_-]api_org_)[A-Za-z0-9]{34,}`,
+    minRun: 37,
+  },
+  // Groq API keys: gsk_ and 52 letters and digits.
+  { kind: 'groq-key', source: String.raw`gsk_(?<![A-Za-z0-9_-]gsk_)[A-Za-z0-9]{52,}`, minRun: 56 },
+  // OpenRouter keys: sk-or-v1- and 64 hex digits (the '-' after 'or' keeps them from openai-key).
+  { kind: 'openrouter-key', source: String.raw`sk-or-v1-[0-9a-f]{64,}`, minRun: 73 },
+  // Perplexity API keys.
+  { kind: 'perplexity-key', source: String.raw`pplx-[A-Za-z0-9]{48,}`, minRun: 53 },
+  // SendGrid API keys: SG.<22>.<43>, base64url.
+  { kind: 'sendgrid-key', source: String.raw`SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43,}`, minRun: 43 },
+  // PyPI API tokens: a macaroon whose base64 starts with the location pypi.org.
+  { kind: 'pypi-token', source: String.raw`pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,}`, minRun: 70 },
+  // Docker Hub personal and organization access tokens.
+  { kind: 'docker-hub-token', source: String.raw`dckr_pat_[A-Za-z0-9_-]{27,}|dckr_oat_[A-Za-z0-9_-]{32,}`, minRun: 36 },
+  // DigitalOcean personal access, OAuth and refresh tokens.
+  { kind: 'digitalocean-token', source: String.raw`do[opr]_v1_[0-9a-f]{64,}`, minRun: 71 },
+  // Shopify admin API access tokens, custom and private app tokens, shared secrets.
+  { kind: 'shopify-token', source: String.raw`shp(?:at|ca|pa|ss)_[0-9a-fA-F]{32,}`, minRun: 38 },
+  // Databricks personal access tokens: dapi and 32 hex digits, sometimes -<digit>.
+  { kind: 'databricks-token', source: String.raw`dapi(?<![A-Za-z0-9_-]dapi)[0-9a-f]{32,}(?:-[0-9])?`, minRun: 36 },
+  // Linear personal API keys.
+  { kind: 'linear-key', source: String.raw`lin_api_[A-Za-z0-9]{40,}`, minRun: 48 },
+  // Notion integration tokens: ntn_ and 11 digits and 35 letters and digits; before 2024,
+  // secret_ and 43 letters and digits.
+  {
+    kind: 'notion-token',
+    source: String.raw`ntn_[0-9]{11}[A-Za-z0-9]{35,}|secret_(?<![A-Za-z0-9_-]secret_)[A-Za-z0-9]{43,}`,
+    minRun: 50,
+  },
+  // Atlassian (Jira, Confluence, Bitbucket) API tokens: ATATT3 and 186 characters.
+  { kind: 'atlassian-token', source: String.raw`ATATT3[A-Za-z0-9_=-]{186,}`, minRun: 192 },
+  // Vercel personal, integration, app access and refresh tokens, and AI Gateway keys.
+  { kind: 'vercel-token', source: String.raw`vc[pikar]_[A-Za-z0-9_-]{56,}`, minRun: 60 },
+  // Supabase personal access tokens (management API) and project secret keys.
+  {
+    kind: 'supabase-key',
+    source: String.raw`sbp_(?<![A-Za-z0-9_-]sbp_)[a-z0-9]{40,}|sb_secret_[A-Za-z0-9_-]{31,}`,
+    minRun: 41,
+  },
+];
+
 export const DEFAULT_VALUE_PATTERNS: readonly SecretValuePattern[] = [
   // PEM private keys (PKCS#8, RSA, EC, DSA, OPENSSH, ENCRYPTED, PGP blocks), through the END
   // line; without one (a truncated text), through the end of the text.
@@ -201,6 +260,7 @@ export const DEFAULT_VALUE_PATTERNS: readonly SecretValuePattern[] = [
   },
   // npm access tokens.
   { kind: 'npm-token', source: String.raw`npm_[A-Za-z0-9]{36,}` },
+  ...VENDOR_TOKENS,
   // Switchboard's own API keys: 'sbk_' and 32 random bytes in base64url (43 characters; see
   // libs/auth/src/api-keys/key-material.ts).
   { kind: 'switchboard-key', source: String.raw`sbk_[A-Za-z0-9_-]{43,}` },
