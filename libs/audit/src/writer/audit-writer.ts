@@ -1,74 +1,24 @@
-import type { Logger } from '@switchboard/observability';
 import type { AuditEntry } from '../audit.types.js';
 import { keepRecordText, recordText } from '../chain/row-hash.js';
-import type { JournalFile } from '../journal/journal-file.js';
 import type { JournalMark } from '../journal/journal-mark.js';
-import { systemEntry } from '../system-entry.js';
+import type { AuditMode, AuditWriterOptions, AuditWriterStatus } from './audit-writer-options.js';
+import { newBatch, type Batch } from './batch.js';
 import type { Committer } from './committer.js';
+import {
+  AUDIT_UNAVAILABLE_RULE,
+  AuditUnavailableError,
+  lostRowsMarker,
+  reportCommitFailure,
+  reportJournalFailure,
+  reportLostRows,
+  sqliteReason,
+  withholdAnswers,
+  type WriterFailure,
+} from './writer-failures.js';
 
-/**
- * `strict`: a request's response waits for the commit that holds its row, so an answered
- * call is in the log even after kill -9. `relaxed`: the response goes at once and the row
- * is committed within `flushMs`.
- */
-export type AuditMode = 'strict' | 'relaxed';
+export type { AuditMode, AuditWriterOptions, AuditWriterStatus } from './audit-writer-options.js';
+export { AUDIT_UNAVAILABLE_CODE, AUDIT_UNAVAILABLE_RULE, AuditUnavailableError } from './writer-failures.js';
 
-export interface AuditWriterOptions {
-  mode: AuditMode;
-  /** relaxed: the longest a row waits for its commit. */
-  flushMs: number;
-  /** Rows held in memory while the database cannot be written; beyond it rows are lost, counted and logged. */
-  maxQueuedRows: number;
-  logger: Logger;
-  /**
-   * Strict mode: a batch is released once written to this journal, and its rows are
-   * committed like relaxed ones (within `flushMs`). Needs a committer on this thread
-   * (InlineCommitter): a journal write is no fsync, so it is no more durable than that.
-   */
-  journal?: JournalFile;
-}
-
-/** Refusal and withheld-answer error: the log cannot be written, so strict mode will not run unaudited. */
-export class AuditUnavailableError extends Error {
-  constructor(readonly reason: string) {
-    super(`The audit log cannot be written (${reason}); calls are refused until it recovers`);
-  }
-}
-
-export interface AuditWriterStatus {
-  mode: AuditMode;
-  writable: boolean;
-  /** Why the last commit failed, while it keeps failing. */
-  failure?: string;
-  failingSince?: string;
-  queuedRows: number;
-  committedRows: number;
-  commits: number;
-  lostRows: number;
-  /**
-   * Milliseconds the event loop has spent in commits since start. With `synchronous: normal`
-   * that is each whole commit (SQLite runs on this thread, WAL checkpoints included), so over
-   * committedRows it is the writer's cost per row inside the daemon; with `full` it is only
-   * the hand-over to the commit thread.
-   */
-  commitMs: number;
-  /** The longest single commit since start, ms: how long one commit held up every call. */
-  longestCommitMs: number;
-  /** Strict with a journal: the batches written to it (each one `write`), and its file. */
-  journalWrites: number;
-  journal?: string;
-}
-
-/** Rows that share one commit, and the promise strict-mode callers wait on. */
-interface Batch {
-  promise: Promise<void>;
-  resolve(): void;
-  reject(err: Error): void;
-  entries: AuditEntry[];
-}
-
-const RETRY_FIRST_MS = 100;
-const RETRY_MAX_MS = 5_000;
 /** A relaxed batch this large commits at once rather than waiting out flushMs. */
 const EAGER_BATCH = 512;
 /** Strict without a journal: the most event-loop turns a commit waits for the rows of requests still running. */
@@ -107,7 +57,7 @@ export class AuditWriter {
   private commitAfter = false;
   private scheduled: { immediate?: NodeJS.Immediate; timeout?: NodeJS.Timeout } | undefined;
   /** While the log cannot be written: why, since when, the next retry's delay, journal writes failed. */
-  private failure: { message: string; since: number; retryMs: number; journalFailures: number } | undefined;
+  private failure: WriterFailure | undefined;
   private lost = { rows: 0, since: 0 };
   private readonly counters = { committedRows: 0, commits: 0, lostRows: 0, commitMs: 0, longestCommitMs: 0, journalWrites: 0 };
   /** Strict with a journal: rows not yet written to it (a write is due for them). */
@@ -392,19 +342,9 @@ export class AuditWriter {
     batch?.resolve();
   }
 
-  /**
-   * The hosts of a failed strict batch get an error instead of their answer; their rows
-   * (still queued) are amended to say so, keeping the upstream's outcome in the message.
-   */
+  /** The hosts of a failed strict batch get an error instead of their answer (see withholdAnswers). */
   private withhold(batch: Batch, err: unknown): void {
-    const reason = sqliteReason(err);
-    for (const entry of batch.entries) {
-      const upstreamOutcome = entry.outcome ?? 'none';
-      entry.outcome = 'error';
-      entry.errorCode = AUDIT_UNAVAILABLE_CODE;
-      entry.errorMessage = `answer withheld: audit log unavailable (${reason}); upstream outcome: ${upstreamOutcome}`;
-    }
-    batch.reject(new AuditUnavailableError(reason));
+    batch.reject(withholdAnswers(batch.entries, err));
   }
 
   /**
@@ -412,15 +352,8 @@ export class AuditWriter {
    * most one line per attempt), and the retry is armed.
    */
   private failed(err: unknown): void {
-    const message = sqliteReason(err);
-    const first = this.failure === undefined;
-    const retryMs = first ? RETRY_FIRST_MS : Math.min(this.failure!.retryMs * 2, RETRY_MAX_MS);
-    this.failure = { message, since: this.failure?.since ?? Date.now(), retryMs, journalFailures: this.failure?.journalFailures ?? 0 };
-    this.options.logger.error(
-      { err: message, queuedRows: this.queuedRows(), mode: this.options.mode, retryInMs: retryMs },
-      first ? this.firstFailureMessage() : 'audit: still cannot write the audit log',
-    );
-    this.armRetry(retryMs);
+    this.failure = reportCommitFailure(this.failure, err, this.options.logger, this.options.mode, this.queuedRows());
+    this.armRetry(this.failure.retryMs);
   }
 
   /**
@@ -431,22 +364,10 @@ export class AuditWriter {
    * lost rows are.
    */
   private journalFailed(err: unknown): void {
-    const message = sqliteReason(err);
     const first = this.failure === undefined;
-    const failure = (this.failure ??= { message, since: Date.now(), retryMs: RETRY_FIRST_MS, journalFailures: 0 });
-    failure.journalFailures += 1;
-    if (first || failure.journalFailures % 1000 === 0) {
-      this.options.logger.error(
-        { err: message, journalFailures: failure.journalFailures, queuedRows: this.queuedRows(), mode: this.options.mode },
-        first ? this.firstFailureMessage() : 'audit: journal writes still failing',
-      );
-    }
+    this.failure = reportJournalFailure(this.failure, err, this.options.logger, this.options.mode, this.queuedRows());
     // While a retry (or a commit) is on its way, it stays as it is.
-    if (first || (this.scheduled?.timeout === undefined && !this.inFlight)) this.armRetry(failure.retryMs);
-  }
-
-  private firstFailureMessage(): string {
-    return 'audit: cannot write the audit log; ' + (this.options.mode === 'strict' ? 'refusing calls until it recovers' : 'rows are held in memory');
+    if (first || (this.scheduled?.timeout === undefined && !this.inFlight)) this.armRetry(this.failure.retryMs);
   }
 
   private armRetry(retryMs: number): void {
@@ -463,12 +384,7 @@ export class AuditWriter {
     if (this.lost.rows === 0) this.lost.since = Date.now();
     this.lost.rows += 1;
     this.counters.lostRows += 1;
-    if (this.lost.rows === 1 || this.lost.rows % 1000 === 0) {
-      this.options.logger.error(
-        { lostRows: this.lost.rows, maxQueuedRows: this.options.maxQueuedRows },
-        'audit: queue full while the log cannot be written; rows are being lost',
-      );
-    }
+    reportLostRows(this.lost.rows, this.options.logger, this.options.maxQueuedRows);
     if (this.options.mode === 'relaxed') return RESOLVED;
     const refused = Promise.reject(new AuditUnavailableError(this.failure?.message ?? 'queue full'));
     // Refusal rows are appended without being awaited: their rejection must not go unhandled.
@@ -477,46 +393,4 @@ export class AuditWriter {
   }
 }
 
-/** JSON-RPC code of AuditUnavailableError (implementation-defined server error range). */
-export const AUDIT_UNAVAILABLE_CODE = -32013;
-
-/** The rule of a row whose call strict mode refused because the log could not be written. */
-export const AUDIT_UNAVAILABLE_RULE = 'audit:unavailable';
-
 const RESOLVED = Promise.resolve();
-
-function newBatch(): Batch {
-  let resolve!: () => void;
-  let reject!: (err: Error) => void;
-  const promise = new Promise<void>((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
-  // Relaxed callers never await it; a rejection with no listener must not crash the process.
-  promise.catch(() => undefined);
-  return { promise, resolve, reject, entries: [] };
-}
-
-/**
- * SQLite's or the file system's own code and message (SQLITE_FULL, SQLITE_BUSY, ENOSPC, ...):
- * what an operator needs. Node's messages already start with their code.
- */
-function sqliteReason(err: unknown): string {
-  const e = err as { code?: string; message?: string };
-  if (!e?.code) return String(e?.message ?? err);
-  const message = String(e.message);
-  return message.startsWith(`${e.code}:`) ? message : `${e.code}: ${message}`;
-}
-
-function lostRowsMarker(rows: number, since: number): AuditEntry {
-  return systemEntry(
-    {
-      method: 'audit/rows-lost',
-      decision: 'refused',
-      rule: 'audit:queue-full',
-      outcome: null,
-      errorMessage: `${rows} audit rows were lost while the log could not be written`,
-    },
-    { rows, since: new Date(since).toISOString() },
-  );
-}
