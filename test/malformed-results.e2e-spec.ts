@@ -155,3 +155,31 @@ describe('prompts/get and resources/read results', () => {
     expect(read.result).toEqual(contents);
   });
 });
+
+describe('completion/complete results', () => {
+  /** The upstream answers the completed argument's value, parsed as JSON (HOSTILE_ANSWERS). */
+  const completeWith = (answer: unknown) => ({ ref: { type: 'ref/prompt', name: 'odd__answer' }, argument: { name: 'answer', value: JSON.stringify(answer) } });
+  const values = (count: number) => Array.from({ length: count }, (_, i) => `v${i}`);
+
+  it('of more than the 100 values the spec allows reach an SDK host as the first 100, with hasMore and the total kept', async () => {
+    const { completion } = await host.client.complete(completeWith({ completion: { values: values(150), total: 150, hasMore: false } }) as never);
+    expect(completion).toEqual({ values: values(100), total: 150, hasMore: true });
+    // Without a total, the number the upstream had is the total.
+    const untold = await ask('completion/complete', completeWith({ completion: { values: values(101) } }));
+    expect(untold.result).toEqual({ completion: { values: values(100), total: 101, hasMore: true } });
+  });
+
+  it('of 100 values or fewer pass unchanged, total and hasMore as sent', async () => {
+    const answer = { completion: { values: values(100), total: 250, hasMore: true }, _meta: { 'example.com/x': 1 } };
+    expect((await ask('completion/complete', completeWith(answer))).result).toEqual(answer);
+  });
+
+  it('are errors when malformed: no completion, values that are not strings', async () => {
+    const missing = await ask('completion/complete', completeWith({ values: ['a'] }));
+    const subject = "Upstream 'odd' sent an invalid completion/complete result for prompt 'odd__answer'";
+    expect(missing.error).toEqual({ code: -32000, message: `${subject}: completion is missing` });
+    const numbers = await ask('completion/complete', completeWith({ completion: { values: ['a', 2] } }));
+    expect(numbers.error).toEqual({ code: -32000, message: `${subject}: completion.values[1] is not a string` });
+    expect(rowOf(numbers.id)).toMatchObject({ method: 'completion/complete', upstream: 'odd', outcome: 'error', error_code: -32000 });
+  });
+});

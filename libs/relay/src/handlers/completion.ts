@@ -5,6 +5,9 @@ import { optionalObject, optionalStringMap, requireString } from './params.js';
 import { authorized } from '../gates/policy-gate.js';
 import { rateLimited } from '../gates/rate-limited.js';
 import { recordRoute, upstreamOf } from './upstream-of.js';
+import { checkedResult } from '../results/checked-result.js';
+import { withinCompletionLimit } from '../results/completion-values.js';
+import { completionResultProblems } from '../results/result-problems.js';
 
 const EMPTY = { completion: { values: [], hasMore: false } };
 
@@ -61,11 +64,17 @@ export const complete: MethodHandler = async (ctx, services) => {
     const connection = await upstreamOf(ctx, services, target.server);
     // An upstream without completions simply has no suggestions; that is not an error for the host.
     if (!mayComplete(connection)) return EMPTY;
-    return services.forwarder.forward(ctx.session, ctx.request, connection, { ...ctx.params, ref: target.ref }, ctx).catch((err: unknown) => {
+    let result: Item;
+    try {
+      result = await services.forwarder.forward(ctx.session, ctx.request, connection, { ...ctx.params, ref: target.ref }, ctx);
+    } catch (err) {
       // A 2024-11-05 server that was only possibly completing (below) and does not.
       if (!connection.capabilities.completions && err instanceof McpError && err.code === ErrorCode.MethodNotFound) return EMPTY;
       throw err;
-    });
+    }
+    const subject = ref.type === 'ref/prompt' ? `prompt '${String(ref.name)}'` : `resource '${String(ref.uri)}'`;
+    checkedResult(services, target.server, 'completion/complete', subject, result, completionResultProblems(result));
+    return withinCompletionLimit(result);
   });
 };
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { promptResultProblems, readResultProblems, toolResultProblems, type OutputCheck } from './result-problems.js';
+import { completionResultProblems, promptResultProblems, readResultProblems, toolResultProblems, type OutputCheck } from './result-problems.js';
 
 const text = { type: 'text', text: 'hi' };
 /** Stands in for a compiled outputSchema: { n: number } required. */
@@ -90,5 +90,24 @@ describe('promptResultProblems', () => {
     [{ messages: [], description: 5 }, 'description is not a string'],
   ])('names what is wrong with %j', (result, problem) => {
     expect(promptResultProblems(result)).toEqual([problem]);
+  });
+});
+
+describe('completionResultProblems', () => {
+  it('passes a well-formed completion, however many values (the gateway cuts them)', () => {
+    expect(completionResultProblems({ completion: { values: [] } })).toBeUndefined();
+    expect(completionResultProblems({ completion: { values: Array(150).fill('v'), total: 150, hasMore: false }, _meta: {} })).toBeUndefined();
+  });
+
+  it.each([
+    [{}, 'completion is missing'],
+    [{ completion: [] }, 'completion is not an object'],
+    [{ completion: {} }, 'completion.values is missing'],
+    [{ completion: { values: 'a' } }, 'completion.values is not an array'],
+    [{ completion: { values: ['a', null] } }, 'completion.values[1] is not a string'],
+    [{ completion: { values: [], total: 1.5 } }, 'completion.total is not an integer'],
+    [{ completion: { values: [], hasMore: 'yes' } }, 'completion.hasMore is not a boolean'],
+  ])('%j: %s', (result, problem) => {
+    expect(completionResultProblems(result)).toEqual([problem]);
   });
 });

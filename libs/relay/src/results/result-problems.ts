@@ -73,6 +73,31 @@ export function promptResultProblems(result: Item): string[] | undefined {
   return problems?.slice(0, MAX_PROBLEMS);
 }
 
+/**
+ * Why a completion/complete result would make a conforming client throw: a `completion` whose
+ * values are strings, its total a number and hasMore a boolean. Too many values is no problem
+ * here: the gateway cuts them (completion-values.ts), as the spec lets a server say there are more.
+ */
+export function completionResultProblems(result: Item): string[] | undefined {
+  let problems: string[] | undefined;
+  const add = (problem: string) => (problems ??= []).push(problem);
+  const { completion } = result;
+  if (!isItem(completion)) add(completion === undefined ? 'completion is missing' : 'completion is not an object');
+  else {
+    const { values, total, hasMore } = completion;
+    if (!Array.isArray(values)) add(values === undefined ? 'completion.values is missing' : 'completion.values is not an array');
+    else {
+      for (let i = 0; i < values.length && (problems?.length ?? 0) < MAX_PROBLEMS; i++) {
+        if (typeof values[i] !== 'string') add(`completion.values[${i}] is not a string`);
+      }
+    }
+    if (total !== undefined && !Number.isInteger(total)) add('completion.total is not an integer');
+    if (hasMore !== undefined && typeof hasMore !== 'boolean') add('completion.hasMore is not a boolean');
+  }
+  metaProblem(result, add);
+  return problems?.slice(0, MAX_PROBLEMS);
+}
+
 function blockProblems(blocks: unknown[], where: string, add: (problem: string) => void): void {
   let found = 0;
   for (let i = 0; i < blocks.length && found < MAX_PROBLEMS; i++) {
