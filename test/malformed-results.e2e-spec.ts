@@ -135,6 +135,20 @@ describe('a tool with an outputSchema, to a host of a revision before structured
   });
 });
 
+describe('a resource_link in a result, to a 2025-06-18 host', () => {
+  it('comes as that revision has a resource: without the icons 2025-11-25 added', async () => {
+    const link = { type: 'resource_link', uri: 'file:///tmp/a.txt', name: 'a.txt', title: 'A', annotations: { lastModified: '2025-01-01T00:00:00Z' }, _meta: { k: 1 } };
+    const older = await rawHost(daemon, {}, '2025-06-18');
+    try {
+      const reply = older.post({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'odd__plain', arguments: { answer: { content: [{ ...link, icons: [{ src: 'https://example.com/a.png' }] }] } } } });
+      const answer = await older.waitFor([reply], (m) => m.id === 1, 30_000);
+      expect(answer.result).toEqual({ content: [link] });
+    } finally {
+      await older.close();
+    }
+  });
+});
+
 describe('prompts/get and resources/read results', () => {
   it('are errors when malformed: messages or contents that are no list, a message without a role', async () => {
     const prompt = await ask('prompts/get', { name: 'odd__answer', arguments: { answer: JSON.stringify({ messages: [{ content: { type: 'text', text: 'x' } }] }) } });

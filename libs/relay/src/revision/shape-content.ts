@@ -60,6 +60,9 @@ function withShapedAnnotations(item: Item, version: OlderRevision): Item {
 export function shapedBlock(block: Item, version: OlderRevision): Item {
   const added = typeof block.type === 'string' ? CONTENT_ADDED[block.type] : undefined;
   if (added && lacks(version, added)) return withShapedAnnotations(textStandIn(block), version);
+  // A resource link is a Resource with a type: it has what the revision's Resource has (no
+  // icons before 2025-11-25), as the resources a list names do.
+  if (block.type === 'resource_link') return shaped(block, version, 'resource');
   // Text, image and embedded resource blocks (and their resource contents) differ between
   // revisions only in their annotations and _meta.
   return withShapedAnnotations(block, version);

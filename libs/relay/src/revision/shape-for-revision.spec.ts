@@ -152,6 +152,16 @@ describe('shapeResult: tools/call content', () => {
     expect(shapeResult('tools/call', plain, '2025-06-18')).toBe(plain);
   });
 
+  it("2025-06-18: a resource_link is a resource as that revision has it: no icons (2025-11-25), its title and _meta kept", () => {
+    const full = { ...link, title: 'Hello', icons: ICONS, annotations: { lastModified: '2025-01-01T00:00:00Z' }, _meta: META };
+    const result = { content: [full] };
+    const [shaped] = shapeResult('tools/call', result, '2025-06-18').content as Item[];
+    expect(shaped).toEqual({ ...link, title: 'Hello', annotations: { lastModified: '2025-01-01T00:00:00Z' }, _meta: META });
+    const prompt = { messages: [{ role: 'user', content: full }] };
+    expect((shapeResult('prompts/get', prompt, '2025-06-18').messages as Item[])[0].content).toEqual(shaped);
+    expect(shapeResult('tools/call', result, '2025-11-25')).toBe(result);
+  });
+
   it('keeps a block the older revision has, with its _meta, and the result _meta', () => {
     const result = { content: [{ type: 'text', text: 'x', _meta: META }], _meta: META, isError: true };
     expect(shapeResult('tools/call', result, '2024-11-05')).toBe(result);
