@@ -1,7 +1,9 @@
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixturePath } from '@switchboard/testing';
-import { REPO_ROOT, startDaemon, stopAllDaemons, type DaemonHandle } from './support/daemon.js';
+import { REPO_ROOT, startDaemon, stopAllDaemons, tempDir, writeConfig, type DaemonHandle } from './support/daemon.js';
 import { rawHost } from './support/raw-host.js';
 import { openStream } from './support/sse-client.js';
 
@@ -20,12 +22,23 @@ let daemon: DaemonHandle;
 const hosts: Host[] = [];
 
 beforeAll(async () => {
-  daemon = await startDaemon({
-    mcpServers: {
-      fx: { command: process.execPath, args: [fixturePath('stdio')] },
-      late: { command: process.execPath, args: [join(REPO_ROOT, 'test/fixtures/hostile-upstream.mjs')] },
+  const dir = tempDir();
+  // Sampling is refused unless a rule allows it; the inbox would take what no host can answer.
+  const policy = join(dir, 'policy.yaml');
+  writeFileSync(policy, 'everyone: [sampler]\nroles:\n  sampler:\n    - { id: sampling-ok, allow: sample, server: "*" }\n');
+  const config = writeConfig(
+    {
+      policy: { file: policy },
+      relay: { inbox: false },
+      mcpServers: {
+        fx: { command: process.execPath, args: [fixturePath('stdio')] },
+        fy: { command: process.execPath, args: [fixturePath('stdio')], env: { FIXTURE_NAME: 'fy' } },
+        late: { command: process.execPath, args: [join(REPO_ROOT, 'test/fixtures/hostile-upstream.mjs')] },
+      },
     },
-  });
+    dir,
+  );
+  daemon = await startDaemon(config);
 }, 60_000);
 
 afterAll(async () => {
@@ -140,6 +153,72 @@ describe('progress the host did not ask for (legacy HTTP+SSE, where every messag
       ]);
     } finally {
       stream.close();
+    }
+  });
+});
+
+describe('two upstreams asking one host at once, with the same progress token', () => {
+  it('the host gets a token unique among the requests the gateway has open with it, and its progress reaches each upstream under that upstream\'s own', async () => {
+    const client = new Client({ name: 'sampler', version: '1' }, { capabilities: { sampling: {} } });
+    const tokens: unknown[] = [];
+    let bothAsked!: () => void;
+    const asked = new Promise<void>((resolve) => (bothAsked = resolve));
+    client.setRequestHandler('sampling/createMessage', async (request, extra) => {
+      const token = request.params._meta?.progressToken;
+      tokens.push(token);
+      if (tokens.length === 2) bothAsked();
+      // Both are open at once when the host reports on them.
+      await asked;
+      if (token !== undefined) await extra.mcpReq.notify({ method: 'notifications/progress', params: { progressToken: token, progress: 1, total: 2 } });
+      return { role: 'assistant', content: { type: 'text', text: 'sampled' }, model: 'm' };
+    });
+    await client.connect(new StreamableHTTPClientTransport(new URL(daemon.mcpUrl)));
+    try {
+      const params = { messages: [{ role: 'user', content: { type: 'text', text: 'hi' } }], maxTokens: 5, _meta: { progressToken: 0 } };
+      // fx asks with the token 0 as given; fy asks for progress (its SDK picks its own token).
+      const [fromFx, fromFy] = await Promise.all([
+        client.callTool({ name: 'fx__ask_client', arguments: { method: 'sampling/createMessage', params } }),
+        client.callTool({ name: 'fy__ask_client', arguments: { method: 'sampling/createMessage', params, progress: true } }),
+      ]);
+      expect(tokens).toHaveLength(2);
+      expect(tokens[0]).not.toBeUndefined();
+      expect(tokens[0]).not.toEqual(tokens[1]);
+      const text = (result: unknown) => (result as { content: { text: string }[] }).content[0].text;
+      expect(JSON.parse(text(fromFx))).toMatchObject({ model: 'm', content: { text: 'sampled' } });
+      expect(JSON.parse(text(fromFy))).toEqual({
+        answer: { role: 'assistant', content: { type: 'text', text: 'sampled' }, model: 'm' },
+        progress: [{ progress: 1, total: 2 }],
+      });
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe("a host's progress on a relayed question, in a flood", () => {
+  it('reaches the upstream (which other hosts may share) at most 20 a second', async () => {
+    const client = new Client({ name: 'flooder', version: '1' }, { capabilities: { sampling: {} } });
+    const SENT = 300;
+    client.setRequestHandler('sampling/createMessage', async (request, extra) => {
+      const progressToken = request.params._meta?.progressToken;
+      if (progressToken !== undefined) {
+        for (let i = 1; i <= SENT; i++) await extra.mcpReq.notify({ method: 'notifications/progress', params: { progressToken, progress: i } });
+      }
+      return { role: 'assistant', content: { type: 'text', text: 'sampled' }, model: 'm' };
+    });
+    await client.connect(new StreamableHTTPClientTransport(new URL(daemon.mcpUrl)));
+    try {
+      const params = { messages: [{ role: 'user', content: { type: 'text', text: 'hi' } }], maxTokens: 5 };
+      const started = Date.now();
+      const result = await client.callTool({ name: 'fy__ask_client', arguments: { method: 'sampling/createMessage', params, progress: true } });
+      const seconds = Math.ceil((Date.now() - started) / 1000);
+      const { progress } = JSON.parse((result as { content: { text: string }[] }).content[0].text) as { progress: { progress: number }[] };
+      expect(progress.length).toBeGreaterThan(0);
+      expect(progress[0]).toEqual({ progress: 1 });
+      expect(progress.length).toBeLessThanOrEqual(20 * (seconds + 1));
+      expect(progress.length).toBeLessThan(SENT);
+    } finally {
+      await client.close();
     }
   });
 });

@@ -1,8 +1,8 @@
 import type { JsonRpcRequest, PeerRequestOptions } from '@switchboard/core';
 import { McpError } from '@switchboard/core';
 import type { UpstreamConnection } from '@switchboard/upstream';
-import { describe, expect, it } from 'vitest';
-import { Forwarder } from './forwarder.js';
+import { describe, expect, it, vi } from 'vitest';
+import { Forwarder, MAX_PROGRESS_PER_SECOND, progressRate } from './forwarder.js';
 import type { DownstreamSession } from './session.js';
 import type { RelayOrigin } from './server-requests/relay-origin.js';
 import { UrlElicitations } from './server-requests/url-elicitations.js';
@@ -59,5 +59,26 @@ describe('Forwarder', () => {
     const complete = { jsonrpc: '2.0' as const, method: 'notifications/elicitation/complete', params: { elicitationId: 'e42' } };
     urls.notification('auth', complete);
     expect(sent).toEqual([complete]);
+  });
+});
+
+describe('progressRate', () => {
+  it('passes 20 a second and drops the rest, until the next second', () => {
+    vi.useFakeTimers();
+    try {
+      vi.setSystemTime(10_000);
+      const withinRate = progressRate();
+      const first = Array.from({ length: 25 }, () => withinRate());
+      expect(first.filter(Boolean)).toHaveLength(MAX_PROGRESS_PER_SECOND);
+      expect(first.slice(0, 20).every(Boolean)).toBe(true);
+      vi.setSystemTime(10_999);
+      expect(withinRate()).toBe(false);
+      vi.setSystemTime(11_000);
+      expect(withinRate()).toBe(true);
+      // Each request has its own count.
+      expect(progressRate()()).toBe(true);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

@@ -6,8 +6,26 @@ import type { UrlElicitations } from './server-requests/url-elicitations.js';
 
 type Item = Record<string, unknown>;
 
-/** Progress notifications of one forwarded request relayed to its host a second, at most. */
+/** Progress notifications of one relayed request passed on a second, at most (either way). */
 export const MAX_PROGRESS_PER_SECOND = 20;
+
+/**
+ * For one request: whether the progress notification that arrives now may be passed on
+ * (the spec has both sides rate limit progress, against flooding). What passes the bound
+ * is dropped; the next second's first one goes through.
+ */
+export function progressRate(): () => boolean {
+  let windowStart = 0;
+  let passed = 0;
+  return () => {
+    const now = Date.now();
+    if (now - windowStart >= 1000) {
+      windowStart = now;
+      passed = 0;
+    }
+    return passed++ < MAX_PROGRESS_PER_SECOND;
+  };
+}
 
 /**
  * Sends one downstream request to its upstream: the host's progress token is replaced by one
@@ -58,15 +76,9 @@ export class Forwarder {
       // flooding): an upstream sending thousands a second reached the host as thousands a
       // second. What passes the bound is dropped; the upstream's timeout is still reset by
       // every one (the peer's), and the result says how it ended.
-      let windowStart = 0;
-      let relayed = 0;
+      const withinRate = progressRate();
       options.onProgress = (progress) => {
-        const now = Date.now();
-        if (now - windowStart >= 1000) {
-          windowStart = now;
-          relayed = 0;
-        }
-        if (relayed++ >= MAX_PROGRESS_PER_SECOND) return;
+        if (!withinRate()) return;
         void session
           .send(
             { jsonrpc: '2.0', method: 'notifications/progress', params: { ...progress, progressToken: hostToken } },

@@ -1,6 +1,6 @@
 import { bareEntry, type AuditEntry } from '@switchboard/audit';
-import { ErrorCode, McpError, anyCancelled, callerName, methodNotFound, parseCallerName } from '@switchboard/core';
-import type { ServerRequest } from '@switchboard/upstream';
+import { ErrorCode, McpError, anyCancelled, callerName, methodNotFound, parseCallerName, type PeerRequestOptions } from '@switchboard/core';
+import type { ServerRequest, UpstreamConnection } from '@switchboard/upstream';
 import type { Item, RelayServices } from '../relay.types.js';
 import type { DownstreamSession, Principal } from '../session.js';
 import { elicitationSchemaProblems } from '@switchboard/inbox';
@@ -13,6 +13,7 @@ import { ownerFields, sessionFields } from '../audit/session-fields.js';
 import { isRelayOrigin, sharedOrigin, type RelayOrigin } from './relay-origin.js';
 import { samplingParamsProblems } from './sampling-params.js';
 import { checkHostAnswer } from './host-answer.js';
+import { progressRate } from '../forwarder.js';
 
 export interface RelayLimits {
   /** How long a host (its user) has to answer. */
@@ -115,6 +116,7 @@ export class ServerRequestRelay {
           timeoutMs: this.limits().timeoutMs,
           signal: anyCancelled(req.signal, route.origin?.signal),
           ...(route.origin && { relatedRequestId: route.origin.requestId }),
+          ...progressRelayedTo(connection, outgoing),
         });
         // Checked against what the upstream asked: the answer is the upstream's.
         result = this.checked(req, asked, result, entry);
@@ -321,4 +323,23 @@ export class ServerRequestRelay {
 
 function isWebUrl(url: string): boolean {
   return URL.canParse(url) && ['http:', 'https:'].includes(new URL(url).protocol);
+}
+
+/**
+ * A progress token is its sender's own, unique among the sender's open requests; towards the
+ * host the sender is the gateway, and two upstreams (whose SDKs both number from 0) may ask
+ * one host at once with the same token. An upstream's token is replaced by one the host's
+ * session owns (the peer's, with onProgress), and the host's progress goes back to the
+ * upstream under the token it gave.
+ */
+function progressRelayedTo(connection: UpstreamConnection, params: Item): Pick<PeerRequestOptions, 'onProgress'> {
+  const token = (params._meta as Item | undefined)?.progressToken;
+  if (typeof token !== 'string' && typeof token !== 'number') return {};
+  // A host's flood would reach an upstream other hosts share: bounded as the other way is.
+  const withinRate = progressRate();
+  return {
+    onProgress: (progress) => {
+      if (withinRate()) void connection.notify('notifications/progress', { ...progress, progressToken: token });
+    },
+  };
 }
