@@ -141,3 +141,50 @@ describe('JwtVerifier with an issuer that fails', () => {
     }
   });
 });
+
+describe('JwtVerifier with several keys a token without a key id could be signed with', () => {
+  let server: Server;
+  let current: CryptoKey;
+  let next: CryptoKey;
+  let sixth: CryptoKey;
+  let verifier: JwtVerifier;
+
+  beforeAll(async () => {
+    // A rotation in progress: the issuer publishes the old and the new key, of the same type
+    // (and, in this set, four more: past the number of keys one token is tried against).
+    const pairs = await Promise.all(Array.from({ length: 6 }, () => generateKeyPair('ES256')));
+    [current, next] = pairs.map((pair) => pair.privateKey);
+    sixth = pairs[5].privateKey;
+    const jwks = { keys: await Promise.all(pairs.map(async (pair, i) => ({ ...(await exportJWK(pair.publicKey)), kid: `k${i}` }))) };
+    server = createServer((_req, res) => res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify(jwks)));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    verifier = new JwtVerifier({
+      issuer: 'https://idp.test',
+      audience: 'gw',
+      jwksUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/jwks`,
+      algorithms: ['ES256'],
+      clockToleranceSec: 0,
+      claims: { principal: 'sub', roles: 'roles', groups: 'groups' },
+    });
+  });
+  afterAll(() => server.close());
+
+  const withoutKid = (key: CryptoKey, audience = 'gw') =>
+    new SignJWT({ sub: 'x' }).setProtectedHeader({ alg: 'ES256' }).setIssuer('https://idp.test').setAudience(audience).setExpirationTime('2m').sign(key);
+
+  it('verifies a token without kid against each key of its type, and accepts it when one of them signed it', async () => {
+    expect(await verifier.verify(await withoutKid(current))).toMatchObject({ ok: true, principal: { id: 'x' } });
+    expect(await verifier.verify(await withoutKid(next))).toMatchObject({ ok: true, principal: { id: 'x' } });
+  });
+
+  it('refuses such a token when none of them signed it, or only a key past the first four; says why when one did but a claim is wrong', async () => {
+    const stranger = (await generateKeyPair('ES256')).privateKey;
+    expect(await verifier.verify(await withoutKid(stranger))).toEqual({ ok: false, rule: 'auth:invalid-token', reason: 'the token signature is not valid' });
+    expect(await verifier.verify(await withoutKid(sixth))).toEqual({ ok: false, rule: 'auth:invalid-token', reason: 'the token signature is not valid' });
+    expect(await verifier.verify(await withoutKid(next, 'elsewhere'))).toEqual({
+      ok: false,
+      rule: 'auth:invalid-token',
+      reason: `the token's "aud" claim does not have the value this gateway expects`,
+    });
+  });
+});

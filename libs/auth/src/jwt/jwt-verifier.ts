@@ -1,6 +1,6 @@
 import type { JwtConfig } from '@switchboard/config';
 import { MAX_PRINCIPAL_CHARS } from '@switchboard/core';
-import type { JWTPayload } from 'jose';
+import type { CryptoKey, JWTPayload, JWTVerifyOptions } from 'jose';
 
 type Jose = typeof import('jose');
 /** Loaded with the first token: ~10 MiB a daemon without auth.jwt need not carry. */
@@ -20,6 +20,12 @@ const JWKS_MAX_AGE_MS = 10 * 60_000;
 const JWKS_TIMEOUT_MS = 5_000;
 /** While the issuer fails, it is asked again after 1 s, 2 s, 4 s ... and then every 30 s. */
 const JWKS_MAX_BACKOFF_MS = 30_000;
+/**
+ * A token without a key id matches every key of its type: during a rotation the issuer
+ * publishes two or three. Each is tried in turn, but no more than this many, so one made-up
+ * token cannot cost a signature check per key of a large key set.
+ */
+const MAX_CANDIDATE_KEYS = 4;
 
 /** Control characters, and the line and paragraph separators some terminals break lines at. */
 const UNPRINTABLE = /[\p{Cc}\u2028\u2029]/u;
@@ -53,15 +59,21 @@ export class JwtVerifier {
       maxBackoffMs: JWKS_MAX_BACKOFF_MS,
       onFetchFailed: this.hooks.onKeysUnavailable,
     });
+    const checks: JWTVerifyOptions = {
+      issuer: this.options.issuer,
+      audience: this.options.audience,
+      algorithms: this.options.algorithms,
+      clockTolerance: this.options.clockToleranceSec,
+      requiredClaims: ['exp'],
+    };
     let payload: JWTPayload;
     try {
-      ({ payload } = await jwtVerify(token, this.keys.resolve, {
-        issuer: this.options.issuer,
-        audience: this.options.audience,
-        algorithms: this.options.algorithms,
-        clockTolerance: this.options.clockToleranceSec,
-        requiredClaims: ['exp'],
-      }));
+      try {
+        ({ payload } = await jwtVerify(token, this.keys.resolve, checks));
+      } catch (err) {
+        if (!(err instanceof errors.JWKSMultipleMatchingKeys)) throw err;
+        payload = await verifyWithEach(jose, token, err, checks);
+      }
     } catch (err) {
       return refusalOf(err, errors);
     }
@@ -91,6 +103,24 @@ export class JwtVerifier {
       },
     };
   }
+}
+
+/**
+ * jose leaves a key set's several matches to its caller: the error iterates over the keys.
+ * The first whose signature holds decides (its claims are then checked as usual); when none
+ * does, the signature is not valid.
+ */
+async function verifyWithEach(jose: Jose, token: string, matches: AsyncIterable<CryptoKey>, checks: JWTVerifyOptions): Promise<JWTPayload> {
+  let tried = 0;
+  for await (const key of matches) {
+    if (tried++ === MAX_CANDIDATE_KEYS) break;
+    try {
+      return (await jose.jwtVerify(token, key, checks)).payload;
+    } catch (err) {
+      if (!(err instanceof jose.errors.JWSSignatureVerificationFailed)) throw err;
+    }
+  }
+  throw new jose.errors.JWSSignatureVerificationFailed();
 }
 
 /** A claim by dotted path: `realm_access.roles`. */

@@ -1,0 +1,69 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { exportJWK, generateKeyPair, SignJWT, type CryptoKey as JoseKey, type JWTHeaderParameters } from 'jose';
+import request from 'supertest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { auditRows } from './support/audit-rows.js';
+import { eventually, startDaemon, stdioFixture, stopAllDaemons, tempDir, writeConfig, type DaemonHandle } from './support/daemon.js';
+
+const ISSUER = 'https://issuer.test';
+const AUDIENCE = 'switchboard';
+const INITIALIZE = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'curl', version: '1' } },
+};
+
+afterAll(stopAllDaemons);
+
+/** Tokens as a hostile or unusual issuer's callers would send them, through the real daemon. */
+describe('JWT bearer tokens the gateway must judge with care', () => {
+  let daemon: DaemonHandle;
+  let dataDir: string;
+  let jwks: Server;
+  /** The issuer is rotating its keys: both are in its JWKS, both of type RSA. */
+  let currentKey: JoseKey;
+  let nextKey: JoseKey;
+
+  const token = (sub: string, key: JoseKey, header: JWTHeaderParameters = { alg: 'RS256' }) =>
+    new SignJWT({ roles: ['dev'] }).setProtectedHeader(header).setIssuer(ISSUER).setAudience(AUDIENCE).setSubject(sub).setIssuedAt().setExpirationTime('5m').sign(key);
+  const initializeWith = (bearer: string) =>
+    request(daemon.baseUrl).post('/mcp').set('Accept', 'application/json, text/event-stream').set('Authorization', `Bearer ${bearer}`).send(INITIALIZE);
+
+  beforeAll(async () => {
+    const pairs = [await generateKeyPair('RS256'), await generateKeyPair('RS256')];
+    [currentKey, nextKey] = pairs.map((pair) => pair.privateKey);
+    const keys = await Promise.all(pairs.map(async (pair, i) => ({ ...(await exportJWK(pair.publicKey)), kid: `k${i + 1}`, use: 'sig' })));
+    jwks = createServer((_req, res) => res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ keys })));
+    await new Promise<void>((resolve) => jwks.listen(0, '127.0.0.1', resolve));
+    const dir = tempDir();
+    dataDir = join(dir, 'data');
+    const jwksUrl = `http://127.0.0.1:${(jwks.address() as AddressInfo).port}/jwks.json`;
+    daemon = await startDaemon(
+      writeConfig({ auth: { mode: 'required', jwt: { issuer: ISSUER, audience: AUDIENCE, jwksUrl } }, mcpServers: { fx: stdioFixture() } }, dir),
+    );
+  });
+  afterAll(() => jwks?.close());
+
+  it('a token without a key id is verified against each of the issuer keys of its type: either key of a rotation serves', async () => {
+    for (const [sub, key] of [['fay', currentKey], ['gus', nextKey]] as const) {
+      const client = new Client({ name: 'e2e-no-kid', version: '1.0.0' });
+      const bearer = await token(sub, key);
+      await client.connect(new StreamableHTTPClientTransport(new URL(daemon.mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${bearer}` } } }));
+      await client.callTool({ name: 'fx__echo', arguments: { text: `no kid, as ${sub}` } });
+      await client.close();
+      expect(auditRows(dataDir, `arguments LIKE ?`, `%no kid, as ${sub}%`)).toMatchObject([{ principal: sub, auth_method: 'jwt', decision: 'allowed' }]);
+    }
+  });
+
+  it('a token without a key id that none of the keys signed is refused as a bad signature', async () => {
+    const stranger = (await generateKeyPair('RS256')).privateKey;
+    const res = await initializeWith(await token('mallory', stranger));
+    expect(res.status).toBe(401);
+    expect(res.headers['www-authenticate']).toContain('error="invalid_token", error_description="the token signature is not valid"');
+    await eventually(() => auditRows(dataDir, `rule = 'auth:invalid-token' AND error_message LIKE '%signature%'`).length > 0 || undefined);
+  });
+});
