@@ -66,4 +66,14 @@ describe('JWT bearer tokens the gateway must judge with care', () => {
     expect(res.headers['www-authenticate']).toContain('error="invalid_token", error_description="the token signature is not valid"');
     await eventually(() => auditRows(dataDir, `rule = 'auth:invalid-token' AND error_message LIKE '%signature%'`).length > 0 || undefined);
   });
+
+  it('a token whose principal would read as another caller (a zero-width space, a bidi override, a trailing space) is refused', async () => {
+    for (const sub of ['al\u200Bice', '\u202Eecila', 'alice ']) {
+      const res = await initializeWith(await token(sub, currentKey, { alg: 'RS256', kid: 'k1' }));
+      expect(res.status, JSON.stringify(sub)).toBe(401);
+      expect(res.headers['www-authenticate']).toContain('error="invalid_token"');
+      expect(res.body.error.message).toMatch(/'sub' claim is not a usable principal name/);
+    }
+    await eventually(() => auditRows(dataDir, `rule = 'auth:invalid-token' AND error_message LIKE '%not a usable principal name%'`).length >= 3 || undefined);
+  });
 });

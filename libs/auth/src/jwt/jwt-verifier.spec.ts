@@ -80,6 +80,20 @@ describe('JwtVerifier', () => {
     expect((await verifier().verify(await sign({ sub: 'x', iat: Math.floor(Date.now() / 1000) + 10 }))).ok).toBe(true); // within the 30 s tolerance
   });
 
+  it('refuses a principal name that reads as another: invisible or direction-changing characters, or spaces around it', async () => {
+    // Each would show as "alice" in the audit log and the CLI's tables, though it is another caller.
+    const lookalikes = ['al\u200Bice', 'alice\u200D', '\u2060alice', 'alice\uFEFF', '\u202Eecila', 'alice\u2066', 'alice\u00AD', 'alice ', ' alice', 'alice\u00A0', '   '];
+    for (const sub of lookalikes) {
+      expect(await verifier().verify(await sign({ sub })), JSON.stringify(sub)).toMatchObject({
+        ok: false,
+        rule: 'auth:invalid-token',
+        reason: expect.stringMatching(/is not a usable principal name/),
+      });
+    }
+    // Spaces inside a name, and letters of any script, are names like any other.
+    for (const sub of ['Alice Liddell', 'خدیجه', 'José Ñúñez', '山田 太郎']) expect((await verifier().verify(await sign({ sub }))).ok, sub).toBe(true);
+  });
+
   it('says in words which claim was refused and why', async () => {
     const other = await new SignJWT({ sub: 'x' }).setProtectedHeader({ alg: 'ES256', kid: 'a' }).setIssuer('https://idp.test').setAudience('someone-else').setExpirationTime('2m').sign(key);
     expect(await verifier().verify(other)).toEqual({ ok: false, rule: 'auth:invalid-token', reason: `the token's "aud" claim does not have the value this gateway expects` });

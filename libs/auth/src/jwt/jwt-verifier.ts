@@ -27,8 +27,14 @@ const JWKS_MAX_BACKOFF_MS = 30_000;
  */
 const MAX_CANDIDATE_KEYS = 4;
 
-/** Control characters, and the line and paragraph separators some terminals break lines at. */
-const UNPRINTABLE = /[\p{Cc}\u2028\u2029]/u;
+/**
+ * What a principal name must not hold: control characters and the line and paragraph
+ * separators (some terminals break lines at them), and format characters: the invisible ones
+ * (zero-width space and joiners, soft hyphen, byte order mark) and the bidirectional
+ * overrides and isolates, with which a name displays as another ("al\u200Bice", "\u202Eecila"
+ * both show as alice in the audit log); nor start or end with white space ("alice ").
+ */
+const UNUSABLE_IN_NAME = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]|^\p{White_Space}|\p{White_Space}$/u;
 
 export interface JwtVerifierHooks {
   /** A fetch of the issuer's keys failed (the daemon logs it; callers are told only auth:error). */
@@ -82,9 +88,14 @@ export class JwtVerifier {
       return { ok: false, rule: 'auth:invalid-token', reason: `the token has no '${this.options.claims.principal}' claim naming the principal` };
     }
     // The principal names audit rows, log lines, policy matches and per-user secrets: a
-    // line break in it would forge lines in the CLI's output, and its length is unbounded.
-    if (id.length > MAX_PRINCIPAL_CHARS || UNPRINTABLE.test(id)) {
-      return { ok: false, rule: 'auth:invalid-token', reason: `the token's '${this.options.claims.principal}' claim is not a usable principal name (control characters, or over ${MAX_PRINCIPAL_CHARS} characters)` };
+    // line break in it would forge lines in the CLI's output, an invisible character would
+    // pass it off as another caller to whoever reads them, and its length is unbounded.
+    if (id.length > MAX_PRINCIPAL_CHARS || UNUSABLE_IN_NAME.test(id)) {
+      return {
+        ok: false,
+        rule: 'auth:invalid-token',
+        reason: `the token's '${this.options.claims.principal}' claim is not a usable principal name (control or invisible characters, spaces around it, or over ${MAX_PRINCIPAL_CHARS} characters)`,
+      };
     }
     // jose checks exp and nbf; a token issued in the future is as wrong as one not yet valid.
     if (typeof payload.iat === 'number' && payload.iat - this.options.clockToleranceSec > Date.now() / 1000) {
