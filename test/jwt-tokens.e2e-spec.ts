@@ -76,4 +76,41 @@ describe('JWT bearer tokens the gateway must judge with care', () => {
     }
     await eventually(() => auditRows(dataDir, `rule = 'auth:invalid-token' AND error_message LIKE '%not a usable principal name%'`).length >= 3 || undefined);
   });
+
+  it('a token sent with X-API-Key as well is a bad request (RFC 6750: more than one method), 400 invalid_request, whichever is valid', async () => {
+    const res = await initializeWith(await token('fay', currentKey, { alg: 'RS256', kid: 'k1' })).set('X-API-Key', 'sbk_anything');
+    expect(res.status).toBe(400);
+    expect(res.headers['www-authenticate']).toContain('error="invalid_request"');
+    expect(res.headers['www-authenticate']).not.toContain('invalid_token');
+    await eventually(() => auditRows(dataDir, `rule = 'auth:two-credentials' AND decision = 'unauthenticated'`).length > 0 || undefined);
+  });
+});
+
+describe('a JWT when the issuer keys cannot be fetched', () => {
+  let daemon: DaemonHandle;
+  let dataDir: string;
+  let issuer: Server;
+  let signingKey: JoseKey;
+
+  beforeAll(async () => {
+    signingKey = (await generateKeyPair('RS256')).privateKey;
+    // The issuer is down: its JWKS endpoint answers 503 to every fetch.
+    issuer = createServer((_req, res) => res.writeHead(503).end('maintenance'));
+    await new Promise<void>((resolve) => issuer.listen(0, '127.0.0.1', resolve));
+    const dir = tempDir();
+    dataDir = join(dir, 'data');
+    const jwksUrl = `http://127.0.0.1:${(issuer.address() as AddressInfo).port}/jwks.json`;
+    daemon = await startDaemon(writeConfig({ auth: { mode: 'required', jwt: { issuer: ISSUER, audience: AUDIENCE, jwksUrl } }, mcpServers: { fx: stdioFixture() } }, dir));
+  });
+  afterAll(() => issuer?.close());
+
+  it('is answered 503 with Retry-After, not 401 invalid_token: the token may be good, and an OAuth host told it is not signs its user in again', async () => {
+    const bearer = await new SignJWT({}).setProtectedHeader({ alg: 'RS256', kid: 'k1' }).setIssuer(ISSUER).setAudience(AUDIENCE).setSubject('fay').setExpirationTime('5m').sign(signingKey);
+    const res = await request(daemon.baseUrl).post('/mcp').set('Accept', 'application/json, text/event-stream').set('Authorization', `Bearer ${bearer}`).send(INITIALIZE);
+    expect(res.status).toBe(503);
+    expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
+    expect(res.headers['www-authenticate']).toBeUndefined();
+    expect(res.body.error.message).toMatch(/signing keys could not be fetched/);
+    await eventually(() => auditRows(dataDir, `rule = 'auth:error' AND decision = 'unauthenticated'`).length > 0 || undefined);
+  });
 });

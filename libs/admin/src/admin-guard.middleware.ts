@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Inject, Injectable, type NestMiddleware } from '@nestjs/common';
-import { bearerChallenge } from '@switchboard/auth';
+import { refusalAnswer } from '@switchboard/auth';
 import { httpRefusal, refuseReason } from '@switchboard/downstream';
 import { ADMIN_OPTIONS, ADMIN_ROLE, type AdminOptions } from './admin-options.js';
 import { InboxAccess, inboxPathOf } from './inbox/inbox-access.js';
@@ -34,8 +34,9 @@ export class AdminGuardMiddleware implements NestMiddleware {
     if (auth?.refusal) {
       const { rule, reason: why } = auth.refusal;
       this.options.onRefused?.({ ...httpRefusal(req, why), decision: 'unauthenticated', rule });
-      res.setHeader('WWW-Authenticate', bearerChallenge(req, rule !== 'auth:missing', why));
-      return sendError(res, 401, `unauthorized: ${why}`);
+      const answer = refusalAnswer(req, auth.refusal);
+      for (const [name, value] of Object.entries(answer.headers)) res.setHeader(name, value);
+      return sendError(res, answer.status, `${answer.statusText.toLowerCase()}: ${why}`);
     }
     const roleNeeded = this.options.config().auth.mode === 'required';
     if (roleNeeded && !auth?.principal?.roles.includes(ADMIN_ROLE)) {

@@ -11,7 +11,7 @@ import { AUTH_ENTITIES } from './api-keys/api-key.entity.js';
 import { ApiKeyNameTakenError, ApiKeyStore } from './api-keys/api-key-store.js';
 import { ApiKeyVerifier } from './api-keys/api-key-verifier.js';
 import { HttpAuthenticator, type AuthMode } from './http/http-authenticator.js';
-import { bearerChallenge, protectedResourceMetadata } from './http/protected-resource.js';
+import { bearerChallenge, protectedResourceMetadata, refusalAnswer, type RefusalAnswer } from './http/protected-resource.js';
 import { isSameCaller, renewCredential, type AuthPrincipal } from './principal.js';
 
 let open: DataSource[] = [];
@@ -149,14 +149,26 @@ describe('protected resource metadata (RFC 9728)', () => {
       resource: 'http://gw.example:8780/mcp',
       authorization_servers: ['https://issuer.example'],
     });
-    expect(bearerChallenge(req, false, '')).toBe('Bearer resource_metadata="http://gw.example:8780/.well-known/oauth-protected-resource"');
-    expect(bearerChallenge(req, true, 'API key "x" was revoked')).toContain('error="invalid_token", error_description="API key x was revoked"');
+    expect(bearerChallenge(req)).toBe('Bearer resource_metadata="http://gw.example:8780/.well-known/oauth-protected-resource"');
+    expect(bearerChallenge(req, 'invalid_token', 'API key "x" was revoked')).toContain('error="invalid_token", error_description="API key x was revoked"');
+  });
+
+  it('answers each refusal by its rule (RFC 6750 3.1): 401 bare or invalid_token, 400 invalid_request for two credentials, 503 for a credential that could not be checked', () => {
+    const req = request({ host: 'gw.example:8780' });
+    const challenge = (answer: RefusalAnswer) => answer.headers['WWW-Authenticate'];
+    expect(refusalAnswer(req, { rule: 'auth:missing', reason: 'none' })).toMatchObject({ status: 401, headers: { 'WWW-Authenticate': bearerChallenge(req) } });
+    expect(challenge(refusalAnswer(req, { rule: 'auth:expired-token', reason: 'the token expired' }))).toContain('error="invalid_token"');
+    expect(refusalAnswer(req, { rule: 'auth:revoked-key', reason: 'revoked' }).status).toBe(401);
+    const two = refusalAnswer(req, { rule: 'auth:two-credentials', reason: 'two' });
+    expect(two.status).toBe(400);
+    expect(challenge(two)).toContain('error="invalid_request"');
+    expect(refusalAnswer(req, { rule: 'auth:error', reason: 'keys unavailable' })).toEqual({ status: 503, statusText: 'Service Unavailable', headers: { 'Retry-After': '5' } });
   });
 
   it('says https behind a TLS-terminating proxy (X-Forwarded-Proto), as the caller called it', () => {
     const req = request({ host: 'mcp.example.com', 'x-forwarded-proto': 'https, http' });
     expect(protectedResourceMetadata(req, [])).toMatchObject({ resource: 'https://mcp.example.com/mcp' });
-    expect(bearerChallenge(req, false, '')).toBe('Bearer resource_metadata="https://mcp.example.com/.well-known/oauth-protected-resource"');
+    expect(bearerChallenge(req)).toBe('Bearer resource_metadata="https://mcp.example.com/.well-known/oauth-protected-resource"');
   });
 });
 

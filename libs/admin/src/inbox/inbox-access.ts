@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Inject, Injectable } from '@nestjs/common';
-import { LOOPBACK_PRINCIPAL, bearerChallenge, type AuthPrincipal, type AuthRefusal, type HttpAuthResult } from '@switchboard/auth';
+import { LOOPBACK_PRINCIPAL, refusalAnswer, type AuthPrincipal, type AuthRefusal, type HttpAuthResult } from '@switchboard/auth';
 import { callerName } from '@switchboard/core';
 import { httpRefusal } from '@switchboard/downstream';
 import type { InboxViewer } from '@switchboard/inbox';
@@ -72,8 +72,9 @@ export class InboxAccess {
     if (OPEN_ROUTES.has(`${req.method} ${path}`)) return next();
     const { rule, reason } = resolved.refusal;
     this.options.onRefused?.({ ...httpRefusal(req, reason), decision: 'unauthenticated', rule });
-    res.setHeader('WWW-Authenticate', bearerChallenge(req, rule !== 'auth:missing', reason));
-    return sendError(res, 401, `unauthorized: ${reason}`);
+    const answer = refusalAnswer(req, resolved.refusal);
+    for (const [name, value] of Object.entries(answer.headers)) res.setHeader(name, value);
+    return sendError(res, answer.status, `${answer.statusText.toLowerCase()}: ${reason}`);
   }
 
   /** The caller admit() established for this request; undefined on an open route without one. */

@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import type { AuthRefusal } from './http-authenticator.js';
 
 /** RFC 9728: where an OAuth client learns how this resource wants to be called. */
 export const PROTECTED_RESOURCE_PATH = '/.well-known/oauth-protected-resource';
@@ -38,9 +39,41 @@ export function protectedResourceMetadata(req: IncomingMessage, authorizationSer
   };
 }
 
-/** The WWW-Authenticate value of a 401 (RFC 6750 and the MCP authorization spec). */
-export function bearerChallenge(req: IncomingMessage, invalidToken: boolean, description: string): string {
+/** The WWW-Authenticate value of a 401 or 400 (RFC 6750 and the MCP authorization spec). */
+export function bearerChallenge(req: IncomingMessage, error?: 'invalid_token' | 'invalid_request', description = ''): string {
   const metadata = `resource_metadata="${requestOrigin(req)}${PROTECTED_RESOURCE_PATH}"`;
-  if (!invalidToken) return `Bearer ${metadata}`;
-  return `Bearer ${metadata}, error="invalid_token", error_description="${description.replace(/["\\]/g, '')}"`;
+  if (error === undefined) return `Bearer ${metadata}`;
+  return `Bearer ${metadata}, error="${error}", error_description="${description.replace(/["\\]/g, '')}"`;
+}
+
+/** How a refused request is answered: the status, the words it is known by, and the headers. */
+export interface RefusalAnswer {
+  status: 400 | 401 | 503;
+  statusText: 'Bad Request' | 'Unauthorized' | 'Service Unavailable';
+  headers: Record<string, string>;
+}
+
+/** What a client is told to wait when the credential could not be checked: the JWKS backoff starts at 1 s. */
+const UNCHECKED_RETRY_AFTER_SEC = 5;
+
+/**
+ * The answer to an authentication refusal, by its rule (RFC 6750 section 3.1): no credential
+ * is 401 with the bare challenge; a credential that is wrong (unknown, revoked, expired,
+ * forged) is 401 `invalid_token`; two at once is 400 `invalid_request` ("more than one
+ * method"). A credential that could not be checked (the issuer's keys unavailable, the key
+ * table unreadable) is 503 with Retry-After and no challenge: the token may well be good, and
+ * an OAuth host that hears `invalid_token` drops it and signs its user in again, against an
+ * issuer that is failing already.
+ */
+export function refusalAnswer(req: IncomingMessage, refusal: Pick<AuthRefusal, 'rule' | 'reason'>): RefusalAnswer {
+  switch (refusal.rule) {
+    case 'auth:missing':
+      return { status: 401, statusText: 'Unauthorized', headers: { 'WWW-Authenticate': bearerChallenge(req) } };
+    case 'auth:two-credentials':
+      return { status: 400, statusText: 'Bad Request', headers: { 'WWW-Authenticate': bearerChallenge(req, 'invalid_request', refusal.reason) } };
+    case 'auth:error':
+      return { status: 503, statusText: 'Service Unavailable', headers: { 'Retry-After': String(UNCHECKED_RETRY_AFTER_SEC) } };
+    default:
+      return { status: 401, statusText: 'Unauthorized', headers: { 'WWW-Authenticate': bearerChallenge(req, 'invalid_token', refusal.reason) } };
+  }
 }

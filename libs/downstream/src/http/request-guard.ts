@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { LOOPBACK_PRINCIPAL, bearerChallenge, type AuthPrincipal, type AuthRefusal, type HttpAuthResult } from '@switchboard/auth';
+import { LOOPBACK_PRINCIPAL, refusalAnswer, type AuthPrincipal, type AuthRefusal, type HttpAuthResult } from '@switchboard/auth';
 import { ErrorCode, isLoopbackHost } from '@switchboard/core';
 import type { GatewayConfig } from '@switchboard/config';
 import { replyError } from './http-replies.js';
@@ -84,8 +84,9 @@ export function requestLine(req: IncomingMessage): { httpMethod: string; path: s
 export type RequestAuthenticator = (req: IncomingMessage) => Promise<HttpAuthResult>;
 
 /**
- * Who sent the request: its principal, or undefined after answering 401 with a Bearer
- * challenge that points at the protected-resource metadata (the MCP authorization spec).
+ * Who sent the request: its principal, or undefined after answering the refusal (mostly a
+ * 401 with a Bearer challenge that points at the protected-resource metadata, the MCP
+ * authorization spec; refusalAnswer says which status and headers).
  * Without an authenticator (tests, tools) every caller is the anonymous loopback principal.
  */
 export async function authenticated(
@@ -99,8 +100,8 @@ export async function authenticated(
   if (result.principal) return result.principal;
   const { rule, reason } = result.refusal;
   onRefused?.({ ...requestLine(req), decision: 'unauthenticated', rule, reason });
-  const challenge = bearerChallenge(req, rule !== 'auth:missing', reason);
-  replyError(res, 401, ErrorCode.InvalidRequest, `Unauthorized: ${reason}`, null, { 'WWW-Authenticate': challenge });
+  const answer = refusalAnswer(req, result.refusal);
+  replyError(res, answer.status, ErrorCode.InvalidRequest, `${answer.statusText}: ${reason}`, null, answer.headers);
   return undefined;
 }
 
