@@ -1,9 +1,20 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { JwtConfig } from '@switchboard/config';
 import { MAX_PRINCIPAL_CHARS } from '@switchboard/core';
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JwtVerifier } from './jwt-verifier.js';
+
+/** The options of a verifier for the test issuer, its keys at `jwksUrl`. */
+const issuerOptions = (jwksUrl: string, clockToleranceSec = 0): JwtConfig => ({
+  issuer: 'https://idp.test',
+  audience: 'gw',
+  jwksUrl,
+  algorithms: ['ES256'],
+  clockToleranceSec,
+  claims: { principal: 'sub', roles: 'roles', groups: 'groups' },
+});
 
 /** A real JWKS over HTTP (jose fetches it), with a real RS256 key pair. */
 describe('JwtVerifier', () => {
@@ -22,15 +33,10 @@ describe('JwtVerifier', () => {
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const jwksUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/jwks`;
-    verifier = (claims = {}) =>
-      new JwtVerifier({
-        issuer: 'https://idp.test',
-        audience: 'gw',
-        jwksUrl,
-        algorithms: ['ES256'],
-        clockToleranceSec: 30,
-        claims: { principal: 'sub', roles: 'roles', groups: 'groups', ...claims },
-      });
+    verifier = (claims = {}) => {
+      const options = issuerOptions(jwksUrl, 30);
+      return new JwtVerifier({ ...options, claims: { ...options.claims, ...claims } });
+    };
   });
   afterAll(() => server.close());
 
@@ -109,14 +115,7 @@ describe('JwtVerifier', () => {
   });
 
   it('an unreachable JWKS is an auth:error (fails closed), and garbage is an invalid token', async () => {
-    const down = new JwtVerifier({
-      issuer: 'https://idp.test',
-      audience: 'gw',
-      jwksUrl: 'http://127.0.0.1:1/jwks',
-      algorithms: ['ES256'],
-      clockToleranceSec: 0,
-      claims: { principal: 'sub', roles: 'roles', groups: 'groups' },
-    });
+    const down = new JwtVerifier(issuerOptions('http://127.0.0.1:1/jwks'));
     expect(await down.verify(await sign({ sub: 'x' }))).toMatchObject({ ok: false, rule: 'auth:error' });
     expect(await verifier().verify('not.a.jwt')).toMatchObject({ ok: false, rule: 'auth:invalid-token' });
   });
@@ -133,17 +132,9 @@ describe('JwtVerifier with an issuer that fails', () => {
     try {
       const { privateKey } = await generateKeyPair('ES256');
       const reasons: string[] = [];
-      const verifier = new JwtVerifier(
-        {
-          issuer: 'https://idp.test',
-          audience: 'gw',
-          jwksUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/jwks`,
-          algorithms: ['ES256'],
-          clockToleranceSec: 0,
-          claims: { principal: 'sub', roles: 'roles', groups: 'groups' },
-        },
-        { onKeysUnavailable: (reason) => reasons.push(reason) },
-      );
+      const verifier = new JwtVerifier(issuerOptions(`http://127.0.0.1:${(server.address() as AddressInfo).port}/jwks`), {
+        onKeysUnavailable: (reason) => reasons.push(reason),
+      });
       for (let i = 0; i < 30; i++) {
         const token = await new SignJWT({ sub: `u${i}` }).setProtectedHeader({ alg: 'ES256', kid: `k${i}` }).setIssuer('https://idp.test').setAudience('gw').setExpirationTime('2m').sign(privateKey);
         expect(await verifier.verify(token)).toEqual({ ok: false, rule: 'auth:error', reason: "the issuer's signing keys could not be fetched" });
@@ -172,14 +163,7 @@ describe('JwtVerifier with several keys a token without a key id could be signed
     const jwks = { keys: await Promise.all(pairs.map(async (pair, i) => ({ ...(await exportJWK(pair.publicKey)), kid: `k${i}` }))) };
     server = createServer((_req, res) => res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify(jwks)));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    verifier = new JwtVerifier({
-      issuer: 'https://idp.test',
-      audience: 'gw',
-      jwksUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/jwks`,
-      algorithms: ['ES256'],
-      clockToleranceSec: 0,
-      claims: { principal: 'sub', roles: 'roles', groups: 'groups' },
-    });
+    verifier = new JwtVerifier(issuerOptions(`http://127.0.0.1:${(server.address() as AddressInfo).port}/jwks`));
   });
   afterAll(() => server.close());
 
