@@ -84,6 +84,16 @@ describe('JWT bearer tokens the gateway must judge with care', () => {
     expect(res.headers['www-authenticate']).not.toContain('invalid_token');
     await eventually(() => auditRows(dataDir, `rule = 'auth:two-credentials' AND decision = 'unauthenticated'`).length > 0 || undefined);
   });
+
+  it('a Bearer header that holds no readable token (two spaces, a tab) is a bad request, 400 invalid_request, not a request without a credential', async () => {
+    const bearer = await token('fay', currentKey, { alg: 'RS256', kid: 'k1' });
+    for (const authorization of [`Bearer  ${bearer}`, `Bearer\t${bearer}`]) {
+      const res = await request(daemon.baseUrl).post('/mcp').set('Accept', 'application/json, text/event-stream').set('Authorization', authorization).send(INITIALIZE);
+      expect(res.status).toBe(400);
+      expect(res.headers['www-authenticate']).toContain('error="invalid_request"');
+    }
+    await eventually(() => auditRows(dataDir, `rule = 'auth:malformed' AND decision = 'unauthenticated'`).length >= 2 || undefined);
+  });
 });
 
 describe('a JWT when the issuer keys cannot be fetched', () => {

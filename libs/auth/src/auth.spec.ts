@@ -136,6 +136,26 @@ describe('HttpAuthenticator', () => {
     expect((await auth.authenticate(request({ authorization: 'Basic Zm9vOmJhcg==', 'x-api-key': key }))).principal).toMatchObject({ id: 'carol' });
   });
 
+  it('a Bearer credential or X-API-Key that is there but malformed is refused, not taken for no credential (mode none would serve it anonymously)', async () => {
+    for (const mode of ['none', 'required'] as const) {
+      const { auth, key } = await authenticator(mode);
+      for (const headers of <Record<string, string>[]>[
+        { authorization: `Bearer  ${key}` },
+        { authorization: `Bearer\t${key}` },
+        { authorization: 'Bearer' },
+        { authorization: `Bearer ${key} ${key}` },
+        { authorization: `Bearer "${key}"` },
+        { 'x-api-key': '' },
+      ]) {
+        expect((await auth.authenticate(request(headers))).refusal, `${mode}: ${JSON.stringify(headers)}`).toMatchObject({ rule: 'auth:malformed' });
+      }
+      expect((await auth.authenticate(request({ authorization: `BEARER ${key}` }))).principal).toMatchObject({ id: 'carol' });
+    }
+    const answer = refusalAnswer(request({}), { rule: 'auth:malformed', reason: 'malformed' });
+    expect(answer.status).toBe(400);
+    expect(answer.headers['WWW-Authenticate']).toContain('error="invalid_request"');
+  });
+
   it('another Authorization scheme is no credential', async () => {
     const { auth } = await authenticator('required');
     expect((await auth.authenticate(request({ authorization: 'Basic Zm9vOmJhcg==' }))).refusal).toMatchObject({ rule: 'auth:missing' });

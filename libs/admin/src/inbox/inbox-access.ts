@@ -29,8 +29,8 @@ const OPEN_ROUTES = new Set([
 ]);
 /** Bound on what is handed to the authenticator from the login form: a JWT is a few KiB at most. */
 const MAX_TOKEN_LENGTH = 8192;
-/** Printable ASCII without spaces: what fits in an `Authorization: Bearer` header as one token. */
-const TOKEN_SHAPE = /^[\x21-\x7e]+$/;
+/** A b64token (RFC 6750): what an `Authorization: Bearer` header carries as one token (the authenticator refuses anything else). */
+const TOKEN_SHAPE = /^[A-Za-z0-9._~+/-]+=*$/;
 
 export function inboxPathOf(req: IncomingMessage): string | undefined {
   const url = (req as { originalUrl?: string }).originalUrl ?? req.url ?? '/';
@@ -113,7 +113,7 @@ export class InboxAccess {
    */
   async login(token: unknown): Promise<{ sessionId: string; caller: InboxCaller } | { status: 400 | 401; refusal: AuthRefusal }> {
     if (typeof token !== 'string' || token.length > MAX_TOKEN_LENGTH || !TOKEN_SHAPE.test(token)) {
-      return { status: 400, refusal: { rule: 'auth:missing', reason: 'token must be an API key or a JWT, without spaces' } };
+      return { status: 400, refusal: { rule: 'auth:missing', reason: 'token must be an API key or a JWT, without spaces or quotes' } };
     }
     const result = await this.authenticateToken(token);
     if (!result.principal) return { status: 401, refusal: result.refusal };

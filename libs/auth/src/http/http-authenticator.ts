@@ -9,7 +9,7 @@ export type AuthMode = 'none' | 'required';
 
 /** Why a request was not authenticated: the audit row's rule, and what the caller is told. */
 export interface AuthRefusal {
-  rule: 'auth:missing' | 'auth:two-credentials' | KeyRefusalRule | TokenRefusalRule | 'auth:error';
+  rule: 'auth:missing' | 'auth:two-credentials' | 'auth:malformed' | KeyRefusalRule | TokenRefusalRule | 'auth:error';
   reason: string;
 }
 type KeyRefusalRule = Extract<KeyVerdict, { ok: false }>['rule'];
@@ -18,6 +18,28 @@ type TokenRefusalRule = Extract<TokenVerdict, { ok: false }>['rule'];
 export type HttpAuthResult = { principal: AuthPrincipal; refusal?: undefined } | { refusal: AuthRefusal; principal?: undefined };
 
 type Done = (err: unknown, user?: unknown) => void;
+
+/** `Authorization: Bearer` and anything after it: the scheme is case-insensitive (RFC 9110). */
+const BEARER_SCHEME = /^bearer(?:\s|$)/i;
+/** One space and one b64token (RFC 6750 section 2.1): what a key (`sbk_...`) and a JWT both are. */
+const BEARER_CREDENTIAL = /^bearer [A-Za-z0-9._~+/-]+=*$/i;
+
+/**
+ * Why the credential headers are there but hold no credential that could be read, if so:
+ * the strategies would find none (passport-http-bearer splits on one space) and the request
+ * would count as one without a credential, served anonymously under `auth.mode: none`, though
+ * its host meant to send a key. Another Authorization scheme (Basic) is no Bearer credential
+ * and is left alone.
+ */
+function malformedCredential(headers: IncomingMessage['headers']): string | undefined {
+  const authorization = headers.authorization;
+  if (authorization !== undefined && BEARER_SCHEME.test(authorization) && !BEARER_CREDENTIAL.test(authorization)) {
+    return 'the Authorization header is not "Bearer" followed by one space and the token';
+  }
+  const apiKey = headers['x-api-key'];
+  if (apiKey !== undefined && String(apiKey).trim() === '') return 'the X-API-Key header is empty';
+  return undefined;
+}
 
 /**
  * Establishes who sent an HTTP request, with passport strategies: `Authorization: Bearer`
@@ -99,6 +121,8 @@ export class HttpAuthenticator {
     if (req.headers['x-api-key'] !== undefined && /^\s*bearer\s/i.test(req.headers.authorization ?? '')) {
       return { refusal: { rule: 'auth:two-credentials', reason: 'two credentials were sent (Authorization: Bearer and X-API-Key); send one' } };
     }
+    const malformed = malformedCredential(req.headers);
+    if (malformed !== undefined) return { refusal: { rule: 'auth:malformed', reason: malformed } };
     if (req.headers.authorization !== undefined || req.headers['x-api-key'] !== undefined) {
       // The strategies see the headers only: passport-http-bearer also takes `access_token`
       // from the query string and the body, where Express has parsed them (the admin
