@@ -188,7 +188,7 @@ describe('resource subscriptions on an upstream that takes them in its own order
     subscribes: number;
     unsubscribes: number;
   }
-  const upstream = async (client: Client) => (await stats(client)) as unknown as SubscriptionStats;
+  const upstream = async (client: Client, tool?: string) => (await stats(client, tool)) as unknown as SubscriptionStats;
 
   it("a subscribe that takes effect upstream after its session's end is ended there after it", async () => {
     // The upstream subscribes only when it answers, 3 s on, and does not stop for a cancel.
@@ -225,6 +225,18 @@ describe('resource subscriptions on an upstream that takes them in its own order
     await eventually(async () => (await upstream(h.client)).subscriptions.length === 0, 15_000, 'the stray subscription to be ended');
     expect(await upstream(h.client)).toMatchObject({ unsubscribeRequests: 2 });
     expect(h.notifications.get('notifications/resources/updated') ?? []).toEqual([]);
+  });
+
+  it("an upstream flooding the gateway with updates of URIs no host holds does not use up another upstream's stray unsubscribes", async () => {
+    const daemon = await startDaemon({ mcpServers: { flood: stdioFixture(), fx: stdioFixture() } });
+    const h = await connectHost('streamable-http', { daemon });
+    hosts.push(h);
+    // Past the per-connection limit of 256 a minute: the 44 over it get no unsubscribe.
+    await h.client.callTool({ name: 'flood__touch_resource', arguments: { uri: 'flood://r/', force: true, count: 300 } }, { timeout: 60_000 });
+    await eventually(async () => (await upstream(h.client, 'flood__stats')).unsubscribeRequests === 256, 30_000, "the flood's unsubscribes");
+    await h.client.callTool({ name: 'fx__touch_resource', arguments: { uri: hello, force: true } });
+    await eventually(async () => (await upstream(h.client)).unsubscribeRequests === 1, 15_000, "the other upstream's stray unsubscribe");
+    expect(await upstream(h.client, 'flood__stats')).toMatchObject({ unsubscribeRequests: 256 });
   });
 
   it('Streamable HTTP: a subscribe right after the last unsubscribe leaves the upstream subscribed and the host hearing updates', async () => {

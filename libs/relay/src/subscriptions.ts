@@ -9,10 +9,11 @@ import {
 import type { OwnedConnections, UpstreamConnection, UpstreamRegistry } from '@switchboard/upstream';
 import type { DownstreamSession, SessionDirectory } from './session.js';
 import { ancestorsOf, mayHaveSubscribed, newSubscription, type Subscription, type Waiter } from './subscription-state.js';
-import { MAX_STRAY_URIS, STRAY_UNSUBSCRIBE_INTERVAL_MS, StrayUpdates } from './stray-updates.js';
+import { STRAY_UNSUBSCRIBE_INTERVAL_MS, StrayUpdates } from './stray-updates.js';
 
 const SHARED = '';
-const keyOf = (server: string, owner: string, uri: string) => `${server}\u0000${owner}\u0000${uri}`;
+const connectionKeyOf = (server: string, owner: string) => `${server}\u0000${owner}`;
+const keyOf = (server: string, owner: string, uri: string) => `${connectionKeyOf(server, owner)}\u0000${uri}`;
 
 /**
  * Resource subscriptions, reference-counted: one upstream subscription per (connection, URI)
@@ -45,10 +46,12 @@ export class SubscriptionManager {
      */
     private readonly mayHear: (principal: DownstreamSession['principal'], server: string, uri: string) => boolean = () => true,
   ) {
-    this.strays = new StrayUpdates(() =>
+    this.strays = new StrayUpdates((connection, limit) =>
       logger.warn(
-        { limit: MAX_STRAY_URIS, intervalMs: STRAY_UNSUBSCRIBE_INTERVAL_MS },
-        'resource updates of URIs no host holds: past the limit, no unsubscribe sent for more of them',
+        { upstream: connection?.split('\u0000')[0], limit, intervalMs: STRAY_UNSUBSCRIBE_INTERVAL_MS },
+        connection === undefined
+          ? 'resource updates of URIs no host holds: past the limit over all upstreams, no unsubscribe sent for more of them'
+          : "resource updates of URIs no host holds: past the upstream connection's limit, no unsubscribe sent for more of them",
       ),
     );
     sessions.onClose((s) => this.dropSession(s.id));
@@ -339,7 +342,7 @@ export class SubscriptionManager {
   private unsubscribeStray(server: string, owner: string, uri: string): void {
     const key = keyOf(server, owner, uri);
     const connection = this.existingConnection(server, owner);
-    if (!connection?.isAvailable || !this.strays.admit(key, uri)) return;
+    if (!connection?.isAvailable || !this.strays.admit(connectionKeyOf(server, owner), uri)) return;
     this.logger.debug({ upstream: server, uri }, 'resource update of a URI no host holds: unsubscribing upstream');
     const sub = newSubscription(connection, owner, uri);
     sub.upstream = 'unknown';
