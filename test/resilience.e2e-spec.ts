@@ -206,9 +206,12 @@ describe('resource subscriptions on an upstream that takes them in its own order
     await eventually(async () => (await upstream(staying.client)).subscriptions.length === 0, 15_000, 'the upstream subscription to end');
   });
 
-  it('a subscribe that timed out and takes effect after the unsubscribe that followed it is ended at the first update it brings', async () => {
-    // The upstream subscribes only when it answers, 3 s on, long after the gateway gave up at
-    // 500 ms, cancelled it and sent the unsubscribe (which took effect at once).
+  /**
+   * A host whose subscribe of hello the upstream carried out late: it subscribes only when it
+   * answers, 3 s on, long after the gateway gave up at 500 ms, cancelled it and sent the
+   * unsubscribe (which took effect at once).
+   */
+  async function lateSubscription(): Promise<Host> {
     const daemon = await startDaemon({
       mcpServers: {
         fx: stdioFixture({ FIXTURE_SUBSCRIPTION_EFFECT: 'answer', FIXTURE_SUBSCRIBE_DELAY_MS: '3000' }, { timeouts: { requestMs: 500 } }),
@@ -216,14 +219,27 @@ describe('resource subscriptions on an upstream that takes them in its own order
     });
     const h = await connectHost('streamable-http', { daemon });
     hosts.push(h);
-    const err = await errorOf(h.client.subscribeResource({ uri: hello }, { timeout: 20_000 }));
-    expect(err).toMatchObject({ code: -32001 });
+    expect(await errorOf(h.client.subscribeResource({ uri: hello }, { timeout: 20_000 }))).toMatchObject({ code: -32001 });
     await eventually(async () => (await upstream(h.client)).subscribes === 1, 15_000, 'the late subscribe to take effect');
+    return h;
+  }
+
+  it('a subscribe that timed out and takes effect after the unsubscribe that followed it is ended at the first update it brings', async () => {
+    const h = await lateSubscription();
     // The leak: the upstream holds a subscription no host has.
     expect(await upstream(h.client)).toMatchObject({ subscriptions: [hello], unsubscribeRequests: 1, unsubscribes: 1 });
     await h.client.callTool({ name: 'fx__touch_resource', arguments: { uri: hello } });
     await eventually(async () => (await upstream(h.client)).subscriptions.length === 0, 15_000, 'the stray subscription to be ended');
     expect(await upstream(h.client)).toMatchObject({ unsubscribeRequests: 2 });
+    expect(h.notifications.get('notifications/resources/updated') ?? []).toEqual([]);
+  });
+
+  it('a late subscribe whose updates are of URIs under the one subscribed to is ended by unsubscribing that one', async () => {
+    const h = await lateSubscription();
+    // A spec-legal update of a sub-resource of the URI subscribed to.
+    await h.client.callTool({ name: 'fx__touch_resource', arguments: { uri: `${hello}/part`, force: true } });
+    await eventually(async () => (await upstream(h.client)).unsubscribeRequests === 2, 15_000, 'the stray unsubscribe');
+    expect(await upstream(h.client)).toMatchObject({ subscriptions: [], unsubscribes: 2 });
     expect(h.notifications.get('notifications/resources/updated') ?? []).toEqual([]);
   });
 

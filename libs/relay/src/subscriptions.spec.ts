@@ -287,6 +287,21 @@ describe('an update of a URI no host holds (the upstream holds a subscription th
     expect(up.requests('resources/unsubscribe')).toHaveLength(1);
   });
 
+  it('of a URI under one whose subscribe timed out ends that subscription: the URI subscribed to is unsubscribed from', async () => {
+    const up = slowUpstream({ requestMs: 20, maxRequestMs: 1_000 });
+    const { t } = up;
+    const dir = 'file:///srv/';
+    expect(await errorOf(t.subscriptions.subscribe(t.session('s'), up.connection, dir, dir))).toMatchObject({ code: -32001 });
+    up.answerUnsubscribe(0);
+    await flush();
+    // The upstream carried the subscribe out after that unsubscribe: its updates are of what is under it.
+    t.updated('file:///srv/a');
+    t.updated('file:///srv/b');
+    await flush();
+    expect(up.requests('resources/unsubscribe').map((r) => r.params)).toEqual([{ uri: dir }, { uri: dir }]);
+    expect(t.heard.s).toEqual([]);
+  });
+
   it('is not unsubscribed from while a subscribe of it is in flight, nor when it is under a held URI', async () => {
     const up = slowUpstream();
     const { t } = up;

@@ -10,6 +10,7 @@ import type { OwnedConnections, UpstreamConnection, UpstreamRegistry } from '@sw
 import type { DownstreamSession, SessionDirectory } from './session.js';
 import { ancestorsOf, mayHaveSubscribed, newSubscription, type Subscription, type Waiter } from './subscription-state.js';
 import { STRAY_UNSUBSCRIBE_INTERVAL_MS, StrayUpdates } from './stray-updates.js';
+import { TimedOutSubscribes } from './timed-out-subscribes.js';
 
 const SHARED = '';
 const connectionKeyOf = (server: string, owner: string) => `${server}\u0000${owner}`;
@@ -32,6 +33,7 @@ const keyOf = (server: string, owner: string, uri: string) => `${connectionKeyOf
 export class SubscriptionManager {
   private readonly subs = new Map<string, Subscription>();
   private readonly strays: StrayUpdates;
+  private readonly timedOut = new TimedOutSubscribes();
 
   constructor(
     private readonly registry: UpstreamRegistry,
@@ -263,6 +265,7 @@ export class SubscriptionManager {
         if (epoch !== sub.epoch) return;
         const failure = err ?? new Error('subscribe failed');
         sub.upstream = mayHaveSubscribed(failure) ? 'unknown' : 'none';
+        if (sub.upstream === 'unknown') this.timedOut.remember(connectionKeyOf(sub.server, sub.owner), sub.uri);
         for (const waiter of sub.waiters.splice(0)) waiter.settle(failure);
         if (sub.sessions.size === 0) return;
         // Held by hosts already (a renewal after a reconnect).
@@ -337,13 +340,18 @@ export class SubscriptionManager {
    * and took effect after the unsubscribe that followed it), and, told nothing, would keep it
    * and its updates for as long as the connection lasts. It is unsubscribed from, within the
    * bounds of StrayUpdates, as a subscription of unknown state with no holder: through sync,
-   * so that a host's subscribe meanwhile is sent only after the unsubscribe's answer.
+   * so that a host's subscribe meanwhile is sent only after the unsubscribe's answer. An
+   * update of a URI under one whose subscribe timed out is that subscription's: the URI
+   * subscribed to is unsubscribed from, not the one updated (which would end nothing).
    */
-  private unsubscribeStray(server: string, owner: string, uri: string): void {
+  private unsubscribeStray(server: string, owner: string, updated: string): void {
+    const connectionKey = connectionKeyOf(server, owner);
+    // Under no subscription the gateway has (deliver): neither is the one it covers.
+    const uri = this.timedOut.covering(connectionKey, updated) ?? updated;
     const key = keyOf(server, owner, uri);
     const connection = this.existingConnection(server, owner);
-    if (!connection?.isAvailable || !this.strays.admit(connectionKeyOf(server, owner), uri)) return;
-    this.logger.debug({ upstream: server, uri }, 'resource update of a URI no host holds: unsubscribing upstream');
+    if (!connection?.isAvailable || !this.strays.admit(connectionKey, uri)) return;
+    this.logger.debug({ upstream: server, uri, updated }, 'resource update of a URI no host holds: unsubscribing upstream');
     const sub = newSubscription(connection, owner, uri);
     sub.upstream = 'unknown';
     this.subs.set(key, sub);
@@ -352,6 +360,7 @@ export class SubscriptionManager {
 
   /** A reconnected upstream has forgotten our subscriptions; renew them. */
   private resubscribe(server: string, owner: string): void {
+    this.timedOut.forgetConnection(connectionKeyOf(server, owner));
     for (const [key, sub] of this.subs) {
       if (sub.server !== server || sub.owner !== owner) continue;
       sub.epoch++;
