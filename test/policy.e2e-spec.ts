@@ -172,6 +172,17 @@ describe('policies through the daemon (CASL, from a policy file)', () => {
       const odd = cli(['policy', 'check', '--config', configPath, '--principal', 'x', '--roles', 'ops', '--resource', uri, '--server', 'fx']);
       expect([odd.code, odd.stdout]).toEqual([3, expect.stringMatching(/^deny {2}rule: request:unnormalized-uri \(the daemon refuses the URI: must not contain/)]);
     }
+    // Longer than a host may send: refused before it is routed, so before the unnormalized check too.
+    for (const uri of [`fixture://static/${'x'.repeat(MAX_URI_CHARS)}`, `switchboard://fy/fixture://items/../${'x'.repeat(MAX_URI_CHARS)}`]) {
+      const long = cli(['policy', 'check', '--config', configPath, '--principal', 'x', '--roles', 'ops', '--resource', uri, '--server', 'fx']);
+      expect([long.code, long.stdout]).toEqual([
+        3,
+        expect.stringMatching(new RegExp(`^deny {2}rule: request:uri-too-long \\(the daemon refuses the URI: 'uri' is ${uri.length} characters; the limit is ${MAX_URI_CHARS}\\)\n`)),
+      ]);
+    }
+    // At the limit, the rules decide.
+    const atLimit = `fixture://static/${'x'.repeat(MAX_URI_CHARS - 'fixture://static/'.length)}`;
+    expect(cli(['policy', 'check', '--config', configPath, '--principal', 'x', '--roles', 'ops', '--resource', atLimit, '--server', 'fx']).stdout).toMatch(/^allow {2}rule: all-fx/);
     // With an alias, a tool's prefix is the alias; the rule's server: is still the upstream's name.
     const aliased = writeConfig({ policy: { file: policyFile }, mcpServers: { fx: stdioFixture({}, { alias: 'files' }) } });
     expect(cli(['policy', 'check', '--config', aliased, '--principal', 'x', '--roles', 'ops', '--tool', 'files__env']).stdout).toMatch(/^allow {2}rule: all-fx/);

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import type { GatewayConfig } from '@switchboard/config';
-import { callerName, parseCallerName } from '@switchboard/core';
+import { callerName, MAX_URI_CHARS, parseCallerName } from '@switchboard/core';
 import { aliasedServerSelectors, PolicyEngine, unnormalizedPath, type PolicyDecision, type PolicyDocument } from '@switchboard/policy';
 import { policyDefaultEffect, readPolicyFile } from '../policy-setup.js';
 import { COMMON_OPTIONS, loadCommandConfig, parseCommandArgs, runSubcommand, printUsage } from './command-args.js';
@@ -61,14 +61,26 @@ async function check(args: string[], usage: string): Promise<number> {
   const caller = parseCallerName(values.principal);
   if (!caller) throw usageError(`--principal must be a key's name or jwt:NAME, stdio:USER, loopback:anonymous; got '${values.principal}'`);
   const principal = { ...caller, roles: list(values.roles), groups: list(values.groups) };
-  // The daemon refuses such a URI (-32602) before any rule sees it, as the URI sent or the one a gateway URI wraps.
-  const odd = type === 'Resource' ? (unnormalizedPath(values.resource!) ?? unnormalizedPath(fields.uri!)) : undefined;
-  const decision: PolicyDecision = odd ? { allowed: false, rule: 'request:unnormalized-uri' } : engine.decide(principal, action, type, fields);
+  const refused = type === 'Resource' ? refusedUri(values.resource!, fields.uri!) : undefined;
+  const decision: PolicyDecision = refused ? { allowed: false, rule: refused.rule } : engine.decide(principal, action, type, fields);
   process.stdout.write(
-    `${verdictOf(decision)}  rule: ${decision.rule}${odd ? ` (the daemon refuses the URI: ${odd})` : ''}\n` +
+    `${verdictOf(decision)}  rule: ${decision.rule}${refused ? ` (the daemon refuses the URI: ${refused.reason})` : ''}\n` +
       `principal ${callerName(principal)} has roles: ${engine.rolesOf(principal).join(', ') || 'none'}; policy: ${file ?? '(none)'}, default ${engine.defaultEffect}\n`,
   );
   return decision.allowed ? 0 : 3;
+}
+
+/**
+ * A URI the daemon refuses (-32602) before any rule sees it, in the order it looks: one longer
+ * than a host may send (before it is even routed), then one not normalized, as sent or as
+ * the upstream's URI a gateway URI wraps (`upstream`).
+ */
+function refusedUri(sent: string, upstream: string): { rule: string; reason: string } | undefined {
+  if (sent.length > MAX_URI_CHARS) {
+    return { rule: 'request:uri-too-long', reason: `'uri' is ${sent.length} characters; the limit is ${MAX_URI_CHARS}` };
+  }
+  const odd = unnormalizedPath(sent) ?? unnormalizedPath(upstream);
+  return odd ? { rule: 'request:unnormalized-uri', reason: odd } : undefined;
 }
 
 /**
