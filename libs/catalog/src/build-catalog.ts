@@ -1,4 +1,4 @@
-import { assignPublicNames, DEFAULT_NAMING, type NameRequest, type NamingOptions } from '@switchboard/core';
+import { assignPublicNames, DEFAULT_NAMING, MAX_URI_CHARS, type NameRequest, type NamingOptions } from '@switchboard/core';
 import { Catalog } from './catalog.js';
 import {
   NO_CLAIMS,
@@ -69,8 +69,9 @@ export function buildCatalog(
     MAX_GIVEN_UP_PER_SERVER,
   );
   const templatesKeyed = keyed('resourceTemplates', 'uriTemplate');
-  const resources = buildUriList(upstreams, keyed('resources', 'uri'), 'uri', uriPrefixes, held.resources, (server, uri): ResourceRoute => ({ server, uri }));
-  const templates = buildUriList(upstreams, templatesKeyed, 'uriTemplate', uriPrefixes, held.resourceTemplates, (server, uriTemplate): TemplateRoute => ({ server, uriTemplate }));
+  const uriList = { uriPrefixes, warnings };
+  const resources = buildUriList(upstreams, keyed('resources', 'uri'), 'uri', { ...uriList, held: held.resources }, (server, uri): ResourceRoute => ({ server, uri }));
+  const templates = buildUriList(upstreams, templatesKeyed, 'uriTemplate', { ...uriList, held: held.resourceTemplates }, (server, uriTemplate): TemplateRoute => ({ server, uriTemplate }));
   const claimsOf = (kind: ListKind, built: BuiltList<unknown>) => handedOn(built.claims, held[kind], present);
 
   const lists = {
@@ -220,13 +221,16 @@ interface BuiltUriList<R> extends BuiltList<R> {
  * or the sole resource server meanwhile. A server given the gateway URI of a URI another
  * server had keeps that form, as a prefixed name is kept (HeldName.displaced): the bare URI
  * may still mean the other server's resource to a host, so it is never routed to it.
+ * An item whose gateway URI is longer than a host may send (MAX_URI_CHARS) is left out, with
+ * a warning: the upstreams' lists leave out such URIs of their own (list-items.ts), but a
+ * URI within the limit can pass it once wrapped, and a listed URI no host could read or
+ * complete would only mislead.
  */
 function buildUriList<R>(
   upstreams: readonly UpstreamSnapshot[],
   keyed: Keyed[][],
   field: 'uri' | 'uriTemplate',
-  uriPrefixes: ReadonlyMap<string, string>,
-  held: ReadonlyMap<string, Claim>,
+  { uriPrefixes, held, warnings }: { uriPrefixes: ReadonlyMap<string, string>; held: ReadonlyMap<string, Claim>; warnings: string[] },
   route: (server: string, original: string) => R,
 ): BuiltUriList<R> {
   // A URI in the gateway's scheme is rewritten whoever lists it: no one was kept off it.
@@ -247,12 +251,19 @@ function buildUriList<R>(
     for (const { key, item } of keyed[i]) {
       const kept = owner.get(key) === u.server && !isGatewayUri(key);
       const publicKey = kept ? key : toGatewayUri(uriPrefixes.get(u.server)!, key);
+      if (publicKey.length > MAX_URI_CHARS) {
+        warnings.push(
+          `upstream "${u.server}" lists ${NOUNS[field === 'uri' ? 'resources' : 'resourceTemplates']} ${JSON.stringify(key.slice(0, 80))} ` +
+            `whose gateway ${field} would be ${publicKey.length} characters, and a host may send at most ${MAX_URI_CHARS}; it is not served`,
+        );
+        continue;
+      }
       built.entries.push(Object.freeze({ key: publicKey, item: Object.freeze({ ...item, [field]: publicKey }), server: u.server, original: key }));
       built.routes.set(publicKey, Object.freeze(route(u.server, key)));
       built.claims.set(publicKey, Object.freeze({ server: u.server, original: key }));
       publicKeys.set(key, publicKey);
     }
-    built.perServer.set(u.server, keyed[i].length);
+    built.perServer.set(u.server, publicKeys.size);
     built.publicByServer.set(u.server, publicKeys);
   });
   for (const [publicKey, claim] of held) {

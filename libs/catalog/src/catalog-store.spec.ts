@@ -211,4 +211,18 @@ describe('CatalogStore', () => {
     expect(failing).toHaveBeenCalledTimes(1);
     expect(healthy).toHaveBeenCalledTimes(2);
   });
+
+  it("tells onWarning of each new warning of a rebuilt catalog once, not at every rebuild while it lasts", () => {
+    const store = new CatalogStore();
+    const warned: string[] = [];
+    store.onWarning((w) => warned.push(w));
+    const twice = snap('a', { tools: [tool('x'), tool('x')] });
+    store.setSnapshot(twice);
+    store.setSnapshot(snap('b', { tools: [tool('y')] }));
+    expect(warned).toEqual(['upstream "a" lists tool "x" more than once; only the first is served']);
+    store.setSnapshot(snap('a', { tools: [tool('x')] }));
+    store.setSnapshot(twice);
+    expect(warned).toHaveLength(2);
+  });
 });
+

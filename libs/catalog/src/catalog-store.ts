@@ -15,6 +15,7 @@ export type CatalogListener = (diff: CatalogDiff, catalog: Catalog) => void;
 export class CatalogStore {
   private readonly snapshots = new Map<string, UpstreamSnapshot>();
   private readonly listeners = new Set<CatalogListener>();
+  private readonly warningListeners = new Set<(warning: string) => void>();
   private order: readonly string[] = [];
   private catalog: Catalog;
   /** Depth of `batch` calls under way; rebuilds wait for the outermost to end. */
@@ -150,6 +151,15 @@ export class CatalogStore {
     return () => this.listeners.delete(listener);
   }
 
+  /**
+   * Called with each warning of a rebuilt catalog (an item left out) that the catalog before
+   * it did not have: once when it appears, not at every rebuild while it lasts.
+   */
+  onWarning(listener: (warning: string) => void): () => void {
+    this.warningListeners.add(listener);
+    return () => this.warningListeners.delete(listener);
+  }
+
   private rebuild(): void {
     if (this.batching > 0) {
       this.dirty = true;
@@ -158,9 +168,12 @@ export class CatalogStore {
     this.dirty = false;
     const next = buildCatalog(this.ordered(), this.naming, this.keepingMeanings ? this.claimsInForce() : NO_CLAIMS);
     const changes = diff(this.catalog, next);
+    const before = new Set(this.catalog.warnings);
+    const fresh = next.warnings.filter((w) => !before.has(w));
     // Always swap: routes can move (a tool now served by another upstream under the same
     // public definition) even when nothing a host sees has changed.
     this.catalog = next;
+    for (const warning of fresh) for (const listener of this.warningListeners) listener(warning);
     if (changes.tools || changes.prompts || changes.resources) this.notify(changes, next);
   }
 

@@ -1,3 +1,4 @@
+import { MAX_URI_CHARS } from '@switchboard/core';
 import { describe, expect, it } from 'vitest';
 import { buildCatalog } from './build-catalog.js';
 import type { Item, UpstreamSnapshot } from './catalog.types.js';
@@ -145,5 +146,28 @@ describe('resources: edge cases', () => {
     const catalog = buildCatalog([snap('a', { resources: [resource('x://1', 'one'), resource('x://1', 'two')] })], opts);
     expect(catalog.items('resources').map((r) => r.name)).toEqual(['one']);
     expect(catalog.warnings).toEqual(['upstream "a" lists resource "x://1" more than once; only the first is served']);
+  });
+
+  it('leaves out, with a warning, an item whose URI is within the limit but whose gateway URI would not be', () => {
+    // Each within the limit as the upstream lists it; wrapped in switchboard://b/ (16 characters), only fits still is.
+    const room = MAX_URI_CHARS - 'switchboard://b/'.length;
+    const long = `x://${'y'.repeat(room - 3)}`;
+    const fits = `z://${'y'.repeat(room - 4)}`;
+    const longTemplate = `${'y'.repeat(room - 7)}{id}`;
+    const a = snap('a', { resources: [resource(long, 'long'), resource(fits, 'fits')], resourceTemplates: [template(`t://${longTemplate}`)] });
+    const b = snap('b', { resources: [resource(long, 'long'), resource(fits, 'fits')], resourceTemplates: [template(`t://${longTemplate}`)] });
+    const catalog = buildCatalog([a, b], opts);
+    expect(catalog.items('resources').map((r) => [r.uri, r.name])).toEqual([
+      [`switchboard://b/${fits}`, 'fits'],
+      [long, 'long'],
+      [fits, 'fits'],
+    ]);
+    expect(`switchboard://b/${fits}`).toHaveLength(MAX_URI_CHARS);
+    expect(catalog.items('resourceTemplates').map((t) => t.uriTemplate)).toEqual([`t://${longTemplate}`]);
+    expect(catalog.warnings).toEqual([
+      `upstream "b" lists resource ${JSON.stringify(long.slice(0, 80))} whose gateway uri would be ${MAX_URI_CHARS + 1} characters, and a host may send at most ${MAX_URI_CHARS}; it is not served`,
+      `upstream "b" lists resource template ${JSON.stringify(`t://${longTemplate}`.slice(0, 80))} whose gateway uriTemplate would be ${MAX_URI_CHARS + 1} characters, and a host may send at most ${MAX_URI_CHARS}; it is not served`,
+    ]);
+    expect(catalog.counts().find((c) => c.server === 'b')).toMatchObject({ resources: 1, resourceTemplates: 0 });
   });
 });

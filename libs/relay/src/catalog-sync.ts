@@ -53,6 +53,7 @@ export class CatalogSync {
     private readonly store: CatalogStore,
     private readonly logger: Logger,
   ) {
+    store.onWarning((warning) => logger.warn({}, `catalog: ${warning}`));
     registry.addListener({
       stateChanged: (server, state, previous) => this.onState(server, state, previous),
       notification: (server, n) => this.onNotification(server, n),
