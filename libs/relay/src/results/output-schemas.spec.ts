@@ -76,4 +76,16 @@ describe('OutputSchemas', () => {
     expect(warnings).toHaveLength(1);
     expect(warnings[0][0]).toMatchObject({ upstream: 'up', count: 4 });
   });
+
+  it('checks a schema whose pattern repeats a group split by a separator, as a domain name is', async () => {
+    const store = new CatalogStore();
+    const schemas = new OutputSchemas(store, silentLogger());
+    const domain = { type: 'object', properties: { host: { type: 'string', pattern: '^(?:[a-z0-9-]+\\.)+[a-z]{2,}$' } }, required: ['host'] };
+    store.setSnapshot(snap('up', [tool('lookup', domain)]));
+    await ready(schemas);
+    const check = schemas.checkOf('up', 'lookup')!;
+    expect(check({ host: 'mcp.example.com' })).toBeUndefined();
+    expect(check({ host: `${'a.'.repeat(5_000)}!` })).toBeDefined();
+  });
 });
+
