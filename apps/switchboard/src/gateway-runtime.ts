@@ -1,7 +1,7 @@
 import { createRedactor, systemEntry, type AuditLog } from '@switchboard/audit';
 import { Inbox } from '@switchboard/inbox';
 import { pinnedRootsChanged, servingChainFor, type FileWatcher, type GatewayConfig } from '@switchboard/config';
-import { ApprovalBook, PinGuard, PinStore, type PinChange, type PolicyDocument, type PolicyEngine } from '@switchboard/policy';
+import { ApprovalBook, PinGuard, PinStore, PinWatch, type PinChange, type PolicyDocument, type PolicyEngine } from '@switchboard/policy';
 import type { SqliteConnection } from '@switchboard/persistence';
 import { MemoryBucketStore, RequestLimiter } from '@switchboard/rate-limit';
 import { CatalogStore } from '@switchboard/catalog';
@@ -181,21 +181,8 @@ export class GatewayRuntime {
 
   /** Each upstream's tools are checked against their pins whenever its list is new. */
   private watchPins(): void {
-    const seen = new Map<string, readonly unknown[]>();
-    this.catalog.onChange(() => {
-      for (const server of this.catalog.servers()) {
-        const tools = this.catalog.snapshot(server)!.tools;
-        if (seen.get(server) === tools) continue;
-        seen.set(server, tools);
-        try {
-          this.pins!.observe(server, tools);
-        } catch (err) {
-          // The database is locked or failing: the tools stay as they are until the next change.
-          seen.delete(server);
-          this.logger.error({ err, server }, 'tool pins could not be checked');
-        }
-      }
-    });
+    const watch = new PinWatch(this.pins!, (server, err) => this.logger.error({ err, server }, 'tool pins could not be checked'));
+    this.catalog.onChange(() => watch.update(this.catalog.servers().map((server) => [server, this.catalog.snapshot(server)!.tools] as const)));
   }
 
   private reportPinChange(change: PinChange): void {

@@ -4,6 +4,7 @@ export * from './policy-loader.js';
 export * from './policy-engine.js';
 export * from './pinning/pin-store.js';
 export * from './pinning/pin-guard.js';
+export * from './pinning/pin-watch.js';
 export * from './pinning/tool-fingerprint.js';
 export * from './approvals/approval-book.js';
 export * from './server-selectors.js';
