@@ -192,6 +192,15 @@ describe('CatalogSync: config changes', () => {
     return t;
   }
 
+  it('forgets the reads of a server a reload removes', async () => {
+    const t = await withTool();
+    expect(t.sync.rememberedReads).toBe(4);
+    t.sync.configure({ namespace: 'prefix', separator: '__', servers: [{ ...t.server, alias: 'u' }] } as unknown as GatewayConfig);
+    expect(t.sync.rememberedReads).toBe(4);
+    t.sync.configure({ namespace: 'prefix', separator: '__', servers: [] } as unknown as GatewayConfig);
+    expect(t.sync.rememberedReads).toBe(0);
+  });
+
   it('a reload that changes separator and alias renames once and notifies once', async () => {
     const t = await withTool();
     expect(t.names('tools')).toEqual(['up__t']);

@@ -76,6 +76,8 @@ export class CatalogSync {
       for (const name of this.store.servers()) {
         if (!names.has(name)) this.store.removeServer(name);
       }
+      // Those of a removed server: else each server name ever configured kept four for good.
+      for (const key of [...this.latestRead.keys()]) if (!names.has(key.slice(0, key.lastIndexOf('\u0000')))) this.latestRead.delete(key);
       // A namespace or alias change alters public names without any upstream event.
       for (const name of this.store.servers()) {
         const server = enabled.find((s) => s.name === name)!;
@@ -90,6 +92,11 @@ export class CatalogSync {
       const after = config.servers.find((s) => s.name === name)!;
       if (before && !restartNeeded(before, after) && !deepEqual(before.lists, after.lists)) void this.read(name, ALL_KINDS);
     }
+  }
+
+  /** How many (server, list) read sequence numbers are kept (for tests). */
+  get rememberedReads(): number {
+    return this.latestRead.size;
   }
 
   /** What is kept of each list of `server` (config `lists`). */
