@@ -9,6 +9,32 @@ export type OutputCheck = (structured: unknown) => string | undefined;
 /** What an invalid result's error names at most: the first problems say enough, and stay short. */
 const MAX_PROBLEMS = 3;
 
+/** What an invalid result is found to have, in the order found; the first MAX_PROBLEMS say enough. */
+class Problems {
+  private list: string[] | undefined;
+
+  add(problem: string): void {
+    (this.list ??= []).push(problem);
+  }
+
+  get full(): boolean {
+    return (this.list?.length ?? 0) >= MAX_PROBLEMS;
+  }
+
+  /** Each item of `items` that `problemOf` finds wrong, as `where[i] <problem>`, while there is room. */
+  eachOf(items: unknown[], where: string, problemOf: (item: unknown) => string | undefined): void {
+    for (let i = 0; i < items.length && !this.full; i++) {
+      const problem = problemOf(items[i]);
+      if (problem !== undefined) this.add(`${where}[${i}] ${problem}`);
+    }
+  }
+
+  /** Undefined when nothing was found. */
+  found(): string[] | undefined {
+    return this.list?.slice(0, MAX_PROBLEMS);
+  }
+}
+
 /**
  * Why an upstream's tools/call result would make a conforming client throw, or undefined when
  * it would not. Only what the spec's schema requires is checked: unknown fields and unknown
@@ -17,60 +43,52 @@ const MAX_PROBLEMS = 3;
  * SDK's client does). Cheap on purpose: it runs on every call's answer.
  */
 export function toolResultProblems(result: Item, outputCheck?: OutputCheck): string[] | undefined {
-  let problems: string[] | undefined;
-  const add = (problem: string) => (problems ??= []).push(problem);
+  const problems = new Problems();
   const { content, isError, structuredContent } = result;
-  if (!Array.isArray(content)) add(content === undefined ? 'content is missing' : 'content is not an array');
-  else blockProblems(content, 'content', add);
-  if (isError !== undefined && typeof isError !== 'boolean') add('isError is not a boolean');
-  if (structuredContent !== undefined && !isItem(structuredContent)) add('structuredContent is not an object');
-  metaProblem(result, add);
-  if (outputCheck && isError !== true && (problems === undefined || problems.length < MAX_PROBLEMS)) {
-    if (structuredContent === undefined) add('structuredContent is missing, and the tool declares an outputSchema');
+  if (!Array.isArray(content)) problems.add(content === undefined ? 'content is missing' : 'content is not an array');
+  else problems.eachOf(content, 'content', blockProblem);
+  if (isError !== undefined && typeof isError !== 'boolean') problems.add('isError is not a boolean');
+  if (structuredContent !== undefined && !isItem(structuredContent)) problems.add('structuredContent is not an object');
+  metaProblem(result, problems);
+  if (outputCheck && isError !== true && !problems.full) {
+    if (structuredContent === undefined) problems.add('structuredContent is missing, and the tool declares an outputSchema');
     else if (isItem(structuredContent)) {
       const mismatch = outputCheck(structuredContent);
-      if (mismatch !== undefined) add(`structuredContent does not match the tool's outputSchema: ${mismatch}`);
+      if (mismatch !== undefined) problems.add(`structuredContent does not match the tool's outputSchema: ${mismatch}`);
     }
   }
-  return problems?.slice(0, MAX_PROBLEMS);
+  return problems.found();
 }
 
 /** Why a resources/read result would make a conforming client throw: its contents, each a text or a blob of a URI. */
 export function readResultProblems(result: Item): string[] | undefined {
-  let problems: string[] | undefined;
-  const add = (problem: string) => (problems ??= []).push(problem);
+  const problems = new Problems();
   const { contents } = result;
-  if (!Array.isArray(contents)) add(contents === undefined ? 'contents is missing' : 'contents is not an array');
-  else {
-    for (let i = 0; i < contents.length && (problems?.length ?? 0) < MAX_PROBLEMS; i++) {
-      const problem = resourceContentsProblem(contents[i]);
-      if (problem !== undefined) add(`contents[${i}] ${problem}`);
-    }
-  }
-  metaProblem(result, add);
-  return problems?.slice(0, MAX_PROBLEMS);
+  if (!Array.isArray(contents)) problems.add(contents === undefined ? 'contents is missing' : 'contents is not an array');
+  else problems.eachOf(contents, 'contents', resourceContentsProblem);
+  metaProblem(result, problems);
+  return problems.found();
 }
 
 /** Why a prompts/get result would make a conforming client throw: its messages, each a role and one content block. */
 export function promptResultProblems(result: Item): string[] | undefined {
-  let problems: string[] | undefined;
-  const add = (problem: string) => (problems ??= []).push(problem);
+  const problems = new Problems();
   const { messages, description } = result;
-  if (!Array.isArray(messages)) add(messages === undefined ? 'messages is missing' : 'messages is not an array');
+  if (!Array.isArray(messages)) problems.add(messages === undefined ? 'messages is missing' : 'messages is not an array');
   else {
-    for (let i = 0; i < messages.length && (problems?.length ?? 0) < MAX_PROBLEMS; i++) {
+    for (let i = 0; i < messages.length && !problems.full; i++) {
       const message: unknown = messages[i];
-      if (!isItem(message)) add(`messages[${i}] is not an object`);
-      else if (message.role !== 'user' && message.role !== 'assistant') add(`messages[${i}].role is neither user nor assistant`);
+      if (!isItem(message)) problems.add(`messages[${i}] is not an object`);
+      else if (message.role !== 'user' && message.role !== 'assistant') problems.add(`messages[${i}].role is neither user nor assistant`);
       else {
         const problem = blockProblem(message.content);
-        if (problem !== undefined) add(`messages[${i}].content ${problem}`);
+        if (problem !== undefined) problems.add(`messages[${i}].content ${problem}`);
       }
     }
   }
-  if (description !== undefined && typeof description !== 'string') add('description is not a string');
-  metaProblem(result, add);
-  return problems?.slice(0, MAX_PROBLEMS);
+  if (description !== undefined && typeof description !== 'string') problems.add('description is not a string');
+  metaProblem(result, problems);
+  return problems.found();
 }
 
 /**
@@ -79,34 +97,18 @@ export function promptResultProblems(result: Item): string[] | undefined {
  * here: the gateway cuts them (completion-values.ts), as the spec lets a server say there are more.
  */
 export function completionResultProblems(result: Item): string[] | undefined {
-  let problems: string[] | undefined;
-  const add = (problem: string) => (problems ??= []).push(problem);
+  const problems = new Problems();
   const { completion } = result;
-  if (!isItem(completion)) add(completion === undefined ? 'completion is missing' : 'completion is not an object');
+  if (!isItem(completion)) problems.add(completion === undefined ? 'completion is missing' : 'completion is not an object');
   else {
     const { values, total, hasMore } = completion;
-    if (!Array.isArray(values)) add(values === undefined ? 'completion.values is missing' : 'completion.values is not an array');
-    else {
-      for (let i = 0; i < values.length && (problems?.length ?? 0) < MAX_PROBLEMS; i++) {
-        if (typeof values[i] !== 'string') add(`completion.values[${i}] is not a string`);
-      }
-    }
-    if (total !== undefined && !Number.isInteger(total)) add('completion.total is not an integer');
-    if (hasMore !== undefined && typeof hasMore !== 'boolean') add('completion.hasMore is not a boolean');
+    if (!Array.isArray(values)) problems.add(values === undefined ? 'completion.values is missing' : 'completion.values is not an array');
+    else problems.eachOf(values, 'completion.values', (value) => (typeof value === 'string' ? undefined : 'is not a string'));
+    if (total !== undefined && !Number.isInteger(total)) problems.add('completion.total is not an integer');
+    if (hasMore !== undefined && typeof hasMore !== 'boolean') problems.add('completion.hasMore is not a boolean');
   }
-  metaProblem(result, add);
-  return problems?.slice(0, MAX_PROBLEMS);
-}
-
-function blockProblems(blocks: unknown[], where: string, add: (problem: string) => void): void {
-  let found = 0;
-  for (let i = 0; i < blocks.length && found < MAX_PROBLEMS; i++) {
-    const problem = blockProblem(blocks[i]);
-    if (problem !== undefined) {
-      found++;
-      add(`${where}[${i}] ${problem}`);
-    }
-  }
+  metaProblem(result, problems);
+  return problems.found();
 }
 
 /**
@@ -139,8 +141,8 @@ function resourceContentsProblem(contents: unknown): string | undefined {
   return undefined;
 }
 
-function metaProblem(result: Item, add: (problem: string) => void): void {
-  if (result._meta !== undefined && !isItem(result._meta)) add('_meta is not an object');
+function metaProblem(result: Item, problems: Problems): void {
+  if (result._meta !== undefined && !isItem(result._meta)) problems.add('_meta is not an object');
 }
 
 const isItem = (v: unknown): v is Item => typeof v === 'object' && v !== null && !Array.isArray(v);
