@@ -237,6 +237,8 @@ export class GatewayRuntime {
     const previous = this.current;
     this.current = next;
     const changes = await this.apply(next);
+    // Read after the await: a reload that followed this one may have brought a server back.
+    this.pins?.forgetServersBut(this.current.servers.filter((s) => s.enabled).map((s) => s.name));
     this.announcePinnedRoots(pinnedRootsChanged(previous.servers, next.servers));
     this.logger.info(changes, 'config reloaded');
   }

@@ -92,3 +92,36 @@ describe('PinGuard', () => {
     expect(off.store.get('gh', 'search')).toBeUndefined();
   });
 });
+
+describe('PinGuard, servers removed by a reload', () => {
+  it('forgets the held-back tools of servers no longer configured: nothing held for renamed servers, nothing inherited by a later one of the same name', async () => {
+    const { pins } = await guard();
+    for (let i = 0; i < 20; i++) {
+      pins.observe(`gh-${i}`, [tool('v1')]);
+      pins.observe(`gh-${i}`, [tool('v2')]);
+      // A reload renames the server: gh-0 becomes gh-1, and so on.
+      pins.forgetServersBut([`gh-${i + 1}`]);
+    }
+    expect(pins.rememberedTools).toBe(0);
+    expect(pins.holdsAny).toBe(false);
+
+    pins.observe('gh', [tool('v1')]);
+    pins.observe('gh', [tool('v2')]);
+    const before = pins.version;
+    pins.forgetServersBut(['other']);
+    expect(pins.version).not.toBe(before);
+    // Configured again under the name; its first list cannot be judged (the guard throws).
+    expect(() => pins.observe('gh', [null as unknown as Record<string, unknown>])).toThrow();
+    expect(pins.isQuarantined('gh', 'search')).toBe(false);
+  });
+
+  it('keeps what configured servers hold back, and forgets a tool released by its list', async () => {
+    const { pins } = await guard();
+    pins.observe('gh', [tool('v1')]);
+    pins.observe('gh', [tool('v2')]);
+    pins.forgetServersBut(['gh']);
+    expect(pins.isQuarantined('gh', 'search')).toBe(true);
+    pins.observe('gh', [tool('v1')]);
+    expect(pins.rememberedTools).toBe(0);
+  });
+});

@@ -42,8 +42,33 @@ export class PinGuard {
     // a list that cannot be judged (a null among the tools) must not lift them.
     const held = new Set<string>();
     if (mode !== 'off') this.judge(server, tools, mode, held);
-    for (const key of [...this.quarantinedKeys]) if (key.startsWith(`${server}\u0000`)) this.quarantinedKeys.delete(key);
+    this.release(server, (key) => !held.has(key));
     for (const key of held) this.quarantinedKeys.add(key);
+  }
+
+  /**
+   * Forgets the held-back tools of every server not in `configured` (a reload removed,
+   * renamed or disabled it): they were kept for the daemon's life, and a server later configured under
+   * the same name started out with them. Its pins stay in the database; a server that is
+   * back is judged afresh from its first list. Not for a server that is only down: its list
+   * may fail to be judged when it is back, and what it held back must stay held back.
+   */
+  forgetServersBut(configured: Iterable<string>): void {
+    const kept = new Set(configured);
+    const gone = new Set<string>();
+    for (const key of [...this.quarantinedKeys, ...this.served.keys()]) {
+      const server = key.slice(0, key.indexOf('\u0000'));
+      if (!kept.has(server)) gone.add(server);
+    }
+    for (const server of gone) this.release(server, () => true);
+    if (gone.size > 0) this.generation += 1;
+  }
+
+  /** Drops the server's held-back keys (and what they were served with) that `drop` names. */
+  private release(server: string, drop: (key: string) => boolean): void {
+    const prefix = `${server}\u0000`;
+    for (const key of [...this.quarantinedKeys]) if (key.startsWith(prefix) && drop(key)) this.quarantinedKeys.delete(key);
+    for (const key of [...this.served.keys()]) if (key.startsWith(prefix) && drop(key)) this.served.delete(key);
   }
 
   /** Pins what is new, re-pins or holds back what changed; adds the held-back keys to `held`. */
@@ -89,6 +114,11 @@ export class PinGuard {
 
   get holdsAny(): boolean {
     return this.quarantinedKeys.size > 0;
+  }
+
+  /** How many tools' held-back state is remembered, of every server (for tests). */
+  get rememberedTools(): number {
+    return this.served.size;
   }
 
   /** Changes whenever the held-back set may have: names cached list pages apart. */
