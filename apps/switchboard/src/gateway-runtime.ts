@@ -104,7 +104,7 @@ export class GatewayRuntime {
     );
     let relay!: ServerRequestRelay;
     // A host has as long to finish a URL elicitation's flow as to answer any question.
-    const urlElicitations = new UrlElicitations(() => this.current.relay.timeoutMs);
+    const urlElicitations = new UrlElicitations(() => this.current.relay.timeoutMs, this.sessions);
     let serverRequests!: ServerRequestHandler;
     // What upstreams say (what stdio ones print: their arguments, tokens, headers; the errors
     // of any) is redacted by the audit log's rules before it reaches the daemon's log or a

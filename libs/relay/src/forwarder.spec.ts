@@ -3,7 +3,7 @@ import { McpError } from '@switchboard/core';
 import type { UpstreamConnection } from '@switchboard/upstream';
 import { describe, expect, it, vi } from 'vitest';
 import { Forwarder, MAX_PROGRESS_PER_SECOND, progressRate } from './forwarder.js';
-import type { DownstreamSession } from './session.js';
+import { SessionDirectory, type DownstreamSession } from './session.js';
 import type { RelayOrigin } from './server-requests/relay-origin.js';
 import { UrlElicitations } from './server-requests/url-elicitations.js';
 
@@ -49,9 +49,11 @@ describe('Forwarder', () => {
 
   it('passes a -32042 back as it is, and the completion of its elicitation later reaches the same host', async () => {
     const { connection, seen } = upstream();
-    const urls = new UrlElicitations(() => 60_000);
+    const sessions = new SessionDirectory();
+    const urls = new UrlElicitations(() => 60_000, sessions);
     const sent: unknown[] = [];
-    const session = { clientCapabilities: { elicitation: { url: {} } }, send: async (n: unknown) => void sent.push(n) } as unknown as DownstreamSession;
+    const session = { id: 's1', clientCapabilities: { elicitation: { url: {} } }, send: async (n: unknown) => void sent.push(n) } as unknown as DownstreamSession;
+    sessions.add(session);
     const call = new Forwarder(urls).forward(session, request, connection, {}, { signal: new AbortController().signal });
     const required = new McpError(-32042, 'URL elicitation required', { elicitations: [{ mode: 'url', elicitationId: 'e42', url: 'https://a.example/', message: 'Sign in' }] });
     seen.settle!(required);

@@ -1,12 +1,16 @@
 import { McpError, type JsonRpcNotification } from '@switchboard/core';
 import { describe, expect, it } from 'vitest';
-import type { DownstreamSession } from '../session.js';
+import { SessionDirectory, type DownstreamSession } from '../session.js';
 import { UrlElicitations } from './url-elicitations.js';
 
-/** A host that records what it is sent. */
+const sessions = new SessionDirectory();
+let hosts = 0;
+
+/** A host, with a live session, that records what it is sent. */
 function host(elicitation: Record<string, unknown>) {
   const sent: JsonRpcNotification[] = [];
-  const session = { clientCapabilities: { elicitation }, send: async (n: JsonRpcNotification) => void sent.push(n) } as unknown as DownstreamSession;
+  const session = { id: `s${++hosts}`, clientCapabilities: { elicitation }, send: async (n: JsonRpcNotification) => void sent.push(n) } as unknown as DownstreamSession;
+  sessions.add(session);
   return { session, sent };
 }
 
@@ -16,7 +20,7 @@ const required = (...ids: string[]) =>
 
 describe('UrlElicitations', () => {
   it('sends the completion of each elicitation a -32042 listed to the host whose call got it, once', () => {
-    const urls = new UrlElicitations(() => 60_000);
+    const urls = new UrlElicitations(() => 60_000, sessions);
     const { session, sent } = host({ url: {} });
     urls.failed(session, 'auth', required('e1', 'e2'));
     urls.notification('auth', complete('e1'));
@@ -26,7 +30,7 @@ describe('UrlElicitations', () => {
   });
 
   it('keeps each upstream\'s ids apart, and tells a host without url mode nothing', () => {
-    const urls = new UrlElicitations(() => 60_000);
+    const urls = new UrlElicitations(() => 60_000, sessions);
     const urlHost = host({ url: {} });
     const formHost = host({});
     urls.given(urlHost.session, 'auth', 'same');
@@ -40,11 +44,32 @@ describe('UrlElicitations', () => {
 
   it('forgets an elicitation after its time', () => {
     let ttl = 60_000;
-    const urls = new UrlElicitations(() => ttl);
+    const urls = new UrlElicitations(() => ttl, sessions);
     const { session, sent } = host({ url: {} });
     ttl = -1;
     urls.given(session, 'auth', 'old');
     urls.notification('auth', complete('old'));
     expect(sent).toEqual([]);
+  });
+
+  it('forgets the elicitations of a host whose session ended at once, and takes none for an ended session', () => {
+    const urls = new UrlElicitations(() => 60_000, sessions);
+    const gone = host({ url: {} });
+    const staying = host({ url: {} });
+    for (let i = 0; i < 50; i++) urls.given(gone.session, 'auth', `g${i}`);
+    urls.failed(gone.session, 'pay', required('p1', 'p2'));
+    urls.given(staying.session, 'auth', 'kept');
+    expect(urls.size).toBe(53);
+
+    sessions.remove(gone.session.id);
+    expect(urls.size).toBe(1);
+    // A -32042 or an accept that arrives after the session ended.
+    urls.failed(gone.session, 'pay', required('late'));
+    urls.given(gone.session, 'auth', 'late');
+    expect(urls.size).toBe(1);
+    urls.notification('auth', complete('g0'));
+    urls.notification('auth', complete('kept'));
+    expect([gone.sent, staying.sent]).toEqual([[], [complete('kept')]]);
+    expect(urls.size).toBe(0);
   });
 });

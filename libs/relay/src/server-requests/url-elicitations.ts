@@ -1,5 +1,5 @@
 import { ErrorCode, McpError, type JsonRpcNotification } from '@switchboard/core';
-import type { DownstreamSession } from '../session.js';
+import type { DownstreamSession, SessionDirectory } from '../session.js';
 import { hostCanAnswer } from './host-capability.js';
 
 type Item = Record<string, unknown>;
@@ -8,18 +8,35 @@ type Item = Record<string, unknown>;
  * URL-mode elicitations a host was given, so that the upstream's later
  * `notifications/elicitation/complete` reaches that host: one it accepted, and each one an
  * upstream's -32042 (URL elicitation required) error carried, whose completion tells the
- * host it may retry. Kept per upstream, as each upstream picks its own ids, for `ttlMs`.
+ * host it may retry. Kept per upstream, as each upstream picks its own ids, for `ttlMs`, and
+ * no longer than the host's session: an ended session's are forgotten at once, as nothing
+ * can reach it (they and the session itself were held until their time was up, and past it
+ * until the next elicitation was given).
  */
 export class UrlElicitations {
   private readonly waiting = new Map<string, { session: DownstreamSession; until: number }>();
+  /** The keys of `waiting` by session id, to forget a session's when it ends. */
+  private readonly bySession = new Map<string, Set<string>>();
 
-  constructor(private readonly ttlMs: () => number) {}
+  constructor(
+    private readonly ttlMs: () => number,
+    private readonly sessions: Pick<SessionDirectory, 'get' | 'onClose'>,
+  ) {
+    sessions.onClose((session) => this.forgetSession(session.id));
+  }
 
   /** The host `session` took the URL elicitation `elicitationId` from `server`. */
   given(session: DownstreamSession, server: string, elicitationId: string): void {
+    // An answer or a -32042 that arrived after the session ended: nothing could reach it.
+    if (!this.sessions.get(session.id)) return;
     const now = Date.now();
-    for (const [key, e] of this.waiting) if (e.until < now) this.waiting.delete(key);
-    this.waiting.set(keyOf(server, elicitationId), { session, until: now + this.ttlMs() });
+    for (const [key, e] of this.waiting) if (e.until < now) this.drop(key);
+    const key = keyOf(server, elicitationId);
+    this.drop(key);
+    this.waiting.set(key, { session, until: now + this.ttlMs() });
+    let keys = this.bySession.get(session.id);
+    if (!keys) this.bySession.set(session.id, (keys = new Set()));
+    keys.add(key);
   }
 
   /** A request the host `session` sent to `server` failed: a -32042 gives it the elicitations it lists. */
@@ -39,9 +56,28 @@ export class UrlElicitations {
     const key = keyOf(server, String(n.params?.elicitationId ?? ''));
     const found = this.waiting.get(key);
     if (!found) return;
-    this.waiting.delete(key);
+    this.drop(key);
     if (found.until < Date.now()) return;
     void found.session.send(n).catch(() => undefined);
+  }
+
+  /** How many elicitations are waiting for their completion (for tests). */
+  get size(): number {
+    return this.waiting.size;
+  }
+
+  private forgetSession(sessionId: string): void {
+    for (const key of this.bySession.get(sessionId) ?? []) this.waiting.delete(key);
+    this.bySession.delete(sessionId);
+  }
+
+  private drop(key: string): void {
+    const found = this.waiting.get(key);
+    if (!found) return;
+    this.waiting.delete(key);
+    const keys = this.bySession.get(found.session.id);
+    keys?.delete(key);
+    if (keys?.size === 0) this.bySession.delete(found.session.id);
   }
 }
 
