@@ -525,7 +525,7 @@ describe('capabilities: the union of the upstreams', () => {
 describe('a 2024-11-05 upstream, which completes without a capability to say so', () => {
   const legacy = (env: Record<string, string> = {}) => ({
     command: process.execPath,
-    args: [join(REPO_ROOT, 'test/fixtures/upstream-2024-11-05.mjs')],
+    args: [join(REPO_ROOT, 'test/fixtures/upstream-older-revision.mjs')],
     env,
   });
   const complete = (host: Host, value: string) =>
@@ -696,7 +696,7 @@ describe('dead upstreams never block the others', () => {
   });
 
   it('one never reached yet counts as possibly offering prompts, resources and completions, so early sessions are not left without them', async () => {
-    const toolsOnly = { command: process.execPath, args: [join(REPO_ROOT, 'test/fixtures/upstream-2024-11-05.mjs')], env: { LEGACY_TOOLS_ONLY: '1' } };
+    const toolsOnly = { command: process.execPath, args: [join(REPO_ROOT, 'test/fixtures/upstream-older-revision.mjs')], env: { LEGACY_TOOLS_ONLY: '1' } };
     const early = await start({ mcpServers: { legacy: toolsOnly, offline: { type: 'http', url: `http://127.0.0.1:${closedPort}/mcp` } } });
     try {
       const host = await connectHost('streamable-http', { daemon: early });

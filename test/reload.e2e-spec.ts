@@ -407,7 +407,7 @@ describe('a server added ahead of another that lists the same names and URIs', (
 describe("a session's capabilities, fixed at initialize, through a reload that adds a server with more", () => {
   it('hears list_changed only for the lists it was given, and cannot subscribe', async () => {
     const own = tempDir('sb-reload-caps-');
-    const toolsOnly = { command: process.execPath, args: [join(REPO_ROOT, 'test/fixtures/upstream-2024-11-05.mjs')], env: { LEGACY_TOOLS_ONLY: '1' } };
+    const toolsOnly = { command: process.execPath, args: [join(REPO_ROOT, 'test/fixtures/upstream-older-revision.mjs')], env: { LEGACY_TOOLS_ONLY: '1' } };
     const config = (servers: Json) => ({ listen: { host: '127.0.0.1', port: 0 }, dataDir: join(own, 'data'), log: { level: 'warn' }, mcpServers: servers });
     const path = writeConfig(config({ legacy: toolsOnly }), own);
     const d = await startDaemon(path);

@@ -1,5 +1,6 @@
 import { Cancellation, type InboundContext, type JsonRpcRequest, type PeerRequestOptions } from '@switchboard/core';
 import type { UpstreamConnection } from '@switchboard/upstream';
+import { shapeUpstreamRequest } from './revision/shape-upstream-request.js';
 import type { DownstreamSession } from './session.js';
 import type { RelayOrigin } from './server-requests/relay-origin.js';
 import type { UrlElicitations } from './server-requests/url-elicitations.js';
@@ -30,7 +31,8 @@ export function progressRate(): () => boolean {
 /**
  * Sends one downstream request to its upstream: the host's progress token is replaced by one
  * the upstream connection owns (tokens from different hosts may clash) and mapped back on
- * every progress notification; the host's cancellation becomes notifications/cancelled
+ * every progress notification; what the upstream's revision lacks is left out
+ * (shape-upstream-request.ts); the host's cancellation becomes notifications/cancelled
  * upstream; the per-request timeout is reset by progress, waits while the upstream's own
  * question about the request is pending, and is capped by a hard maximum. A -32042 answer
  * (URL elicitation required) goes back as it is, and its elicitations' completions will
@@ -48,10 +50,10 @@ export class Forwarder {
   ): Promise<Item> {
     const meta = params._meta as Item | undefined;
     const hostToken = meta?.progressToken as string | number | undefined;
-    let upstreamParams = params;
+    let upstreamParams = shapeUpstreamRequest(request.method, params, connection.protocolVersion);
     if (hostToken !== undefined) {
       const { progressToken: _dropped, ...restMeta } = meta!;
-      upstreamParams = { ...params, _meta: restMeta };
+      upstreamParams = { ...upstreamParams, _meta: restMeta };
       if (Object.keys(restMeta).length === 0) delete upstreamParams._meta;
     }
     const timeouts = connection.config.timeouts;

@@ -1,7 +1,7 @@
 /**
- * What the legacy protocol revisions added to the objects a host receives, by the revision
- * that added it: a host on an older revision gets these objects without what its revision
- * does not define. Read off each revision's schema (modelcontextprotocol/specification
+ * What the legacy protocol revisions added to the objects a host receives (and to the
+ * requests an upstream receives), by the revision that added it: a host or upstream on an
+ * older revision gets these objects without what its revision does not define. Read off each revision's schema (modelcontextprotocol/specification
  * schema/<revision>/schema.json) and changelog:
  *
  * - 2025-03-26: tool annotations, audio content (in results and sampling messages), the
@@ -9,6 +9,8 @@
  * - 2025-06-18: `title` on tools, prompts, prompt arguments, resources, templates and
  *   implementation info; a tool's `outputSchema` and a result's `structuredContent`;
  *   `resource_link` content; `lastModified` in annotations; the `elicitation/create` request.
+ *   In the requests to a server: completion/complete's `context` and a prompt reference's
+ *   `title`.
  * - 2025-11-25: `icons` on tools, prompts, resources, templates and implementation info; an
  *   implementation's `description` and `websiteUrl`; a tool's `execution`; the `tasks`
  *   server capability. In the requests to a client: `task` on sampling and elicitation;
@@ -38,7 +40,9 @@ export type Shape =
   | 'samplingRequest'
   | 'elicitRequest'
   | 'requestedSchema'
-  | 'formField';
+  | 'formField'
+  | 'completeRequest'
+  | 'promptReference';
 
 const FIELDS_ADDED: Record<Shape, Record<string, AddedIn>> = {
   tool: { annotations: '2025-03-26', title: '2025-06-18', outputSchema: '2025-06-18', icons: '2025-11-25', execution: '2025-11-25' },
@@ -55,6 +59,9 @@ const FIELDS_ADDED: Record<Shape, Record<string, AddedIn>> = {
   requestedSchema: { $schema: '2025-11-25' },
   // A string, number or enum field; a boolean field had `default` from the start.
   formField: { default: '2025-11-25' },
+  completeRequest: { context: '2025-06-18' },
+  // BaseMetadata's title; a ref/resource has had only `uri` in every revision.
+  promptReference: { title: '2025-06-18' },
 };
 
 /** Content block types, by the revision that added them (text, image and resource are in all). */
