@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { createServer, request as httpRequest, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { startHttpFixture, type HttpFixture } from '@switchboard/testing';
@@ -10,6 +10,7 @@ import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, SWITCHBOARD_BIN, startDaemon, stdioFixture, stopAllDaemons, tempDir, writeConfig, type DaemonHandle } from './support/daemon.js';
 import { auditRows, type AuditRowRecord } from './support/audit-rows.js';
+import { openStream } from './support/sse-client.js';
 
 type Row = AuditRowRecord;
 
@@ -383,15 +384,25 @@ describe('a JWT session outlives its first token when the host sends a reissued 
   });
   afterAll(() => jwks?.close());
 
-  it('a request with the reissued token extends the session; a session without one ends with its token', async () => {
+  it('a request with the reissued token extends the session; a session without one ends with its token, its GET stream and an /sse stream too, audited', async () => {
     const short = await tokenFor(3);
     const renewed = await open(short);
     const control = await open(short);
+    expect(await notify(control, short)).toBe(202);
+    const stream = await openStream(daemon.mcpUrl, { Accept: 'text/event-stream', Authorization: `Bearer ${short}`, 'Mcp-Session-Id': control });
+    expect(stream.status).toBe(200);
+    const legacy = await openStream(daemon.sseUrl, { Accept: 'text/event-stream', Authorization: `Bearer ${short}` });
+    expect(legacy.status).toBe(200);
     expect(await notify(renewed, await tokenFor(300))).toBe(202);
     // The control session holds the same first token: the check that ends it would end the other too, unrenewed.
     await eventually(() => ended(control) || undefined, 15_000, 'the control session to end with its token');
+    await eventually(() => stream.ended() || undefined, 15_000, 'its GET stream to end');
+    await eventually(() => legacy.ended() || undefined, 15_000, 'the /sse stream of the same token to end');
     expect(ended(renewed)).toBe(false);
     expect(await notify(renewed, await tokenFor(300))).toBe(202);
+    const dataDir = join(dirname(daemon.configPath), 'data');
+    const [row] = await eventually(() => auditRows(dataDir, `method = 'session' AND session_id = ?`, control)[0] ? auditRows(dataDir, `method = 'session' AND session_id = ?`, control) : undefined);
+    expect(row).toMatchObject({ principal: 'erin', auth_method: 'jwt', name: 'ended', decision: 'unauthenticated', rule: 'auth:expired-token' });
   });
 });
 

@@ -7,6 +7,8 @@ export interface OpenStream {
   text(): string;
   /** Resolves with the first match of `pattern` in the received text. */
   waitFor(pattern: RegExp, timeoutMs?: number): Promise<RegExpExecArray>;
+  /** Whether the server ended the stream (or it broke). */
+  ended(): boolean;
   close(): void;
 }
 
@@ -15,7 +17,9 @@ export function openStream(url: string, headers: Record<string, string>): Promis
   return new Promise((resolve, reject) => {
     const req = httpRequest(url, { method: 'GET', headers }, (res) => {
       let received = '';
+      let ended = false;
       const waiters = new Set<() => void>();
+      res.on('close', () => (ended = true));
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => {
         received += chunk;
@@ -38,6 +42,7 @@ export function openStream(url: string, headers: Record<string, string>): Promis
             waiters.add(check);
             check();
           }),
+        ended: () => ended,
         close: () => req.destroy(),
       });
     });

@@ -66,7 +66,8 @@ export async function runDaemon(config: GatewayConfig, fromFile: FileSettings): 
     maxBodyBytes: MAX_BODY_BYTES,
     onRefused: auditStore.log && ((refusal) => auditStore.log!.recordHttpRefusal(refusal)),
     authenticate: (req) => authenticator.authenticate(req),
-    stillValid: (principal) => authenticator.stillValid(principal),
+    credentialLapse: (principal) => authenticator.credentialLapse(principal),
+    onCredentialLapse: auditStore.log && ((ended) => auditStore.log!.recordCredentialLapse(ended)),
   };
   const streamable = new StreamableHttpService(deps);
   streamable.startIdleSweep();

@@ -180,6 +180,35 @@ export class AuditLog {
   }
 
   /**
+   * A session the gateway ended because the credential it was opened with no longer holds
+   * (a key revoked, expired or deleted, a token expired): method `session`, name `ended`,
+   * the rule a request with that credential now gets. One row a session, so unbounded only
+   * as sessions are; never awaited.
+   */
+  recordCredentialLapse(ended: {
+    sessionId: string;
+    transport: string;
+    principal: { id: string; authMethod: string };
+    rule: string;
+    reason: string;
+  }): void {
+    this.note(
+      bareEntry({
+        principal: ended.principal.id,
+        authMethod: ended.principal.authMethod,
+        sessionId: ended.sessionId,
+        transport: ended.transport,
+        method: 'session',
+        name: 'ended',
+        decision: 'unauthenticated',
+        rule: ended.rule,
+        outcome: null,
+        errorMessage: this.options.redactor.redactText(`the session was ended: ${ended.reason}`).slice(0, MAX_ERROR_CHARS),
+      }),
+    );
+  }
+
+  /**
    * Records the counts of refusals not recorded one by one, now: at shutdown, before the
    * writer closes, so that none goes unaccounted.
    */

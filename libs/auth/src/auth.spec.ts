@@ -42,7 +42,7 @@ describe('API keys', () => {
     expect(key).toMatch(/^sbk_[A-Za-z0-9_-]{43}$/);
     expect(info).toMatchObject({ name: 'alice', roles: ['dev', 'ops'], prefix: key.slice(0, 10), revokedAt: null });
     expect(verifier.verify(key)).toEqual({ ok: true, principal: { id: 'alice', authMethod: 'api-key', roles: ['dev', 'ops'], credential: { keyId: info.id } } });
-    expect(verifier.isActive(info.id)).toBe(true);
+    expect(verifier.lapseOf(info.id)).toBeUndefined();
     const stored = JSON.stringify(db.prepare('SELECT * FROM api_key').all());
     expect(stored).not.toContain(key);
     expect(stored).not.toContain(key.slice(10));
@@ -59,6 +59,26 @@ describe('API keys', () => {
     expect(verifier.verify(expiring.key).ok).toBe(true);
     now += 1000;
     expect(verifier.verify(expiring.key)).toMatchObject({ ok: false, rule: 'auth:expired-key' });
+  });
+
+  it('says why a key a session was opened with no longer serves: revoked, expired or deleted', async () => {
+    let now = 1_000_000;
+    const { store, verifier, db } = await keys(() => now);
+    const kept = await store.create({ name: 'kept', roles: [] });
+    const revoked = await store.create({ name: 'gone', roles: [] });
+    const expiring = await store.create({ name: 'temp', roles: [], expiresAt: now + 1000 });
+    await store.revoke('gone');
+    now += 1000;
+    const auth = new HttpAuthenticator(verifier, () => 'required');
+    const lapseOf = (keyId: number, expiresAt?: number) => auth.credentialLapse({ credential: { keyId, expiresAt } }, now);
+    expect(lapseOf(kept.info.id)).toBeUndefined();
+    expect(lapseOf(revoked.info.id)).toEqual({ rule: 'auth:revoked-key', reason: "API key 'gone' was revoked" });
+    expect(lapseOf(expiring.info.id)).toEqual({ rule: 'auth:expired-key', reason: "API key 'temp' expired" });
+    expect(lapseOf(expiring.info.id, now)).toEqual({ rule: 'auth:expired-key', reason: 'the API key expired' });
+    db.prepare('DELETE FROM api_key WHERE id = ?').run(kept.info.id);
+    expect(lapseOf(kept.info.id)).toEqual({ rule: 'auth:unknown-key', reason: 'the API key was deleted' });
+    expect(auth.credentialLapse({ credential: { expiresAt: now } }, now)).toEqual({ rule: 'auth:expired-token', reason: 'the token expired' });
+    expect(auth.credentialLapse({}, now)).toBeUndefined();
   });
 
   it('a name is unique among active keys, and free again once revoked; revoke takes an id too', async () => {
@@ -199,6 +219,8 @@ describe('HttpAuthenticator when the key table cannot be read', () => {
     const broken = { verify: () => { throw new Error('SQLITE_IOERR'); } } as unknown as ApiKeyVerifier;
     const auth = new HttpAuthenticator(broken, () => 'none');
     expect((await auth.authenticate(request({ authorization: `Bearer ${key}` }))).refusal).toMatchObject({ rule: 'auth:error' });
+    const unreadable = new HttpAuthenticator({ lapseOf: () => { throw new Error('SQLITE_IOERR'); } } as unknown as ApiKeyVerifier, () => 'none');
+    expect(unreadable.credentialLapse({ credential: { keyId: 1 } })).toMatchObject({ rule: 'auth:error' });
   });
 });
 

@@ -37,14 +37,20 @@ export class ApiKeyVerifier {
       `SELECT id, name, roles, expires_at AS expiresAt, revoked_at AS revokedAt, last_used_at AS lastUsedAt
        FROM api_key WHERE key_hash = ?`,
     );
-    this.byId = db.prepare('SELECT revoked_at AS revokedAt, expires_at AS expiresAt FROM api_key WHERE id = ?');
+    this.byId = db.prepare('SELECT name, revoked_at AS revokedAt, expires_at AS expiresAt FROM api_key WHERE id = ?');
     this.touch = db.prepare('UPDATE api_key SET last_used_at = ? WHERE id = ?');
   }
 
-  /** Whether the key with this row id is still neither revoked nor expired (nor deleted). */
-  isActive(keyId: number): boolean {
-    const row = this.byId.get(keyId) as Pick<KeyRow, 'revokedAt' | 'expiresAt'> | undefined;
-    return row !== undefined && row.revokedAt === null && (row.expiresAt === null || row.expiresAt > this.now());
+  /**
+   * Why the key with this row id no longer serves (revoked, expired, deleted), or undefined
+   * while it does: for what outlives the request the key was checked on.
+   */
+  lapseOf(keyId: number): Extract<KeyVerdict, { ok: false }> | undefined {
+    const row = this.byId.get(keyId) as Pick<KeyRow, 'name' | 'revokedAt' | 'expiresAt'> | undefined;
+    if (!row) return { ok: false, rule: 'auth:unknown-key', reason: 'the API key was deleted' };
+    if (row.revokedAt !== null) return { ok: false, rule: 'auth:revoked-key', reason: `API key '${row.name}' was revoked` };
+    if (row.expiresAt !== null && row.expiresAt <= this.now()) return { ok: false, rule: 'auth:expired-key', reason: `API key '${row.name}' expired` };
+    return undefined;
   }
 
   verify(key: string): KeyVerdict {

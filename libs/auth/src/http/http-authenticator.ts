@@ -98,19 +98,25 @@ export class HttpAuthenticator {
   }
 
   /**
-   * Whether the credential a principal was established with still holds: the key not
-   * revoked or expired, the token not expired. For what outlives one request (a session's
-   * GET or SSE stream); a database that cannot be read counts as no.
+   * Why the credential a principal was established with no longer holds (the key revoked,
+   * expired or deleted, the token expired), or undefined while it does. For what outlives
+   * one request (a session and its streams); a database that cannot be read counts as a
+   * lapse (auth:error), failing closed.
    */
-  stillValid(principal: Pick<AuthPrincipal, 'credential'>, now = Date.now()): boolean {
+  credentialLapse(principal: Pick<AuthPrincipal, 'credential'>, now = Date.now()): AuthRefusal | undefined {
     const credential = principal.credential;
-    if (credential === undefined) return true;
-    if (credential.expiresAt !== undefined && credential.expiresAt <= now) return false;
-    if (credential.keyId === undefined) return true;
+    if (credential === undefined) return undefined;
+    if (credential.expiresAt !== undefined && credential.expiresAt <= now) {
+      return credential.keyId === undefined
+        ? { rule: 'auth:expired-token', reason: 'the token expired' }
+        : { rule: 'auth:expired-key', reason: 'the API key expired' };
+    }
+    if (credential.keyId === undefined) return undefined;
     try {
-      return this.keys.isActive(credential.keyId);
+      const lapse = this.keys.lapseOf(credential.keyId);
+      return lapse && { rule: lapse.rule, reason: lapse.reason };
     } catch {
-      return false;
+      return { rule: 'auth:error', reason: 'the API key could not be checked' };
     }
   }
 

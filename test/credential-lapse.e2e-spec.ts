@@ -1,0 +1,160 @@
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import request from 'supertest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { auditRows } from './support/audit-rows.js';
+import { eventually, SWITCHBOARD_BIN, startDaemon, stdioFixture, stopAllDaemons, tempDir, writeConfig, type DaemonHandle } from './support/daemon.js';
+import { openStream } from './support/sse-client.js';
+
+/**
+ * A credential that stops holding while its holder has things open: a revoked API key's
+ * session, with a call in flight, a GET stream and a legacy SSE stream. Everything it held
+ * must end (the streams, the POST answer, the session id, the call at the upstream), and the
+ * audit log must say why. Sessions of keys that still hold are left alone, across reloads.
+ */
+
+const MCP_ACCEPT = 'application/json, text/event-stream';
+const INITIALIZE = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'curl', version: '1' } },
+};
+
+function cli(args: string[]) {
+  const r = spawnSync(process.execPath, [SWITCHBOARD_BIN, ...args], { encoding: 'utf8', timeout: 30_000 });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+afterAll(stopAllDaemons);
+
+describe('a revoked API key ends what its holder has open', () => {
+  let daemon: DaemonHandle;
+  let configPath: string;
+  let dataDir: string;
+  let watcher: Client;
+
+  const createKey = (name: string): string => {
+    const made = cli(['keys', 'create', '--config', configPath, '--name', name, '--roles', 'dev']);
+    expect(made.code, made.stderr).toBe(0);
+    return made.stdout.trimEnd().split('\n').at(-1)!;
+  };
+  const revoke = (name: string) => expect(cli(['keys', 'revoke', '--config', configPath, name]).code).toBe(0);
+  /** The shared fixture upstream's counters: every host's calls reach the one connection. */
+  const upstreamStats = async () => {
+    const result = await watcher.callTool({ name: 'fx__stats', arguments: {} });
+    return JSON.parse(String((result.content as { text: string }[])[0]!.text)) as { cancelled: number; cancelNotices: number };
+  };
+  const connect = async (key: string): Promise<Client> => {
+    const client = new Client({ name: 'e2e-lapse', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(daemon.mcpUrl), { requestInit: { headers: { 'X-API-Key': key } } }));
+    return client;
+  };
+  /** A slow call, resolved once the upstream demonstrably runs it (its first progress). */
+  const slowCall = (client: Client) => {
+    let running!: () => void;
+    const started = new Promise<void>((resolve) => (running = resolve));
+    const outcome = client
+      .callTool({ name: 'fx__slow', arguments: { ms: 120_000, steps: 1200 } }, { onprogress: () => running(), timeout: 120_000 })
+      .then(
+        () => 'answered',
+        (error: unknown) => String(error),
+      );
+    return { started, outcome };
+  };
+  const lapseRows = (sessionId: string) => auditRows(dataDir, `method = 'session' AND session_id = ?`, sessionId);
+  const warnedEnd = (sessionId: string) =>
+    daemon
+      .stderr()
+      .split('\n')
+      .some((line) => line.includes('"level":40') && line.includes('ended a session') && line.includes(sessionId));
+
+  beforeAll(async () => {
+    const dir = tempDir();
+    dataDir = join(dir, 'data');
+    configPath = writeConfig({ log: { level: 'info' }, auth: { mode: 'required' }, mcpServers: { fx: stdioFixture() } }, dir);
+    const watcherKey = createKey('watcher');
+    daemon = await startDaemon(configPath);
+    watcher = await connect(watcherKey);
+  });
+  afterAll(() => watcher?.close());
+
+  it('Streamable HTTP: the streaming POST answer ends, the call is cancelled upstream, the session id is unknown, the audit log says why', async () => {
+    const key = createKey('gina');
+    const client = await connect(key);
+    const sessionId = (client.transport as StreamableHTTPClientTransport).sessionId!;
+    const before = await upstreamStats();
+    const call = slowCall(client);
+    await call.started;
+
+    revoke('gina');
+    expect(await call.outcome).toMatch(/Session ended/);
+    await eventually(async () => (await upstreamStats()).cancelNotices > before.cancelNotices || undefined, 15_000, 'the upstream to be told of the cancel');
+    // The same name again, a new key: the old session is no longer there for it.
+    const successor = createKey('gina');
+    await request(daemon.baseUrl)
+      .post('/mcp')
+      .set('Accept', MCP_ACCEPT)
+      .set('X-API-Key', successor)
+      .set('Mcp-Session-Id', sessionId)
+      .send({ jsonrpc: '2.0', id: 9, method: 'tools/list' })
+      .expect(404);
+    const [row] = await eventually(() => (lapseRows(sessionId).length > 0 ? lapseRows(sessionId) : undefined), 15_000, 'the audit row');
+    expect(row).toMatchObject({ principal: 'gina', auth_method: 'api-key', decision: 'unauthenticated', rule: 'auth:revoked-key', transport: 'streamable-http' });
+    expect(String(row!.error_message)).toMatch(/API key 'gina' was revoked/);
+    expect(warnedEnd(sessionId)).toBe(true);
+    await client.close();
+  });
+
+  it('HTTP+SSE: the stream ends with the call cancelled upstream, later POSTs to the session are 404, the audit log says why', async () => {
+    const key = createKey('hank');
+    const stream = await openStream(daemon.sseUrl, { Accept: 'text/event-stream', 'X-API-Key': key });
+    expect(stream.status).toBe(200);
+    const sessionId = (await stream.waitFor(/sessionId=([0-9a-f]{32})/))[1]!;
+    const post = (message: Record<string, unknown>, as = key) =>
+      request(daemon.baseUrl).post(`/messages?sessionId=${sessionId}`).set('X-API-Key', as).send(message);
+    await post(INITIALIZE).expect(202);
+    await stream.waitFor(/"serverInfo"/);
+    await post({ jsonrpc: '2.0', method: 'notifications/initialized' }).expect(202);
+    const before = await upstreamStats();
+    await post({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'fx__slow', arguments: { ms: 120_000, steps: 1200 }, _meta: { progressToken: 'p' } } }).expect(202);
+    await stream.waitFor(/notifications\/progress/);
+
+    revoke('hank');
+    await eventually(() => stream.ended() || undefined, 15_000, 'the SSE stream to end');
+    await eventually(async () => (await upstreamStats()).cancelNotices > before.cancelNotices || undefined, 15_000, 'the upstream to be told of the cancel');
+    await post({ jsonrpc: '2.0', id: 3, method: 'tools/list' }, createKey('hank')).expect(404);
+    const [row] = await eventually(() => (lapseRows(sessionId).length > 0 ? lapseRows(sessionId) : undefined), 15_000, 'the audit row');
+    expect(row).toMatchObject({ principal: 'hank', decision: 'unauthenticated', rule: 'auth:revoked-key', transport: 'sse' });
+    expect(warnedEnd(sessionId)).toBe(true);
+  });
+
+  it('a reload, and another key revoked, leave the sessions of keys that still hold as they were', async () => {
+    const key = createKey('ivy');
+    const post = (message: Record<string, unknown>, sessionId?: string) => {
+      const req = request(daemon.baseUrl).post('/mcp').set('Accept', MCP_ACCEPT).set('X-API-Key', key);
+      return (sessionId ? req.set('Mcp-Session-Id', sessionId) : req).send(message);
+    };
+    const sessionId = (await post(INITIALIZE).expect(200)).headers['mcp-session-id'] as string;
+    await post({ jsonrpc: '2.0', method: 'notifications/initialized' }, sessionId).expect(202);
+    const getStream = await openStream(daemon.mcpUrl, { Accept: 'text/event-stream', 'X-API-Key': key, 'Mcp-Session-Id': sessionId });
+    expect(getStream.status).toBe(200);
+    // A reload that changes no credential (a second upstream): the host hears of its tools.
+    writeConfig({ log: { level: 'info' }, auth: { mode: 'required' }, mcpServers: { fx: stdioFixture(), fy: stdioFixture() } }, join(dataDir, '..'));
+    await getStream.waitFor(/notifications\/tools\/list_changed/, 20_000);
+    // A control session whose key is revoked after the reload: once it has ended, the
+    // check has run over every session since the reload.
+    const control = await connect(createKey('jack'));
+    const controlId = (control.transport as StreamableHTTPClientTransport).sessionId!;
+    revoke('jack');
+    await eventually(() => lapseRows(controlId).length > 0 || undefined, 15_000, 'the control session to end');
+
+    expect(lapseRows(sessionId)).toEqual([]);
+    expect(getStream.ended()).toBe(false);
+    const listed = await post({ jsonrpc: '2.0', id: 2, method: 'tools/list' }, sessionId).expect(200);
+    expect(listed.text).toContain('fy__echo');
+    getStream.close();
+    await control.close().catch(() => undefined);
+  });
+});
