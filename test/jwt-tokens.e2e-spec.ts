@@ -77,6 +77,19 @@ describe('JWT bearer tokens the gateway must judge with care', () => {
     await eventually(() => auditRows(dataDir, `rule = 'auth:invalid-token' AND error_message LIKE '%not a usable principal name%'`).length >= 3 || undefined);
   });
 
+  it('a token whose typ header says it is another kind of JWT (a DPoP proof, a logout token) is refused; JWT and at+jwt serve', async () => {
+    for (const typ of ['dpop+jwt', 'logout+jwt', 'application/secevent+jwt', '\u2603+jwt']) {
+      const res = await initializeWith(await token('fay', currentKey, { alg: 'RS256', kid: 'k1', typ }));
+      expect(res.status, typ).toBe(401);
+      expect(res.headers['www-authenticate']).toContain('error="invalid_token"');
+      expect(res.body.error.message).toMatch(/"typ" header is .*another kind of JWT, not an access token/);
+    }
+    await eventually(() => auditRows(dataDir, `rule = 'auth:invalid-token' AND error_message LIKE '%another kind of JWT%'`).length >= 4 || undefined);
+    for (const typ of ['JWT', 'at+jwt', 'application/at+jwt']) {
+      expect((await initializeWith(await token('fay', currentKey, { alg: 'RS256', kid: 'k1', typ }))).status, typ).toBe(200);
+    }
+  });
+
   it('a token sent with X-API-Key as well is a bad request (RFC 6750: more than one method), 400 invalid_request, whichever is valid', async () => {
     const res = await initializeWith(await token('fay', currentKey, { alg: 'RS256', kid: 'k1' })).set('X-API-Key', 'sbk_anything');
     expect(res.status).toBe(400);

@@ -327,6 +327,10 @@ export const configInputSchema = z
                 .default(['RS256', 'ES256'])
                 .describe('Signature algorithms accepted; none is never accepted.'),
               clockToleranceSec: intIn(0, 300, 'must be an integer from 0 to 300').default(30).describe('Leeway for exp and nbf.'),
+              requireAtJwt: z
+                .boolean()
+                .default(false)
+                .describe('true: only tokens whose typ header is at+jwt (RFC 9068). false: also none and JWT. Other kinds of JWT (dpop+jwt, logout+jwt, ...) are refused either way.'),
               claims: z
                 .strictObject({
                   principal: nonEmpty().default('sub').describe('Claim naming the principal (dots for nested claims).'),

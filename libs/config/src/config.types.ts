@@ -172,6 +172,8 @@ export interface JwtConfig {
   jwksUrl: string;
   algorithms: string[];
   clockToleranceSec: number;
+  /** Only tokens whose `typ` header is `at+jwt` (RFC 9068); otherwise also none and `JWT`. */
+  requireAtJwt: boolean;
   /** Claim paths (dots for nested claims). */
   claims: { principal: string; roles: string; groups: string };
 }

@@ -13,8 +13,11 @@ const issuerOptions = (jwksUrl: string, clockToleranceSec = 0): JwtConfig => ({
   jwksUrl,
   algorithms: ['ES256'],
   clockToleranceSec,
+  requireAtJwt: false,
   claims: { principal: 'sub', roles: 'roles', groups: 'groups' },
 });
+
+const jwksUrlOf = (server: Server) => `http://127.0.0.1:${(server.address() as AddressInfo).port}/jwks`;
 
 /** A real JWKS over HTTP (jose fetches it), with a real RS256 key pair. */
 describe('JwtVerifier', () => {
@@ -32,7 +35,7 @@ describe('JwtVerifier', () => {
       res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ keys: [jwk] }));
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const jwksUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/jwks`;
+    const jwksUrl = jwksUrlOf(server);
     verifier = (claims = {}) => {
       const options = issuerOptions(jwksUrl, 30);
       return new JwtVerifier({ ...options, claims: { ...options.claims, ...claims } });
@@ -98,6 +101,32 @@ describe('JwtVerifier', () => {
     }
     // Spaces inside a name, and letters of any script, are names like any other.
     for (const sub of ['Alice Liddell', 'خدیجه', 'José Ñúñez', '山田 太郎']) expect((await verifier().verify(await sign({ sub }))).ok, sub).toBe(true);
+  });
+
+  it('refuses a token whose typ header says it is another kind of JWT (RFC 8725 3.11); takes none, JWT and at+jwt, application/ or not, in any case', async () => {
+    const typed = (typ: unknown) =>
+      new SignJWT({ sub: 'x' }).setProtectedHeader({ alg: 'ES256', kid: 'a', typ } as never).setIssuer('https://idp.test').setAudience('gw').setExpirationTime('2m').sign(key);
+    for (const typ of [undefined, 'JWT', 'jwt', 'at+jwt', 'AT+JWT', 'application/at+jwt', 'Application/At+Jwt', 'application/jwt']) {
+      expect((await verifier().verify(await typed(typ))).ok, String(typ)).toBe(true);
+    }
+    // A DPoP proof, a logout token, a security event, an ID token, a request object, a JWS of JSON, and what is no media type at all.
+    for (const typ of ['dpop+jwt', 'logout+jwt', 'secevent+jwt', 'application/secevent+jwt', 'id_token+jwt', 'oauth-authz-req+jwt', 'JOSE', 'JOSE+JSON', 'text/jwt', 'at+jwt; q=1', '', 7]) {
+      expect(await verifier().verify(await typed(typ)), String(typ)).toMatchObject({
+        ok: false,
+        rule: 'auth:invalid-token',
+        reason: expect.stringMatching(/^the token's "typ" header .* not an access token/),
+      });
+    }
+  });
+
+  it('with requireAtJwt, takes only tokens typed at+jwt (RFC 9068)', async () => {
+    const typed = (typ?: string) =>
+      new SignJWT({ sub: 'x' }).setProtectedHeader({ alg: 'ES256', kid: 'a', ...(typ !== undefined && { typ }) }).setIssuer('https://idp.test').setAudience('gw').setExpirationTime('2m').sign(key);
+    const strict = new JwtVerifier({ ...issuerOptions(jwksUrlOf(server)), requireAtJwt: true });
+    for (const typ of ['at+jwt', 'application/AT+JWT']) expect((await strict.verify(await typed(typ))).ok, typ).toBe(true);
+    for (const typ of [undefined, 'JWT', 'dpop+jwt']) {
+      expect(await strict.verify(await typed(typ)), String(typ)).toMatchObject({ ok: false, rule: 'auth:invalid-token', reason: expect.stringMatching(/requireAtJwt/) });
+    }
   });
 
   it('says in words which claim was refused and why', async () => {

@@ -1,6 +1,6 @@
 import type { JwtConfig } from '@switchboard/config';
 import { MAX_PRINCIPAL_CHARS } from '@switchboard/core';
-import type { CryptoKey, JWTPayload, JWTVerifyOptions } from 'jose';
+import type { CryptoKey, JWTPayload, JWTVerifyOptions, JWTVerifyResult } from 'jose';
 
 type Jose = typeof import('jose');
 /** Loaded with the first token: ~10 MiB a daemon without auth.jwt need not carry. */
@@ -8,6 +8,7 @@ let jose: Promise<Jose> | undefined;
 const loadJose = () => (jose ??= import('jose'));
 import type { AuthPrincipal } from '../principal.js';
 import { JwksCache, JwksUnavailableError } from './jwks-cache.js';
+import { tokenTypeProblem } from './token-type.js';
 
 export type TokenVerdict =
   | { ok: true; principal: AuthPrincipal }
@@ -44,7 +45,8 @@ export interface JwtVerifierHooks {
 /**
  * Verifies JWT bearer tokens from one OIDC issuer with jose: the signature against the
  * issuer's JWKS (fetched on first use, cached, refetched for an unknown key id, so key
- * rotation needs no restart), then `iss`, `aud`, `exp` and `nbf`. Only the configured
+ * rotation needs no restart), then `iss`, `aud`, `exp` and `nbf`, and the `typ` header
+ * (tokenTypeProblem: no other kind of JWT passes for an access token). Only the configured
  * asymmetric algorithms are accepted; an unsigned token (`alg: none`) never is.
  */
 export class JwtVerifier {
@@ -72,17 +74,20 @@ export class JwtVerifier {
       clockTolerance: this.options.clockToleranceSec,
       requiredClaims: ['exp'],
     };
-    let payload: JWTPayload;
+    let verified: JWTVerifyResult;
     try {
       try {
-        ({ payload } = await jwtVerify(token, this.keys.resolve, checks));
+        verified = await jwtVerify(token, this.keys.resolve, checks);
       } catch (err) {
         if (!(err instanceof errors.JWKSMultipleMatchingKeys)) throw err;
-        payload = await verifyWithEach(jose, token, err, checks);
+        verified = await verifyWithEach(jose, token, err, checks);
       }
     } catch (err) {
       return refusalOf(err, errors);
     }
+    const { payload, protectedHeader } = verified;
+    const typeProblem = tokenTypeProblem(protectedHeader.typ, this.options.requireAtJwt);
+    if (typeProblem !== undefined) return { ok: false, rule: 'auth:invalid-token', reason: typeProblem };
     const id = claimAt(payload, this.options.claims.principal);
     if (typeof id !== 'string' || id === '') {
       return { ok: false, rule: 'auth:invalid-token', reason: `the token has no '${this.options.claims.principal}' claim naming the principal` };
@@ -121,12 +126,12 @@ export class JwtVerifier {
  * The first whose signature holds decides (its claims are then checked as usual); when none
  * does, the signature is not valid.
  */
-async function verifyWithEach(jose: Jose, token: string, matches: AsyncIterable<CryptoKey>, checks: JWTVerifyOptions): Promise<JWTPayload> {
+async function verifyWithEach(jose: Jose, token: string, matches: AsyncIterable<CryptoKey>, checks: JWTVerifyOptions): Promise<JWTVerifyResult> {
   let tried = 0;
   for await (const key of matches) {
     if (tried++ === MAX_CANDIDATE_KEYS) break;
     try {
-      return (await jose.jwtVerify(token, key, checks)).payload;
+      return await jose.jwtVerify(token, key, checks);
     } catch (err) {
       if (!(err instanceof jose.errors.JWSSignatureVerificationFailed)) throw err;
     }
