@@ -94,6 +94,15 @@ describe('API keys', () => {
     expect(await store.revoke('nobody')).toBeUndefined();
   });
 
+  it('a name that differs from an active key only in case is taken: policies and limits match names without regard to case', async () => {
+    const { store } = await keys();
+    await store.create({ name: 'alice', roles: [] });
+    await expect(store.create({ name: 'Alice', roles: [] })).rejects.toThrow("a key named 'alice' already exists");
+    await expect(store.create({ name: 'ALICE', roles: [] })).rejects.toBeInstanceOf(ApiKeyNameTakenError);
+    await store.revoke('alice');
+    expect((await store.create({ name: 'Alice', roles: [] })).info.name).toBe('Alice');
+  });
+
   it('refuses malformed names and roles, listing each', async () => {
     const { store } = await keys();
     await expect(store.create({ name: 'has space', roles: ['ok', 'bad role'] })).rejects.toThrow(/name 'has space'.*role 'bad role'/);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { callerName, canonicalCallerName, parseCallerName } from './caller-name.js';
+import { callerKey, callerName, canonicalCallerName, foldCallerName, parseCallerName } from './caller-name.js';
 
 describe('callerName: one string per caller, method included', () => {
   it('writes a key holder by its name and every other caller with its method', () => {
@@ -30,5 +30,20 @@ describe('callerName: one string per caller, method included', () => {
     for (const prefix of ['constructor', '__proto__', 'toString', 'hasOwnProperty']) expect(parseCallerName(`${prefix}:bob`)).toBeUndefined();
     expect(parseCallerName('jwt:')).toBeUndefined();
     expect(parseCallerName('')).toBeUndefined();
+  });
+});
+
+describe('callerKey: the name policies and limits match a caller by', () => {
+  it('is its caller name without regard to case or Unicode composition', () => {
+    expect(callerKey({ id: 'Mallory', authMethod: 'jwt' })).toBe('jwt:mallory');
+    expect(callerKey({ id: 'MALLORY', authMethod: 'api-key' })).toBe('mallory');
+    expect(callerKey({ id: 'Jose\u0301', authMethod: 'jwt' })).toBe(callerKey({ id: 'JOS\u00C9', authMethod: 'jwt' }));
+    // Upper case first, then lower: ß and SS, the final and the middle sigma meet.
+    expect(foldCallerName('jwt:STRASSE')).toBe(foldCallerName('jwt:stra\u00DFe'));
+    expect(foldCallerName('jwt:\u039F\u0394\u039F\u03A3')).toBe(foldCallerName('jwt:\u03BF\u03B4\u03BF\u03C2'));
+  });
+
+  it('keeps the method: a key and a token user of one name stay two callers', () => {
+    expect(callerKey({ id: 'alice', authMethod: 'api-key' })).not.toBe(callerKey({ id: 'Alice', authMethod: 'jwt' }));
   });
 });

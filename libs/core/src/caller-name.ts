@@ -53,3 +53,19 @@ export function canonicalCallerName(name: string): string | undefined {
   const caller = parseCallerName(name);
   return caller && callerName(caller);
 }
+
+/**
+ * A caller name as policies and limits match it: NFC, then upper case, then lower case (a
+ * cheap case fold: ß and SS, ς and σ meet), NFC again. An issuer's `preferred_username` or
+ * `email` may carry the case its user typed at sign-in, and a decomposed é is the same letter
+ * as a composed one: matched exactly, `Mallory` would sidestep a deny written for `mallory`,
+ * and each spelling would get a rate-limit bucket of its own. See docs/auth.md, Name case.
+ */
+export function foldCallerName(name: string): string {
+  return name.normalize('NFC').toUpperCase().toLowerCase().normalize('NFC');
+}
+
+/** The key a caller's policy entry and rate-limit buckets are found by: its callerName, folded. */
+export function callerKey(caller: CallerIdentity): string {
+  return foldCallerName(callerName(caller));
+}

@@ -516,4 +516,21 @@ describe('users: by caller name', () => {
     expect(policy.rolesOf({ id: 'carol', authMethod: 'api-key' })).toEqual(['dev']);
     expect(policy.rolesOf({ id: 'carol', authMethod: 'jwt' })).toEqual(['ops']);
   });
+
+  it("a user's entry holds whatever case or Unicode composition the name arrives in: a deny cannot be sidestepped as Mallory", () => {
+    const policy = new CompiledPolicy(
+      policyDocumentSchema.parse({
+        roles: { dev: [{ id: 'tools', allow: 'call', tool: '*' }], blocked: [{ id: 'blocked', deny: '*' }] },
+        users: { 'jwt:mallory': ['blocked'], 'jwt:Jos\u00E9': ['blocked'] },
+        everyone: ['dev'],
+      }),
+      'deny',
+    );
+    const call = (id: string) => policy.decide({ id, authMethod: 'jwt' }, 'call', 'Tool', { server: 'fx', name: 'fx__echo' });
+    // An issuer's preferred_username or email as the user typed it at sign-in; José composed or not.
+    for (const id of ['mallory', 'Mallory', 'MALLORY', 'José', 'JOSE\u0301', 'jose\u0301']) expect(call(id), id).toEqual({ allowed: false, rule: 'blocked' });
+    expect(call('alice')).toEqual({ allowed: true, rule: 'tools' });
+    // Still a name and its method: the API key mallory is not the token user.
+    expect(policy.rolesOf({ id: 'Mallory', authMethod: 'api-key' })).toEqual(['dev']);
+  });
 });

@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import type * as Casl from '@casl/ability';
-import { callerName, canonicalCallerName } from '@switchboard/core';
+import { callerKey, canonicalCallerName, foldCallerName } from '@switchboard/core';
 import { type ArgConditions, compileArgConditions } from './arg-conditions.js';
 import { compileGlob, type Glob } from './glob.js';
 import type { PolicyDocument, PolicyRule } from './policy-document.js';
@@ -94,7 +94,7 @@ export class CompiledPolicy {
   private readonly ruleLists = new Map<string, RawRule[]>();
   private readonly narrowed = new Map<string, Narrowed>();
   private readonly principalRoles = new Map<string, string[]>();
-  /** `users:` by the caller name each entry means (`key:alice` is `alice`). */
+  /** `users:` by the caller each entry means (`key:alice` is `alice`), folded as callerKey folds. */
   private readonly userRoles = new Map<string, readonly string[]>();
   /**
    * `groups:` as a Map: a token's groups are the issuer's text, and looked up in the
@@ -106,8 +106,9 @@ export class CompiledPolicy {
     private readonly doc: PolicyDocument,
     readonly defaultEffect: 'allow' | 'deny',
   ) {
-    // The loader refuses entries that are no caller name, and two that name one caller.
-    for (const [user, roles] of Object.entries(doc.users)) this.userRoles.set(canonicalCallerName(user) ?? user, roles);
+    // The loader refuses entries that are no caller name, and two that name one caller
+    // (`jwt:Erin` and `jwt:erin` included).
+    for (const [user, roles] of Object.entries(doc.users)) this.userRoles.set(foldCallerName(canonicalCallerName(user) ?? user), roles);
     this.groupRoles = new Map(Object.entries(doc.groups));
     this.allowRules = new Map();
     this.confirmRules = new Map();
@@ -132,7 +133,7 @@ export class CompiledPolicy {
 
   /** The principal's roles: its own (key or token), its user entry, its groups', everyone's. */
   rolesOf(principal: PolicyPrincipal): string[] {
-    const roles = new Set([...(principal.roles ?? []), ...(this.userRoles.get(callerName(principal)) ?? []), ...this.doc.everyone]);
+    const roles = new Set([...(principal.roles ?? []), ...(this.userRoles.get(callerKey(principal)) ?? []), ...this.doc.everyone]);
     for (const group of principal.groups ?? []) for (const role of this.groupRoles.get(group) ?? []) roles.add(role);
     return [...roles].filter((role) => this.allowRules.has(role)).sort();
   }
@@ -198,7 +199,7 @@ export class CompiledPolicy {
   private rolesKey(principal: PolicyPrincipal): string {
     // Control characters apart, not commas: a token's group may hold one (an LDAP DN), and
     // ['eng,ops'] is not ['eng', 'ops']. A caller name has none; claims would need the issuer's.
-    const who = `${callerName(principal)}\0${(principal.roles ?? []).join('\x01')}\0${(principal.groups ?? []).join('\x01')}`;
+    const who = `${callerKey(principal)}\0${(principal.roles ?? []).join('\x01')}\0${(principal.groups ?? []).join('\x01')}`;
     let roles = this.principalRoles.get(who);
     if (!roles) {
       if (this.principalRoles.size >= MAX_NARROWED) this.principalRoles.clear();

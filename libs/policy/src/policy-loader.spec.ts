@@ -50,6 +50,14 @@ describe('every problem of a policy file in one round', () => {
     ]);
   });
 
+  it('users: refuses two entries whose names differ only in case or Unicode composition: they match the same callers', () => {
+    const yaml = ['roles: { dev: [ { allow: call, tool: x } ] }', 'users: { "jwt:erin": [dev], "jwt:Erin": [dev], "jwt:Jos\u00E9": [dev], "jwt:jose\u0301": [dev] }'].join('\n');
+    expect(problemsOf(yaml)).toEqual([
+      'users["jwt:Erin"]: names the same caller as users["jwt:erin"] (names are matched without regard to case or Unicode composition)',
+      'users["jwt:jose\u0301"]: names the same caller as users["jwt:Jos\u00E9"] (names are matched without regard to case or Unicode composition)',
+    ]);
+  });
+
   it('users: takes a token user with the longest principal a token may carry, and refuses a name no caller can have', () => {
     const roles = 'roles: { dev: [ { allow: call, tool: x } ] }';
     expect(problemsOf(`${roles}\nusers: { "jwt:${'u'.repeat(MAX_PRINCIPAL_CHARS)}": [dev] }`)).toEqual([]);

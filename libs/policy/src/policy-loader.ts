@@ -1,5 +1,5 @@
 import { ConfigError, ConfigErrorCode, describeIssue, formatPath, parseConfigText, readConfigBytes, type ConfigProblem } from '@switchboard/config';
-import { canonicalCallerName } from '@switchboard/core';
+import { canonicalCallerName, foldCallerName } from '@switchboard/core';
 import { z } from 'zod';
 import { policyDocumentSchema, type PolicyDocument } from './policy-document.js';
 
@@ -52,17 +52,21 @@ function crossReferenceProblems(doc: References, at: (path: string, reason: stri
     roles.forEach((role, i) => {
       if (!known.has(role)) problems.push(at(formatPath([...path, i]), `no role '${role}' is defined under roles`));
     });
-  const callers = new Map<string, string>();
+  const callers = new Map<string, { path: string; user: string }>();
   for (const [user, roles] of Object.entries(doc.users)) {
     check(['users', user], roles);
-    const caller = canonicalCallerName(user);
+    const canonical = canonicalCallerName(user);
     const path = formatPath(['users', user]);
+    // Entries are matched as callerKey folds names: `jwt:Erin` and `jwt:erin` would be one
+    // caller with two lists of roles, and which one holds would be up to the file's order.
+    const caller = canonical === undefined ? undefined : foldCallerName(canonical);
     if (caller === undefined) {
       problems.push(at(path, "not a caller name: an API key's name (or key:NAME), or jwt:, stdio: or loopback: and a name (docs/auth.md, Callers by name)"));
     } else if (callers.has(caller)) {
-      problems.push(at(path, `names the same caller as ${callers.get(caller)}`));
+      const how = canonical === canonicalCallerName(callers.get(caller)!.user) ? '' : ' (names are matched without regard to case or Unicode composition)';
+      problems.push(at(path, `names the same caller as ${callers.get(caller)!.path}${how}`));
     } else {
-      callers.set(caller, path);
+      callers.set(caller, { path, user });
     }
   }
   for (const [group, roles] of Object.entries(doc.groups)) check(['groups', group], roles);

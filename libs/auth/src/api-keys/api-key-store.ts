@@ -1,4 +1,4 @@
-import { IsNull, type DataSource } from 'typeorm';
+import { IsNull, Raw, type DataSource } from 'typeorm';
 import { ApiKeyEntity } from './api-key.entity.js';
 import { displayPrefix, hashApiKey, newApiKey } from './key-material.js';
 
@@ -48,7 +48,11 @@ export class ApiKeyStore {
     const problems = checkKeyFields(fields.name, fields.roles);
     if (problems.length > 0) throw new Error(problems.join('; '));
     const repository = this.dataSource.getRepository(ApiKeyEntity);
-    if (await repository.existsBy({ name: fields.name, revokedAt: IsNull() })) throw new ApiKeyNameTakenError(fields.name);
+    // Without regard to case: policies and rate limits match a caller's name so (callerKey),
+    // and `Alice` would share `alice`'s entry under users: and her buckets. Key names are
+    // ASCII (NAME), which SQLite's lower() covers.
+    const taken = await repository.findOneBy({ name: Raw((column) => `lower(${column}) = lower(:name)`, { name: fields.name }), revokedAt: IsNull() });
+    if (taken) throw new ApiKeyNameTakenError(taken.name);
     const key = newApiKey();
     const saved = await repository.save(
       repository.create({

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isSameCaller, renewCredential, type AuthPrincipal } from '@switchboard/auth';
-import { ErrorCode, McpError, callerName, encodeBatch, encodeMessage, newSessionId, type JsonRpcMessage, type SendOptions } from '@switchboard/core';
+import { ErrorCode, McpError, callerKey, encodeBatch, encodeMessage, newSessionId, type JsonRpcMessage, type SendOptions } from '@switchboard/core';
 import { BatchReplies } from '../batch-reply.js';
 import type { DownstreamDeps } from '../downstream.types.js';
 import { GatewaySession } from '../gateway-session.js';
@@ -54,7 +54,7 @@ export class LegacySseService {
     if (!accepts(req.headers.accept ?? 'text/event-stream', 'text/event-stream')) {
       return replyError(res, 406, ErrorCode.InvalidRequest, 'Not Acceptable: accept text/event-stream');
     }
-    const caller = callerName(principal);
+    const caller = callerKey(principal);
     if (!this.roomForSession(req, principal, caller)) {
       return replyError(res, 429, ErrorCode.RateLimited, 'Too many sessions: close one of the SSE streams this caller holds before opening another');
     }

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
-  callerName,
+  callerKey,
   ErrorCode,
   McpError,
   duplicateIdMessage,
@@ -251,7 +251,7 @@ export class StreamableHttpService {
    * caller's own sessions are counted or ended, so one credential cannot crowd out others.
    */
   private roomForSession(req: IncomingMessage, principal: AuthPrincipal): boolean {
-    const own = this.byCaller.get(callerName(principal));
+    const own = this.byCaller.get(callerKey(principal));
     const limit = this.deps.config().rateLimits.sessionsPerPrincipal;
     if (!own || own.size < limit) return true;
     let idlest: HttpSession | undefined;
@@ -286,7 +286,7 @@ export class StreamableHttpService {
       exchange?.cancelled(requestId);
     };
     this.sessions.set(id, state);
-    const key = callerName(principal);
+    const key = callerKey(principal);
     const own = this.byCaller.get(key) ?? new Set<HttpSession>();
     this.byCaller.set(key, own.add(state));
     this.deps.sessions.add(state.session);
@@ -334,7 +334,7 @@ export class StreamableHttpService {
     const state = this.sessions.get(id);
     if (!state) return;
     this.sessions.delete(id);
-    const key = callerName(state.session.principal);
+    const key = callerKey(state.session.principal);
     const own = this.byCaller.get(key);
     if (own?.delete(state) && own.size === 0) this.byCaller.delete(key);
     state.standalone?.end();

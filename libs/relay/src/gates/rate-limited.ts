@@ -1,4 +1,4 @@
-import { ErrorCode, McpError, callerName } from '@switchboard/core';
+import { ErrorCode, McpError, callerKey } from '@switchboard/core';
 import type { RequestContext, RelayServices } from '../relay.types.js';
 
 /**
@@ -10,7 +10,7 @@ import type { RequestContext, RelayServices } from '../relay.types.js';
 export async function rateLimited<T>(ctx: RequestContext, services: RelayServices, server: string, forward: () => Promise<T>): Promise<T> {
   if (!services.limiter?.enabled()) return forward();
   const name = ctx.request.method === 'tools/call' && typeof ctx.params.name === 'string' ? ctx.params.name : null;
-  const admission = await services.limiter.admit({ principal: callerName(ctx.session.principal), server, method: ctx.request.method, name });
+  const admission = await services.limiter.admit({ principal: callerKey(ctx.session.principal), server, method: ctx.request.method, name });
   if (!admission.ok) {
     ctx.audit.limitedBy = admission.rule;
     const seconds = Math.ceil(admission.retryAfterMs / 1000);
