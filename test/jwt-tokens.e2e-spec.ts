@@ -90,6 +90,16 @@ describe('JWT bearer tokens the gateway must judge with care', () => {
     }
   });
 
+  it('a token that expires further away than maxTokenLifetimeSec (a day by default) is refused; one within it serves', async () => {
+    const expiringIn = (seconds: number) =>
+      new SignJWT({}).setProtectedHeader({ alg: 'RS256', kid: 'k1' }).setIssuer(ISSUER).setAudience(AUDIENCE).setSubject('fay').setExpirationTime(Math.floor(Date.now() / 1000) + seconds).sign(currentKey);
+    const res = await initializeWith(await expiringIn(30 * 86_400));
+    expect(res.status).toBe(401);
+    expect(res.body.error.message).toMatch(/"exp" claim is 30 days away: more than this gateway accepts \(auth.jwt.maxTokenLifetimeSec: 86400\)/);
+    await eventually(() => auditRows(dataDir, `rule = 'auth:invalid-token' AND error_message LIKE '%maxTokenLifetimeSec%'`).length > 0 || undefined);
+    expect((await initializeWith(await expiringIn(12 * 3600))).status).toBe(200);
+  });
+
   it('a token sent with X-API-Key as well is a bad request (RFC 6750: more than one method), 400 invalid_request, whichever is valid', async () => {
     const res = await initializeWith(await token('fay', currentKey, { alg: 'RS256', kid: 'k1' })).set('X-API-Key', 'sbk_anything');
     expect(res.status).toBe(400);

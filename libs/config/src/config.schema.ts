@@ -331,6 +331,9 @@ export const configInputSchema = z
                 .boolean()
                 .default(false)
                 .describe('true: only tokens whose typ header is at+jwt (RFC 9068). false: also none and JWT. Other kinds of JWT (dpop+jwt, logout+jwt, ...) are refused either way.'),
+              maxTokenLifetimeSec: intIn(60, 31_536_000, 'must be an integer from 60 to 31536000 (a year)')
+                .default(86_400)
+                .describe('Tokens whose exp is further away than this many seconds (plus clockToleranceSec) are refused; default a day.'),
               claims: z
                 .strictObject({
                   principal: nonEmpty().default('sub').describe('Claim naming the principal (dots for nested claims).'),

@@ -174,6 +174,8 @@ export interface JwtConfig {
   clockToleranceSec: number;
   /** Only tokens whose `typ` header is `at+jwt` (RFC 9068); otherwise also none and `JWT`. */
   requireAtJwt: boolean;
+  /** Tokens whose `exp` is further away than this (plus the clock tolerance) are refused. */
+  maxTokenLifetimeSec: number;
   /** Claim paths (dots for nested claims). */
   claims: { principal: string; roles: string; groups: string };
 }

@@ -14,6 +14,7 @@ const issuerOptions = (jwksUrl: string, clockToleranceSec = 0): JwtConfig => ({
   algorithms: ['ES256'],
   clockToleranceSec,
   requireAtJwt: false,
+  maxTokenLifetimeSec: 86_400,
   claims: { principal: 'sub', roles: 'roles', groups: 'groups' },
 });
 
@@ -127,6 +128,21 @@ describe('JwtVerifier', () => {
     for (const typ of [undefined, 'JWT', 'dpop+jwt']) {
       expect(await strict.verify(await typed(typ)), String(typ)).toMatchObject({ ok: false, rule: 'auth:invalid-token', reason: expect.stringMatching(/requireAtJwt/) });
     }
+  });
+
+  it('refuses a token whose exp is further away than maxTokenLifetimeSec (plus the clock tolerance)', async () => {
+    const expiringIn = (seconds: number) =>
+      new SignJWT({ sub: 'x' }).setProtectedHeader({ alg: 'ES256', kid: 'a' }).setIssuer('https://idp.test').setAudience('gw').setExpirationTime(Math.floor(Date.now() / 1000) + seconds).sign(key);
+    // The default cap, a day: a year-long token is a bearer credential nothing can revoke.
+    expect((await verifier().verify(await expiringIn(86_000))).ok).toBe(true);
+    expect(await verifier().verify(await expiringIn(365 * 86_400))).toEqual({
+      ok: false,
+      rule: 'auth:invalid-token',
+      reason: `the token's "exp" claim is 365 days away: more than this gateway accepts (auth.jwt.maxTokenLifetimeSec: 86400)`,
+    });
+    const capped = new JwtVerifier({ ...issuerOptions(jwksUrlOf(server), 30), maxTokenLifetimeSec: 600 });
+    expect((await capped.verify(await expiringIn(600 + 20))).ok).toBe(true); // within the tolerance
+    expect(await capped.verify(await expiringIn(3600))).toMatchObject({ ok: false, reason: expect.stringMatching(/"exp" claim is 60 minutes away/) });
   });
 
   it('says in words which claim was refused and why', async () => {

@@ -102,6 +102,16 @@ export class JwtVerifier {
         reason: `the token's '${this.options.claims.principal}' claim is not a usable principal name (control or invisible characters, spaces around it, or over ${MAX_PRINCIPAL_CHARS} characters)`,
       };
     }
+    // A token that lives for months is a bearer credential nothing can revoke before then (an
+    // API key can be); the issuer's own lifetime is not taken on trust past the cap.
+    const lifetime = Number(payload.exp) - Math.floor(Date.now() / 1000);
+    if (lifetime > this.options.maxTokenLifetimeSec + this.options.clockToleranceSec) {
+      return {
+        ok: false,
+        rule: 'auth:invalid-token',
+        reason: `the token's "exp" claim is ${spanOf(lifetime)} away: more than this gateway accepts (auth.jwt.maxTokenLifetimeSec: ${this.options.maxTokenLifetimeSec})`,
+      };
+    }
     // jose checks exp and nbf; a token issued in the future is as wrong as one not yet valid.
     if (typeof payload.iat === 'number' && payload.iat - this.options.clockToleranceSec > Date.now() / 1000) {
       return { ok: false, rule: 'auth:invalid-token', reason: `the token's "iat" claim is in the future` };
@@ -137,6 +147,14 @@ async function verifyWithEach(jose: Jose, token: string, matches: AsyncIterable<
     }
   }
   throw new jose.errors.JWSSignatureVerificationFailed();
+}
+
+/** A span of seconds as a person reads it: 90 s, 45 minutes, 30 hours, 365 days. */
+function spanOf(seconds: number): string {
+  if (seconds < 120) return `${seconds} s`;
+  if (seconds < 2 * 3600) return `${Math.floor(seconds / 60)} minutes`;
+  if (seconds < 2 * 86_400) return `${Math.floor(seconds / 3600)} hours`;
+  return `${Math.floor(seconds / 86_400)} days`;
 }
 
 /** A claim by dotted path: `realm_access.roles`. */
