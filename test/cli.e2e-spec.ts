@@ -145,6 +145,8 @@ describe('switchboard CLI', () => {
     });
     expect(r.status).toBe(1);
     expect(r.stderr).toMatch(new RegExp(`cannot listen on 127\\.0\\.0\\.1:${port}: the address is already in use`));
+    // What a new user meets on a second `npm start`: the way out, not only the cause.
+    expect(r.stderr).toContain('another Switchboard, or another program, listens there: stop it, or give another port with --port N or listen.port');
     // Its upstream was stopped with it.
     const ps = spawnSync('ps', ['-eo', 'args'], { encoding: 'utf8' });
     expect(ps.stdout).not.toContain(marker);

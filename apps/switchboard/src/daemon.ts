@@ -101,7 +101,9 @@ export async function runDaemon(config: GatewayConfig, fromFile: FileSettings): 
     await auditStore.close();
     await app.close();
     const code = (err as NodeJS.ErrnoException).code;
-    const why = code === 'EADDRINUSE' ? 'the address is already in use' : code === 'EACCES' ? 'permission denied' : (err as Error).message;
+    // A second `npm start` is the usual way to meet this: say the way out, not only the cause.
+    const inUse = 'the address is already in use (another Switchboard, or another program, listens there: stop it, or give another port with --port N or listen.port)';
+    const why = code === 'EADDRINUSE' ? inUse : code === 'EACCES' ? 'permission denied' : (err as Error).message;
     throw new Error(`cannot listen on ${config.listen.host}:${config.listen.port}: ${why}`, { cause: err });
   }
   const address = server.address() as AddressInfo;
