@@ -75,6 +75,23 @@ describe('AuditQuery', () => {
     expect((await q.stats({})).byPrincipal.map((p) => p.principal).sort()).toEqual(['alice', 'jwt:alice', 'loopback:anonymous']);
   });
 
+  it('a principal filter takes every caller name audit tail prints: none:anonymous (refused before anyone was identified) and internal:switchboard (its own rows) too', async () => {
+    const t = await tempDatabase();
+    open.push(t.dataSource);
+    const writer = writerFor(t.db);
+    for (const r of [
+      entry({ principal: 'anonymous', authMethod: 'none', name: 'refused' }),
+      entry({ principal: 'anonymous', authMethod: 'loopback', name: 'local' }),
+      entry({ principal: 'switchboard', authMethod: 'internal', name: 'pruned' }),
+    ]) void writer.append(r);
+    await writer.flush();
+    const q = new AuditQuery(t.dataSource);
+    const page = async (principal: string) => names((await q.page({ principal }, { limit: 100, order: 'asc' })).items);
+    expect(await page('none:anonymous')).toEqual(['refused']);
+    expect(await page('internal:switchboard')).toEqual(['pruned']);
+    expect(await page('anonymous')).toEqual(['refused', 'local']);
+  });
+
   it('pages with cursors, newest first by default, without repeats or gaps', async () => {
     const q = await sample();
     const seen: number[] = [];

@@ -354,12 +354,25 @@ function mergeTools(raw: ToolStats[]): ToolStats[] {
 const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /**
+ * Methods that rows carry but no caller signs in with, so they are no caller names elsewhere
+ * (secrets, the policy's users:): `none` for a request refused before anyone was identified
+ * and an upstream's own, `internal` for Switchboard's own rows. `audit tail` prints such rows
+ * as `none:anonymous` and `internal:switchboard`, and that must find them again.
+ */
+const ROW_ONLY_METHODS = new Set(['none', 'internal']);
+
+/**
  * A `principal` filter: a caller name with its kind (`jwt:alice`, `key:alice`, `stdio:bob`,
- * `loopback:anonymous`) matches that caller only; a bare name matches the rows of that name
- * however the caller authenticated (a search, not an identity: the rows show the method).
+ * `loopback:anonymous`, `none:anonymous`) matches that caller only; a bare name matches the
+ * rows of that name however the caller authenticated (a search, not an identity: the rows
+ * show the method).
  */
 function principalFilter(text: string): { principal: string; authMethod?: string } {
   // parseCallerName reads a bare name as a key's; here only a written kind narrows.
   const caller = text.includes(':') ? parseCallerName(text) : undefined;
-  return caller ? { principal: caller.id, authMethod: caller.authMethod } : { principal: text };
+  if (caller) return { principal: caller.id, authMethod: caller.authMethod };
+  const colon = text.indexOf(':');
+  const method = text.slice(0, colon);
+  if (colon > 0 && colon < text.length - 1 && ROW_ONLY_METHODS.has(method)) return { principal: text.slice(colon + 1), authMethod: method };
+  return { principal: text };
 }
