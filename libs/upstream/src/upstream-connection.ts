@@ -18,7 +18,7 @@ import { LogMessageBounds } from './log-message-bounds.js';
 import { readList } from './list-reader.js';
 import { logCapabilityWarning } from './served-capabilities.js';
 import { answerServerRequest } from './server-request-routing.js';
-import { credentialsOf, redactUpstreamError, redactUpstreamText, type UpstreamRedactor } from './upstream-redaction.js';
+import { credentialsOf, redactFailure, redactUpstreamError, redactUpstreamText, type UpstreamRedactor } from './upstream-redaction.js';
 import { httpStatusOf, looksLikeLegacySse, type RemoteFlavour, type TransportFactory } from './transports/transport-factory.js';
 import type { UpstreamTransport } from './transports/upstream-transport.js';
 import type {
@@ -272,7 +272,7 @@ export class UpstreamConnection {
         // failed, and stop() itself moves the state on to `stopped`.
         if (this.stopped) return;
         // An HTTP error's body, a child's exit message: they may quote a credential.
-        this.lastError = this.redacted(err instanceof Error ? err.message : String(err));
+        this.lastError = redactFailure(err, this.credentials(), this.deps.redactor);
         this.log.warn({ err: this.lastError, attempt: this.retries.attempts }, 'upstream connect failed');
         this.setState('down');
         this.scheduleRetry();

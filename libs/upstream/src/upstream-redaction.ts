@@ -1,5 +1,6 @@
 import { McpError } from '@switchboard/core';
 import type { ServerConfig } from '@switchboard/config';
+import { HttpStatusError } from './transports/http-status-error.js';
 
 /**
  * What hides secrets in text (the audit log's rules, passed in by the app: this lib does not
@@ -54,6 +55,16 @@ export function redactUpstreamText(text: string, credentials: readonly string[],
   let out = text;
   for (const value of credentials) if (out.includes(value)) out = out.split(value).join(HIDDEN);
   return redactor ? redactor.redactText(out) : out;
+}
+
+/**
+ * A failure's message with redactUpstreamText applied to what the upstream wrote, but not to
+ * the advice the gateway adds to an HTTP status (HttpStatusError.hint): that quotes config
+ * such as `Bearer ${env:NAME}`, which the rules would hide and leave the advice unreadable.
+ */
+export function redactFailure(err: unknown, credentials: readonly string[], redactor: UpstreamRedactor | undefined): string {
+  if (err instanceof HttpStatusError && err.hint) return `${redactUpstreamText(err.upstreamText, credentials, redactor)}; ${err.hint}`;
+  return redactUpstreamText(err instanceof Error ? err.message : String(err), credentials, redactor);
 }
 
 /**

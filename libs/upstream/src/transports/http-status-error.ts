@@ -9,15 +9,19 @@ const BODY_WAIT_MS = 1000;
  * The message names the status and the start of the body, never anything of ours.
  */
 export class HttpStatusError extends Error {
+  /** The message without the hint: the part the upstream wrote, which is redacted before anyone reads it. */
+  readonly upstreamText: string;
+
   constructor(
     readonly status: number,
     statusText: string | undefined,
     body: string,
-    /** What the status means for this gateway, when the status alone would mislead. */
-    hint = '',
+    /** What the status means for this gateway, when the status alone would mislead. Ours: never redacted. */
+    readonly hint = '',
   ) {
-    const detail = body ? `: ${body}` : '';
-    super(`upstream answered HTTP ${status}${statusText ? ` ${statusText}` : ''}${detail}${hint ? `; ${hint}` : ''}`);
+    const upstreamText = `upstream answered HTTP ${status}${statusText ? ` ${statusText}` : ''}${body ? `: ${body}` : ''}`;
+    super(hint ? `${upstreamText}; ${hint}` : upstreamText);
+    this.upstreamText = upstreamText;
     this.name = 'HttpStatusError';
   }
 }
