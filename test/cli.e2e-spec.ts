@@ -10,6 +10,9 @@ function run(args: string[]) {
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
+// For the whole file: the port-clash test's first daemon too, also when -t runs that test alone.
+afterAll(stopAllDaemons);
+
 describe('switchboard CLI', () => {
   it('--help prints usage and exits 0; no command is a usage error (2)', () => {
     const help = run(['--help']);
@@ -187,8 +190,6 @@ describe('switchboard CLI', () => {
 });
 
 describe('switchboard start with the Node flags npm start gives it', () => {
-  afterAll(stopAllDaemons);
-
   it('collects its start-up garbage once it has been idle for 5 s after its upstreams connected', async () => {
     const start = (JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
     const flags = start.split(/\s+/).filter((word) => word.startsWith('--'));
