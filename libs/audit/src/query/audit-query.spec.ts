@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { DataSource } from 'typeorm';
+import type { AuditEntry } from '../audit.types.js';
 import { entry, tempDatabase, writerFor } from '../../test-support/temp-db.js';
 import { AuditQuery, InvalidCursorError, decodeCursor, encodeCursor } from './audit-query.js';
 
@@ -11,23 +12,29 @@ afterEach(async () => {
 
 const T0 = Date.UTC(2026, 10, 1);
 
-async function sample(): Promise<AuditQuery> {
+/** A query over a fresh database that holds these rows. */
+async function queryOf(rows: AuditEntry[]): Promise<AuditQuery> {
   const t = await tempDatabase();
   open.push(t.dataSource);
   const writer = writerFor(t.db);
-  const rows = [
-    entry({ at: T0, principal: 'alice', name: 'gh__search', originalName: 'search', upstream: 'gh' }),
-    entry({ at: T0 + 1000, principal: 'alice', name: 'gh__search', originalName: 'search', upstream: 'gh', outcome: 'tool_error' }),
-    entry({ at: T0 + 2000, principal: 'bob', name: 'gh__delete', originalName: 'delete', decision: 'denied', outcome: null, upstream: null }),
-    entry({ at: T0 + 3000, principal: 'bob', method: 'resources/read', name: 'file:///x', originalName: 'file:///x', upstream: 'fs' }),
-    entry({ at: T0 + 4000, principal: 'carol', name: 'fs__read', originalName: 'read', upstream: 'fs', outcome: 'error', errorCode: -32603 }),
-  ];
   for (const r of rows) void writer.append(r);
   await writer.flush();
   return new AuditQuery(t.dataSource);
 }
 
+function sample(): Promise<AuditQuery> {
+  return queryOf([
+    entry({ at: T0, principal: 'alice', name: 'gh__search', originalName: 'search', upstream: 'gh' }),
+    entry({ at: T0 + 1000, principal: 'alice', name: 'gh__search', originalName: 'search', upstream: 'gh', outcome: 'tool_error' }),
+    entry({ at: T0 + 2000, principal: 'bob', name: 'gh__delete', originalName: 'delete', decision: 'denied', outcome: null, upstream: null }),
+    entry({ at: T0 + 3000, principal: 'bob', method: 'resources/read', name: 'file:///x', originalName: 'file:///x', upstream: 'fs' }),
+    entry({ at: T0 + 4000, principal: 'carol', name: 'fs__read', originalName: 'read', upstream: 'fs', outcome: 'error', errorCode: -32603 }),
+  ]);
+}
+
 const names = (rows: { name: string | null }[]) => rows.map((r) => r.name);
+/** The names of the rows a principal filter picks, oldest first. */
+const namesFor = async (q: AuditQuery, principal: string) => names((await q.page({ principal }, { limit: 100, order: 'asc' })).items);
 
 /** The SQL each query sends from now on, as TypeORM's logger sees it, to check what a page lets SQLite read. */
 function recordQueries(dataSource: DataSource): { sql: string; params: unknown[] }[] {
@@ -57,17 +64,12 @@ describe('AuditQuery', () => {
   });
 
   it('a principal filter with a caller kind (jwt:alice, key:alice) picks that caller; a bare name finds every kind; stats keep them apart', async () => {
-    const t = await tempDatabase();
-    open.push(t.dataSource);
-    const writer = writerFor(t.db);
-    for (const r of [
+    const q = await queryOf([
       entry({ principal: 'alice', authMethod: 'api-key', name: 'by_key' }),
       entry({ principal: 'alice', authMethod: 'jwt', name: 'by_token' }),
       entry({ principal: 'anonymous', authMethod: 'loopback', name: 'local' }),
-    ]) void writer.append(r);
-    await writer.flush();
-    const q = new AuditQuery(t.dataSource);
-    const page = async (principal: string) => names((await q.page({ principal }, { limit: 100, order: 'asc' })).items);
+    ]);
+    const page = (principal: string) => namesFor(q, principal);
     expect(await page('alice')).toEqual(['by_key', 'by_token']);
     expect(await page('jwt:alice')).toEqual(['by_token']);
     expect(await page('key:alice')).toEqual(['by_key']);
@@ -76,17 +78,12 @@ describe('AuditQuery', () => {
   });
 
   it('a principal filter takes every caller name audit tail prints: none:anonymous (refused before anyone was identified) and internal:switchboard (its own rows) too', async () => {
-    const t = await tempDatabase();
-    open.push(t.dataSource);
-    const writer = writerFor(t.db);
-    for (const r of [
+    const q = await queryOf([
       entry({ principal: 'anonymous', authMethod: 'none', name: 'refused' }),
       entry({ principal: 'anonymous', authMethod: 'loopback', name: 'local' }),
       entry({ principal: 'switchboard', authMethod: 'internal', name: 'pruned' }),
-    ]) void writer.append(r);
-    await writer.flush();
-    const q = new AuditQuery(t.dataSource);
-    const page = async (principal: string) => names((await q.page({ principal }, { limit: 100, order: 'asc' })).items);
+    ]);
+    const page = (principal: string) => namesFor(q, principal);
     expect(await page('none:anonymous')).toEqual(['refused']);
     expect(await page('internal:switchboard')).toEqual(['pruned']);
     expect(await page('anonymous')).toEqual(['refused', 'local']);
