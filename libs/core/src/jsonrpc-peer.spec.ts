@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { abandonmentOf, answerDecided, type CancelSignal } from './cancellation.js';
+import { Cancellation, abandonmentOf, answerDecided, type CancelSignal } from './cancellation.js';
 import { ErrorCode, McpError } from './core.errors.js';
 import type { JsonRpcMessage, JsonRpcRequest } from './jsonrpc.js';
 import { JsonRpcPeer, type PeerHandlers } from './jsonrpc-peer.js';
@@ -110,6 +110,28 @@ describe('JsonRpcPeer', () => {
     });
     await client.request('slow', { a: 1 }, { onProgress: (p) => progress.push(p) });
     expect(progress).toEqual([{ progressToken: 1, progress: 1, total: 2 }]);
+  });
+
+  it('with progressUntil, routes progress under an answered request\'s token until that signal aborts, and not after', async () => {
+    const progress: unknown[] = [];
+    const unrouted: string[] = [];
+    const peer = new JsonRpcPeer(async () => undefined, { onRequest: async () => ({}), onNotification: (n) => void unrouted.push(n.method) });
+    const taskEnded = new Cancellation();
+    const answered = peer.request('tools/call', {}, { onProgress: (p) => progress.push(p.progress), progressUntil: taskEnded });
+    peer.handle({ jsonrpc: '2.0', id: 1, result: { task: { taskId: 't' } } });
+    await answered;
+    peer.handle({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 1, progress: 1 } });
+    taskEnded.abort();
+    peer.handle({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 1, progress: 2 } });
+    expect(progress).toEqual([1]);
+    expect(unrouted).toEqual(['notifications/progress']);
+
+    // Without it, as before: the token ends with the answer.
+    const plain = peer.request('tools/call', {}, { onProgress: (p) => progress.push(p.progress) });
+    peer.handle({ jsonrpc: '2.0', id: 2, result: {} });
+    await plain;
+    peer.handle({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 2, progress: 3 } });
+    expect(progress).toEqual([1]);
   });
 
   it('times out, rejects with -32001 and cancels on the wire', async () => {

@@ -30,6 +30,13 @@ export interface PeerRequestOptions {
   waitWhileAsked?: boolean;
   /** Called with each `notifications/progress` params for this request (token already ours). */
   onProgress?: (params: Record<string, unknown>) => void;
+  /**
+   * Progress for this request's token keeps reaching `onProgress` after its answer, until
+   * this signal aborts: a task-augmented request (2025-11-25 tasks) is answered at once with
+   * the task, and its receiver goes on sending progress under the request's token until the
+   * task ends.
+   */
+  progressUntil?: CancelSignal;
   /** Aborting abandons the request and tells the other side with `notifications/cancelled`. */
   signal?: CancelSignal;
   relatedRequestId?: RequestId;
@@ -104,6 +111,8 @@ export class JsonRpcPeer {
   private nextId = 1;
   private readonly pending = new Map<RequestId, Pending>();
   private readonly byProgressToken = new Map<string | number, RequestId>();
+  /** Progress handlers of answered requests whose progress goes on (progressUntil). */
+  private readonly lingeringProgress = new Map<string | number, (params: Record<string, unknown>) => void>();
   private readonly inbound = new Map<RequestId, Inbound>();
   private closedWith: McpError | undefined;
 
@@ -158,7 +167,10 @@ export class JsonRpcPeer {
         cleanup: () => {
           if (entry.timer) clearTimeout(entry.timer);
           options.signal?.removeEventListener('abort', onAbort);
-          if (progressToken !== undefined) this.byProgressToken.delete(progressToken);
+          if (progressToken !== undefined) {
+            this.byProgressToken.delete(progressToken);
+            this.keepProgress(progressToken, options);
+          }
         },
       };
       this.pending.set(id, entry);
@@ -171,6 +183,14 @@ export class JsonRpcPeer {
         if (this.settle(id)) reject(err);
       });
     });
+  }
+
+  /** Lets progress under an answered request's token go on to its handler until `progressUntil` aborts. */
+  private keepProgress(token: number, options: PeerRequestOptions): void {
+    const { progressUntil, onProgress } = options;
+    if (!progressUntil || !onProgress || progressUntil.aborted || this.closedWith) return;
+    this.lingeringProgress.set(token, onProgress);
+    progressUntil.addEventListener('abort', () => this.lingeringProgress.delete(token), { once: true });
   }
 
   notify(method: string, params?: Record<string, unknown>, options?: SendOptions): Promise<void> {
@@ -247,6 +267,7 @@ export class JsonRpcPeer {
       }
       entry.reject(error);
     }
+    this.lingeringProgress.clear();
     const abandonment: Abandonment = told ? { kind: 'closed', told } : { kind: 'closed' };
     for (const inbound of this.inbound.values()) inbound.cancellation.abort(abandonment);
     this.inbound.clear();
@@ -297,7 +318,11 @@ export class JsonRpcPeer {
     const token = n.params?.progressToken as string | number | undefined;
     const id = token === undefined ? undefined : this.byProgressToken.get(token);
     const entry = id === undefined ? undefined : this.pending.get(id);
-    if (!entry) return false;
+    if (!entry) {
+      const lingering = token === undefined ? undefined : this.lingeringProgress.get(token);
+      lingering?.(n.params!);
+      return lingering !== undefined;
+    }
     this.armTimer(id!, entry);
     entry.onProgress?.(n.params!);
     return true;
