@@ -565,8 +565,8 @@ describe('the public reference server (@modelcontextprotocol/server-everything) 
     reference = await direct({ command: process.execPath, args: [EVERYTHING_SERVER, 'stdio'] }, async (client) => {
       const { tools } = await client.listTools();
       return {
-        // The gateway relays no tasks: a tool that can only be called as one is not served.
-        tools: tools.filter((t) => t.execution?.taskSupport !== 'required').map((t) => t.name),
+        // A tool that can only be called as a task is served too: the gateway runs the task.
+        tools: tools.map((t) => t.name),
         taskOnly: tools.filter((t) => t.execution?.taskSupport === 'required').map((t) => t.name),
         resources: (await client.listResources()).resources.map((r) => r.uri),
         prompts: (await client.listPrompts()).prompts.map((p) => p.name),
@@ -596,18 +596,12 @@ describe('the public reference server (@modelcontextprotocol/server-everything) 
     expect(await callText(host, 'everything__get-sum', { a: 2, b: 40 })).toContain('42');
   });
 
-  it('tasks are not relayed: a tool only callable as a task is not served, a call\'s task augmentation is ignored', async () => {
+  it('a tool only callable as a task is served as a plain tool (the gateway runs the task); a call\'s task augmentation is ignored', async () => {
     expect(reference.taskOnly).toContain('simulate-research-query');
     const names = await toolNames(host);
-    for (const t of reference.taskOnly) expect(names).not.toContain(`everything__${t}`);
+    for (const t of reference.taskOnly) expect(names).toContain(`everything__${t}`);
     const listed = (await walk(host, 'tools/list')).pages.flat();
     expect(listed.filter((t) => 'execution' in t)).toEqual([]);
-
-    const hidden = await host.client
-      .request({ method: 'tools/call', params: { name: 'everything__simulate-research-query', arguments: { topic: 'x' }, task: { ttl: 60_000 } } })
-      .then(() => undefined, (err: unknown) => err);
-    expect(hidden).toBeInstanceOf(ProtocolError);
-    expect((hidden as ProtocolError).code).toBe(-32602);
 
     // The gateway declares no tasks capability, so it processes the call normally (spec,
     // 2025-11-25 tasks): the host gets the tool's result, not a task it could never poll.

@@ -14,3 +14,4 @@ export * from './loopback.js';
 export * from './json-depth.js';
 export * from './caller-name.js';
 export * from './uri-limit.js';
+export * from './related-task.js';

@@ -36,7 +36,9 @@ export function progressRate(): () => boolean {
  * upstream; the per-request timeout is reset by progress, waits while the upstream's own
  * question about the request is pending, and is capped by a hard maximum. A -32042 answer
  * (URL elicitation required) goes back as it is, and its elicitations' completions will
- * follow it to the host.
+ * follow it to the host. A call to a task-only tool runs as a task upstream (TaskCalls, in
+ * @switchboard/upstream) with the same options: the task's progress, its questions and the
+ * host's cancellation take these same ways.
  */
 export class Forwarder {
   constructor(private readonly urlElicitations?: UrlElicitations) {}
@@ -47,6 +49,7 @@ export class Forwarder {
     connection: UpstreamConnection,
     params: Item,
     ctx: InboundContext,
+    how: { asTask?: boolean } = {},
   ): Promise<Item> {
     const meta = params._meta as Item | undefined;
     const hostToken = meta?.progressToken as string | number | undefined;
@@ -89,8 +92,9 @@ export class Forwarder {
           .catch(() => undefined);
       };
     }
-    return connection
-      .request(request.method, upstreamParams, options)
+    // A task-only tool's call runs as a task upstream; the host waits for its result as for any call.
+    const sent = how.asTask ? connection.tasks.call(upstreamParams, options) : connection.request(request.method, upstreamParams, options);
+    return sent
       .catch((err: unknown) => {
         this.urlElicitations?.failed(session, connection.name, err);
         throw err;

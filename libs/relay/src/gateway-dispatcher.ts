@@ -1,4 +1,4 @@
-import { ErrorCode, MAX_JSON_DEPTH, McpError, callerName, invalidParams, methodNotFound, nestsDeeperThan, type JsonRpcNotification } from '@switchboard/core';
+import { ErrorCode, MAX_JSON_DEPTH, McpError, RELATED_TASK_META, callerName, invalidParams, methodNotFound, nestsDeeperThan, type JsonRpcNotification } from '@switchboard/core';
 import { complete } from './handlers/completion.js';
 import { initialize, ping } from './handlers/lifecycle.js';
 import { listPrompts, listResources, listResourceTemplates, listTools } from './handlers/lists.js';
@@ -153,8 +153,6 @@ export class GatewayDispatcher {
   }
 }
 
-const RELATED_TASK = 'io.modelcontextprotocol/related-task';
-
 /**
  * A request's params without `task` (2025-11-25 task augmentation). The gateway declares no
  * `tasks` capability: it could not relay tasks/get, tasks/result or tasks/cancel, and a host
@@ -194,9 +192,9 @@ function malformedParams(method: string, params: Item): { rule: string; error: M
   if (token !== undefined && typeof token !== 'string' && !Number.isSafeInteger(token)) {
     return { rule: 'request:invalid-meta', error: invalidParams('Invalid params: _meta.progressToken must be a string or an integer') };
   }
-  const task = (meta as Item)[RELATED_TASK];
+  const task = (meta as Item)[RELATED_TASK_META];
   if (task !== undefined && (typeof task !== 'object' || task === null || typeof (task as Item).taskId !== 'string')) {
-    return { rule: 'request:invalid-meta', error: invalidParams(`Invalid params: _meta["${RELATED_TASK}"] must be an object with a string taskId`) };
+    return { rule: 'request:invalid-meta', error: invalidParams(`Invalid params: _meta["${RELATED_TASK_META}"] must be an object with a string taskId`) };
   }
   return undefined;
 }

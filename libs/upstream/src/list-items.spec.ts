@@ -1,12 +1,27 @@
 import { MAX_JSON_DEPTH, MAX_URI_CHARS } from '@switchboard/core';
 import { describe, expect, it } from 'vitest';
-import { servedItem, unservableReason } from './list-items.js';
+import { servedItem, taskOnly, unservableReason } from './list-items.js';
+import { runsToolTasks } from './task-calls.js';
 
 const tool = (extra: Record<string, unknown> = {}): Record<string, unknown> => ({ name: 't', inputSchema: { type: 'object' }, ...extra });
 
-describe('tools that need tasks (2025-11-25), which the gateway does not relay', () => {
-  it('a tool that can only be called as a task is left out, with the reason', () => {
-    expect(unservableReason('tools', tool({ execution: { taskSupport: 'required' } }))).toMatch(/only be called as a task/);
+describe('tools that need tasks (2025-11-25), which the gateway runs as tasks for hosts that never see them', () => {
+  it('a tool that can only be called as a task is left out, with the reason, unless its upstream runs tool calls as tasks', () => {
+    const taskOnlyTool = tool({ execution: { taskSupport: 'required' } });
+    expect(unservableReason('tools', taskOnlyTool)).toMatch(/only be called as a task.*does not run tool calls as tasks/);
+    expect(unservableReason('tools', taskOnlyTool, true)).toBeUndefined();
+    expect(taskOnly(taskOnlyTool)).toBe(true);
+    expect(taskOnly(tool({ execution: { taskSupport: 'optional' } }))).toBe(false);
+  });
+
+  it('an upstream runs tool calls as tasks when it negotiated 2025-11-25 and declared tasks.requests.tools.call', () => {
+    const tasks = { tasks: { requests: { tools: { call: {} } } } };
+    expect(runsToolTasks('2025-11-25', tasks)).toBe(true);
+    expect(runsToolTasks('2025-06-18', tasks)).toBe(false);
+    expect(runsToolTasks(undefined, tasks)).toBe(false);
+    expect(runsToolTasks('2025-11-25', { tasks: { list: {}, cancel: {} } })).toBe(false);
+    expect(runsToolTasks('2025-11-25', { tasks: { requests: { tools: { call: true } } } })).toBe(false);
+    expect(runsToolTasks('2025-11-25', {})).toBe(false);
   });
 
   it('tools whose task support is optional, forbidden or unsaid are served', () => {
@@ -15,9 +30,10 @@ describe('tools that need tasks (2025-11-25), which the gateway does not relay',
     }
   });
 
-  it('a served tool carries no execution; without one it is the same object', () => {
+  it('a served tool carries no execution, a task-only one neither; without one it is the same object', () => {
     const withExecution = tool({ execution: { taskSupport: 'optional' }, title: 'T' });
     expect(servedItem('tools', withExecution)).toEqual({ name: 't', inputSchema: { type: 'object' }, title: 'T' });
+    expect(servedItem('tools', tool({ execution: { taskSupport: 'required' } }))).toEqual({ name: 't', inputSchema: { type: 'object' } });
     expect(withExecution.execution).toEqual({ taskSupport: 'optional' });
     const plain = tool();
     expect(servedItem('tools', plain)).toBe(plain);

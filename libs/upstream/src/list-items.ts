@@ -11,7 +11,7 @@ const isText = (value: unknown): value is string => typeof value === 'string' &&
  * before it accepts the list at all. One tool with `inputSchema: "x"` would otherwise make
  * an SDK host's listTools() throw, and with it the tools of every other upstream.
  */
-export function unservableReason(key: string, item: unknown): string | undefined {
+export function unservableReason(key: string, item: unknown, runsTasks = false): string | undefined {
   if (!isObject(item)) return 'not an object';
   // Every walk on the way (the list's size, pinning's fingerprint, a host's own parse) is
   // recursive: one schema nested thousands deep overflowed the stack and failed the read of
@@ -24,9 +24,10 @@ export function unservableReason(key: string, item: unknown): string | undefined
       if (item.outputSchema !== undefined && (!isObject(item.outputSchema) || item.outputSchema.type !== 'object')) {
         return 'outputSchema is not an object schema';
       }
-      // Such a tool may only be called as a task, and the gateway relays no tasks (servedItem).
-      if (isObject(item.execution) && item.execution.taskSupport === 'required') {
-        return 'it can only be called as a task (execution.taskSupport "required"), and the gateway does not relay tasks';
+      // Such a tool may only be called as a task. The gateway runs the task for the host
+      // (task-calls.ts), which it can only do on an upstream that runs tool calls as tasks.
+      if (taskOnly(item) && !runsTasks) {
+        return 'it can only be called as a task (execution.taskSupport "required"), and the upstream does not run tool calls as tasks (2025-11-25, capabilities.tasks.requests.tools.call)';
       }
       return undefined;
     case 'prompts':
@@ -50,10 +51,18 @@ function overlong(field: string, uri: string): string | undefined {
   return `its ${field} is ${uri.length} characters, and a host may send at most ${MAX_URI_CHARS}`;
 }
 
+/** A tool whose `execution.taskSupport` is "required": callable only as a task (2025-11-25). */
+export function taskOnly(item: Item): boolean {
+  return isObject(item.execution) && item.execution.taskSupport === 'required';
+}
+
 /**
  * An item as the gateway serves it. A tool's `execution` (2025-11-25) tells hosts whether
  * they may call it as a task; the gateway declares no `tasks` capability and ignores a
  * call's task augmentation, as the spec asks of a receiver without it, so it offers none.
+ * A task-only tool too is served without it, as the plain tool it is to every host: the
+ * gateway calls it as a task upstream and answers the host with the result (task-calls.ts),
+ * and a host told "required" by a server without the capability could not call it at all.
  */
 export function servedItem(key: string, item: Item): Item {
   if (key !== 'tools' || !('execution' in item)) return item;

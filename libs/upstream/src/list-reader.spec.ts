@@ -37,6 +37,20 @@ describe('readList', () => {
     expect(lines).toEqual([]);
   });
 
+  it('serves task-only tools when the upstream runs tool calls as tasks, and names them; leaves them out when it does not', async () => {
+    const tools = [tool(0), { ...tool(1), execution: { taskSupport: 'required' } }, { ...tool(2), execution: { taskSupport: 'optional' } }];
+    const page = async (): Promise<Item> => ({ tools });
+    const { log, lines } = logLines();
+    const runs = await readList(page, 'tools/list', 'tools', wide, log, true);
+    expect(runs.items.map((t) => t['name'])).toEqual(['t0', 't1', 't2']);
+    expect(runs.items.filter((t) => 'execution' in t)).toEqual([]);
+    expect(runs.taskOnly).toEqual(['t1']);
+    const runsNot = await readList(page, 'tools/list', 'tools', wide, log);
+    expect(runsNot.items.map((t) => t['name'])).toEqual(['t0', 't2']);
+    expect(runsNot.taskOnly).toBeUndefined();
+    expect(lines).toEqual([expect.objectContaining({ dropped: 1, examples: [expect.stringMatching(/^"t1": it can only be called as a task/)] })]);
+  });
+
   it('keeps the first maxItems in upstream order and asks for no page after the cut', async () => {
     const { page, asked } = upstream(100_000, 1000);
     const { log } = logLines();

@@ -1,7 +1,7 @@
 import type { ListLimits } from '@switchboard/config';
 import type { Logger } from '@switchboard/observability';
 import { CappedList, type CutList } from './list-cap.js';
-import { describeItem, servedItem, unservableReason } from './list-items.js';
+import { describeItem, servedItem, taskOnly, unservableReason } from './list-items.js';
 
 type Item = Record<string, unknown>;
 
@@ -20,6 +20,8 @@ export interface ListRead {
   items: Item[];
   /** Set when the list passed a limit and was cut there. */
   cut?: CutList;
+  /** The names of the tools served that can only be called as tasks. */
+  taskOnly?: string[];
 }
 
 /**
@@ -34,10 +36,12 @@ export async function readList(
   key: string,
   limits: ListLimits,
   log: Logger,
+  runsTasks = false,
 ): Promise<ListRead> {
   const list = new CappedList(limits);
   const examples: string[] = [];
   let dropped = 0;
+  const taskOnlyNames: string[] = [];
   const seen = new Set<string>();
   let cursor: string | undefined;
   let pages = 0;
@@ -45,11 +49,13 @@ export async function readList(
     const result = await page(cursor);
     const batch = result[key];
     for (const item of Array.isArray(batch) ? (batch as unknown[]) : []) {
-      const reason = unservableReason(key, item);
+      const reason = unservableReason(key, item, runsTasks);
       if (reason !== undefined) {
         if (dropped++ < 5) examples.push(`${describeItem(item)}: ${reason}`);
       } else if (!list.add(servedItem(key, item as Item))) {
         break;
+      } else if (key === 'tools' && taskOnly(item as Item)) {
+        taskOnlyNames.push((item as Item).name as string);
       }
     }
     const next = result.nextCursor;
@@ -69,5 +75,5 @@ export async function readList(
   }
   if (dropped > 0) log.warn({ method, dropped, examples }, `${method}: ${dropped} items left out that no host could be served`);
   const cut = list.cutOf(method);
-  return cut === undefined ? { items: list.items } : { items: list.items, cut };
+  return { items: list.items, ...(cut !== undefined && { cut }), ...(taskOnlyNames.length > 0 && { taskOnly: taskOnlyNames }) };
 }

@@ -18,9 +18,10 @@ import { LogMessageBounds } from './log-message-bounds.js';
 import { readList } from './list-reader.js';
 import { logCapabilityWarning } from './served-capabilities.js';
 import { answerServerRequest } from './server-request-routing.js';
+import { TaskCalls, runsToolTasks } from './task-calls.js';
 import { credentialsOf, redactFailure, redactUpstreamError, redactUpstreamText, type UpstreamRedactor } from './upstream-redaction.js';
 import { httpStatusOf, looksLikeLegacySse, type RemoteFlavour, type TransportFactory } from './transports/transport-factory.js';
-import type { UpstreamTransport } from './transports/upstream-transport.js';
+import { closeDetail, type UpstreamTransport } from './transports/upstream-transport.js';
 import type {
   ClientIdentity,
   ServerRequestHandler,
@@ -85,6 +86,8 @@ export class UpstreamConnection {
   instructions?: string;
   /** What /readyz warns of this upstream's declared capabilities (capabilityWarning). */
   private capabilitiesWarning?: string;
+  /** Its task-only tools, and tools/calls to them run as tasks for hosts that never see the task. */
+  readonly tasks: TaskCalls;
 
   constructor(
     private current: ServerConfig,
@@ -93,6 +96,8 @@ export class UpstreamConnection {
     this.log = deps.logger.child({ upstream: current.name });
     this.cutLists = new CutLists(current.name, this.log);
     this.logMessages = new LogMessageBounds(this.log);
+    const runsTasks = () => runsToolTasks(this.protocolVersion, this.capabilities);
+    this.tasks = new TaskCalls(current.name, (method, params, options) => this.request(method, params, options), runsTasks);
   }
 
   /** The server's config as this connection runs it: read where used (timeouts, connectMs, alias). */
@@ -156,6 +161,7 @@ export class UpstreamConnection {
     // shutdown or a reload) for the whole connect timeout: fail it now.
     this.opening?.close(new McpError(ErrorCode.UpstreamUnavailable, `Upstream '${this.name}' was stopped`));
     await this.connecting?.catch(() => undefined);
+    await this.tasks.cancelAll();
     // Calls still running (a drain that ran out, a reload that dropped the server) are
     // cancelled upstream, and sent before the transport closes (LastSends).
     this.peer?.close(new McpError(ErrorCode.UpstreamUnavailable, `Upstream '${this.name}' was stopped`), {
@@ -220,7 +226,8 @@ export class UpstreamConnection {
   async listAll(method: string, key: string, limits: ListLimits): Promise<Item[]> {
     const timeoutMs = this.config.timeouts.requestMs;
     const page = (cursor: string | undefined) => this.request(method, cursor === undefined ? undefined : { cursor }, { timeoutMs });
-    const { items, cut } = await readList(page, method, key, limits, this.log);
+    const { items, cut, taskOnly } = await readList(page, method, key, limits, this.log, runsToolTasks(this.protocolVersion, this.capabilities));
+    if (key === 'tools') this.tasks.listed(taskOnly);
     this.cutLists.record(method, cut);
     return items;
   }
@@ -389,9 +396,4 @@ export class UpstreamConnection {
     this.log.info({ state: next, previous }, 'upstream state');
     this.deps.listener.stateChanged?.(this.name, next, previous);
   }
-}
-
-function closeDetail(transport: UpstreamTransport): string {
-  const detail = transport.closeReason?.();
-  return detail ? ` (${detail})` : '';
 }

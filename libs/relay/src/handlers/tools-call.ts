@@ -57,7 +57,9 @@ export const callTool: MethodHandler = async (ctx, services) => {
   // or per-principal upstream process.
   const result = await rateLimited(ctx, services, target.server, async () => {
     const connection = await upstreamOf(ctx, services, target.server);
-    return services.forwarder.forward(ctx.session, ctx.request, connection, { ...ctx.params, name: target.name }, ctx);
+    // The lists are read through the registry's connection, also for an isolated server.
+    const asTask = services.registry.get(target.server)?.tasks.isTaskOnly(target.name) ?? false;
+    return services.forwarder.forward(ctx.session, ctx.request, connection, { ...ctx.params, name: target.name }, ctx, { asTask });
   });
   // A host of a revision before structured content neither sees the outputSchema nor gets
   // structuredContent (shape-for-revision.ts): the schema is nothing it would check.

@@ -1,5 +1,5 @@
 import { bareEntry, type AuditEntry } from '@switchboard/audit';
-import { ErrorCode, McpError, anyCancelled, callerName, methodNotFound, parseCallerName, type PeerRequestOptions } from '@switchboard/core';
+import { ErrorCode, McpError, anyCancelled, callerName, methodNotFound, parseCallerName, withoutRelatedTask, type PeerRequestOptions } from '@switchboard/core';
 import type { ServerRequest, UpstreamConnection } from '@switchboard/upstream';
 import type { Item, RelayServices } from '../relay.types.js';
 import type { DownstreamSession, Principal } from '../session.js';
@@ -110,7 +110,8 @@ export class ServerRequestRelay {
         const asked = this.admit(session!.principal, session!, connection.name, request.method, params, entry);
         forwarded = true;
         // In the shape of the host's revision; unanswerable() ruled out what it cannot carry.
-        const outgoing = shapeServerRequest(request.method, asked, session!.protocolVersion) as Item;
+        // Without the upstream task it is about: the gateway ran that task for the host, which never saw it.
+        const outgoing = shapeServerRequest(request.method, withoutRelatedTask(asked), session!.protocolVersion) as Item;
         // The row holds what the host sent, even when the upstream does not get it.
         result = await session!.request(request.method, outgoing, {
           timeoutMs: this.limits().timeoutMs,

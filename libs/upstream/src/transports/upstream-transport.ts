@@ -17,3 +17,9 @@ export interface UpstreamTransport {
   /** Why the connection closed, when the transport knows (a process's exit status). */
   closeReason?(): string | undefined;
 }
+
+/** Why the transport closed, as the end of a message says it: " (exit code 1)", or nothing. */
+export function closeDetail(transport: UpstreamTransport): string {
+  const detail = transport.closeReason?.();
+  return detail ? ` (${detail})` : '';
+}
