@@ -152,7 +152,10 @@ describe("what ends a task's call before the task ends cancels the task upstream
     dir = tempDir('sb-tasks-end-');
     events = join(dir, 'events.log');
     const timed = { ...taskUpstream(events), timeouts: { requestMs: 1000, maxRequestMs: 2000 } };
-    daemon = await startDaemon(writeConfig({ timeouts: { shutdownMs: 500 }, mcpServers: { jobs: taskUpstream(events), timed } }, dir));
+    const silent = taskUpstream(events);
+    silent.env = { ...(silent.env as Json), TASK_GET_SILENT: '1' };
+    silent.timeouts = { requestMs: 1000 };
+    daemon = await startDaemon(writeConfig({ timeouts: { shutdownMs: 500 }, mcpServers: { jobs: taskUpstream(events), timed, silent } }, dir));
   });
   afterAll(async () => {
     await daemon?.stop();
@@ -185,6 +188,20 @@ describe("what ends a task's call before the task ends cancels the task upstream
       const failed = await call;
       expect(failed).toBeInstanceOf(ProtocolError);
       expect((failed as ProtocolError).code).toBe(-32001);
+      await eventually(() => eventsOf(events).includes(`cancelled ${taskId}`), 15_000, 'tasks/cancel upstream');
+    } finally {
+      await host.close();
+    }
+  });
+
+  it('an upstream that stops answering tasks/get within requestMs: the host gets -32001', async () => {
+    const host = await connectHost('streamable-http', { daemon });
+    try {
+      const { call, taskId } = await started(host, 'endless', 'silent');
+      const failed = await call;
+      expect(failed).toBeInstanceOf(ProtocolError);
+      expect((failed as ProtocolError).code).toBe(-32001);
+      expect((failed as ProtocolError).message).toContain('no response within 1000 ms');
       await eventually(() => eventsOf(events).includes(`cancelled ${taskId}`), 15_000, 'tasks/cancel upstream');
     } finally {
       await host.close();
