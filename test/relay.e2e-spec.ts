@@ -1,13 +1,12 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditRows } from './support/audit-rows.js';
 import { relayHost, type ClientCapabilities } from './support/hosts.js';
 import { rawHost } from './support/raw-host.js';
 import type { Client } from '@modelcontextprotocol/client';
-import { EVERYTHING_SERVER, eventually, startDaemon, stopAllDaemons, tempDir, writeConfig, type DaemonHandle } from './support/daemon.js';
+import { EVERYTHING_SERVER, eventually, everythingOverHttp, startDaemon, stopAllDaemons, tempDir, writeConfig, type DaemonHandle } from './support/daemon.js';
 
 type ToolResult = { content: { type: string; text?: string }[]; isError?: boolean };
 
@@ -147,18 +146,12 @@ describe('two hosts calling one Streamable HTTP upstream at once', () => {
   let daemon: DaemonHandle;
 
   beforeAll(async () => {
-    const port = await freePort();
-    upstream = spawn(process.execPath, [EVERYTHING_SERVER, 'streamableHttp'], {
-      env: { ...process.env, PORT: String(port) },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    let stderr = '';
-    upstream.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
-    await eventually(() => stderr.includes('listening on port'), 15_000, 'server-everything over HTTP');
+    let url: string;
+    ({ proc: upstream, url } = await everythingOverHttp());
     const dir = tempDir();
     const policyFile = join(dir, 'policy.yaml');
     writeFileSync(policyFile, 'everyone: [sampler]\nroles:\n  sampler:\n    - { allow: sample, server: remote }\n');
-    daemon = await startDaemon(writeConfig({ policy: { file: policyFile }, mcpServers: { remote: { url: `http://127.0.0.1:${port}/mcp` } } }, dir));
+    daemon = await startDaemon(writeConfig({ policy: { file: policyFile }, mcpServers: { remote: { url } } }, dir));
   });
   afterAll(() => upstream?.kill());
 
@@ -182,14 +175,3 @@ describe('two hosts calling one Streamable HTTP upstream at once', () => {
     }
   });
 });
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
-}

@@ -1,8 +1,9 @@
+import type { ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ProtocolError, type StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EVERYTHING_SERVER, REPO_ROOT, eventually, isAlive, startDaemon, stopAllDaemons, tempDir, writeConfig, type DaemonHandle } from './support/daemon.js';
+import { EVERYTHING_SERVER, REPO_ROOT, eventually, everythingOverHttp, isAlive, startDaemon, stopAllDaemons, tempDir, writeConfig, type DaemonHandle } from './support/daemon.js';
 import { auditRows } from './support/audit-rows.js';
 import { connectHost, relayHost, type Host } from './support/hosts.js';
 
@@ -249,25 +250,37 @@ describe('an upstream that dies while its task runs', () => {
   });
 });
 
-describe('the public reference server (@modelcontextprotocol/server-everything)', () => {
+describe('the public reference server (@modelcontextprotocol/server-everything), over stdio and over Streamable HTTP', () => {
   let daemon: DaemonHandle;
+  let remote: ChildProcess | undefined;
+  let configPath: string;
 
   beforeAll(async () => {
-    daemon = await startDaemon(writeConfig({ mcpServers: { everything: { command: process.execPath, args: [EVERYTHING_SERVER, 'stdio'] } } }));
+    const http = await everythingOverHttp();
+    remote = http.proc;
+    configPath = writeConfig({ mcpServers: { everything: { command: process.execPath, args: [EVERYTHING_SERVER, 'stdio'] }, remote: { url: http.url } } });
+    daemon = await startDaemon(configPath);
   });
   afterAll(async () => {
     await daemon?.stop();
+    remote?.kill();
   });
 
-  it('serves simulate-research-query, which it runs only as a task, and answers with its report', async () => {
-    const host = await connectHost('streamable-http', { daemon });
-    try {
-      const tool = await eventually(async () => (await host.client.listTools()).tools.find((t) => t.name === 'everything__simulate-research-query'));
-      expect(tool.execution).toBeUndefined();
-      const result = await host.client.callTool({ name: 'everything__simulate-research-query', arguments: { topic: 'tides' } }, { timeout: 60_000 });
-      expect(textOf(result)).toContain('# Research Report: tides');
-    } finally {
-      await host.close();
+  it('serves simulate-research-query, which it runs only as a task, and answers with its report (to a stdio host too)', async () => {
+    for (const host of [await connectHost('streamable-http', { daemon }), await connectHost('stdio', { configPath })]) {
+      try {
+        // Each report takes four seconds: the two are asked at once.
+        const reports = ['everything', 'remote'].map(async (server) => {
+          const name = `${server}__simulate-research-query`;
+          const tool = await eventually(async () => (await host.client.listTools()).tools.find((t) => t.name === name));
+          expect(tool.execution).toBeUndefined();
+          const result = await host.client.callTool({ name, arguments: { topic: 'tides' } }, { timeout: 60_000 });
+          expect(textOf(result), name).toContain('# Research Report: tides');
+        });
+        await Promise.all(reports);
+      } finally {
+        await host.close();
+      }
     }
   });
 
@@ -276,12 +289,15 @@ describe('the public reference server (@modelcontextprotocol/server-everything)'
       elicitation: () => ({ action: 'accept', content: { interpretation: 'snake' } }),
     });
     try {
-      const name = 'everything__simulate-research-query';
-      await eventually(async () => (await asker.client.listTools()).tools.some((t) => t.name === name));
-      const result = await asker.client.callTool({ name, arguments: { topic: 'python', ambiguous: true } }, { timeout: 60_000 });
-      expect(asker.asked).toHaveLength(1);
-      expect(String(asker.asked[0].message)).toContain('python');
-      expect(textOf(result)).toContain('# Research Report: python (snake)');
+      // Over stdio the question comes while only this host has requests there; over HTTP, on tasks/result's stream.
+      for (const server of ['everything', 'remote']) {
+        const name = `${server}__simulate-research-query`;
+        await eventually(async () => (await asker.client.listTools()).tools.some((t) => t.name === name));
+        const result = await asker.client.callTool({ name, arguments: { topic: 'python', ambiguous: true } }, { timeout: 60_000 });
+        expect(String(asker.asked.at(-1)?.message), name).toContain('python');
+        expect(textOf(result), name).toContain('# Research Report: python (snake)');
+      }
+      expect(asker.asked).toHaveLength(2);
     } finally {
       await asker.client.close();
     }

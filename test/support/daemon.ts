@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -124,4 +125,29 @@ export function isAlive(pid: number): boolean {
   } catch {
     return false;
   }
+}
+
+/** A TCP port free on 127.0.0.1 just now, for an upstream a test starts itself. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+    server.on('error', reject);
+  });
+}
+
+/** server-everything over Streamable HTTP on a free port, once it listens: its process and MCP URL. */
+export async function everythingOverHttp(): Promise<{ proc: ChildProcess; url: string }> {
+  const port = await freePort();
+  const proc = spawn(process.execPath, [EVERYTHING_SERVER, 'streamableHttp'], {
+    env: { ...process.env, PORT: String(port) },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  proc.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
+  await eventually(() => stderr.includes('listening on port'), 15_000, 'server-everything over HTTP');
+  return { proc, url: `http://127.0.0.1:${port}/mcp` };
 }
