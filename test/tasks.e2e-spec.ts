@@ -182,27 +182,17 @@ describe("what ends a task's call before the task ends cancels the task upstream
     await eventually(() => eventsOf(events).includes(`cancelled ${taskId}`), 15_000, 'tasks/cancel upstream');
   });
 
-  it("the call's timeout (the server's maxRequestMs): the host gets -32001", async () => {
+  it.each([
+    ["the call's timeout (the server's maxRequestMs)", 'timed', 'the maximum request time was reached'],
+    ['an upstream that stops answering tasks/get within requestMs', 'silent', 'no response within 1000 ms'],
+  ])('%s: the host gets -32001', async (_what, server, why) => {
     const host = await connectHost('streamable-http', { daemon });
     try {
-      const { call, taskId } = await started(host, 'endless', 'timed');
+      const { call, taskId } = await started(host, 'endless', server);
       const failed = await call;
       expect(failed).toBeInstanceOf(ProtocolError);
       expect((failed as ProtocolError).code).toBe(-32001);
-      await eventually(() => eventsOf(events).includes(`cancelled ${taskId}`), 15_000, 'tasks/cancel upstream');
-    } finally {
-      await host.close();
-    }
-  });
-
-  it('an upstream that stops answering tasks/get within requestMs: the host gets -32001', async () => {
-    const host = await connectHost('streamable-http', { daemon });
-    try {
-      const { call, taskId } = await started(host, 'endless', 'silent');
-      const failed = await call;
-      expect(failed).toBeInstanceOf(ProtocolError);
-      expect((failed as ProtocolError).code).toBe(-32001);
-      expect((failed as ProtocolError).message).toContain('no response within 1000 ms');
+      expect((failed as ProtocolError).message).toContain(why);
       await eventually(() => eventsOf(events).includes(`cancelled ${taskId}`), 15_000, 'tasks/cancel upstream');
     } finally {
       await host.close();
