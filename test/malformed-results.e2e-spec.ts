@@ -22,6 +22,12 @@ const COUNTED = {
   outputSchema: { type: 'object', properties: { count: { type: 'integer' } }, required: ['count'] },
 };
 const PLAIN = { name: 'plain', inputSchema: { type: 'object' } };
+/** ^\d*\d*\d*\d*\d*x$ takes JavaScript's engine O(n^5) steps to refuse n digits: 120 held the daemon 0.8 s, 200 some 10 s. */
+const PATTERNED = {
+  name: 'patterned',
+  inputSchema: { type: 'object' },
+  outputSchema: { type: 'object', properties: { slow: { type: 'string', pattern: '^\\d*\\d*\\d*\\d*\\d*x$' }, digits: { type: 'string', pattern: '^\\d+$' } } },
+};
 
 let dir: string;
 let daemon: DaemonHandle;
@@ -50,7 +56,7 @@ beforeAll(async () => {
           odd: {
             command: process.execPath,
             args: [join(REPO_ROOT, 'test/fixtures/hostile-upstream.mjs')],
-            env: { HOSTILE_ANSWERS: '1', HOSTILE_TOOLS: JSON.stringify([COUNTED, PLAIN]) },
+            env: { HOSTILE_ANSWERS: '1', HOSTILE_TOOLS: JSON.stringify([COUNTED, PLAIN, PATTERNED]) },
           },
         },
       },
@@ -93,6 +99,25 @@ describe('a malformed tools/call result', () => {
     );
     expect(error?.code).toBe(-32000);
     expect(error?.message).toContain("Upstream 'odd' sent an invalid tools/call result for tool 'odd__counted': structuredContent is missing");
+  });
+});
+
+describe("a tools/call result checked against its tool's outputSchema patterns", () => {
+  it('is judged without backtracking: 5,000 digits against ^\\d*\\d*\\d*\\d*\\d*x$ get the mismatch error, and the daemon serves others', async () => {
+    const reply = await callWith('patterned', { content: [], structuredContent: { slow: '1'.repeat(5_000) } });
+    const message = `Upstream 'odd' sent an invalid tools/call result for tool 'odd__patterned': structuredContent does not match the tool's outputSchema: data/slow must match pattern "^\\d*\\d*\\d*\\d*\\d*x$"`;
+    expect(reply.error).toEqual({ code: -32000, message });
+    expect(rowOf(reply.id)).toMatchObject({ outcome: 'error', error_message: message });
+    expect((await host.client.listTools()).tools.map((t) => t.name)).toContain('odd__patterned');
+  });
+
+  it('whose patterns would take more steps than a result may spend passes unchecked, and the log says so', async () => {
+    // 300,000 digits and an x: some 1.2 million steps of ^\d+$, over the 1 million a result may spend.
+    const answer = { content: [], structuredContent: { digits: `${'1'.repeat(300_000)}x` } };
+    const reply = await callWith('patterned', answer);
+    expect(reply.result).toEqual(answer);
+    expect(rowOf(reply.id)).toMatchObject({ outcome: 'ok' });
+    await eventually(() => daemon.stderr().includes("a result's structuredContent passed unchecked"), 15_000, 'the warning');
   });
 });
 

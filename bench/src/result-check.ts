@@ -1,7 +1,8 @@
 /**
  * `node bench/dist/result-check.js`: what the check of an upstream's tools/call result
  * (libs/relay/src/results) costs per call, in ns, on typical results: a text block, five
- * mixed blocks, and a structured result checked against its compiled outputSchema. Beside
+ * mixed blocks, and a structured result checked against its compiled outputSchema, without
+ * and with `pattern`s (three strings, run by the gateway's linear-time matcher). Beside
  * them, JSON.stringify of the same result, which every audited call already pays (its
  * response_bytes). A measurement script, not a test.
  */
@@ -34,6 +35,10 @@ const WEATHER_SCHEMA = {
   properties: { city: { type: 'string' }, celsius: { type: 'number' }, conditions: { type: 'array', items: { type: 'string' } } },
   required: ['city', 'celsius'],
 };
+const PATTERNED_SCHEMA = {
+  ...WEATHER_SCHEMA,
+  properties: { ...WEATHER_SCHEMA.properties, city: { type: 'string', pattern: '^[A-Z][a-z]+(?: [A-Z][a-z]+)*$' }, conditions: { type: 'array', items: { type: 'string', pattern: '^[a-z]+$' } } },
+};
 
 /** The median over ROUNDS of ns per call of `run`. */
 function nsPerCall(run: () => unknown): number {
@@ -51,13 +56,19 @@ function nsPerCall(run: () => unknown): number {
 async function main(): Promise<void> {
   const store = new CatalogStore();
   const schemas = new OutputSchemas(store, silentLogger());
-  store.setSnapshot({ server: 'up', prefix: 'up', namespace: 'prefix', tools: [{ name: 'weather', inputSchema: { type: 'object' }, outputSchema: WEATHER_SCHEMA }], prompts: [], resources: [], resourceTemplates: [] });
+  const tools = [
+    { name: 'weather', inputSchema: { type: 'object' }, outputSchema: WEATHER_SCHEMA },
+    { name: 'patterned', inputSchema: { type: 'object' }, outputSchema: PATTERNED_SCHEMA },
+  ];
+  store.setSnapshot({ server: 'up', prefix: 'up', namespace: 'prefix', tools, prompts: [], resources: [], resourceTemplates: [] });
   while (schemas.pending) await schemas.pending;
   const check = schemas.checkOf('up', 'weather')!;
+  const patterned = schemas.checkOf('up', 'patterned')!;
   const cases: Array<[string, Item, (() => unknown)]> = [
     ['one text block', text, () => toolResultProblems(text)],
     ['five mixed blocks and _meta', mixed, () => toolResultProblems(mixed)],
     ['structuredContent against its outputSchema', structured, () => toolResultProblems(structured, check)],
+    ['the same, its three strings against patterns', structured, () => toolResultProblems(structured, patterned)],
   ];
   console.log('| result | check, ns/call | JSON.stringify of it, ns/call |\n| --- | --- | --- |');
   for (const [name, result, run] of cases) {

@@ -1,7 +1,7 @@
 import { CatalogStore, type UpstreamSnapshot } from '@switchboard/catalog';
 import { silentLogger } from '@switchboard/observability';
-import { describe, expect, it, vi } from 'vitest';
-import { MAX_OUTPUT_SCHEMA_CHARS, OutputSchemas } from './output-schemas.js';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { MAX_OUTPUT_SCHEMA_CHARS, OutputSchemas, PATTERN_STEPS_PER_RESULT } from './output-schemas.js';
 
 type Item = Record<string, unknown>;
 
@@ -51,7 +51,7 @@ describe('OutputSchemas', () => {
     expect(schemas.checkOf('b', 't')!({ v: 1 })).toBeUndefined();
   });
 
-  it('treats a schema it cannot compile, one too long and one whose pattern may backtrack without end as none, with one warning', async () => {
+  it('treats a schema it cannot compile, one too long and one whose pattern needs a backtracking engine as none, with one warning', async () => {
     const store = new CatalogStore();
     const logger = silentLogger();
     const warn = vi.spyOn(logger, 'warn');
@@ -62,7 +62,7 @@ describe('OutputSchemas', () => {
         tool('unresolvable', { type: 'object', properties: { a: { $ref: 'https://example.com/nowhere.json' } } }),
         tool('bad_pattern', { type: 'object', properties: { a: { type: 'string', pattern: '(' } } }),
         tool('huge', huge),
-        tool('backtracking', { type: 'object', properties: { a: { type: 'string', pattern: '^(a+)+$' } } }),
+        tool('backreference', { type: 'object', properties: { a: { type: 'string', pattern: '^(a+)\\1$' } } }),
         tool('fine', COUNT),
       ]),
     );
@@ -70,11 +70,68 @@ describe('OutputSchemas', () => {
     expect(schemas.checkOf('up', 'unresolvable')).toBeUndefined();
     expect(schemas.checkOf('up', 'bad_pattern')).toBeUndefined();
     expect(schemas.checkOf('up', 'huge')).toBeUndefined();
-    expect(schemas.checkOf('up', 'backtracking')).toBeUndefined();
+    expect(schemas.checkOf('up', 'backreference')).toBeUndefined();
     expect(schemas.checkOf('up', 'fine')).toBeDefined();
     const warnings = warn.mock.calls.filter(([, message]) => String(message).includes('could not be compiled'));
     expect(warnings).toHaveLength(1);
     expect(warnings[0][0]).toMatchObject({ upstream: 'up', count: 4 });
+    expect(JSON.stringify(warnings[0][0])).toContain('is not one the gateway can match in linear time: it has a backreference');
+  });
+
+  describe('runs the patterns of an upstream, which backtrack as they please in JavaScript', () => {
+    const POLYNOMIAL = '^\\d*\\d*\\d*\\d*\\d*x$';
+    const EXPONENTIAL = '^(\\w+\\s?)*$';
+    const schema = {
+      type: 'object',
+      properties: { digits: { type: 'string', pattern: POLYNOMIAL }, words: { type: 'string', pattern: '^(a+)+$' } },
+      patternProperties: { '.*a.*a.*a.*b': { type: 'number' } },
+      propertyNames: { pattern: EXPONENTIAL },
+    };
+
+    afterEach(() => vi.restoreAllMocks());
+
+    /** JavaScript's engine, refusing these patterns: ^\d*..x$ against 50,000 digits would take it years. */
+    function guardBacktracking(): void {
+      const test = RegExp.prototype.test;
+      vi.spyOn(RegExp.prototype, 'test').mockImplementation(function (this: RegExp, input: string) {
+        if ([POLYNOMIAL, EXPONENTIAL, '^(a+)+$', '.*a.*a.*a.*b'].includes(this.source)) throw new Error(`the backtracking engine ran ${this.source}`);
+        return test.call(this, input);
+      });
+    }
+
+    it('without backtracking, in steps linear in the string, whatever the pattern', async () => {
+      const store = new CatalogStore();
+      const schemas = new OutputSchemas(store, silentLogger());
+      store.setSnapshot(snap('up', [tool('t', schema), tool('digits', { type: 'object', properties: { digits: { type: 'string', pattern: POLYNOMIAL } } })]));
+      await ready(schemas);
+      guardBacktracking();
+      expect(schemas.checkOf('up', 'digits')!({ digits: '1'.repeat(20_000) })).toContain('data/digits must match pattern');
+      const check = schemas.checkOf('up', 't')!;
+      expect(check({ digits: '123x', words: 'aaa', 'a a a b': 1 })).toBeUndefined();
+      expect(check({ digits: '1'.repeat(20_000) })).toContain('data/digits must match pattern');
+      expect(check({ words: `${'a'.repeat(20_000)}!` })).toContain('data/words must match pattern');
+      expect(check({ ['a'.repeat(20_000)]: 'x' })).toBeUndefined();
+      expect(check({ [`${'a'.repeat(20_000)}b`]: 'x' })).toMatch(/^data\/a{200}/);
+      expect(check({ [`${'word '.repeat(4_000)}!`]: 1 })).toContain('property name must be valid');
+    });
+
+    it('within PATTERN_STEPS_PER_RESULT a result: past it, structuredContent passes unchecked, with a warning', async () => {
+      const store = new CatalogStore();
+      const logger = silentLogger();
+      const warn = vi.spyOn(logger, 'warn');
+      const schemas = new OutputSchemas(store, logger);
+      store.setSnapshot(snap('up', [tool('t', { type: 'object', properties: { digits: { type: 'array', items: { type: 'string', pattern: '^\\d+$' } } } })]));
+      await ready(schemas);
+      const check = schemas.checkOf('up', 't')!;
+      // Four steps a character (pattern-matcher.ts): 40% of the budget is checked, 120% is not, though a digit is wrong.
+      expect(check({ digits: ['1'.repeat(PATTERN_STEPS_PER_RESULT / 10), '1x'] })).toContain('data/digits/1 must match pattern');
+      expect(warn).not.toHaveBeenCalled();
+      const long = Array.from({ length: 3 }, () => '1'.repeat(PATTERN_STEPS_PER_RESULT / 10));
+      expect(check({ digits: [...long, '1x'] })).toBeUndefined();
+      expect(warn).toHaveBeenCalledWith({ upstream: 'up', tool: 't', steps: PATTERN_STEPS_PER_RESULT }, expect.stringContaining('passed unchecked'));
+      // The budget is each result's: the next one is checked again.
+      expect(check({ digits: ['1x'] })).toContain('must match pattern');
+    });
   });
 
   it('checks a schema whose pattern repeats a group split by a separator, as a domain name is', async () => {

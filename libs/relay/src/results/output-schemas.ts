@@ -2,7 +2,7 @@ import type { CatalogStore } from '@switchboard/catalog';
 import type { Logger } from '@switchboard/observability';
 import type { Item } from '../relay.types.js';
 import type { OutputCheck } from './result-problems.js';
-import { backtrackingPatternIn } from './backtracking-pattern.js';
+import { linearPatternEngine, PatternBudgetSpent, type PatternMeter } from './pattern-matcher.js';
 
 type Engine = typeof import('@modelcontextprotocol/client/validators/ajv');
 type SchemaValidator = InstanceType<Engine['AjvJsonSchemaValidator']>;
@@ -11,6 +11,13 @@ type SchemaValidator = InstanceType<Engine['AjvJsonSchemaValidator']>;
 export const MAX_OUTPUT_SCHEMA_CHARS = 64 * 1024;
 /** What one read of one upstream's tools may spend compiling; the schemas past it are not checked. */
 export const OUTPUT_SCHEMAS_BUDGET_MS = 500;
+/**
+ * The steps (pattern-matcher.ts) the `pattern` checks of one result may take, over all its
+ * strings: some 15 to 40 ms on this project's machines. A result that needs more passes with
+ * its structuredContent unchecked, and a warning: 10,000 strings of 20 characters against
+ * patterns of five states in use at a time come to about this.
+ */
+export const PATTERN_STEPS_PER_RESULT = 1_000_000;
 /** An ajv message cut to this, for the host's error and the audit row. */
 const MAX_MISMATCH_CHARS = 300;
 
@@ -29,10 +36,19 @@ interface ServerChecks {
  * validator: ajv keeps every schema it compiled (and refuses a second `$id`), so one shared
  * engine would grow with every re-read and let one upstream's `$id` stand for another's.
  * The SDK's validator (about 4 MB) is loaded only once some tool declares an outputSchema.
+ *
+ * Its `pattern`s (also those of `patternProperties` and `propertyNames`) are not run by
+ * JavaScript's backtracking engine but by the gateway's own (pattern-program.ts), in time linear
+ * in the string, within PATTERN_STEPS_PER_RESULT a result: they come from an upstream, and
+ * ^\d*\d*\d*\d*\d*x$ against 200 digits held the daemon's one thread, every host's
+ * requests, for seconds. A pattern that engine does not take (a backreference, a lookaround)
+ * leaves its tool's schema uncompiled, as if it declared none.
  */
 export class OutputSchemas {
   private readonly checks = new Map<string, ServerChecks>();
   private engine: Engine | undefined;
+  /** What the result being checked may still spend on patterns: set before each check. */
+  private readonly meter: PatternMeter = { stepsLeft: 0 };
   private loading: Promise<void> | undefined;
 
   constructor(
@@ -83,6 +99,7 @@ export class OutputSchemas {
     const seen = new Set<unknown>();
     const unchecked: string[] = [];
     const started = performance.now();
+    const patterns = linearPatternEngine(this.meter);
     for (const tool of tools) {
       // The first item of a name is the one the catalog serves.
       if (seen.has(tool.name)) continue;
@@ -96,11 +113,9 @@ export class OutputSchemas {
         continue;
       }
       try {
+        ajvOf(validator, schema).opts.code.regExp = patterns;
         const validate = validator.getValidator(schema as Parameters<SchemaValidator['getValidator']>[0]);
-        byName.set(name, (value) => {
-          const verdict = validate(value);
-          return verdict.valid ? undefined : (verdict.errorMessage ?? 'invalid').slice(0, MAX_MISMATCH_CHARS);
-        });
+        byName.set(name, (value) => this.check(server, name, validate, value));
       } catch (err) {
         unchecked.push(`${JSON.stringify(name.slice(0, 80))}: ${(err instanceof Error ? err.message : String(err)).slice(0, 200)}`);
       }
@@ -114,13 +129,43 @@ export class OutputSchemas {
     return byName;
   }
 
+  private check(server: string, tool: string, validate: ReturnType<SchemaValidator['getValidator']>, value: unknown): string | undefined {
+    this.meter.stepsLeft = PATTERN_STEPS_PER_RESULT;
+    try {
+      const verdict = validate(value);
+      return verdict.valid ? undefined : (verdict.errorMessage ?? 'invalid').slice(0, MAX_MISMATCH_CHARS);
+    } catch (err) {
+      if (!(err instanceof PatternBudgetSpent)) throw err;
+      this.logger.warn(
+        { upstream: server, tool: tool.slice(0, 80), steps: PATTERN_STEPS_PER_RESULT },
+        "a result's structuredContent passed unchecked: its outputSchema's patterns would take more steps than one result may spend",
+      );
+      return undefined;
+    }
+  }
+
   private uncompilable(schema: unknown, started: number): string | undefined {
     if (performance.now() - started > OUTPUT_SCHEMAS_BUDGET_MS) return `the read's ${OUTPUT_SCHEMAS_BUDGET_MS} ms for compiling schemas was spent`;
     const chars = JSON.stringify(schema).length;
-    if (chars > MAX_OUTPUT_SCHEMA_CHARS) return `${chars} characters of JSON, over ${MAX_OUTPUT_SCHEMA_CHARS}`;
-    // Checked on the daemon's one thread, for every host: a result's string of 30 characters
-    // against `^(a+)+$` would hold it for seconds.
-    const pattern = backtrackingPatternIn(schema);
-    return pattern === undefined ? undefined : `its pattern ${JSON.stringify(pattern.slice(0, 80))} may take exponential time to match`;
+    return chars > MAX_OUTPUT_SCHEMA_CHARS ? `${chars} characters of JSON, over ${MAX_OUTPUT_SCHEMA_CHARS}` : undefined;
   }
+}
+
+/** The part of an ajv engine this sets: the regular expression engine its next compile uses for `pattern`s. */
+interface AjvEngine {
+  opts: { code: { regExp: unknown } };
+}
+
+/**
+ * The ajv engine the SDK's validator compiles `schema` with. The SDK picks it by the schema's
+ * `$schema` (2020-12, 2019-09, draft-07) and makes it, with its options, on first use, and none
+ * of that is public API; rather than copy that choice here, this asks the validator's own
+ * `_engineFor`. Should an SDK update take it away, every schema fails to compile (unchecked,
+ * with a warning) instead of being checked by the backtracking engine, and the specs fail.
+ */
+function ajvOf(validator: SchemaValidator, schema: unknown): AjvEngine {
+  const pick = (validator as unknown as { _engineFor?: (schema: unknown) => Partial<AjvEngine> })._engineFor;
+  const engine = typeof pick === 'function' ? pick.call(validator, schema) : undefined;
+  if (typeof engine?.opts?.code !== 'object') throw new Error("this MCP SDK's validator does not let the gateway choose how patterns are matched");
+  return engine as AjvEngine;
 }
