@@ -134,6 +134,20 @@ describe('OutputSchemas', () => {
     });
   });
 
+  it('does not compile a schema over 16 Ki characters of JSON: one compile of 60,000 holds the daemon over a second', async () => {
+    const store = new CatalogStore();
+    const schemas = new OutputSchemas(store, silentLogger());
+    const properties = (count: number) => Object.fromEntries(Array.from({ length: count }, (_, i) => [`p${i}`, { type: 'integer' }]));
+    const within = { type: 'object', properties: properties(500) };
+    const over = { type: 'object', properties: properties(700) };
+    expect(JSON.stringify(within).length).toBeLessThan(16 * 1024);
+    expect(JSON.stringify(over).length).toBeGreaterThan(16 * 1024);
+    store.setSnapshot(snap('up', [tool('within', within), tool('over', over)]));
+    await ready(schemas);
+    expect(schemas.checkOf('up', 'within')!({ p1: 'x' })).toContain('data/p1 must be integer');
+    expect(schemas.checkOf('up', 'over')).toBeUndefined();
+  });
+
   it('checks a schema whose pattern repeats a group split by a separator, as a domain name is', async () => {
     const store = new CatalogStore();
     const schemas = new OutputSchemas(store, silentLogger());

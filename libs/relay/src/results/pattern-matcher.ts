@@ -25,8 +25,8 @@ export interface LinearPattern {
 
 /**
  * The instructions (pattern-program.ts) all the patterns of one read of a tools list may have
- * together: each takes some 28 bytes while its tool's check is kept, and a 64 Ki schema could
- * otherwise hold 5,000 patterns such as [a-z]{4000}.
+ * together: each takes some 28 bytes while its tool's check is kept, and one read's schemas could
+ * otherwise hold thousands of patterns such as [a-z]{4000}.
  */
 export const MAX_INSTRUCTIONS_PER_READ = 100_000;
 
