@@ -1,7 +1,7 @@
 import { CatalogStore, type UpstreamSnapshot } from '@switchboard/catalog';
 import { silentLogger } from '@switchboard/observability';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { MAX_OUTPUT_SCHEMA_CHARS, OutputSchemas, PATTERN_STEPS_PER_RESULT } from './output-schemas.js';
+import { MAX_OUTPUT_SCHEMA_CHARS, OUTPUT_SCHEMAS_BUDGET_MS, OUTPUT_SCHEMAS_REFILL_MS, OutputSchemas, PATTERN_STEPS_PER_RESULT } from './output-schemas.js';
 
 type Item = Record<string, unknown>;
 
@@ -39,6 +39,63 @@ describe('OutputSchemas', () => {
     expect(schemas.checkOf('up', 'count')!({ count: 3 })).toContain('must be string');
     store.removeServer('up');
     expect(schemas.checkOf('up', 'count')).toBeUndefined();
+  });
+
+  it('keeps the checks of a re-read that lists the same outputSchemas, without compiling them again', async () => {
+    const store = new CatalogStore();
+    const schemas = new OutputSchemas(store, silentLogger());
+    store.setSnapshot(snap('up', [tool('count', COUNT), tool('plain')]));
+    await ready(schemas);
+    const first = schemas.checkOf('up', 'count');
+    store.setSnapshot(snap('up', [tool('count', structuredClone(COUNT)), tool('plain'), tool('new')]));
+    expect(schemas.checkOf('up', 'count')).toBe(first);
+    store.setSnapshot(snap('up', [tool('count', { ...COUNT, required: [] })]));
+    expect(schemas.checkOf('up', 'count')).not.toBe(first);
+    expect(schemas.checkOf('up', 'count')!({})).toBeUndefined();
+  });
+
+  it(`lets an upstream compile for ${OUTPUT_SCHEMAS_BUDGET_MS} ms at once, that time coming back over ${OUTPUT_SCHEMAS_REFILL_MS / 1000} s, however often it is re-read`, async () => {
+    const store = new CatalogStore();
+    const logger = silentLogger();
+    const warn = vi.spyOn(logger, 'warn');
+    // A clock that moves `step` ms each time it is read: a compile then seems to take that long.
+    let [clock, step] = [0, 100];
+    const schemas = new OutputSchemas(store, logger, () => (clock += step));
+    const tools = (version: number) => Array.from({ length: 10 }, (_, i) => tool(`t${i}`, { ...COUNT, description: `v${version}` }));
+    const checked = () => Array.from({ length: 10 }, (_, i) => schemas.checkOf('up', `t${i}`) !== undefined).filter(Boolean).length;
+    store.setSnapshot(snap('up', tools(1)));
+    await ready(schemas);
+    // Read before each schema, 100 ms apart: the first four start within the 500 ms, and the read overran by 600.
+    expect(checked()).toBe(4);
+    expect(JSON.stringify(warn.mock.calls.at(-1)?.[0])).toContain(`the upstream's compile time (${OUTPUT_SCHEMAS_BUDGET_MS} ms, back over 10 s) was spent`);
+    step = 0;
+    store.setSnapshot(snap('up', tools(2)));
+    expect(checked()).toBe(0);
+    clock += OUTPUT_SCHEMAS_REFILL_MS * 1.2; // 600 ms back: what the first read overran, and no more
+    store.setSnapshot(snap('up', tools(3)));
+    expect(checked()).toBe(0);
+    clock += OUTPUT_SCHEMAS_REFILL_MS * 2;
+    store.setSnapshot(snap('up', tools(4)));
+    expect(checked()).toBe(10);
+  });
+
+  it('keeps what it compiled of a list it ran out of time for while re-reads list the same schemas, and compiles the rest once its time is back', async () => {
+    const store = new CatalogStore();
+    let [clock, step] = [0, 100];
+    const schemas = new OutputSchemas(store, silentLogger(), () => (clock += step));
+    // Another tool each time: a re-read that changes nothing a host sees does not reach OutputSchemas.
+    let reads = 0;
+    const tools = () => [...Array.from({ length: 10 }, (_, i) => tool(`t${i}`, COUNT)), tool(`other${++reads}`)];
+    const checked = () => Array.from({ length: 10 }, (_, i) => schemas.checkOf('up', `t${i}`) !== undefined).filter(Boolean).length;
+    store.setSnapshot(snap('up', tools()));
+    await ready(schemas);
+    expect(checked()).toBe(4);
+    step = 0;
+    store.setSnapshot(snap('up', tools()));
+    expect(checked()).toBe(4);
+    clock += OUTPUT_SCHEMAS_REFILL_MS * 3;
+    store.setSnapshot(snap('up', tools()));
+    expect(checked()).toBe(10);
   });
 
   it('keeps two upstreams apart when their schemas share an $id', async () => {

@@ -18,10 +18,17 @@ type SchemaValidator = InstanceType<Engine['AjvJsonSchemaValidator']>;
  */
 export const MAX_OUTPUT_SCHEMA_CHARS = 16 * 1024;
 /**
- * What one read of one upstream's tools may spend compiling: checked before each schema, so the
- * schemas after it are not checked, and the one under way when it runs out ends first.
+ * What one upstream may spend compiling at once: checked before each schema, so the schemas
+ * after it are not checked, and the one under way when it runs out ends first.
  */
 export const OUTPUT_SCHEMAS_BUDGET_MS = 500;
+/**
+ * How fast an upstream's compile time comes back: OUTPUT_SCHEMAS_BUDGET_MS in this long. Each
+ * list_changed is a read, and re-reads follow one another as fast as the upstream answers: one
+ * whose schemas differ at every read would otherwise have the daemon compiling nearly all the
+ * time. So over time an upstream's compiles hold the loop at most 5% of it.
+ */
+export const OUTPUT_SCHEMAS_REFILL_MS = 10_000;
 /**
  * The steps (pattern-matcher.ts) the `pattern` checks of one result may take, over all its
  * strings: some 15 to 40 ms on this project's machines. A result that needs more passes with
@@ -37,6 +44,16 @@ interface ServerChecks {
   tools: readonly Item[];
   /** The upstream's own tool name -> its check; absent for a tool without an outputSchema. */
   byName: Map<string, OutputCheck>;
+  /** The served tools' names and outputSchemas as JSON: a re-read that lists the same keeps these checks. */
+  schemas: string;
+  /** Whether no schema was left for want of compile time: else a re-read compiles again, once it has all its time. */
+  complete: boolean;
+}
+
+/** An upstream's compile time left (ms, below zero when the last compile overran it), as of `at`. */
+interface CompileTime {
+  left: number;
+  at: number;
 }
 
 /**
@@ -57,6 +74,7 @@ interface ServerChecks {
  */
 export class OutputSchemas {
   private readonly checks = new Map<string, ServerChecks>();
+  private readonly compileTime = new Map<string, CompileTime>();
   private engine: Engine | undefined;
   /** What the result being checked may still spend on patterns: set before each check. */
   private readonly meter: PatternMeter = { stepsLeft: 0 };
@@ -65,6 +83,8 @@ export class OutputSchemas {
   constructor(
     private readonly store: CatalogStore,
     private readonly logger: Logger,
+    /** Milliseconds, for the compile time; the specs give their own. */
+    private readonly now: () => number = () => performance.now(),
   ) {
     store.onChange(() => this.refresh());
     this.refresh();
@@ -81,13 +101,24 @@ export class OutputSchemas {
   }
 
   private refresh(): void {
-    for (const server of [...this.checks.keys()]) if (!this.store.snapshot(server)) this.checks.delete(server);
+    for (const server of [...this.checks.keys()]) {
+      if (this.store.snapshot(server)) continue;
+      this.checks.delete(server);
+      this.compileTime.delete(server);
+    }
     for (const server of this.store.servers()) {
       const tools = this.store.snapshot(server)!.tools;
-      if (this.checks.get(server)?.tools === tools) continue;
-      if (!tools.some((tool) => tool.outputSchema !== undefined)) this.checks.set(server, { tools, byName: new Map() });
-      else if (this.engine) this.checks.set(server, { tools, byName: this.compile(server, tools, new this.engine.AjvJsonSchemaValidator()) });
-      else this.load();
+      const previous = this.checks.get(server);
+      if (previous?.tools === tools) continue;
+      const served = servedSchemas(tools);
+      if (served.length === 0) this.checks.set(server, { tools, byName: new Map(), schemas: '[]', complete: true });
+      else if (this.engine) {
+        const schemas = JSON.stringify(served);
+        // The same schemas: what was compiled stands; what was left for want of time is tried again once the time is back in full.
+        if (previous?.schemas === schemas && (previous.complete || this.allowanceOf(server, this.now()) < OUTPUT_SCHEMAS_BUDGET_MS)) {
+          this.checks.set(server, { ...previous, tools });
+        } else this.checks.set(server, { tools, schemas, ...this.compile(server, served, new this.engine.AjvJsonSchemaValidator()) });
+      } else this.load();
     }
   }
 
@@ -105,20 +136,20 @@ export class OutputSchemas {
     );
   }
 
-  private compile(server: string, tools: readonly Item[], validator: SchemaValidator): Map<string, OutputCheck> {
+  private compile(server: string, served: Array<[string, unknown]>, validator: SchemaValidator): Pick<ServerChecks, 'byName' | 'complete'> {
     const byName = new Map<string, OutputCheck>();
-    const seen = new Set<unknown>();
     const unchecked: string[] = [];
-    const started = performance.now();
+    let complete = true;
+    const started = this.now();
+    const allowance = this.allowanceOf(server, started);
     const patterns = linearPatternEngine(this.meter);
-    for (const tool of tools) {
-      // The first item of a name is the one the catalog serves.
-      if (seen.has(tool.name)) continue;
-      seen.add(tool.name);
-      const schema = tool.outputSchema;
-      if (schema === undefined) continue;
-      const name = String(tool.name);
-      const why = this.uncompilable(schema, started);
+    for (const [name, schema] of served) {
+      if (this.now() - started >= allowance) {
+        complete = false;
+        unchecked.push(`${JSON.stringify(name.slice(0, 80))}: the upstream's compile time (${OUTPUT_SCHEMAS_BUDGET_MS} ms, back over ${OUTPUT_SCHEMAS_REFILL_MS / 1000} s) was spent`);
+        continue;
+      }
+      const why = this.uncompilable(schema);
       if (why !== undefined) {
         unchecked.push(`${JSON.stringify(name.slice(0, 80))}: ${why}`);
         continue;
@@ -131,13 +162,22 @@ export class OutputSchemas {
         unchecked.push(`${JSON.stringify(name.slice(0, 80))}: ${(err instanceof Error ? err.message : String(err)).slice(0, 200)}`);
       }
     }
+    const ended = this.now();
+    this.compileTime.set(server, { left: allowance - (ended - started), at: ended });
     if (unchecked.length > 0) {
       this.logger.warn(
         { upstream: server, count: unchecked.length, examples: unchecked.slice(0, 5) },
         `${unchecked.length} tools' outputSchema could not be compiled; their structuredContent is checked as if they declared none`,
       );
     }
-    return byName;
+    return { byName, complete };
+  }
+
+  /** What `server` may spend compiling now: up to OUTPUT_SCHEMAS_BUDGET_MS, refilled over OUTPUT_SCHEMAS_REFILL_MS. */
+  private allowanceOf(server: string, now: number): number {
+    const time = this.compileTime.get(server);
+    if (!time) return OUTPUT_SCHEMAS_BUDGET_MS;
+    return Math.min(OUTPUT_SCHEMAS_BUDGET_MS, time.left + ((now - time.at) * OUTPUT_SCHEMAS_BUDGET_MS) / OUTPUT_SCHEMAS_REFILL_MS);
   }
 
   private check(server: string, tool: string, validate: ReturnType<SchemaValidator['getValidator']>, value: unknown): string | undefined {
@@ -155,11 +195,23 @@ export class OutputSchemas {
     }
   }
 
-  private uncompilable(schema: unknown, started: number): string | undefined {
-    if (performance.now() - started > OUTPUT_SCHEMAS_BUDGET_MS) return `the read's ${OUTPUT_SCHEMAS_BUDGET_MS} ms for compiling schemas was spent`;
+  private uncompilable(schema: unknown): string | undefined {
     const chars = JSON.stringify(schema).length;
     return chars > MAX_OUTPUT_SCHEMA_CHARS ? `${chars} characters of JSON, over ${MAX_OUTPUT_SCHEMA_CHARS}` : undefined;
   }
+}
+
+/** Each served tool's (the first of its name's) outputSchema, by its name. */
+function servedSchemas(tools: readonly Item[]): Array<[string, unknown]> {
+  const seen = new Set<unknown>();
+  const served: Array<[string, unknown]> = [];
+  for (const tool of tools) {
+    // The first item of a name is the one the catalog serves.
+    if (seen.has(tool.name)) continue;
+    seen.add(tool.name);
+    if (tool.outputSchema !== undefined) served.push([String(tool.name), tool.outputSchema]);
+  }
+  return served;
 }
 
 /** The part of an ajv engine this sets: the regular expression engine its next compile uses for `pattern`s. */
