@@ -83,6 +83,11 @@ describe('switchboard CLI', () => {
     const strict = run(['config', 'check', '--config', writeConfig({ policy: { file: 'strict.yaml' }, mcpServers: {} }, dir)]);
     expect(strict.stdout).toMatch(/policy: .*strict\.yaml; default deny/);
 
+    // A misspelt key is a warning (the setting keeps its default) that names the key meant.
+    const typo = run(['config', 'check', '--config', writeConfig({ listen: { prot: 9000 }, mcpServers: {} }, dir)]);
+    expect(typo.code).toBe(0);
+    expect(typo.stderr).toMatch(/^warning: .*: listen\.prot: unknown key, ignored \(did you mean `port`\?\)$/m);
+
     const bad = run(['config', 'check', '--config', writeConfig({ listen: { host: '0.0.0.0', port: 'x' }, mcpServers: {} })]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/listen\.port/);

@@ -108,8 +108,44 @@ describe('loadConfig: formats', () => {
       { file, path: 'mcpServers.fs.autoApprove', reason: 'unknown key, ignored' },
       { file, path: 'mcpServers.fs.alwaysAllow', reason: 'unknown key, ignored' },
       { file, path: 'mcpServers.web.transportType', reason: 'unknown key, ignored' },
-      { file, path: 'mcpServers.web.timeout', reason: 'unknown key, ignored' },
+      { file, path: 'mcpServers.web.timeout', reason: 'unknown key, ignored (did you mean `timeouts`?)' },
       { file, path: 'globalShortcut', reason: 'unknown key, ignored' },
+    ]);
+  });
+
+  it('names the known key a misspelt one was likely meant to be, at every level, and keeps it a warning', () => {
+    const file = write(
+      'typos.yaml',
+      [
+        'listen:',
+        '  prot: 9000',
+        'timeout:',
+        '  requestMs: 5000',
+        'audit:',
+        '  mdoe: relaxed',
+        '  redact:',
+        '    Keys: [token]',
+        'mcpServers:',
+        '  a:',
+        '    command: node',
+        '    tpye: stdio',
+        '    timeouts: { requestMS: 10 }',
+        '    roots: [{ uri: "file:///tmp", nmae: tmp }]',
+        '    shape: round',
+      ].join('\n'),
+    );
+    const { config, warnings } = loadConfigWithWarnings(file, {});
+    // Still only warnings: the settings they meant keep their defaults.
+    expect(config.listen.port).toBe(8780);
+    expect(warnings.map((w) => `${w.path}: ${w.reason}`)).toEqual([
+      'listen.prot: unknown key, ignored (did you mean `port`?)',
+      'audit.redact.Keys: unknown key, ignored (did you mean `keys`?)',
+      'audit.mdoe: unknown key, ignored (did you mean `mode`?)',
+      'mcpServers.a.timeouts.requestMS: unknown key, ignored (did you mean `requestMs`?)',
+      'mcpServers.a.roots.0.nmae: unknown key, ignored (did you mean `name`?)',
+      'mcpServers.a.tpye: unknown key, ignored (did you mean `type`?)',
+      'mcpServers.a.shape: unknown key, ignored',
+      'timeout: unknown key, ignored (did you mean `timeouts`?)',
     ]);
   });
 
@@ -273,7 +309,7 @@ describe('ConfigError', () => {
         '  - pageSize: must be an integer from 1 to 1000',
         '  - mcpServers.a: needs "command" (a stdio server) or "url" (an http or sse server)',
         'Warnings:',
-        '  - mcpServers.a.comand: unknown key, ignored',
+        '  - mcpServers.a.comand: unknown key, ignored (did you mean `command`?)',
       ].join('\n'),
     );
   });

@@ -8,6 +8,7 @@ import { normalizeConfig } from './config.normalize.js';
 import { parseConfigText, readConfigBytes } from './config.parse.js';
 import { checkRules } from './config.rules.js';
 import { configInputSchema, type ConfigInput } from './config.schema.js';
+import { knownKeysAt, unknownKeyReason } from './config.suggest.js';
 import type { ConfigProblem, GatewayConfig } from './config.types.js';
 
 export interface LoadedConfig {
@@ -52,7 +53,12 @@ export function loadConfigBytes(file: string, bytes: Buffer, env: Env): LoadedCo
     for (const issue of parsed.error.issues) {
       if (issue.code === 'unrecognized_keys') {
         unknownKeys.push({ at: issue.path, keys: issue.keys });
-        warnings.push(...issue.keys.map((key) => at(formatPath([...issue.path, key]), 'unknown key, ignored')));
+        // Warnings, not problems, even when a known key is close: Claude Desktop, Cline and
+        // others put keys of their own in these files (Cline's `timeout` is one edit from
+        // `timeouts`), and refusing them would refuse the files people import. The hint
+        // makes a misspelt key's warning say what it was meant to be instead.
+        const known = knownKeysAt(configInputSchema, issue.path);
+        warnings.push(...issue.keys.map((key) => at(formatPath([...issue.path, key]), unknownKeyReason(key, known))));
         continue;
       }
       const path = formatPath(issue.path);
