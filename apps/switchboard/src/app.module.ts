@@ -4,6 +4,7 @@ import type { AuditQuery } from '@switchboard/audit';
 import type { RequestAuthenticator } from '@switchboard/downstream';
 import { GatewayRuntime } from './gateway-runtime.js';
 import { HealthController } from './health.controller.js';
+import { RootController } from './root.controller.js';
 
 export interface AppParts {
   runtime: GatewayRuntime;
@@ -33,7 +34,7 @@ export class AppModule {
           inbox: parts.runtime.inbox,
         }),
       ],
-      controllers: [HealthController],
+      controllers: [HealthController, RootController],
       providers: [{ provide: GatewayRuntime, useValue: parts.runtime }],
     };
   }
