@@ -153,7 +153,7 @@ describe('AuditLog refusal rows', () => {
     const rows = (rule: string) => t.db.prepare('SELECT error_message FROM audit_record WHERE rule = ? ORDER BY id').all(rule) as { error_message: string }[];
     expect(rows('auth:unknown-key')).toHaveLength(4);
     expect(rows('audit:refusals-counted').map((r) => r.error_message.split(',')[0])).toEqual([
-      '1 more HTTP refusals from 10.0.0.1',
+      '1 more HTTP refusal from 10.0.0.1',
       '3 more HTTP refusals from 10.0.0.1',
     ]);
   });

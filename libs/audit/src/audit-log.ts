@@ -1,3 +1,4 @@
+import { counted } from '@switchboard/core';
 import type { AuditEntry } from './audit.types.js';
 import { CountedRows } from './counted-rows.js';
 import { RefusalBudget, type RefusalBudgetOptions, type RefusalSample, type RefusalSummary } from './refusal-budget.js';
@@ -241,7 +242,7 @@ export class AuditLog {
       decision: sample.decision,
       rule: 'audit:refusals-counted',
       outcome: null,
-      errorMessage: `${suppressed} more requests from upstream '${address}' that reached no host or person, ${when}, were counted, not recorded one by one (the first ${this.upstreamRefusals.perWindow} of a window are; the first of this one: ${sample.method}, rule ${sample.rule})`,
+      errorMessage: `${counted(suppressed, 'more request', 'more requests')} from upstream '${address}' that reached no host or person, ${when}, ${suppressed === 1 ? 'was' : 'were'} counted, not recorded one by one (the first ${this.upstreamRefusals.perWindow} of a window are; the first of this one: ${sample.method}, rule ${sample.rule})`,
     });
   }
 
@@ -255,7 +256,7 @@ export class AuditLog {
       decision: sample.decision,
       rule: 'audit:refusals-counted',
       outcome: null,
-      errorMessage: `${suppressed} more HTTP refusals from ${address}, ${when}, were counted, not recorded one by one (the first ${this.refusals.perWindow} of a window are; the first of this one: rule ${sample.rule})`,
+      errorMessage: `${counted(suppressed, 'more HTTP refusal', 'more HTTP refusals')} from ${address}, ${when}, ${suppressed === 1 ? 'was' : 'were'} counted, not recorded one by one (the first ${this.refusals.perWindow} of a window are; the first of this one: rule ${sample.rule})`,
     });
   }
 

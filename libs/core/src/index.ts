@@ -15,3 +15,4 @@ export * from './json-depth.js';
 export * from './caller-name.js';
 export * from './uri-limit.js';
 export * from './related-task.js';
+export * from './counted.js';

@@ -1,4 +1,5 @@
 import type { RateLimitsConfig } from '@switchboard/config';
+import { counted } from '@switchboard/core';
 import type { BucketSpec, BucketStore } from './bucket-store.js';
 
 /** One recorded request, as the limits see it. */
@@ -79,7 +80,7 @@ export class RequestLimiter {
         ok: false,
         rule: 'limit:upstream-concurrency',
         retryAfterMs: CONCURRENCY_RETRY_MS,
-        reason: `upstream '${request.server}' already has ${cap} calls in flight`,
+        reason: `upstream '${request.server}' already has ${counted(cap, 'call')} in flight`,
       };
     }
     this.inFlight.set(request.server, running + 1);

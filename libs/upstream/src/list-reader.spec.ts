@@ -89,6 +89,13 @@ describe('readList', () => {
     expect(lines.map((l) => l['msg'])).toEqual(['tools/list: 2 items left out that no host could be served']);
   });
 
+  it('says 1 item, not 1 items, when one is left out', async () => {
+    const page = async (): Promise<Item> => ({ tools: [tool(1), { inputSchema: { type: 'object' } }] });
+    const { log, lines } = logLines();
+    await readList(page, 'tools/list', 'tools', wide, log);
+    expect(lines.map((l) => l['msg'])).toEqual(['tools/list: 1 item left out that no host could be served']);
+  });
+
   it(`stops a cursor that never ends after ${MAX_LIST_PAGES} pages`, async () => {
     let n = 0;
     const page = async (): Promise<Item> => ({ tools: [], nextCursor: String(n++) });

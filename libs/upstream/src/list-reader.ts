@@ -1,4 +1,5 @@
 import type { ListLimits } from '@switchboard/config';
+import { counted } from '@switchboard/core';
 import type { Logger } from '@switchboard/observability';
 import { CappedList, type CutList } from './list-cap.js';
 import { describeItem, servedItem, taskOnly, unservableReason } from './list-items.js';
@@ -73,7 +74,7 @@ export async function readList(
   if (pages === MAX_LIST_PAGES && list.cutBy === undefined) {
     log.warn({ method, pages, items: list.items.length }, `${method}: stopped after ${pages} pages; the rest of the list is not served`);
   }
-  if (dropped > 0) log.warn({ method, dropped, examples }, `${method}: ${dropped} items left out that no host could be served`);
+  if (dropped > 0) log.warn({ method, dropped, examples }, `${method}: ${counted(dropped, 'item')} left out that no host could be served`);
   const cut = list.cutOf(method);
   return { items: list.items, ...(cut !== undefined && { cut }), ...(taskOnlyNames.length > 0 && { taskOnly: taskOnlyNames }) };
 }

@@ -1,4 +1,5 @@
 import { AuditQuery, type AuditStats } from '@switchboard/audit';
+import { counted } from '@switchboard/core';
 import { inReadSnapshot, withAuditReader } from './audit-reader.js';
 import { COMMON_OPTIONS, loadCommandConfig, parseCommandArgs, printUsage } from './command-args.js';
 import { FILTER_OPTIONS, parseFilters } from './filters.js';
@@ -26,11 +27,11 @@ export async function run(args: string[], usage: string): Promise<number> {
 export function formatStats(stats: AuditStats): string {
   const d = stats.byDecision;
   const rows =
-    `${stats.rows} rows: ${d.allowed} allowed, ${d.denied} denied, ${d.limited} limited, ` +
+    `${counted(stats.rows, 'row')}: ${d.allowed} allowed, ${d.denied} denied, ${d.limited} limited, ` +
     `${d.unauthenticated} unauthenticated, ${d.refused} refused\n`;
   const calls =
-    `${stats.calls} tool calls (tools/call rows): ${stats.errors} errors, ${stats.cancelled} cancelled, ` +
-    `${stats.denials} denials (not allowed)\n`;
+    `${counted(stats.calls, 'tool call')} (tools/call rows): ${counted(stats.errors, 'error')}, ${stats.cancelled} cancelled, ` +
+    `${counted(stats.denials, 'denial')} (not allowed)\n`;
   const tools = formatTable(
     ['TOOL', 'UPSTREAM', 'CALLS', 'ERRORS', 'DENIALS'],
     stats.byTool.map((t) => [t.tool ?? '(no name)', t.upstream ?? '-', t.calls, t.errors, t.denials]),

@@ -1,4 +1,5 @@
 import { verifyChain, type PruningAccount } from '@switchboard/audit';
+import { counted } from '@switchboard/core';
 import { inReadSnapshot, withAuditReader } from './audit-reader.js';
 import { COMMON_OPTIONS, loadCommandConfig, parseCommandArgs, printUsage } from './command-args.js';
 
@@ -13,7 +14,7 @@ export async function run(args: string[], usage: string): Promise<number> {
   );
   if (verdict.ok) {
     process.stdout.write(
-      `ok: ${verdict.rows} rows, chain intact (head ${verdict.headHash}, ${verdict.prunedRows} rows pruned by retention)\n`,
+      `ok: ${counted(verdict.rows, 'row')}, chain intact (head ${verdict.headHash}, ${counted(verdict.prunedRows, 'row')} pruned by retention)\n`,
     );
     if (verdict.pruning) process.stdout.write(`${formatPruning(verdict.pruning)}\n`);
     return 0;
@@ -26,7 +27,7 @@ export async function run(args: string[], usage: string): Promise<number> {
     process.stdout.write(`BROKEN before row ${verdict.brokenAt}: ${verdict.reason}\n`);
     return 1;
   }
-  process.stdout.write(`BROKEN at row ${verdict.brokenAt}: ${verdict.reason} (${verdict.rows} rows verified before it)\n`);
+  process.stdout.write(`BROKEN at row ${verdict.brokenAt}: ${verdict.reason} (${counted(verdict.rows, 'row')} verified before it)\n`);
   return 1;
 }
 

@@ -15,6 +15,7 @@ import {
   type JsonRpcRequest,
   type RequestId,
   type SendOptions,
+  counted,
 } from '@switchboard/core';
 import { isInitializeRequest, requestIdOf, takeMessages } from '../message-intake.js';
 import { GatewaySession } from '../gateway-session.js';
@@ -267,7 +268,7 @@ export class StreamableHttpService {
       ...requestLine(req),
       decision: 'limited',
       rule: 'limit:sessions',
-      reason: `${own.size} sessions, each busy (rateLimits.sessionsPerPrincipal is ${limit})`,
+      reason: `${counted(own.size, 'session')}, each busy (rateLimits.sessionsPerPrincipal is ${limit})`,
       principal: { id: principal.id, authMethod: principal.authMethod },
     });
     return false;

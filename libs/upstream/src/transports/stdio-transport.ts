@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { LineSplitter, LineWriter, classifyMessage, invalidResponseAsError, type JsonRpcMessage } from '@switchboard/core';
+import { LineSplitter, LineWriter, classifyMessage, invalidResponseAsError, type JsonRpcMessage, counted } from '@switchboard/core';
 import type { StdioServerConfig } from '@switchboard/config';
 import type { Logger } from '@switchboard/observability';
 import { inheritedEnvironment } from './inherited-env.js';
@@ -78,7 +78,7 @@ export class StdioUpstreamTransport implements UpstreamTransport {
     this.strayLines = new LogBudget(
       logger,
       MAX_STRAY_LINES_PER_SECOND,
-      (count) => `upstream stdout: ${count} stray lines not logged (over ${MAX_STRAY_LINES_PER_SECOND} a second)`,
+      (count) => `upstream stdout: ${counted(count, 'stray line')} not logged (over ${MAX_STRAY_LINES_PER_SECOND} a second)`,
     );
   }
 
@@ -252,7 +252,7 @@ export class StdioUpstreamTransport implements UpstreamTransport {
     let logged = 0;
     let skipped = 0;
     const reportSkipped = () => {
-      if (skipped > 0) this.logger.warn({ skipped }, `upstream stderr: ${skipped} lines not logged (over ${MAX_STDERR_LINES_PER_SECOND} a second)`);
+      if (skipped > 0) this.logger.warn({ skipped }, `upstream stderr: ${counted(skipped, 'line')} not logged (over ${MAX_STDERR_LINES_PER_SECOND} a second)`);
       skipped = 0;
     };
     const take = (chunk: string, from: number, to: number) => {

@@ -1,0 +1,12 @@
+import { describe, expect, it } from 'vitest';
+import { counted } from './counted.js';
+
+describe('counted', () => {
+  it('says 1 in the singular, any other count in the plural', () => {
+    expect(counted(1, 'error')).toBe('1 error');
+    expect(counted(2, 'error')).toBe('2 errors');
+    expect(counted(0, 'row')).toBe('0 rows');
+    expect(counted(1, 'tool call')).toBe('1 tool call');
+    expect(counted(3, 'entry', 'entries')).toBe('3 entries');
+  });
+});
