@@ -48,7 +48,10 @@ describe('readList', () => {
     const runsNot = await readList(page, 'tools/list', 'tools', wide, log);
     expect(runsNot.items.map((t) => t['name'])).toEqual(['t0', 't2']);
     expect(runsNot.taskOnly).toBeUndefined();
-    expect(lines).toEqual([expect.objectContaining({ dropped: 1, examples: [expect.stringMatching(/^"t1": it can only be called as a task/)] })]);
+    expect(runsNot.leftOut).toEqual({ count: 1, examples: [expect.stringMatching(/^"t1": it can only be called as a task/)] });
+    expect(runs.leftOut).toBeUndefined();
+    // The caller logs what was left out (LeftOutItems), once for a list, not readList at every read.
+    expect(lines).toEqual([]);
   });
 
   it('keeps the first maxItems in upstream order and asks for no page after the cut', async () => {
@@ -80,20 +83,15 @@ describe('readList', () => {
     expect(asked).toEqual([undefined, '10']);
   });
 
-  it('does not count items no host could be served against the limits', async () => {
+  it('does not count items no host could be served against the limits, and says which it left out', async () => {
     const page = async (): Promise<Item> => ({ tools: [{ name: 'bad', inputSchema: 'x' }, tool(1), { inputSchema: { type: 'object' } }, tool(2)] });
     const { log, lines } = logLines();
     const read = await readList(page, 'tools/list', 'tools', { ...wide, maxItems: 2 }, log);
     expect(read.items).toEqual([tool(1), tool(2)]);
     expect(read.cut).toBeUndefined();
-    expect(lines.map((l) => l['msg'])).toEqual(['tools/list: 2 items left out that no host could be served']);
-  });
-
-  it('says 1 item, not 1 items, when one is left out', async () => {
-    const page = async (): Promise<Item> => ({ tools: [tool(1), { inputSchema: { type: 'object' } }] });
-    const { log, lines } = logLines();
-    await readList(page, 'tools/list', 'tools', wide, log);
-    expect(lines.map((l) => l['msg'])).toEqual(['tools/list: 1 item left out that no host could be served']);
+    expect(read.leftOut).toEqual({ count: 2, examples: [expect.stringMatching(/^"bad": /), expect.any(String)] });
+    // The connection logs them (LeftOutItems), once for reads that leave out the same.
+    expect(lines).toEqual([]);
   });
 
   it(`stops a cursor that never ends after ${MAX_LIST_PAGES} pages`, async () => {

@@ -1,6 +1,6 @@
 import type { ListLimits } from '@switchboard/config';
-import { counted } from '@switchboard/core';
 import type { Logger } from '@switchboard/observability';
+import type { LeftOut } from './left-out-items.js';
 import { CappedList, type CutList } from './list-cap.js';
 import { describeItem, servedItem, taskOnly, unservableReason } from './list-items.js';
 
@@ -23,13 +23,15 @@ export interface ListRead {
   cut?: CutList;
   /** The names of the tools served that can only be called as tasks. */
   taskOnly?: string[];
+  /** Set when items no host could be served were left out; the caller logs them (LeftOutItems). */
+  leftOut?: LeftOut;
 }
 
 /**
  * Reads a whole list with `page` (one request per cursor; the upstream's cursors never leave
  * the gateway), keeping what `limits` allow: once an item does not fit, no further page is
- * asked for. Items no host could be served (unservableReason) are left out, logged, and not
- * counted against the limits.
+ * asked for. Items no host could be served (unservableReason) are left out, reported in
+ * `leftOut`, and not counted against the limits.
  */
 export async function readList(
   page: (cursor: string | undefined) => Promise<Item>,
@@ -74,7 +76,10 @@ export async function readList(
   if (pages === MAX_LIST_PAGES && list.cutBy === undefined) {
     log.warn({ method, pages, items: list.items.length }, `${method}: stopped after ${pages} pages; the rest of the list is not served`);
   }
-  if (dropped > 0) log.warn({ method, dropped, examples }, `${method}: ${counted(dropped, 'item')} left out that no host could be served`);
+  const read: ListRead = { items: list.items };
   const cut = list.cutOf(method);
-  return { items: list.items, ...(cut !== undefined && { cut }), ...(taskOnlyNames.length > 0 && { taskOnly: taskOnlyNames }) };
+  if (cut !== undefined) read.cut = cut;
+  if (dropped > 0) read.leftOut = { count: dropped, examples };
+  if (taskOnlyNames.length > 0) read.taskOnly = taskOnlyNames;
+  return read;
 }

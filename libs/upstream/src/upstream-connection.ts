@@ -13,6 +13,7 @@ import { RetrySchedule } from './backoff.js';
 import { handshake } from './handshake.js';
 import { HealthProbe } from './health-probe.js';
 import { LastSends } from './last-sends.js';
+import { LeftOutItems } from './left-out-items.js';
 import { CutLists } from './list-cap.js';
 import { LogMessageBounds } from './log-message-bounds.js';
 import { readList } from './list-reader.js';
@@ -70,6 +71,7 @@ export class UpstreamConnection {
   private opening?: JsonRpcPeer;
   private readonly log: Logger;
   private readonly cutLists: CutLists;
+  private readonly leftOutItems: LeftOutItems;
   private readonly logMessages: LogMessageBounds;
   private readonly health = new HealthProbe({
     peer: () => this.peer,
@@ -95,6 +97,7 @@ export class UpstreamConnection {
   ) {
     this.log = deps.logger.child({ upstream: current.name });
     this.cutLists = new CutLists(current.name, this.log);
+    this.leftOutItems = new LeftOutItems(this.log);
     this.logMessages = new LogMessageBounds(this.log);
     const runsTasks = () => runsToolTasks(this.protocolVersion, this.capabilities);
     this.tasks = new TaskCalls(current.name, (method, params, options) => this.request(method, params, options), runsTasks);
@@ -220,15 +223,16 @@ export class UpstreamConnection {
   }
 
   /**
-   * Reads a whole list (readList): what `limits` allow of it, in the upstream's order. A list
-   * cut short shows in status() and is logged once, not at every re-read.
+   * Reads a whole list (readList): what `limits` allow of it, in the upstream's order. A cut
+   * shows in status(); it and the items left out are logged once, not at every re-read.
    */
   async listAll(method: string, key: string, limits: ListLimits): Promise<Item[]> {
     const timeoutMs = this.config.timeouts.requestMs;
     const page = (cursor: string | undefined) => this.request(method, cursor === undefined ? undefined : { cursor }, { timeoutMs });
-    const { items, cut, taskOnly } = await readList(page, method, key, limits, this.log, runsToolTasks(this.protocolVersion, this.capabilities));
+    const { items, cut, leftOut, taskOnly } = await readList(page, method, key, limits, this.log, runsToolTasks(this.protocolVersion, this.capabilities));
     if (key === 'tools') this.tasks.listed(taskOnly);
     this.cutLists.record(method, cut);
+    this.leftOutItems.record(method, leftOut);
     return items;
   }
 
