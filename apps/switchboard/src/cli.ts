@@ -5,7 +5,7 @@ import type { FileSettings } from './daemon.js';
 import { parseOptions } from './parse-options.js';
 import { SWITCHBOARD_VERSION } from './version.js';
 
-const USAGE = `Usage:
+export const USAGE = `Usage:
   switchboard start [--config FILE] [--port N] [--host ADDR] [--data-dir DIR]
       Run the gateway daemon (Streamable HTTP at /mcp, HTTP+SSE at /sse).
   switchboard stdio [--config FILE] [--data-dir DIR]
@@ -82,6 +82,22 @@ export function commandFirst(argv: string[]): string[] {
   return subcommand === undefined ? [family, ...leading] : [family, subcommand, ...leading, ...rest];
 }
 
+/** The options of start and stdio (and --help, --version); a bad one throws, as parseArgs does. */
+export function parseStartArgs(argv: string[]) {
+  return parseOptions({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      config: { type: 'string', short: 'c' },
+      port: { type: 'string', short: 'p' },
+      host: { type: 'string' },
+      'data-dir': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+      version: { type: 'boolean', short: 'v' },
+    },
+  });
+}
+
 /** Exit codes: 0 ok, 1 runtime failure, 2 bad usage or bad config. */
 export async function main(argv: string[]): Promise<number> {
   argv = commandFirst(argv);
@@ -92,18 +108,7 @@ export async function main(argv: string[]): Promise<number> {
   }
   let parsed;
   try {
-    parsed = parseOptions({
-      args: argv,
-      allowPositionals: true,
-      options: {
-        config: { type: 'string', short: 'c' },
-        port: { type: 'string', short: 'p' },
-        host: { type: 'string' },
-        'data-dir': { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-        version: { type: 'boolean', short: 'v' },
-      },
-    });
+    parsed = parseStartArgs(argv);
   } catch (err) {
     process.stderr.write(`switchboard: ${(err as Error).message}\n\n${USAGE}\n`);
     return 2;

@@ -24,18 +24,23 @@ const FORMATS = {
   csv: { header: csvHeader(), line: csvRow },
 };
 
+/** What `audit export` reads of its arguments; bad usage throws. */
+export function readArguments(args: string[]) {
+  const { values } = parseCommandArgs(args, OPTIONS);
+  if (values.help) return { values, format: undefined, filter: {} };
+  if (values.format !== 'jsonl' && values.format !== 'csv') {
+    throw usageError(`--format ${values.format === undefined ? 'is required' : `'${values.format}'`}: expected jsonl or csv`);
+  }
+  return { values, format: FORMATS[values.format], filter: parseFilters(values) };
+}
+
 /**
  * `audit export`: every matching row, oldest first, streamed in chunks (constant memory
  * however large the log) to stdout or `--output FILE`, as the log was when it began.
  */
 export async function run(args: string[], usage: string): Promise<number> {
-  const { values } = parseCommandArgs(args, OPTIONS);
-  if (values.help) return printUsage(usage);
-  if (values.format !== 'jsonl' && values.format !== 'csv') {
-    throw usageError(`--format ${values.format === undefined ? 'is required' : `'${values.format}'`}: expected jsonl or csv`);
-  }
-  const format = FORMATS[values.format];
-  const filter = parseFilters(values);
+  const { values, format, filter } = readArguments(args);
+  if (values.help || !format) return printUsage(usage);
   const config = loadCommandConfig(values);
 
   if (values.output !== undefined) refuseDataDirOutput(values.output, config.dataDir);

@@ -7,15 +7,20 @@ import { formatTable } from './text-table.js';
 
 const OPTIONS = { ...COMMON_OPTIONS, ...FILTER_OPTIONS, json: { type: 'boolean' } } as const;
 
+/** What `audit stats` reads of its arguments; bad usage throws. */
+export function readArguments(args: string[]) {
+  const { values } = parseCommandArgs(args, OPTIONS);
+  return { values, filter: values.help ? {} : parseFilters(values) };
+}
+
 /**
  * `audit stats`: every row by decision; tool calls (`tools/call` rows) with their errors and
  * denials (and in total, those their hosts cancelled), in total, per tool and per principal; every row per method. Each line counts one
  * set of rows in all its columns (see AuditStats).
  */
 export async function run(args: string[], usage: string): Promise<number> {
-  const { values } = parseCommandArgs(args, OPTIONS);
+  const { values, filter } = readArguments(args);
   if (values.help) return printUsage(usage);
-  const filter = parseFilters(values);
   // One snapshot, so the totals and the tables count the same rows.
   const stats = await withAuditReader(loadCommandConfig(values), (dataSource) =>
     inReadSnapshot(dataSource, () => new AuditQuery(dataSource).stats(filter)),

@@ -19,15 +19,21 @@ const OPTIONS = {
 const POLL_MS = 500;
 const MAX_LINES = 100_000;
 
-/** `audit tail`: the newest rows, oldest first; with -f, new rows as they are committed. */
-export async function run(args: string[], usage: string): Promise<number> {
+/** What `audit tail` reads of its arguments; bad usage throws. */
+export function readArguments(args: string[]) {
   const { values } = parseCommandArgs(args, OPTIONS);
-  if (values.help) return printUsage(usage);
+  if (values.help) return { values, count: 0, filter: {} };
   const count = Number(values.lines);
   if (!/^\d+$/.test(values.lines) || count < 1 || count > MAX_LINES) {
     throw usageError(`-n '${values.lines}': expected a number of rows from 1 to ${MAX_LINES}`);
   }
-  const filter = parseFilters(values);
+  return { values, count, filter: parseFilters(values) };
+}
+
+/** `audit tail`: the newest rows, oldest first; with -f, new rows as they are committed. */
+export async function run(args: string[], usage: string): Promise<number> {
+  const { values, count, filter } = readArguments(args);
+  if (values.help) return printUsage(usage);
   const format = values.json ? (row: AuditRow) => JSON.stringify(auditRowJson(row)) : formatRowLine;
   const out = new ChunkedOutput(process.stdout);
   const print = async (rows: AsyncIterable<AuditRow> | AuditRow[]) => {

@@ -3,9 +3,12 @@ import { counted } from '@switchboard/core';
 import { inReadSnapshot, withAuditReader } from './audit-reader.js';
 import { COMMON_OPTIONS, loadCommandConfig, parseCommandArgs, printUsage } from './command-args.js';
 
+/** What `audit verify` reads of its arguments; bad usage throws. */
+export const readArguments = (args: string[]) => parseCommandArgs(args, COMMON_OPTIONS);
+
 /** `audit verify`: exit 0 when the hash chain is intact, 1 with the first broken row when not. */
 export async function run(args: string[], usage: string): Promise<number> {
-  const { values } = parseCommandArgs(args, COMMON_OPTIONS);
+  const { values } = readArguments(args);
   if (values.help) return printUsage(usage);
   const verdict = await withAuditReader(
     loadCommandConfig(values),

@@ -4,12 +4,15 @@ import { COMMON_OPTIONS, loadCommandConfig, parseCommandArgs, printUsage } from 
 import { CommandError, usageError } from './command-error.js';
 
 /** `switchboard db <subcommand>`; returns the exit code. */
+/** What each `db` subcommand reads of its arguments, without running it; bad usage throws. */
+export const DB_ARGUMENTS = { migrate: (args: string[]) => parseCommandArgs(args, COMMON_OPTIONS) };
+
 export async function runDbCommand(args: string[], usage: string): Promise<number> {
   const [subcommand, ...rest] = args;
   if (subcommand === '--help' || subcommand === '-h') return printUsage(usage);
   if (subcommand === undefined) throw usageError(`a command is missing\n\n${usage}`);
   if (subcommand !== 'migrate') throw usageError(`unknown db command '${subcommand}'; try: switchboard db migrate`);
-  const { values } = parseCommandArgs(rest, COMMON_OPTIONS);
+  const { values } = DB_ARGUMENTS.migrate(rest);
   if (values.help) return printUsage(usage);
   return migrateDatabase(loadCommandConfig(values));
 }

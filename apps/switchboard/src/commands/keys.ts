@@ -17,12 +17,23 @@ export async function runKeysCommand(args: string[], usage: string): Promise<num
   return runSubcommand('keys', args, usage, { create, list, revoke });
 }
 
+/** What each `keys` subcommand reads of its arguments, without running it; bad usage throws. */
+export const KEYS_ARGUMENTS = {
+  create(args: string[]) {
+    const { values } = parseCommandArgs(args, CREATE_OPTIONS);
+    if (values.help) return { values, roles: [], expiresAt: undefined };
+    if (!values.name) throw usageError('keys create needs --name NAME');
+    const roles = (values.roles ?? '').split(',').map((r) => r.trim()).filter(Boolean);
+    const expiresAt = values.expires === undefined ? undefined : Date.now() + parseDuration(values.expires);
+    return { values, roles, expiresAt };
+  },
+  list: (args: string[]) => parseCommandArgs(args, LIST_OPTIONS),
+  revoke: (args: string[]) => parseOneArgument(args, 'key name or id to keys revoke'),
+};
+
 async function create(args: string[], usage: string): Promise<number> {
-  const { values } = parseCommandArgs(args, CREATE_OPTIONS);
+  const { values, roles, expiresAt } = KEYS_ARGUMENTS.create(args);
   if (values.help) return printUsage(usage);
-  if (!values.name) throw usageError('keys create needs --name NAME');
-  const roles = (values.roles ?? '').split(',').map((r) => r.trim()).filter(Boolean);
-  const expiresAt = values.expires === undefined ? undefined : Date.now() + parseDuration(values.expires);
   const { key, info } = await withKeys(values, async (store) => {
     try {
       return await store.create({ name: values.name!, roles, ...(expiresAt !== undefined && { expiresAt }) });
@@ -40,7 +51,7 @@ async function create(args: string[], usage: string): Promise<number> {
 }
 
 async function list(args: string[], usage: string): Promise<number> {
-  const { values } = parseCommandArgs(args, LIST_OPTIONS);
+  const { values } = KEYS_ARGUMENTS.list(args);
   if (values.help) return printUsage(usage);
   const keys = await withKeys(values, (store) => store.list());
   if (values.json) {
@@ -61,7 +72,7 @@ async function list(args: string[], usage: string): Promise<number> {
 }
 
 async function revoke(args: string[], usage: string): Promise<number> {
-  const { values, argument } = parseOneArgument(args, 'key name or id to keys revoke');
+  const { values, argument } = KEYS_ARGUMENTS.revoke(args);
   if (values.help) return printUsage(usage);
   const revoked = await withKeys(values, (store) => store.revoke(argument));
   if (!revoked) throw new CommandError(`no active key named '${argument}' and no key with that id`, 1);

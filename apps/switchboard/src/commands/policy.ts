@@ -22,6 +22,23 @@ const CHECK_OPTIONS = {
 } as const;
 const LINT_OPTIONS = { ...COMMON_OPTIONS, file: { type: 'string' } } as const;
 
+/**
+ * What each `policy` subcommand reads of its arguments, without running it; bad usage throws.
+ * What check's request is (--tool, --resource, --server, --action) is judged with the config.
+ */
+export const POLICY_ARGUMENTS = {
+  check(args: string[]) {
+    const { values } = parseCommandArgs(args, CHECK_OPTIONS);
+    if (values.help) return { values, caller: undefined };
+    if (!values.principal) throw usageError('policy check needs --principal P');
+    // As the policy's `users:` names callers: `alice` an API key, `jwt:alice` a token's principal (callerName).
+    const caller = parseCallerName(values.principal);
+    if (!caller) throw usageError(`--principal must be a key's name or jwt:NAME, stdio:USER, loopback:anonymous; got '${values.principal}'`);
+    return { values, caller };
+  },
+  lint: (args: string[]) => parseCommandArgs(args, LINT_OPTIONS),
+};
+
 /** `switchboard policy check|lint`. */
 export async function runPolicyCommand(args: string[], usage: string): Promise<number> {
   return runSubcommand('policy', args, usage, { check, lint });
@@ -33,7 +50,7 @@ export async function runPolicyCommand(args: string[], usage: string): Promise<n
  * its alias, which never apply.
  */
 async function lint(args: string[], usage: string): Promise<number> {
-  const { values } = parseCommandArgs(args, LINT_OPTIONS);
+  const { values } = POLICY_ARGUMENTS.lint(args);
   if (values.help) return printUsage(usage);
   const config = values.file && !values.config ? undefined : loadCommandConfig(values);
   const file = policyFile(values.file, config);
@@ -49,17 +66,13 @@ async function lint(args: string[], usage: string): Promise<number> {
  * when allowed, 3 when denied, so scripts can test policies.
  */
 async function check(args: string[], usage: string): Promise<number> {
-  const { values } = parseCommandArgs(args, CHECK_OPTIONS);
-  if (values.help) return printUsage(usage);
-  if (!values.principal) throw usageError('policy check needs --principal P');
+  const { values, caller } = POLICY_ARGUMENTS.check(args);
+  if (values.help || !caller) return printUsage(usage);
   const config = loadCommandConfig(values);
   const file = values.file ?? config.policy.file;
   const fallback = policyDefaultEffect(config);
   const engine = file ? new PolicyEngine(loadPolicyForCommand(resolve(file)), fallback, file) : PolicyEngine.defaultOnly(fallback);
   const [type, action, fields] = policyRequestOf(values, config);
-  // As the policy's `users:` names callers: `alice` an API key, `jwt:alice` a token's principal (callerName).
-  const caller = parseCallerName(values.principal);
-  if (!caller) throw usageError(`--principal must be a key's name or jwt:NAME, stdio:USER, loopback:anonymous; got '${values.principal}'`);
   const principal = { ...caller, roles: list(values.roles), groups: list(values.groups) };
   const refused = type === 'Resource' ? refusedUri(values.resource!, fields.uri!) : undefined;
   const decision: PolicyDecision = refused ? { allowed: false, rule: refused.rule } : engine.decide(principal, action, type, fields);

@@ -21,6 +21,13 @@ const LIST_OPTIONS = { ...TARGET_OPTIONS, json: { type: 'boolean' } } as const;
 
 type StoreOptions = { config?: string; 'data-dir'?: string };
 
+/** What each `secrets` subcommand reads of its arguments, without running it (nor reading stdin); bad usage throws. */
+export const SECRETS_ARGUMENTS = {
+  set: (args: string[]) => parseTarget(args, 'set'),
+  list: (args: string[]) => parseCommandArgs(args, LIST_OPTIONS),
+  delete: (args: string[]) => parseTarget(args, 'delete'),
+};
+
 /** `switchboard secrets set|list|delete`: upstream secrets per principal, encrypted in the data dir's database. */
 export async function runSecretsCommand(args: string[], usage: string): Promise<number> {
   return runSubcommand('secrets', args, usage, { set, list, delete: remove });
@@ -28,7 +35,7 @@ export async function runSecretsCommand(args: string[], usage: string): Promise<
 
 /** The value comes from stdin only: argv is visible to every user through `ps`. */
 async function set(args: string[], usage: string): Promise<number> {
-  const { values, name } = parseTarget(args, 'set');
+  const { values, name } = SECRETS_ARGUMENTS.set(args);
   if (values.help) return printUsage(usage);
   const value = await readValue(name);
   const keys = await withSecrets(values, (store, dataSource) => {
@@ -50,7 +57,7 @@ async function set(args: string[], usage: string): Promise<number> {
 }
 
 async function list(args: string[], usage: string): Promise<number> {
-  const { values } = parseCommandArgs(args, LIST_OPTIONS);
+  const { values } = SECRETS_ARGUMENTS.list(args);
   if (values.help) return printUsage(usage);
   const secrets = await withSecrets(values, (store) => store.list(values.principal));
   if (values.json) {
@@ -68,7 +75,7 @@ async function list(args: string[], usage: string): Promise<number> {
 }
 
 async function remove(args: string[], usage: string): Promise<number> {
-  const { values, name } = parseTarget(args, 'delete');
+  const { values, name } = SECRETS_ARGUMENTS.delete(args);
   if (values.help) return printUsage(usage);
   const deleted = await withSecrets(values, (store) => store.delete(values.principal, name));
   if (!deleted) throw new CommandError(`no secret ${name} for principal '${values.principal}'; see switchboard secrets list`, 1);

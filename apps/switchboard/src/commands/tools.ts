@@ -9,8 +9,20 @@ export async function runToolsCommand(args: string[], usage: string): Promise<nu
   return runSubcommand('tools', args, usage, { review, accept });
 }
 
+/** What each `tools` subcommand reads of its arguments, without running it; bad usage throws. */
+export const TOOLS_ARGUMENTS = {
+  review: (args: string[]) => parseCommandArgs(args, COMMON_OPTIONS),
+  accept(args: string[]) {
+    const { values, argument: target } = parseOneArgument(args, 'SERVER/TOOL to tools accept (the upstream name and its own tool name)');
+    if (values.help) return { values, server: '', tool: '' };
+    const slash = target.indexOf('/');
+    if (slash <= 0) throw usageError('tools accept needs SERVER/TOOL (the upstream name and its own tool name)');
+    return { values, server: target.slice(0, slash), tool: target.slice(slash + 1) };
+  },
+};
+
 async function review(args: string[], usage: string): Promise<number> {
-  const { values } = parseCommandArgs(args, COMMON_OPTIONS);
+  const { values } = TOOLS_ARGUMENTS.review(args);
   if (values.help) return printUsage(usage);
   const held = await withPins(values, (pins) => pins.quarantined());
   if (held.length === 0) {
@@ -23,12 +35,8 @@ async function review(args: string[], usage: string): Promise<number> {
 }
 
 async function accept(args: string[], usage: string): Promise<number> {
-  const { values, argument: target } = parseOneArgument(args, 'SERVER/TOOL to tools accept (the upstream name and its own tool name)');
+  const { values, server, tool } = TOOLS_ARGUMENTS.accept(args);
   if (values.help) return printUsage(usage);
-  const slash = target.indexOf('/');
-  if (slash <= 0) throw usageError('tools accept needs SERVER/TOOL (the upstream name and its own tool name)');
-  const server = target.slice(0, slash);
-  const tool = target.slice(slash + 1);
   const accepted = await withPins(values, (pins) => {
     const pin = pins.get(server, tool);
     if (!pin?.pendingHash || !pin.pendingDefinition) return undefined;
