@@ -37,7 +37,9 @@ function malformedCredential(headers: IncomingMessage['headers']): string | unde
     return 'the Authorization header is not "Bearer" followed by one space and the token';
   }
   const apiKey = headers['x-api-key'];
-  if (apiKey !== undefined && String(apiKey).trim() === '') return 'the X-API-Key header is empty';
+  // Worded so that the audit log's redaction leaves it whole: "X-API-Key header is empty"
+  // reads to it as a flag and its value, and the row said "X-API-Key [REDACTED] is empty".
+  if (apiKey !== undefined && String(apiKey).trim() === '') return 'the API key header (X-API-Key) is empty';
   return undefined;
 }
 
@@ -125,7 +127,8 @@ export class HttpAuthenticator {
     // Both a Bearer credential and X-API-Key: which of the two is the caller? Taking the first
     // that passes would let a bad one ride along unchecked; neither is chosen.
     if (req.headers['x-api-key'] !== undefined && /^\s*bearer\s/i.test(req.headers.authorization ?? '')) {
-      return { refusal: { rule: 'auth:two-credentials', reason: 'two credentials were sent (Authorization: Bearer and X-API-Key); send one' } };
+      // Not "Authorization: Bearer and ...": the audit log's redaction took the "and" for the token.
+      return { refusal: { rule: 'auth:two-credentials', reason: 'two credentials were sent, a Bearer token in Authorization and an X-API-Key; send one' } };
     }
     const malformed = malformedCredential(req.headers);
     if (malformed !== undefined) return { refusal: { rule: 'auth:malformed', reason: malformed } };
