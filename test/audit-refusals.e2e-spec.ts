@@ -1,5 +1,8 @@
 import { spawnSync } from 'node:child_process';
+import { userInfo } from 'node:os';
 import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/client';
+import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditRows, type AuditRowRecord } from './support/audit-rows.js';
 import { SWITCHBOARD_BIN, eventually, startDaemon, stdioFixture, stopAllDaemons, tempDir, writeConfig, type DaemonHandle } from './support/daemon.js';
@@ -24,6 +27,79 @@ async function rowsOnceThere(dataDir: string, where: string, ...params: unknown[
     return found.length > 0 ? found : undefined;
   }, 15_000, `rows where ${where}`);
 }
+
+describe('switchboard stdio and its SWITCHBOARD_API_KEY', () => {
+  let configPath: string;
+  let dataDir: string;
+  const createKey = (name: string): string => {
+    const made = cli(configPath, ['keys', 'create', '--name', name]);
+    expect(made.code, made.stderr).toBe(0);
+    return made.stdout.trimEnd().split('\n').at(-1)!;
+  };
+
+  beforeAll(() => {
+    const dir = tempDir('sb-refusals-');
+    dataDir = join(dir, 'data');
+    configPath = writeConfig({ mcpServers: { fx: stdioFixture() } }, dir);
+  });
+
+  it('a key that does not serve (revoked, unknown) refuses the start, and the log has one row of it, with the user who ran it and not the key', () => {
+    const revokedKey = createKey('stdio-rita');
+    expect(cli(configPath, ['keys', 'revoke', 'stdio-rita']).code).toBe(0);
+    const unknownKey = `sbk_${'Q'.repeat(43)}`;
+    for (const key of [revokedKey, unknownKey]) {
+      const started = spawnSync(process.execPath, [SWITCHBOARD_BIN, 'stdio', '--config', configPath], {
+        encoding: 'utf8',
+        input: '',
+        timeout: 30_000,
+        env: { ...process.env, SWITCHBOARD_API_KEY: key },
+      });
+      expect(started.status).not.toBe(0);
+    }
+    const rows = auditRows(dataDir, `method = 'session' AND name = 'refused'`);
+    expect(rows).toHaveLength(2);
+    const user = userInfo().username;
+    expect(rows[0]).toMatchObject({
+      principal: user,
+      auth_method: 'stdio',
+      transport: 'stdio',
+      decision: 'unauthenticated',
+      rule: 'auth:revoked-key',
+      error_message: "SWITCHBOARD_API_KEY is not a usable key: API key 'stdio-rita' was revoked",
+      outcome: null,
+    });
+    expect(rows[1]).toMatchObject({ principal: user, auth_method: 'stdio', rule: 'auth:unknown-key', error_message: 'SWITCHBOARD_API_KEY is not a usable key: unknown API key' });
+    expect(JSON.stringify(auditRows(dataDir))).not.toContain(revokedKey.slice(4));
+    expect(JSON.stringify(auditRows(dataDir))).not.toContain('QQQQQQQQ');
+  });
+
+  it('a key revoked while it runs ends the process, and the log has one row of the end, for its session, as for an HTTP session', async () => {
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [SWITCHBOARD_BIN, 'stdio', '--config', configPath],
+      env: { ...getDefaultEnvironment(), SWITCHBOARD_API_KEY: createKey('stdio-sam') },
+      stderr: 'ignore',
+    });
+    const client = new Client({ name: 'e2e-stdio-lapse', version: '1.0.0' });
+    const closed = new Promise<void>((resolve) => (client.onclose = resolve));
+    await client.connect(transport);
+    await client.callTool({ name: 'fx__echo', arguments: { text: 'before the revoke' } });
+    expect(cli(configPath, ['keys', 'revoke', 'stdio-sam']).code).toBe(0);
+    await closed;
+    const [call] = await rowsOnceThere(dataDir, `method = 'tools/call' AND principal = 'stdio-sam'`);
+    const ended = auditRows(dataDir, `method = 'session' AND name = 'ended'`);
+    expect(ended).toHaveLength(1);
+    expect(ended[0]).toMatchObject({
+      principal: 'stdio-sam',
+      auth_method: 'api-key',
+      session_id: call.session_id,
+      transport: 'stdio',
+      decision: 'unauthenticated',
+      rule: 'auth:revoked-key',
+      error_message: "the session was ended: API key 'stdio-sam' was revoked",
+    });
+  });
+});
 
 describe('HTTP refusals of a credential (auth.mode: required)', () => {
   let daemon: DaemonHandle;

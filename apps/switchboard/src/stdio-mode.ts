@@ -1,5 +1,5 @@
-import { ApiKeyVerifier } from '@switchboard/auth';
-import { CREDENTIAL_CHECK_MS, StdioFront } from '@switchboard/downstream';
+import { ApiKeyVerifier, type AuthPrincipal } from '@switchboard/auth';
+import { CREDENTIAL_CHECK_MS, StdioFront, stdioPrincipal } from '@switchboard/downstream';
 import type { GatewayConfig } from '@switchboard/config';
 import { createLogger } from '@switchboard/observability';
 import { sqliteConnection } from '@switchboard/persistence';
@@ -17,12 +17,15 @@ export async function runStdio(config: GatewayConfig): Promise<void> {
   // A host that launches `switchboard stdio` is the local user, unless it passes a key.
   const key = process.env.SWITCHBOARD_API_KEY;
   const keys = new ApiKeyVerifier(sqliteConnection(auditStore.dataSource));
-  let principal;
+  let principal: AuthPrincipal | undefined;
   if (key) {
     const verdict = keys.verify(key);
     if (!verdict.ok) {
+      const reason = `SWITCHBOARD_API_KEY is not a usable key: ${verdict.reason}`;
+      // An authentication failure, as an HTTP request's with a bad key is; close() commits it.
+      auditStore.log?.recordSessionRefused({ transport: 'stdio', principal: stdioPrincipal(), rule: verdict.rule, reason });
       await auditStore.close();
-      throw new Error(`SWITCHBOARD_API_KEY is not a usable key: ${verdict.reason}`);
+      throw new Error(reason);
     }
     principal = verdict.principal;
   }
@@ -55,9 +58,13 @@ export async function runStdio(config: GatewayConfig): Promise<void> {
   const keyCheck = !key
     ? undefined
     : setInterval(() => {
-        const reason = keyRefusal(keys, key);
-        if (reason === undefined) return;
-        process.stderr.write(`switchboard stdio: ending: SWITCHBOARD_API_KEY stopped working: ${reason}\n`);
+        const lapse = keyLapse(keys, key);
+        if (lapse === undefined) return;
+        process.stderr.write(`switchboard stdio: ending: SWITCHBOARD_API_KEY stopped working: ${lapse.reason}\n`);
+        // The row an HTTP session ended so gets (credential-check.ts): the end is a security event.
+        if (front.sessionId !== undefined && principal !== undefined) {
+          auditStore.log?.recordCredentialLapse({ sessionId: front.sessionId, transport: 'stdio', principal, ...lapse });
+        }
         void stop(1);
       }, CREDENTIAL_CHECK_MS);
   keyCheck?.unref();
@@ -68,11 +75,11 @@ export async function runStdio(config: GatewayConfig): Promise<void> {
 }
 
 /** Why the key no longer serves (revoked, expired), or undefined while it does; a database that cannot be read counts as a refusal, as for HTTP sessions. */
-function keyRefusal(keys: ApiKeyVerifier, key: string): string | undefined {
+function keyLapse(keys: ApiKeyVerifier, key: string): { rule: string; reason: string } | undefined {
   try {
     const verdict = keys.verify(key);
-    return verdict.ok ? undefined : verdict.reason;
+    return verdict.ok ? undefined : { rule: verdict.rule, reason: verdict.reason };
   } catch {
-    return 'the key could not be checked';
+    return { rule: 'auth:error', reason: 'the key could not be checked' };
   }
 }

@@ -210,6 +210,28 @@ export class AuditLog {
   }
 
   /**
+   * A session refused as it began, before any MCP message: `switchboard stdio` started with
+   * a SWITCHBOARD_API_KEY that does not serve (method `session`, name `refused`). The
+   * principal is the one known without trusting the key: the user who ran the process. One
+   * row a process start, so not budgeted like HTTP refusals (a start costs its sender a process).
+   */
+  recordSessionRefused(refused: { transport: string; principal: { id: string; authMethod: string }; rule: string; reason: string }): void {
+    this.note(
+      bareEntry({
+        principal: refused.principal.id,
+        authMethod: refused.principal.authMethod,
+        transport: refused.transport,
+        method: 'session',
+        name: 'refused',
+        decision: 'unauthenticated',
+        rule: refused.rule,
+        outcome: null,
+        errorMessage: this.options.redactor.redactText(refused.reason).slice(0, MAX_ERROR_CHARS),
+      }),
+    );
+  }
+
+  /**
    * Records the counts of refusals not recorded one by one, now: at shutdown, before the
    * writer closes, so that none goes unaccounted.
    */

@@ -13,4 +13,5 @@ export {
   type RequestAuthenticator,
 } from './http/request-guard.js';
 export { StdioFront } from './stdio/stdio-front.js';
+export { stdioPrincipal } from './principals.js';
 export { CREDENTIAL_CHECK_MS } from './http/credential-check.js';

@@ -34,6 +34,11 @@ export class StdioFront {
     private readonly principal: AuthPrincipal = stdioPrincipal(),
   ) {}
 
+  /** The one session's id, once run() has begun it: what its audit rows carry. */
+  get sessionId(): string | undefined {
+    return this.session?.id;
+  }
+
   /** Resolves when the host goes away: stdin ends, or stdout can no longer be written. */
   run(): Promise<void> {
     // A line past the limit is refused like an HTTP body past it, and dropped up to its
