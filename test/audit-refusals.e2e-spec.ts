@@ -135,4 +135,46 @@ describe('HTTP refusals of a credential (auth.mode: required)', () => {
     expect(error.message).toBe(`Bad Request: ${String(rows[0].error_message)}`);
     expect(String(rows[0].error_message)).not.toContain('REDACTED');
   });
+
+  it('in a session: each refusal of a recorded request is one row with the session, revision and request id; what the transport turns away before handling a message is none', async () => {
+    const auth = { authorization: `Bearer ${key}` };
+    const send = async (body: unknown, headers: Record<string, string>) => {
+      const res = await fetch(daemon.mcpUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+        body: typeof body === 'string' ? body : JSON.stringify(body),
+      });
+      return { status: res.status, session: res.headers.get('mcp-session-id'), text: await res.text() };
+    };
+    const init = await send({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'sweep', version: '1' } } }, auth);
+    const session = { ...auth, 'mcp-session-id': init.session!, 'mcp-protocol-version': '2025-11-25' };
+    expect((await send({ jsonrpc: '2.0', method: 'notifications/initialized' }, session)).status).toBe(202);
+    let deep: unknown = 1;
+    for (let i = 0; i < 300; i++) deep = { a: deep };
+    const refusals: [number, string, Record<string, unknown>, string][] = [
+      [11, 'tools/call', { name: 'fx__nope', arguments: {} }, 'catalog:unknown-tool'],
+      [12, 'resources/read', { uri: `fixture://${'u'.repeat(17_000)}` }, 'request:uri-too-long'],
+      [13, 'tools/call', { name: 'fx__echo', arguments: deep }, 'request:nested-too-deeply'],
+      [14, 'tools/call', { name: 'fx__echo', arguments: {}, _meta: 5 }, 'request:invalid-meta'],
+    ];
+    for (const [id, method, params] of refusals) await send({ jsonrpc: '2.0', id, method, params }, session);
+    // Turned away by the transport, before any of them is handled: no row (docs/audit.md).
+    const call = (id: number) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'fx__echo', arguments: { text: `t${id}` } } });
+    expect((await send(call(21), { ...session, 'mcp-protocol-version': '1999-01-01' })).status).toBe(400);
+    expect((await send(call(22), { ...session, accept: 'application/json' })).status).toBe(406);
+    expect((await send(call(23), { ...session, 'mcp-session-id': 'f'.repeat(32) })).status).toBe(404);
+    expect((await send(JSON.stringify(call(24)).replace('"t24"', `"${'x'.repeat(17 * 1024 * 1024)}"`), session)).status).toBe(413);
+    // A recorded call after them: once its row is in, so would theirs be.
+    await send(call(25), session);
+    const rows = await rowsOnceThere(dataDir, `session_id = ? AND request_id = '25'`, init.session);
+    expect(rows).toHaveLength(1);
+    for (const [id, method, , rule] of refusals) {
+      const mine = auditRows(dataDir, `request_id = ?`, String(id));
+      expect(mine, rule).toHaveLength(1);
+      expect(mine[0], rule).toMatchObject({ principal: 'http-hal', auth_method: 'api-key', session_id: init.session, transport: 'streamable-http', protocol_version: '2025-11-25', client_name: 'sweep', method, rule, error_code: -32602, upstream: null });
+      expect(String(mine[0].error_message)).toMatch(/^(Unknown tool|Invalid params)/);
+    }
+    expect(auditRows(dataDir, `request_id IN ('21', '22', '23', '24')`)).toEqual([]);
+    expect(JSON.stringify(auditRows(dataDir))).not.toContain(key.slice(4));
+  });
 });
