@@ -3,8 +3,10 @@ import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/client';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditRows, type AuditRowRecord } from './support/audit-rows.js';
+import { relayHost } from './support/hosts.js';
 import { SWITCHBOARD_BIN, eventually, startDaemon, stdioFixture, stopAllDaemons, tempDir, writeConfig, type DaemonHandle } from './support/daemon.js';
 
 /**
@@ -176,5 +178,32 @@ describe('HTTP refusals of a credential (auth.mode: required)', () => {
     }
     expect(auditRows(dataDir, `request_id IN ('21', '22', '23', '24')`)).toEqual([]);
     expect(JSON.stringify(auditRows(dataDir))).not.toContain(key.slice(4));
+  });
+});
+
+describe('the rows a call brings with it', () => {
+  it('its approval and the questions its upstream asks during it (answered or refused) carry the call\'s trace id', async () => {
+    const dir = tempDir('sb-refusals-');
+    const dataDir = join(dir, 'data');
+    const policyFile = join(dir, 'policy.yaml');
+    writeFileSync(policyFile, 'everyone: [ops]\nroles:\n  ops:\n    - { id: ask-first, confirm: call, tool: "fx__ask_elicitation" }\n');
+    const daemon = await startDaemon(writeConfig({ policy: { file: policyFile }, mcpServers: { fx: stdioFixture() } }, dir));
+    // Approves the approval form (it has the remember field) and names Ada to the tool's own question.
+    const { client } = await relayHost(daemon, 'tracer', { elicitation: { form: {} } }, {
+      elicitation: (p) => ((p.requestedSchema as { properties: Record<string, unknown> }).properties.remember ? { action: 'accept', content: {} } : { action: 'accept', content: { name: 'Ada' } }),
+    });
+    const traceId = '0af7651916cd43dd8448eb211c80319c';
+    await client.callTool({ name: 'fx__ask_elicitation', arguments: { message: 'who?' }, _meta: { traceparent: `00-${traceId}-b7ad6b7169203331-01` } });
+    // No roots capability: the upstream's roots/list is refused, and recorded all the same.
+    await client.callTool({ name: 'fx__list_roots', arguments: {} });
+    const [rootsCall] = await rowsOnceThere(dataDir, `method = 'tools/call' AND name = 'fx__list_roots'`);
+    expect(rootsCall.trace_id).toMatch(/^[0-9a-f]{32}$/);
+    const rows = auditRows(dataDir, `method != 'tools/call'`);
+    expect(rows.map((r) => [r.method, r.rule, r.trace_id])).toEqual([
+      ['switchboard/approval', 'approval:host', traceId],
+      ['elicitation/create', 'policy:default-allow', traceId],
+      ['roots/list', 'relay:host-lacks-capability', rootsCall.trace_id],
+    ]);
+    await client.close();
   });
 });

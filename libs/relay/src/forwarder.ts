@@ -2,6 +2,7 @@ import { Cancellation, type InboundContext, type JsonRpcRequest, type PeerReques
 import type { UpstreamConnection } from '@switchboard/upstream';
 import { shapeUpstreamRequest } from './revision/shape-upstream-request.js';
 import type { DownstreamSession } from './session.js';
+import type { AuditFacts } from './audit/audit-facts.js';
 import type { RelayOrigin } from './server-requests/relay-origin.js';
 import type { UrlElicitations } from './server-requests/url-elicitations.js';
 
@@ -48,7 +49,8 @@ export class Forwarder {
     request: JsonRpcRequest,
     connection: UpstreamConnection,
     params: Item,
-    ctx: InboundContext,
+    /** With the request's audit facts when it is recorded: its questions' rows join its trace. */
+    ctx: InboundContext & { audit?: Pick<AuditFacts, 'traceId'> },
     how: { asTask?: boolean } = {},
   ): Promise<Item> {
     const meta = params._meta as Item | undefined;
@@ -67,7 +69,7 @@ export class Forwarder {
     const ended = new Cancellation();
     const endQuestions = () => ended.abort();
     ctx.signal.addEventListener('abort', endQuestions, { once: true });
-    const origin: RelayOrigin = { session, requestId: request.id, signal: ended };
+    const origin: RelayOrigin = { session, requestId: request.id, signal: ended, ...(ctx.audit?.traceId && { traceId: ctx.audit.traceId }) };
     const options: PeerRequestOptions = {
       timeoutMs: timeouts.requestMs,
       maxTotalMs: timeouts.maxRequestMs,

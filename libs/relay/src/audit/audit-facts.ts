@@ -13,6 +13,11 @@ export interface AuditFacts {
   allowedBy: string | null;
   /** The `confirm` rule that allowed it only with a human's approval (gates/approval-gate.ts). */
   confirmBy: string | null;
+  /**
+   * The trace id of its row (runAudited), for the rows it brings with it: its approval and the
+   * questions its upstream asks while it runs, which an auditor can then join to it.
+   */
+  traceId: string | null;
 }
 
-export const newAuditFacts = (): AuditFacts => ({ upstream: null, originalName: null, deniedBy: null, limitedBy: null, allowedBy: null, confirmBy: null });
+export const newAuditFacts = (): AuditFacts => ({ upstream: null, originalName: null, deniedBy: null, limitedBy: null, allowedBy: null, confirmBy: null, traceId: null });

@@ -29,6 +29,7 @@ export async function runAudited(
   const entry = entryOf(ctx);
   let errorMessage: string | null = null;
   const facts = ctx.audit;
+  facts.traceId = entry.traceId;
   let result: Item | undefined;
   let failure: unknown;
   if (!refusal) {

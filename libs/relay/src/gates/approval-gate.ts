@@ -149,6 +149,7 @@ async function record(ctx: RequestContext, services: RelayServices, call: Approv
     errorMessage: null,
     errorCode: facts.refused === undefined || facts.unanswered ? null : ErrorCode.ApprovalRefused,
     requestId: String(ctx.request.id),
+    traceId: ctx.audit.traceId,
   });
   entry.latencyMs = Math.round((performance.now() - started) * 1000) / 1000;
   const details = {

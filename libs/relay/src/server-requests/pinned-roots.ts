@@ -1,4 +1,5 @@
 import { bareEntry } from '@switchboard/audit';
+import { newTraceId } from '@switchboard/core';
 import type { ServerRequest, ServerRequestHandler } from '@switchboard/upstream';
 import { ownerFields, sessionFields } from '../audit/session-fields.js';
 import type { Item, RelayServices } from '../relay.types.js';
@@ -63,7 +64,14 @@ async function record(services: RelayServices, req: ServerRequest, result: Item,
     latencyMs: 0,
     responseBytes: Buffer.byteLength(JSON.stringify(result)),
     requestId: String(req.request.id),
+    traceId: traceOf(req),
   });
   // Answered by the gateway alone: bounded per upstream, which can ask in a loop.
   await services.audit.recordUnrelayed(entry, { request: req.request.params ?? {}, answer: result }, null).catch(() => undefined);
+}
+
+/** The trace of the one host request that can have caused it, else a new one (as any row's). */
+function traceOf(req: ServerRequest): string {
+  const origins = req.candidates.filter(isRelayOrigin);
+  return (origins.length === 1 ? origins[0].traceId : undefined) ?? newTraceId();
 }

@@ -11,6 +11,8 @@ export interface RelayOrigin {
   requestId: RequestId;
   /** Aborted when that request is cancelled, its session ends, or its call upstream ends. */
   signal?: CancelSignal;
+  /** The trace id of that request's audit row: the question's row joins its trace. */
+  traceId?: string;
 }
 
 export function isRelayOrigin(value: unknown): value is RelayOrigin {
@@ -26,7 +28,7 @@ export function isRelayOrigin(value: unknown): value is RelayOrigin {
  */
 export function sharedOrigin(origins: RelayOrigin[], reachable: (requestId: RequestId) => boolean): RelayOrigin {
   const carrier = origins.find((o) => reachable(o.requestId)) ?? origins[0];
-  return { session: carrier.session, requestId: carrier.requestId, signal: allCancelled(origins.map((o) => o.signal)) };
+  return { session: carrier.session, requestId: carrier.requestId, signal: allCancelled(origins.map((o) => o.signal)), traceId: carrier.traceId };
 }
 
 /** A signal aborted once every one of `signals` is; none when one of them cannot be. */

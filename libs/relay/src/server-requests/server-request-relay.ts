@@ -1,5 +1,5 @@
 import { bareEntry, type AuditEntry } from '@switchboard/audit';
-import { ErrorCode, McpError, anyCancelled, callerName, methodNotFound, parseCallerName, withoutRelatedTask, type PeerRequestOptions } from '@switchboard/core';
+import { ErrorCode, McpError, anyCancelled, callerName, methodNotFound, newTraceId, parseCallerName, withoutRelatedTask, type PeerRequestOptions } from '@switchboard/core';
 import type { ServerRequest, UpstreamConnection } from '@switchboard/upstream';
 import type { Item, RelayServices } from '../relay.types.js';
 import type { DownstreamSession, Principal } from '../session.js';
@@ -307,6 +307,8 @@ export class ServerRequestRelay {
       outcome: null,
       errorMessage: null,
       requestId: String(req.request.id),
+      // The trace of the host's request that caused it; one asked on the upstream's own starts one.
+      traceId: route.origin?.traceId ?? newTraceId(),
     });
   }
 
