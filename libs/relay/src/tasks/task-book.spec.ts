@@ -1,0 +1,179 @@
+import { ErrorCode, McpError } from '@switchboard/core';
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_TASK_BOOK_LIMITS, TaskBook, type NewRelayedTask, type TaskBookLimits } from './task-book.js';
+
+interface Connection {
+  name: string;
+}
+
+const jobs: Connection = { name: 'jobs' };
+const jobsOfBob: Connection = { name: 'jobs' };
+
+function taskOf(principal: string, upstreamTaskId: string, more: Partial<NewRelayedTask<Connection>> = {}): NewRelayedTask<Connection> {
+  return { principal, upstream: 'jobs', via: jobs, upstreamTaskId, tool: 'jobs__research', originalName: 'research', status: 'working', ttlMs: 60_000, ...more };
+}
+
+/** A book on a clock the spec moves. */
+function bookOf(limits: Partial<TaskBookLimits> = {}) {
+  const clock = { now: 1_000_000 };
+  const book = new TaskBook<Connection>({ ...DEFAULT_TASK_BOOK_LIMITS, ...limits }, () => clock.now);
+  return { book, clock };
+}
+
+function errorOf(run: () => unknown): McpError {
+  try {
+    run();
+  } catch (err) {
+    if (err instanceof McpError) return err;
+    throw err;
+  }
+  throw new Error('expected an McpError');
+}
+
+describe('TaskBook', () => {
+  it('gives each task a new 128-bit id of its own, unrelated to the upstream one, shown to hosts in its place', () => {
+    const { book } = bookOf();
+    const ids = new Set(Array.from({ length: 50 }, (_, i) => book.add(taskOf('alice', `up-${i}`)).id));
+    expect(ids.size).toBe(50);
+    for (const id of ids) expect(Buffer.from(id, 'base64url')).toHaveLength(16);
+    const task = book.add(taskOf('alice', 'up-x', { pollInterval: 500 }));
+    expect(book.hostView(task)).toEqual({
+      taskId: task.id,
+      status: 'working',
+      ttl: 60_000,
+      createdAt: new Date(1_000_000).toISOString(),
+      lastUpdatedAt: new Date(1_000_000).toISOString(),
+      pollInterval: 500,
+    });
+    expect(JSON.stringify(book.hostView(task))).not.toContain('up-x');
+  });
+
+  it("answers another principal's task exactly as an unknown or malformed id", () => {
+    const { book } = bookOf();
+    const task = book.add(taskOf('alice', 'up-1'));
+    expect(book.get('alice', task.id)).toBe(task);
+    const foreign = errorOf(() => book.get('bob', task.id));
+    const unknown = errorOf(() => book.get('alice', 'AAAAAAAAAAAAAAAAAAAAAA'));
+    const malformed = errorOf(() => book.get('alice', 42));
+    for (const err of [foreign, unknown, malformed]) {
+      expect({ code: err.code, message: err.message, data: err.data }).toEqual({ code: ErrorCode.InvalidParams, message: 'Invalid params: unknown task', data: undefined });
+    }
+  });
+
+  it('refuses a task past the cap per principal, and past the cap in all, with when to retry', () => {
+    const { book, clock } = bookOf({ perPrincipal: 2, total: 3, marginMs: 1000 });
+    book.add(taskOf('alice', 'a1'));
+    clock.now += 5000;
+    book.add(taskOf('alice', 'a2'));
+    const own = errorOf(() => book.add(taskOf('alice', 'a3')));
+    expect(own.code).toBe(ErrorCode.RateLimited);
+    // The first of alice's expires at ttl + margin after its creation, 5 s ago.
+    expect(own.data).toEqual({ retryAfterMs: 60_000 + 1000 - 5000 });
+    book.add(taskOf('bob', 'b1'));
+    const all = errorOf(() => book.add(taskOf('carol', 'c1')));
+    expect(all.code).toBe(ErrorCode.RateLimited);
+    expect(all.message).toContain('the gateway holds');
+    // Once alice's first task expires, both she and carol may add one again.
+    clock.now += 56_000;
+    expect(book.add(taskOf('alice', 'a3')).upstreamTaskId).toBe('a3');
+    expect(errorOf(() => book.add(taskOf('carol', 'c1'))).code).toBe(ErrorCode.RateLimited);
+  });
+
+  it('forgets a task at its ttl plus the margin, or at its ttl once its terminal result was fetched', () => {
+    const { book, clock } = bookOf({ marginMs: 10_000 });
+    const unfetched = book.add(taskOf('alice', 'u'));
+    const fetched = book.add(taskOf('alice', 'f'));
+    const running = book.add(taskOf('alice', 'r'));
+    book.update(fetched, { status: 'completed' });
+    book.resultFetched(fetched);
+    // A result fetched while the task still runs is no terminal result: it keeps the margin.
+    book.resultFetched(running);
+    clock.now += 59_999;
+    expect(book.list('alice').tasks).toHaveLength(3);
+    clock.now += 1;
+    expect(book.find('alice', fetched.id)).toBeUndefined();
+    expect(book.find('alice', unfetched.id)).toBe(unfetched);
+    expect(book.find('alice', running.id)).toBe(running);
+    clock.now += 10_000;
+    expect(book.find('alice', unfetched.id)).toBeUndefined();
+    expect(book.ofUpstream(jobs, 'r')).toBeUndefined();
+    expect(book.size).toBe(0);
+  });
+
+  it("keeps a task the upstream keeps forever (ttl null) for the gateway's longest ttl", () => {
+    const { book, clock } = bookOf({ maxTtlMs: 3_600_000, marginMs: 0 });
+    const task = book.add(taskOf('alice', 'forever', { ttlMs: null }));
+    expect(book.hostView(task).ttl).toBe(3_600_000);
+    clock.now += 3_599_999;
+    expect(book.find('alice', task.id)).toBe(task);
+    clock.now += 1;
+    expect(book.find('alice', task.id)).toBeUndefined();
+  });
+
+  it("lists only the caller's tasks, oldest first, a page at a time with the gateway's own cursor", () => {
+    const { book } = bookOf({ pageSize: 2 });
+    const alice = ['a1', 'a2', 'a3', 'a4', 'a5'].map((id, i) => {
+      if (i % 2 === 0) book.add(taskOf('bob', `b${i}`));
+      return book.add(taskOf('alice', id)).id;
+    });
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    let pages = 0;
+    do {
+      const page = book.list('alice', cursor);
+      seen.push(...page.tasks.map((t) => t.id));
+      cursor = page.nextCursor;
+      pages++;
+    } while (cursor !== undefined);
+    expect(seen).toEqual(alice);
+    expect(pages).toBe(3);
+    expect(book.list('carol').tasks).toEqual([]);
+  });
+
+  it('refuses a cursor it did not issue with -32602', () => {
+    const { book } = bookOf({ pageSize: 1 });
+    book.add(taskOf('alice', 'a1'));
+    book.add(taskOf('alice', 'a2'));
+    const issued = book.list('alice').nextCursor!;
+    expect(book.list('alice', issued).tasks.map((t) => t.upstreamTaskId)).toEqual(['a2']);
+    const forged = [42, '', 'not a cursor!', Buffer.from('tasks:01').toString('base64url'), Buffer.from('tools:1').toString('base64url'), `${issued}A`];
+    for (const cursor of forged) {
+      const err = errorOf(() => book.list('alice', cursor));
+      expect({ code: err.code, message: err.message }).toEqual({ code: ErrorCode.InvalidParams, message: 'Invalid cursor' });
+    }
+  });
+
+  it("finds the gateway task behind an upstream's task id on its own connection only", () => {
+    const { book } = bookOf();
+    const alices = book.add(taskOf('alice', 'same'));
+    const bobs = book.add(taskOf('bob', 'same', { via: jobsOfBob }));
+    expect(book.ofUpstream(jobs, 'same')).toBe(alices);
+    expect(book.ofUpstream(jobsOfBob, 'same')).toBe(bobs);
+    expect(book.ofUpstream(jobs, 'other')).toBeUndefined();
+  });
+
+  it('keeps a terminal status final, whatever the upstream says after it', () => {
+    const { book, clock } = bookOf();
+    const task = book.add(taskOf('alice', 'up'));
+    clock.now += 10;
+    book.update(task, { status: 'input_required', statusMessage: 'asking', pollInterval: 2000 });
+    expect(book.hostView(task)).toMatchObject({ status: 'input_required', statusMessage: 'asking', pollInterval: 2000, lastUpdatedAt: new Date(1_000_010).toISOString() });
+    book.update(task, { status: 'cancelled' });
+    book.update(task, { status: 'working' });
+    expect(task.status).toBe('cancelled');
+  });
+
+  it("fails the unfinished tasks of a connection that is gone, keeping them for their owner's poll", () => {
+    const { book } = bookOf();
+    const running = book.add(taskOf('alice', 'r'));
+    const done = book.add(taskOf('alice', 'd'));
+    book.update(done, { status: 'completed' });
+    const elsewhere = book.add(taskOf('bob', 'e', { via: jobsOfBob }));
+    expect(book.connectionGone(jobs, "upstream 'jobs' was removed")).toEqual([running]);
+    expect(book.get('alice', running.id)).toMatchObject({ status: 'failed', statusMessage: "upstream 'jobs' was removed" });
+    expect(book.get('alice', done.id).status).toBe('completed');
+    expect(book.get('bob', elsewhere.id).status).toBe('working');
+    expect(book.ofUpstream(jobs, 'r')).toBeUndefined();
+    expect(book.connectionGone(jobs, 'again')).toEqual([]);
+  });
+});
