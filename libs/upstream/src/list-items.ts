@@ -56,6 +56,11 @@ export function taskOnly(item: Item): boolean {
   return isObject(item.execution) && item.execution.taskSupport === 'required';
 }
 
+/** A tool whose `execution.taskSupport` is "optional": callable as a task or not (2025-11-25). */
+export function taskOptional(item: Item): boolean {
+  return isObject(item.execution) && item.execution.taskSupport === 'optional';
+}
+
 /**
  * An item as the gateway serves it. A tool's `execution` (2025-11-25) tells hosts whether
  * they may call it as a task; the gateway declares no `tasks` capability and ignores a

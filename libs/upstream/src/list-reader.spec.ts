@@ -45,6 +45,8 @@ describe('readList', () => {
     expect(runs.items.map((t) => t['name'])).toEqual(['t0', 't1', 't2']);
     expect(runs.items.filter((t) => 'execution' in t)).toEqual([]);
     expect(runs.taskOnly).toEqual(['t1']);
+    // Those a host may call as a task or not, for the hosts the gateway relays tasks for.
+    expect(runs.taskOptional).toEqual(['t2']);
     const runsNot = await readList(page, 'tools/list', 'tools', wide, log);
     expect(runsNot.items.map((t) => t['name'])).toEqual(['t0', 't2']);
     expect(runsNot.taskOnly).toBeUndefined();
@@ -52,6 +54,7 @@ describe('readList', () => {
     expect(runs.leftOut).toBeUndefined();
     // The caller logs what was left out (LeftOutItems), once for a list, not readList at every read.
     expect(lines).toEqual([]);
+    expect(runsNot.taskOptional).toBeUndefined();
   });
 
   it('keeps the first maxItems in upstream order and asks for no page after the cut', async () => {

@@ -2,7 +2,7 @@ import type { ListLimits } from '@switchboard/config';
 import type { Logger } from '@switchboard/observability';
 import type { LeftOut } from './left-out-items.js';
 import { CappedList, type CutList } from './list-cap.js';
-import { describeItem, servedItem, taskOnly, unservableReason } from './list-items.js';
+import { describeItem, servedItem, taskOnly, taskOptional, unservableReason } from './list-items.js';
 
 type Item = Record<string, unknown>;
 
@@ -25,6 +25,8 @@ export interface ListRead {
   taskOnly?: string[];
   /** Set when items no host could be served were left out; the caller logs them (LeftOutItems). */
   leftOut?: LeftOut;
+  /** The names of the tools served that may be called as tasks or not (execution.taskSupport "optional"). */
+  taskOptional?: string[];
 }
 
 /**
@@ -45,6 +47,7 @@ export async function readList(
   const examples: string[] = [];
   let dropped = 0;
   const taskOnlyNames: string[] = [];
+  const taskOptionalNames: string[] = [];
   const seen = new Set<string>();
   let cursor: string | undefined;
   let pages = 0;
@@ -59,6 +62,8 @@ export async function readList(
         break;
       } else if (key === 'tools' && taskOnly(item as Item)) {
         taskOnlyNames.push((item as Item).name as string);
+      } else if (key === 'tools' && runsTasks && taskOptional(item as Item)) {
+        taskOptionalNames.push((item as Item).name as string);
       }
     }
     const next = result.nextCursor;
@@ -81,5 +86,6 @@ export async function readList(
   if (cut !== undefined) read.cut = cut;
   if (dropped > 0) read.leftOut = { count: dropped, examples };
   if (taskOnlyNames.length > 0) read.taskOnly = taskOnlyNames;
+  if (taskOptionalNames.length > 0) read.taskOptional = taskOptionalNames;
   return read;
 }

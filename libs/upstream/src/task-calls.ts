@@ -47,6 +47,8 @@ export class TaskCalls {
   private readonly running = new Set<string>();
   /** The tools of the upstream's last tools/list that can only be called as tasks. */
   private taskOnly: ReadonlySet<string> = new Set();
+  /** Those that may be called as tasks or not. */
+  private taskOptional: ReadonlySet<string> = new Set();
 
   constructor(
     private readonly upstream: string,
@@ -55,9 +57,20 @@ export class TaskCalls {
     private readonly runsTasks: () => boolean,
   ) {}
 
-  /** Records the task-only tools of a tools/list just read. */
-  listed(taskOnly: readonly string[] = []): void {
+  /** Records the task-only and task-optional tools of a tools/list just read. */
+  listed(taskOnly: readonly string[] = [], taskOptional: readonly string[] = []): void {
     this.taskOnly = new Set(taskOnly);
+    this.taskOptional = new Set(taskOptional);
+  }
+
+  /**
+   * The tool's `execution.taskSupport` in the upstream's last tools/list, when the upstream
+   * runs tool calls as tasks now; undefined (a plain tool: "forbidden") otherwise.
+   */
+  taskSupportOf(tool: string): 'required' | 'optional' | undefined {
+    if (!this.runsTasks()) return undefined;
+    if (this.taskOnly.has(tool)) return 'required';
+    return this.taskOptional.has(tool) ? 'optional' : undefined;
   }
 
   /** Whether its last tools/list had this tool callable only as a task (execution.taskSupport "required"). */

@@ -20,6 +20,7 @@ import { readList } from './list-reader.js';
 import { logCapabilityWarning } from './served-capabilities.js';
 import { answerServerRequest } from './server-request-routing.js';
 import { TaskCalls, runsToolTasks } from './task-calls.js';
+import { RelayedTasks } from './relayed-tasks.js';
 import { credentialsOf, redactFailure, redactUpstreamError, redactUpstreamText, type UpstreamRedactor } from './upstream-redaction.js';
 import { httpStatusOf, looksLikeLegacySse, type RemoteFlavour, type TransportFactory } from './transports/transport-factory.js';
 import { closeDetail, type UpstreamTransport } from './transports/upstream-transport.js';
@@ -90,6 +91,8 @@ export class UpstreamConnection {
   private capabilitiesWarning?: string;
   /** Its task-only tools, and tools/calls to them run as tasks for hosts that never see the task. */
   readonly tasks: TaskCalls;
+  /** The tasks relayed to hosts that speak tasks (ADR 012). */
+  readonly relayedTasks: RelayedTasks;
 
   constructor(
     private current: ServerConfig,
@@ -101,6 +104,7 @@ export class UpstreamConnection {
     this.logMessages = new LogMessageBounds(this.log);
     const runsTasks = () => runsToolTasks(this.protocolVersion, this.capabilities);
     this.tasks = new TaskCalls(current.name, (method, params, options) => this.request(method, params, options), runsTasks);
+    this.relayedTasks = new RelayedTasks(current.name, (method, params, options) => this.request(method, params, options));
   }
 
   /** The server's config as this connection runs it: read where used (timeouts, connectMs, alias). */
@@ -164,7 +168,8 @@ export class UpstreamConnection {
     // shutdown or a reload) for the whole connect timeout: fail it now.
     this.opening?.close(new McpError(ErrorCode.UpstreamUnavailable, `Upstream '${this.name}' was stopped`));
     await this.connecting?.catch(() => undefined);
-    await this.tasks.cancelAll();
+    await Promise.all([this.tasks.cancelAll(), this.relayedTasks.cancelAll()]);
+    this.relayedTasks.gone(`upstream '${this.name}' was stopped`);
     // Calls still running (a drain that ran out, a reload that dropped the server) are
     // cancelled upstream, and sent before the transport closes (LastSends).
     this.peer?.close(new McpError(ErrorCode.UpstreamUnavailable, `Upstream '${this.name}' was stopped`), {
@@ -229,8 +234,8 @@ export class UpstreamConnection {
   async listAll(method: string, key: string, limits: ListLimits): Promise<Item[]> {
     const timeoutMs = this.config.timeouts.requestMs;
     const page = (cursor: string | undefined) => this.request(method, cursor === undefined ? undefined : { cursor }, { timeoutMs });
-    const { items, cut, leftOut, taskOnly } = await readList(page, method, key, limits, this.log, runsToolTasks(this.protocolVersion, this.capabilities));
-    if (key === 'tools') this.tasks.listed(taskOnly);
+    const { items, cut, leftOut, taskOnly, taskOptional } = await readList(page, method, key, limits, this.log, runsToolTasks(this.protocolVersion, this.capabilities));
+    if (key === 'tools') this.tasks.listed(taskOnly, taskOptional);
     this.cutLists.record(method, cut);
     this.leftOutItems.record(method, leftOut);
     return items;
@@ -315,6 +320,7 @@ export class UpstreamConnection {
     const peer = new JsonRpcPeer((message, options) => this.send(transport, message, options), {
       onRequest: (request, ctx) => answerServerRequest(this, this.deps.serverRequests, this.peer ?? this.opening, request, ctx),
       onNotification: (n) => {
+        if (n.method === 'notifications/tasks/status') return this.relayedTasks.statusNotified(n.params);
         const relayed = n.method === 'notifications/message' ? this.logMessages.relayable(n) : n;
         if (relayed) this.deps.listener.notification?.(this.name, relayed);
       },
@@ -371,6 +377,8 @@ export class UpstreamConnection {
   /** `retry` false: the caller connects again at once (a session expired; nothing failed). */
   private connectionLost(reason: string, retry = true): void {
     this.generation++;
+    // Its tasks are beyond reach: a stdio child's ended with it, and none is polled across connections.
+    this.relayedTasks.gone(`the connection to upstream '${this.name}' was lost`);
     this.lastError = reason;
     this.log.warn({ reason }, 'upstream connection lost');
     this.peer?.close(new McpError(ErrorCode.ConnectionClosed, `Upstream '${this.name}' closed the connection`));

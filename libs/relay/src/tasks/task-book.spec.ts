@@ -79,8 +79,10 @@ describe('TaskBook', () => {
     expect(errorOf(() => book.add(taskOf('carol', 'c1'))).code).toBe(ErrorCode.RateLimited);
   });
 
-  it('forgets a task at its ttl plus the margin, or at its ttl once its terminal result was fetched', () => {
-    const { book, clock } = bookOf({ marginMs: 10_000 });
+  it('forgets a task at its ttl plus the margin, or at its ttl once its terminal result was fetched, and says so', () => {
+    const clock = { now: 1_000_000 };
+    const forgotten: string[] = [];
+    const book = new TaskBook<Connection>({ ...DEFAULT_TASK_BOOK_LIMITS, marginMs: 10_000 }, () => clock.now, (task) => forgotten.push(task.upstreamTaskId));
     const unfetched = book.add(taskOf('alice', 'u'));
     const fetched = book.add(taskOf('alice', 'f'));
     const running = book.add(taskOf('alice', 'r'));
@@ -98,6 +100,7 @@ describe('TaskBook', () => {
     expect(book.find('alice', unfetched.id)).toBeUndefined();
     expect(book.ofUpstream(jobs, 'r')).toBeUndefined();
     expect(book.size).toBe(0);
+    expect(forgotten.sort()).toEqual(['f', 'r', 'u']);
   });
 
   it("keeps a task the upstream keeps forever (ttl null) for the gateway's longest ttl", () => {
@@ -170,9 +173,9 @@ describe('TaskBook', () => {
     book.update(done, { status: 'completed' });
     const elsewhere = book.add(taskOf('bob', 'e', { via: jobsOfBob }));
     expect(book.connectionGone(jobs, "upstream 'jobs' was removed")).toEqual([running]);
-    expect(book.get('alice', running.id)).toMatchObject({ status: 'failed', statusMessage: "upstream 'jobs' was removed" });
-    expect(book.get('alice', done.id).status).toBe('completed');
-    expect(book.get('bob', elsewhere.id).status).toBe('working');
+    expect(book.get('alice', running.id)).toMatchObject({ status: 'failed', statusMessage: "upstream 'jobs' was removed", unreachable: true });
+    expect(book.get('alice', done.id)).toMatchObject({ status: 'completed', unreachable: true });
+    expect(book.get('bob', elsewhere.id)).not.toHaveProperty('unreachable');
     expect(book.ofUpstream(jobs, 'r')).toBeUndefined();
     expect(book.connectionGone(jobs, 'again')).toEqual([]);
   });

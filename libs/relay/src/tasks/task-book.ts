@@ -59,6 +59,8 @@ export interface RelayedTask<Via extends object> extends Omit<NewRelayedTask<Via
   lastUpdatedAt: number;
   /** When a host fetched the task's terminal result; a task fetched and past its ttl is forgotten. */
   resultFetchedAt?: number;
+  /** Set when its connection is gone: the upstream cannot be asked about it any more. */
+  unreachable?: true;
   /** Order of creation, what tasks/list's cursor resumes after. */
   readonly seq: number;
 }
@@ -99,6 +101,8 @@ export class TaskBook<Via extends object> {
   constructor(
     private readonly limits: TaskBookLimits = DEFAULT_TASK_BOOK_LIMITS,
     private readonly now: () => number = Date.now,
+    /** Told of each task forgotten (expired), so the upstream side may forget it too. */
+    private readonly forgotten: (task: RelayedTask<Via>) => void = () => undefined,
   ) {}
 
   /**
@@ -177,7 +181,9 @@ export class TaskBook<Via extends object> {
     const failed: RelayedTask<Via>[] = [];
     for (const id of ids.values()) {
       const task = this.tasks.get(id);
-      if (!task || isTerminal(task.status)) continue;
+      if (!task) continue;
+      task.unreachable = true;
+      if (isTerminal(task.status)) continue;
       this.update(task, { status: 'failed', statusMessage: why });
       failed.push(task);
     }
@@ -239,6 +245,7 @@ export class TaskBook<Via extends object> {
       ofVia.delete(task.upstreamTaskId);
       if (ofVia.size === 0) this.byUpstream.delete(task.via);
     }
+    this.forgotten(task);
   }
 
   private full(who: string, counted: (task: RelayedTask<Via>) => boolean): McpError {

@@ -1,0 +1,138 @@
+import { ErrorCode, McpError, type PeerRequestOptions } from '@switchboard/core';
+
+type Item = Record<string, unknown>;
+type SendRequest = (method: string, params: Item, options: PeerRequestOptions) => Promise<Item>;
+
+export type UpstreamTaskStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
+
+const STATUSES: ReadonlySet<string> = new Set(['working', 'input_required', 'completed', 'failed', 'cancelled']);
+const TERMINAL: ReadonlySet<string> = new Set(['completed', 'failed', 'cancelled']);
+const MAX_TASK_ID_CHARS = 1024;
+const MAX_STATUS_MESSAGE_CHARS = 1000;
+/** How long a stop waits for an upstream to answer the tasks/cancel of the relayed tasks still running. */
+const STOP_CANCEL_MS = 2000;
+
+/** An upstream's task as the gateway keeps it: checked, and cut to what a host may be shown. */
+export interface UpstreamTask {
+  taskId: string;
+  status: UpstreamTaskStatus;
+  /** null: the upstream keeps it for ever. */
+  ttl: number | null;
+  pollInterval?: number;
+  statusMessage?: string;
+}
+
+/**
+ * The upstream side of the tasks the gateway relays to hosts that speak tasks (ADR 012): a
+ * task-augmented tools/call, tasks/get, tasks/result and tasks/cancel on this connection,
+ * each answer checked (an upstream's task id or status the gateway would pass on is never
+ * taken on trust), and the upstream's notifications/tasks/status handed to whoever listens.
+ * Tasks not known to have ended are cancelled at the connection's stop: their ids die with
+ * the gateway's mapping, so nobody could fetch their results. When the connection is lost,
+ * listeners hear so: a stdio child's tasks end with it.
+ */
+export class RelayedTasks {
+  private readonly open = new Set<string>();
+  private readonly statusListeners = new Set<(task: UpstreamTask) => void>();
+  private readonly goneListeners = new Set<(why: string) => void>();
+
+  constructor(
+    private readonly upstream: string,
+    private readonly send: SendRequest,
+  ) {}
+
+  /** A tools/call with `task` (params carry it): answered at once with the task the upstream created. */
+  async create(params: Item, options: PeerRequestOptions): Promise<UpstreamTask> {
+    const created = await this.send('tools/call', params, options);
+    if (!('task' in created)) {
+      throw new McpError(ErrorCode.ConnectionClosed, `Upstream '${this.upstream}' answered a task-augmented tools/call without a task`);
+    }
+    const task = this.checked(created.task);
+    if (!TERMINAL.has(task.status)) this.open.add(task.taskId);
+    return task;
+  }
+
+  async get(taskId: string, options: PeerRequestOptions): Promise<UpstreamTask> {
+    return this.seen(this.checked(await this.send('tasks/get', { taskId }, options)));
+  }
+
+  /** tasks/result: blocks upstream until the task ends; its questions ride `options.origin`. */
+  async result(taskId: string, options: PeerRequestOptions): Promise<Item> {
+    const result = await this.send('tasks/result', { taskId }, options);
+    this.open.delete(taskId);
+    return result;
+  }
+
+  async cancel(taskId: string, options: PeerRequestOptions): Promise<UpstreamTask> {
+    return this.seen(this.checked(await this.send('tasks/cancel', { taskId }, options)));
+  }
+
+  /** The gateway forgot the task (it expired): nothing left to cancel at a stop. */
+  forget(taskId: string): void {
+    this.open.delete(taskId);
+  }
+
+  /** A notifications/tasks/status from the upstream; one that is not a valid task is ignored. */
+  statusNotified(params: unknown): void {
+    let task: UpstreamTask;
+    try {
+      task = this.seen(this.checked(params));
+    } catch {
+      return;
+    }
+    for (const listener of this.statusListeners) listener(task);
+  }
+
+  onStatus(listener: (task: UpstreamTask) => void): void {
+    this.statusListeners.add(listener);
+  }
+
+  onGone(listener: (why: string) => void): void {
+    this.goneListeners.add(listener);
+  }
+
+  /** The connection was lost or stopped: the tasks on it are beyond reach. */
+  gone(why: string): void {
+    this.open.clear();
+    for (const listener of this.goneListeners) listener(why);
+  }
+
+  /** At a stop, while the connection can still say so: tasks/cancel for every relayed task still running. */
+  async cancelAll(): Promise<void> {
+    const cancels = [...this.open].map((taskId) =>
+      this.send('tasks/cancel', { taskId }, { timeoutMs: STOP_CANCEL_MS }).then(
+        () => undefined,
+        () => undefined,
+      ),
+    );
+    this.open.clear();
+    await Promise.all(cancels);
+  }
+
+  private seen(task: UpstreamTask): UpstreamTask {
+    if (TERMINAL.has(task.status)) this.open.delete(task.taskId);
+    return task;
+  }
+
+  private checked(value: unknown): UpstreamTask {
+    const task = (typeof value === 'object' && value !== null ? value : {}) as Item;
+    const { taskId, status, ttl, pollInterval, statusMessage } = task;
+    const valid =
+      typeof taskId === 'string' &&
+      taskId !== '' &&
+      taskId.length <= MAX_TASK_ID_CHARS &&
+      typeof status === 'string' &&
+      STATUSES.has(status) &&
+      (ttl === null || ttl === undefined || (typeof ttl === 'number' && Number.isFinite(ttl) && ttl >= 0)) &&
+      (pollInterval === undefined || (typeof pollInterval === 'number' && Number.isFinite(pollInterval) && pollInterval >= 0)) &&
+      (statusMessage === undefined || typeof statusMessage === 'string');
+    if (!valid) throw new McpError(ErrorCode.ConnectionClosed, `Upstream '${this.upstream}' sent an invalid task`);
+    return {
+      taskId,
+      status: status as UpstreamTaskStatus,
+      ttl: typeof ttl === 'number' ? ttl : null,
+      ...(pollInterval !== undefined && { pollInterval: pollInterval as number }),
+      ...(statusMessage !== undefined && { statusMessage: (statusMessage as string).slice(0, MAX_STATUS_MESSAGE_CHARS) }),
+    };
+  }
+}
