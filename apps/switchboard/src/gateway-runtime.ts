@@ -11,6 +11,7 @@ import {
   CatalogSync,
   Forwarder,
   OutputSchemas,
+  TaskRelay,
   GatewayDispatcher,
   NotificationFanout,
   pushUpstreamLogLevel,
@@ -169,6 +170,7 @@ export class GatewayRuntime {
       approvals: new ApprovalBook(),
       urlElicitations,
       outputSchemas: new OutputSchemas(this.catalog, logger),
+      tasks: new TaskRelay(this.sessions),
     });
     relay = new ServerRequestRelay(this.dispatcher.services, () => this.current.relay);
     serverRequests = answeringPinnedRoots(this.dispatcher.services, relay.handle);

@@ -33,7 +33,7 @@ const REFUSAL_WINDOW_MS = 60_000;
 const REFUSAL_ADDRESSES = 10_000;
 
 /** Methods with a row per request; the relayed server->client ones join with the relay. */
-const RECORDED = new Set(['tools/call', 'resources/read', 'prompts/get', 'completion/complete']);
+const RECORDED = new Set(['tools/call', 'resources/read', 'prompts/get', 'completion/complete', 'tasks/result', 'tasks/cancel']);
 
 /**
  * Methods whose row names a resource URI (`name` and `original_name`; for completion/complete,

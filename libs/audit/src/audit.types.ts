@@ -15,9 +15,11 @@ export type AuditDecision = 'allowed' | 'denied' | 'limited' | 'unauthenticated'
 /**
  * `tool_error`: the tool ran and reported failure (isError: true); `error`: a JSON-RPC error;
  * `cancelled`: the host got no answer, because it cancelled the request
- * (notifications/cancelled) or its connection went away first.
+ * (notifications/cancelled) or its connection went away first; `task`: a task-augmented
+ * tools/call the upstream accepted as a task (2025-11-25), whose own outcome is the row of
+ * the tasks/result that fetched it.
  */
-export type AuditOutcome = 'ok' | 'tool_error' | 'error' | 'cancelled';
+export type AuditOutcome = 'ok' | 'tool_error' | 'error' | 'cancelled' | 'task';
 
 /** The fields the gateway supplies; id and hashes are assigned when the row is committed. */
 export interface AuditEntry {

@@ -6,6 +6,8 @@ import { pushSharedLogLevel, setLevel } from './handlers/logging.js';
 import { getPrompt } from './handlers/prompts.js';
 import { readResource, subscribe, unsubscribe } from './handlers/resources.js';
 import { callTool } from './handlers/tools-call.js';
+import { cancelTask, getTask, getTaskResult, listTasks } from './handlers/tasks.js';
+import { TaskRelay } from './tasks/task-relay.js';
 import { newAuditFacts } from './audit/audit-facts.js';
 import { shapeResult } from './revision/shape-for-revision.js';
 import { runAudited } from './audit/audited-request.js';
@@ -29,7 +31,14 @@ const METHODS: Record<string, MethodHandler> = {
   'resources/unsubscribe': unsubscribe,
   'completion/complete': complete,
   'logging/setLevel': setLevel,
+  'tasks/get': getTask,
+  'tasks/result': getTaskResult,
+  'tasks/list': listTasks,
+  'tasks/cancel': cancelTask,
 };
+
+/** Methods only a session the gateway relays tasks for has (ADR 012); to others they do not exist. */
+const TASK_METHODS: ReadonlySet<string> = new Set(['tasks/get', 'tasks/result', 'tasks/list', 'tasks/cancel']);
 
 /**
  * The MCP server the hosts see, independent of transport: one entry for requests and one for
@@ -72,7 +81,11 @@ export class GatewayDispatcher {
       if (initializing) await initializing.catch(() => undefined);
       if (!session.protocolVersion) throw new McpError(ErrorCode.InvalidRequest, 'The session is not initialized: send initialize first');
     }
-    const params = withoutTaskAugmentation((request.params ?? {}) as Item);
+    const relaysTasks = this.services.tasks !== undefined && TaskRelay.enabledFor(session);
+    if (TASK_METHODS.has(request.method) && !relaysTasks) throw methodNotFound(request.method);
+    // Only a tools/call may be a task, and only from a host the gateway relays tasks for.
+    const raw = (request.params ?? {}) as Item;
+    const params = relaysTasks && request.method === 'tools/call' ? raw : withoutTaskAugmentation(raw);
     const full: RequestContext = { ...ctx, params, audit: newAuditFacts() };
     // Refused before any handler walks them (recorded like any bad params when audited).
     const malformed = malformedParams(request.method, params);
@@ -154,10 +167,10 @@ export class GatewayDispatcher {
 }
 
 /**
- * A request's params without `task` (2025-11-25 task augmentation). The gateway declares no
- * `tasks` capability: it could not relay tasks/get, tasks/result or tasks/cancel, and a host
- * holding a task id it can never poll would orphan the upstream's work. The spec asks a
- * receiver that did not declare the capability to process such a request normally,
+ * A request's params without `task` (2025-11-25 task augmentation), for every request but
+ * the tools/call of a host the gateway relays tasks for (ADR 012). To other hosts the gateway
+ * declares no `tasks` capability, and to none a task-augmented request other than tools/call;
+ * the spec asks a receiver that did not declare it to process such a request normally,
  * ignoring the augmentation, and so the gateway does: the upstream never sees `task`.
  */
 function withoutTaskAugmentation(params: Item): Item {
@@ -165,6 +178,8 @@ function withoutTaskAugmentation(params: Item): Item {
   const { task: _ignored, ...rest } = params;
   return rest;
 }
+
+const validTtl = (ttl: unknown) => ttl === undefined || (Number.isSafeInteger(ttl) && (ttl as number) >= 0);
 
 const shuttingDown = () => new McpError(ErrorCode.ShuttingDown, 'Switchboard is shutting down');
 
@@ -182,6 +197,10 @@ function malformedParams(method: string, params: Item): { rule: string; error: M
   }
   const overlong = overlongUri(method, params);
   if (overlong) return overlong;
+  const augmentation = params.task;
+  if (augmentation !== undefined && (typeof augmentation !== 'object' || augmentation === null || Array.isArray(augmentation) || !validTtl((augmentation as Item).ttl))) {
+    return { rule: 'request:invalid-task', error: invalidParams('Invalid params: task must be an object with an optional non-negative integer ttl') };
+  }
   const meta = params._meta;
   if (meta === undefined) return undefined;
   if (typeof meta !== 'object' || meta === null || Array.isArray(meta)) {

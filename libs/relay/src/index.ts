@@ -16,3 +16,4 @@ export { shapeNotification } from './revision/shape-for-revision.js';
 export { OutputSchemas } from './results/output-schemas.js';
 export { toolResultProblems } from './results/result-problems.js';
 export { LIST_CHANGED_BURST, LIST_CHANGED_EVERY_MS } from './list-change-throttle.js';
+export { TaskRelay } from './tasks/task-relay.js';

@@ -14,6 +14,7 @@ import type { DownstreamSession, SessionDirectory } from './session.js';
 import type { SubscriptionManager } from './subscriptions.js';
 import type { UrlElicitations } from './server-requests/url-elicitations.js';
 import type { OutputSchemas } from './results/output-schemas.js';
+import type { TaskRelay } from './tasks/task-relay.js';
 
 export type Item = Record<string, unknown>;
 
@@ -49,6 +50,8 @@ export interface RelayServices {
    * undefined in tests without them (results are still checked for their shape).
    */
   outputSchemas?: OutputSchemas;
+  /** Tasks relayed to the hosts that speak them (ADR 012); undefined: none are. */
+  tasks?: TaskRelay;
   /** Connections of `isolation: per-session` servers, one per downstream session; undefined in tests without any. */
   sessionConnections?: SessionConnections;
   /**

@@ -18,6 +18,17 @@ export interface AuditFacts {
    * questions its upstream asks while it runs, which an auditor can then join to it.
    */
   traceId: string | null;
+  /** The row's name when the request does not carry it: a task's tool, for tasks/result and tasks/cancel. */
+  name: string | null;
 }
 
-export const newAuditFacts = (): AuditFacts => ({ upstream: null, originalName: null, deniedBy: null, limitedBy: null, allowedBy: null, confirmBy: null, traceId: null });
+export const newAuditFacts = (): AuditFacts => ({
+  upstream: null,
+  originalName: null,
+  deniedBy: null,
+  limitedBy: null,
+  allowedBy: null,
+  confirmBy: null,
+  traceId: null,
+  name: null,
+});

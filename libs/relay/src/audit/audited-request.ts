@@ -53,6 +53,7 @@ export async function runAudited(
     }
     entry.upstream = facts.upstream;
     entry.originalName = facts.originalName;
+    if (facts.name !== null) entry.name = facts.name;
     if (facts.limitedBy !== null) {
       entry.decision = 'limited';
       entry.rule = facts.limitedBy;
@@ -79,7 +80,8 @@ export async function runAudited(
     entry.errorCode = abandoned.told!.code;
     errorMessage = abandoned.told!.message;
   } else if (failure === undefined) {
-    entry.outcome = result!.isError === true ? 'tool_error' : 'ok';
+    // A task-augmented tools/call is answered with the task: how the tool ended is tasks/result's row.
+    entry.outcome = ctx.request.method === 'tools/call' && 'task' in result! ? 'task' : result!.isError === true ? 'tool_error' : 'ok';
     entry.responseBytes = Buffer.byteLength(jsonTextOf(result!));
   } else {
     // Only a request that went upstream has an outcome; a refusal's is its decision.

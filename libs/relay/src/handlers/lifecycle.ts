@@ -6,6 +6,7 @@ import { principalListView } from './list-view.js';
 import { optionalObject } from './params.js';
 import { pushSharedLogLevel } from './logging.js';
 import { mayComplete } from './completion.js';
+import { RELAYED_TASKS_CAPABILITY, TaskRelay } from '../tasks/task-relay.js';
 
 /** How long initialize waits for upstreams still on their first connect, so the first lists are full. */
 const WARM_WAIT_MS = 5_000;
@@ -31,6 +32,8 @@ export const initialize: MethodHandler = async ({ session, params }, services) =
   const views = LIST_KINDS.map((kind) => principalListView(session.principal, kind, services));
   const instructions = mergedInstructions(upstreams.filter((u) => u.instructions && views.some((view) => view.listsSomethingOf(u.name))));
   session.serverCapabilities = advertisedCapabilities(upstreams);
+  // Only to a host that speaks tasks, whether or not any upstream runs them now: one may come with a reload (ADR 012).
+  if (services.tasks && TaskRelay.enabledFor(session)) session.serverCapabilities.tasks = RELAYED_TASKS_CAPABILITY;
   return {
     protocolVersion: session.protocolVersion,
     capabilities: session.serverCapabilities,

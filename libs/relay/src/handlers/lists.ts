@@ -3,6 +3,8 @@ import { rememberJsonText } from '@switchboard/core';
 import type { Item, MethodHandler } from '../relay.types.js';
 import { combine, principalListView } from './list-view.js';
 import { optionalCursor } from './params.js';
+import { withTaskSupport } from './task-support.js';
+import { TaskRelay } from '../tasks/task-relay.js';
 
 /**
  * Pages already served from a catalog, with their JSON text remembered: a catalog never
@@ -15,6 +17,14 @@ const MAX_PAGES_PER_CATALOG = 1024;
 
 /** A merged list, one page at a time, with the gateway's own cursors. */
 const listOf =
+  (kind: ListKind): MethodHandler =>
+  async (ctx, services) => {
+    const page = await cachedPage(kind)(ctx, services);
+    // A host the gateway relays tasks for is told which tools it may call as tasks (ADR 012).
+    return kind === 'tools' && services.tasks && TaskRelay.enabledFor(ctx.session) ? withTaskSupport(page, services) : page;
+  };
+
+const cachedPage =
   (kind: ListKind): MethodHandler =>
   async ({ params, session }, services) => {
     const catalog = services.catalog.current;

@@ -1,4 +1,4 @@
-import { invalidParams } from '@switchboard/core';
+import { ErrorCode, McpError, invalidParams, type PeerRequestOptions } from '@switchboard/core';
 import type { MethodHandler } from '../relay.types.js';
 import { optionalObject, requireString } from './params.js';
 import { publicUrisInContent } from './uri-mapping.js';
@@ -51,16 +51,31 @@ export const callTool: MethodHandler = async (ctx, services) => {
       `Tool ${publicName} is held back: its definition changed since it was pinned, and an administrator must review it (switchboard tools review)`,
     );
   }
+  // Only what the upstream runs as a task can be one (ADR 012); asked before anyone is asked to approve it.
+  const asTaskByHost = ctx.params.task !== undefined;
+  if (asTaskByHost && !services.registry.get(target.server)?.tasks.taskSupportOf(target.name)) {
+    ctx.audit.deniedBy = 'task:not-supported';
+    throw new McpError(ErrorCode.MethodNotFound, `Tool ${publicName} cannot be called as a task`);
+  }
   await approved(ctx, services, { server: target.server, tool: publicName, originalName: target.name, args });
   recordRoute(ctx.audit, target.server, target.name);
   // The connection is opened inside the gate: a refused call must not start a per-session
   // or per-principal upstream process.
   const result = await rateLimited(ctx, services, target.server, async () => {
     const connection = await upstreamOf(ctx, services, target.server);
+    const tasks = services.tasks;
+    if (asTaskByHost && tasks) {
+      // Answered at once with the gateway's task (ADR 012), the host's progress token and cancel mapped as for any call.
+      const tool = { server: target.server, tool: publicName, originalName: target.name };
+      const send = (params: Record<string, unknown>, options: PeerRequestOptions) => tasks.create(ctx.session, connection, tool, params, options);
+      return services.forwarder.forward(ctx.session, ctx.request, connection, { ...ctx.params, name: target.name }, ctx, { send });
+    }
     // The lists are read through the registry's connection, also for an isolated server.
     const asTask = services.registry.get(target.server)?.tasks.isTaskOnly(target.name) ?? false;
     return services.forwarder.forward(ctx.session, ctx.request, connection, { ...ctx.params, name: target.name }, ctx, { asTask });
   });
+  // A task has no result yet: tasks/result checks it when it comes.
+  if (asTaskByHost) return result;
   // A host of a revision before structured content neither sees the outputSchema nor gets
   // structuredContent (shape-for-revision.ts): the schema is nothing it would check.
   const schemas = knowsStructuredContent(ctx.session.protocolVersion) ? services.outputSchemas : undefined;

@@ -1,0 +1,282 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { CallToolResultSchema, CreateTaskResultSchema, ElicitRequestSchema, McpError, TaskStatusNotificationSchema, type Task } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EVERYTHING_SERVER, REPO_ROOT, SWITCHBOARD_BIN, eventually, isAlive, startDaemon, stopAllDaemons, tempDir, writeConfig, type DaemonHandle } from './support/daemon.js';
+import { auditRows } from './support/audit-rows.js';
+
+/**
+ * Tasks relayed to hosts that speak them (2025-11-25, ADR 012): a host that negotiated
+ * 2025-11-25 and declared `tasks` calls a tool as a task, gets the gateway's task id at once,
+ * and polls, lists, fetches or cancels it; the id is bound to the API key that made it.
+ * Through the real daemon to SDK v1 hosts (SDK v2 2.4.0 has no task client), against the task
+ * fixture (test/fixtures/task-upstream.mjs) and server-everything's simulate-research-query.
+ */
+
+const RELATED_TASK = 'io.modelcontextprotocol/related-task';
+const textOf = (result: unknown) => (result as { content: Array<{ text?: string }> }).content[0]?.text ?? '';
+const eventsOf = (file: string) => (existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean) : []);
+
+function cli(args: string[]) {
+  const r = spawnSync(process.execPath, [SWITCHBOARD_BIN, ...args], { encoding: 'utf8', timeout: 30_000 });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+interface TaskHost {
+  client: Client;
+  statuses: Task[];
+  asked: string[];
+  close(): Promise<void>;
+}
+
+afterAll(stopAllDaemons);
+
+describe('tasks relayed to a host that speaks them', () => {
+  let dir: string;
+  let events: string;
+  let daemon: DaemonHandle;
+  const keys: Record<string, string> = {};
+  const hosts: TaskHost[] = [];
+
+  /** An SDK v1 host of 2025-11-25 signed in with `key`; with `tasks`, it declares the capability. */
+  async function hostOf(key: string, tasks = true): Promise<TaskHost> {
+    const capabilities = { elicitation: { form: {} }, ...(tasks && { tasks: { list: {}, cancel: {} } }) };
+    const client = new Client({ name: 'task-host', version: '1.0.0' }, { capabilities });
+    const statuses: Task[] = [];
+    const asked: string[] = [];
+    client.setNotificationHandler(TaskStatusNotificationSchema, (n) => void statuses.push(n.params as Task));
+    client.setRequestHandler(ElicitRequestSchema, (request) => {
+      asked.push(String(request.params.message));
+      // The fixture asks for a colour, simulate-research-query for an interpretation.
+      const fields = Object.keys(request.params.mode === 'url' ? {} : request.params.requestedSchema.properties);
+      return { action: 'accept', content: fields.includes('colour') ? { colour: 'teal' } : { interpretation: 'snake' } };
+    });
+    await client.connect(new StreamableHTTPClientTransport(new URL(daemon.mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${key}` } } }));
+    const host = { client, statuses, asked, close: () => client.close().catch(() => undefined) };
+    hosts.push(host);
+    return host;
+  }
+
+  /** A task-augmented tools/call: answered at once with the gateway's task. */
+  async function startTask(host: TaskHost, name: string, args: Record<string, unknown> = {}): Promise<Task> {
+    const created = await host.client.request({ method: 'tools/call', params: { name, arguments: args } }, CreateTaskResultSchema, { task: { ttl: 120_000 }, timeout: 60_000 });
+    return created.task;
+  }
+
+  /** The upstream task id the fixture logged for the newest task of `tool`. */
+  const upstreamIdOf = (tool: string) => eventually(() => eventsOf(events).filter((l) => l.startsWith(`created ${tool} `)).at(-1)?.split(' ')[2]);
+
+  async function errorOf(promise: Promise<unknown>): Promise<McpError> {
+    const err = await promise.then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(McpError);
+    return err as McpError;
+  }
+
+  beforeAll(async () => {
+    dir = tempDir('sb-task-relay-');
+    events = join(dir, 'events.log');
+    const jobs = { command: process.execPath, args: [join(REPO_ROOT, 'test/fixtures/task-upstream.mjs')], env: { TASK_EVENTS: events } };
+    const everything = { command: process.execPath, args: [EVERYTHING_SERVER, 'stdio'] };
+    const configPath = writeConfig({ auth: { mode: 'required' }, mcpServers: { jobs, everything } }, dir);
+    for (const name of ['alice', 'bob']) {
+      const made = cli(['keys', 'create', '--config', configPath, '--name', name]);
+      expect(made.code, made.stderr).toBe(0);
+      keys[name] = made.stdout.trimEnd().split('\n').at(-1)!;
+    }
+    daemon = await startDaemon(configPath);
+  });
+  afterAll(async () => {
+    await Promise.all(hosts.map((h) => h.close()));
+    await daemon?.stop();
+  });
+
+  it("is told the gateway relays tasks, and which tools it may call as one; a host that declared no tasks keeps ADR 010's plain tools", async () => {
+    const alice = await hostOf(keys.alice);
+    expect(alice.client.getServerCapabilities()?.tasks).toEqual({ list: {}, cancel: {}, requests: { tools: { call: {} } } });
+    const tools = await eventually(async () => {
+      const listed = (await alice.client.listTools()).tools;
+      return listed.some((t) => t.name === 'jobs__research') && listed.some((t) => t.name === 'everything__echo') ? listed : undefined;
+    });
+    const byName = new Map(tools.map((t) => [t.name, t]));
+    // Task-only upstream, optional here: the gateway runs a plain call of it as a task itself.
+    expect(byName.get('jobs__research')?.execution).toEqual({ taskSupport: 'optional' });
+    expect(byName.get('everything__simulate-research-query')?.execution).toEqual({ taskSupport: 'optional' });
+    expect(byName.get('everything__echo')).not.toHaveProperty('execution');
+
+    const plain = await hostOf(keys.alice, false);
+    expect(plain.client.getServerCapabilities()?.tasks).toBeUndefined();
+    const plainTools = (await plain.client.listTools()).tools;
+    expect(plainTools.filter((t) => 'execution' in t)).toEqual([]);
+    expect(textOf(await plain.client.callTool({ name: 'jobs__research', arguments: { text: 'plainly', steps: 1 } }, CallToolResultSchema, { timeout: 60_000 }))).toBe('researched plainly');
+    // tasks/* do not exist for it (asked raw: the SDK would not send them without the capability).
+    const raw = await fetch(daemon.mcpUrl, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${keys.alice}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'Mcp-Session-Id': String((plain.client.transport as StreamableHTTPClientTransport).sessionId), 'Mcp-Protocol-Version': '2025-11-25' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tasks/list', params: {} }),
+    });
+    expect(await raw.text()).toContain('"code":-32601');
+  });
+
+  it("answers a task-augmented call with the gateway's own task id, tells the host its status under that id, and relays the checked result related to it", async () => {
+    const alice = await hostOf(keys.alice);
+    const task = await startTask(alice, 'jobs__research', { text: 'tides', steps: 2 });
+    const upstreamId = await upstreamIdOf('research');
+    expect(task.taskId).not.toBe(upstreamId);
+    expect(Buffer.from(task.taskId, 'base64url')).toHaveLength(16);
+    const result = await alice.client.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema, { timeout: 60_000 });
+    expect(textOf(result)).toBe('researched tides');
+    expect(result._meta?.[RELATED_TASK]).toEqual({ taskId: task.taskId });
+    expect(await alice.client.experimental.tasks.getTask(task.taskId)).toMatchObject({ taskId: task.taskId, status: 'completed' });
+    // The upstream's notifications/tasks/status, under the gateway's id only.
+    const done = await eventually(() => alice.statuses.find((s) => s.status === 'completed'));
+    expect(done.taskId).toBe(task.taskId);
+    expect(JSON.stringify(alice.statuses)).not.toContain(upstreamId);
+    // Audited: the call when the task was made, and how it ended when its result was fetched.
+    const data = join(dir, 'data');
+    const call = await eventually(() => auditRows(data, "method = 'tools/call' AND name = 'jobs__research' AND outcome = 'task'")[0]);
+    expect(call).toMatchObject({ principal: 'alice', decision: 'allowed', upstream: 'jobs', original_name: 'research' });
+    const fetched = await eventually(() => auditRows(data, "method = 'tasks/result' AND outcome = 'ok'")[0]);
+    expect(fetched).toMatchObject({ principal: 'alice', name: 'jobs__research', decision: 'allowed', upstream: 'jobs', original_name: 'research' });
+  });
+
+  it("lists only the caller's tasks, and answers another key's task id exactly as an unknown one", async () => {
+    const alice = await hostOf(keys.alice);
+    const bob = await hostOf(keys.bob);
+    const task = await startTask(alice, 'jobs__research', { text: 'reefs', steps: 1 });
+    expect((await alice.client.experimental.tasks.listTasks()).tasks.map((t) => t.taskId)).toContain(task.taskId);
+    expect((await bob.client.experimental.tasks.listTasks()).tasks.map((t) => t.taskId)).not.toContain(task.taskId);
+    const unknown = 'AAAAAAAAAAAAAAAAAAAAAA';
+    const answers = [
+      await errorOf(bob.client.experimental.tasks.getTask(task.taskId)),
+      await errorOf(bob.client.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema)),
+      await errorOf(bob.client.experimental.tasks.cancelTask(task.taskId)),
+      await errorOf(alice.client.experimental.tasks.getTask(unknown)),
+      await errorOf(alice.client.experimental.tasks.cancelTask(unknown)),
+    ];
+    for (const err of answers) expect({ code: err.code, message: err.message }).toEqual({ code: -32602, message: 'MCP error -32602: Invalid params: unknown task' });
+    // Bob's guesses are on the record; alice's task is untouched.
+    const refused = await eventually(() => auditRows(join(dir, 'data'), "principal = 'bob' AND rule = 'task:unknown'"));
+    expect(refused.map((r) => [r.method, r.decision])).toEqual(expect.arrayContaining([['tasks/result', 'denied'], ['tasks/cancel', 'denied']]));
+    expect(textOf(await alice.client.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema, { timeout: 60_000 }))).toBe('researched reefs');
+  });
+
+  it('cancels a task upstream on tasks/cancel, and only then: a cancelled tasks/result leaves it running', async () => {
+    const alice = await hostOf(keys.alice);
+    const task = await startTask(alice, 'jobs__endless');
+    const upstreamId = await upstreamIdOf('endless');
+    const lookups = () => eventsOf(events).filter((l) => l === `get ${upstreamId}`).length;
+    const before = lookups();
+    const waiting = new AbortController();
+    const result = alice.client.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema, { signal: waiting.signal });
+    // The upstream looked the task up for it: the gateway's tasks/result is in flight there.
+    await eventually(() => lookups() > before);
+    waiting.abort('not waiting any more');
+    await expect(result).rejects.toThrow();
+    expect((await alice.client.experimental.tasks.getTask(task.taskId)).status).toBe('working');
+    expect(eventsOf(events)).not.toContain(`cancelled ${upstreamId}`);
+
+    const cancelled = await alice.client.experimental.tasks.cancelTask(task.taskId);
+    expect(cancelled).toMatchObject({ taskId: task.taskId, status: 'cancelled' });
+    await eventually(() => eventsOf(events).includes(`cancelled ${upstreamId}`));
+    const again = await errorOf(alice.client.experimental.tasks.cancelTask(task.taskId));
+    expect(again.code).toBe(-32602);
+    expect(await eventually(() => auditRows(join(dir, 'data'), "method = 'tasks/cancel' AND outcome = 'ok'")[0])).toMatchObject({ name: 'jobs__endless', upstream: 'jobs' });
+  });
+
+  it("brings the upstream's question during input_required to the host waiting on tasks/result", async () => {
+    const alice = await hostOf(keys.alice);
+    const task = await startTask(alice, 'jobs__ask');
+    expect(textOf(await alice.client.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema, { timeout: 60_000 }))).toBe('chose teal');
+    expect(alice.asked).toEqual(['Which colour?']);
+  });
+
+  it("relays server-everything's simulate-research-query as a task, its clarifying question included", async () => {
+    const alice = await hostOf(keys.alice);
+    const task = await startTask(alice, 'everything__simulate-research-query', { topic: 'python', ambiguous: true });
+    const result = await alice.client.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema, { timeout: 60_000 });
+    expect(textOf(result)).toContain('# Research Report: python (snake)');
+    expect(alice.asked.at(-1)).toContain('python');
+  });
+
+  it('refuses a task-augmented call of a tool its upstream cannot run as a task with -32601, and records it', async () => {
+    const alice = await hostOf(keys.alice);
+    const err = await errorOf(startTask(alice, 'everything__echo', { message: 'hi' }));
+    expect(err.code).toBe(-32601);
+    expect(err.message).toContain('everything__echo cannot be called as a task');
+    const row = await eventually(() => auditRows(join(dir, 'data'), "name = 'everything__echo' AND rule = 'task:not-supported'")[0]);
+    expect(row).toMatchObject({ method: 'tools/call', decision: 'denied', outcome: null });
+    // A `task` that is no task augmentation is bad params, whatever the tool.
+    const malformed = await errorOf(alice.client.request({ method: 'tools/call', params: { name: 'jobs__research', arguments: { text: 'x' }, task: { ttl: 'soon' } } }, CreateTaskResultSchema));
+    expect({ code: malformed.code, message: malformed.message }).toEqual({ code: -32602, message: 'MCP error -32602: Invalid params: task must be an object with an optional non-negative integer ttl' });
+  });
+});
+
+describe('tasks whose upstream goes away', () => {
+  let dir: string;
+  let events: string;
+  let configPath: string;
+  let daemon: DaemonHandle;
+  let host: Client;
+  const statuses: Task[] = [];
+
+  const jobs = () => ({ command: process.execPath, args: [join(REPO_ROOT, 'test/fixtures/task-upstream.mjs')], env: { TASK_EVENTS: events } });
+  const config = (servers: Record<string, unknown>) => ({ auth: { mode: 'required' }, log: { level: 'info' }, mcpServers: servers });
+
+  async function endlessTask(): Promise<{ task: Task; upstreamId: string }> {
+    const known = eventsOf(events).filter((l) => l.startsWith('created endless ')).length;
+    const created = await host.request({ method: 'tools/call', params: { name: 'jobs__endless', arguments: {} } }, CreateTaskResultSchema, { task: { ttl: 120_000 }, timeout: 60_000 });
+    const upstreamId = await eventually(() => eventsOf(events).filter((l) => l.startsWith('created endless '))[known]?.split(' ')[2]);
+    return { task: created.task, upstreamId };
+  }
+
+  beforeAll(async () => {
+    dir = tempDir('sb-task-relay-gone-');
+    events = join(dir, 'events.log');
+    configPath = writeConfig(config({ jobs: jobs() }), dir);
+    const made = cli(['keys', 'create', '--config', configPath, '--name', 'alice']);
+    expect(made.code, made.stderr).toBe(0);
+    const key = made.stdout.trimEnd().split('\n').at(-1)!;
+    daemon = await startDaemon(configPath);
+    host = new Client({ name: 'task-host', version: '1.0.0' }, { capabilities: { tasks: { list: {}, cancel: {} } } });
+    host.setNotificationHandler(TaskStatusNotificationSchema, (n) => void statuses.push(n.params as Task));
+    await host.connect(new StreamableHTTPClientTransport(new URL(daemon.mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${key}` } } }));
+    await eventually(async () => (await host.listTools()).tools.some((t) => t.name === 'jobs__endless'));
+  });
+  afterAll(async () => {
+    await host?.close().catch(() => undefined);
+    await daemon?.stop();
+  });
+
+  it('fails the tasks of an upstream that dies mid-task, tells their owner, and answers tasks/result with an error, not a hang', async () => {
+    const { task } = await endlessTask();
+    const pid = Number(eventsOf(events).filter((l) => l.startsWith('pid ')).at(-1)!.split(' ')[1]);
+    process.kill(pid, 'SIGKILL');
+    await eventually(() => !isAlive(pid));
+    const failed = await eventually(() => statuses.find((s) => s.taskId === task.taskId && s.status === 'failed'));
+    expect(failed.statusMessage).toContain("the connection to upstream 'jobs' was lost");
+    expect(await host.experimental.tasks.getTask(task.taskId)).toMatchObject({ status: 'failed' });
+    const err = await host.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema).then(
+      () => undefined,
+      (e: unknown) => e as McpError,
+    );
+    expect(err?.code).toBe(-32000);
+  });
+
+  it('fails the tasks of an upstream a reload removed, after cancelling them there', async () => {
+    await eventually(async () => (await host.listTools()).tools.some((t) => t.name === 'jobs__endless'));
+    const { task, upstreamId } = await endlessTask();
+    const next = `${configPath}.next`;
+    writeFileSync(next, JSON.stringify({ listen: { host: '127.0.0.1', port: 0 }, dataDir: join(dir, 'data'), ...config({}) }, null, 2));
+    renameSync(next, configPath);
+    const failed = await eventually(() => statuses.find((s) => s.taskId === task.taskId && s.status === 'failed'), 20_000, 'the failed status');
+    expect(failed.statusMessage).toContain("upstream 'jobs' was stopped");
+    expect(eventsOf(events)).toContain(`cancelled ${upstreamId}`);
+    expect((await host.experimental.tasks.listTasks()).tasks.find((t) => t.taskId === task.taskId)).toMatchObject({ status: 'failed' });
+  });
+});
