@@ -83,7 +83,8 @@ describe('tasks relayed to a host that speaks them', () => {
     events = join(dir, 'events.log');
     const jobs = { command: process.execPath, args: [join(REPO_ROOT, 'test/fixtures/task-upstream.mjs')], env: { TASK_EVENTS: events } };
     const everything = { command: process.execPath, args: [EVERYTHING_SERVER, 'stdio'] };
-    const configPath = writeConfig({ auth: { mode: 'required' }, mcpServers: { jobs, everything } }, dir);
+    const own = { ...jobs, isolation: 'per-session' };
+    const configPath = writeConfig({ auth: { mode: 'required' }, mcpServers: { jobs, everything, own } }, dir);
     for (const name of ['alice', 'bob']) {
       const made = cli(['keys', 'create', '--config', configPath, '--name', name]);
       expect(made.code, made.stderr).toBe(0);
@@ -187,6 +188,29 @@ describe('tasks relayed to a host that speaks them', () => {
     const again = await errorOf(alice.client.experimental.tasks.cancelTask(task.taskId));
     expect(again.code).toBe(-32602);
     expect(await eventually(() => auditRows(join(dir, 'data'), "method = 'tasks/cancel' AND outcome = 'ok'")[0])).toMatchObject({ name: 'jobs__endless', upstream: 'jobs' });
+  });
+
+  it('keeps a task when its host leaves, but not on a per-session server, whose connection (and task) ends with the session', async () => {
+    const leaving = await hostOf(keys.alice);
+    await eventually(async () => (await leaving.client.listTools()).tools.some((t) => t.name === 'own__endless'));
+    const shared = await startTask(leaving, 'jobs__endless');
+    const sharedUpstream = await upstreamIdOf('endless');
+    const own = await startTask(leaving, 'own__endless');
+    const ownUpstream = await upstreamIdOf('endless');
+    // It ends its session (a DELETE), as a host that is done does.
+    await (leaving.client.transport as StreamableHTTPClientTransport).terminateSession();
+    await leaving.close();
+    const back = await hostOf(keys.alice);
+    const ended = await eventually(async () => {
+      const listed = (await back.client.experimental.tasks.listTasks()).tasks;
+      const task = listed.find((t) => t.taskId === own.taskId);
+      return task?.status === 'failed' ? listed : undefined;
+    });
+    expect(ended.find((t) => t.taskId === own.taskId)?.statusMessage).toContain("upstream 'own' was stopped");
+    await eventually(() => eventsOf(events).includes(`cancelled ${ownUpstream}`));
+    expect(ended.find((t) => t.taskId === shared.taskId)?.status).toBe('working');
+    expect(eventsOf(events)).not.toContain(`cancelled ${sharedUpstream}`);
+    await back.client.experimental.tasks.cancelTask(shared.taskId);
   });
 
   it("brings the upstream's question during input_required to the host waiting on tasks/result", async () => {
