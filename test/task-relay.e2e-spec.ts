@@ -84,7 +84,9 @@ describe('tasks relayed to a host that speaks them', () => {
     const jobs = { command: process.execPath, args: [join(REPO_ROOT, 'test/fixtures/task-upstream.mjs')], env: { TASK_EVENTS: events } };
     const everything = { command: process.execPath, args: [EVERYTHING_SERVER, 'stdio'] };
     const own = { ...jobs, isolation: 'per-session' };
-    const configPath = writeConfig({ auth: { mode: 'required' }, mcpServers: { jobs, everything, own } }, dir);
+    const policy = join(dir, 'policy.yaml');
+    writeFileSync(policy, 'defaultEffect: allow\nroles:\n  no-doom:\n    - { id: no-doom, deny: call, tool: "jobs__doomed" }\nusers:\n  bob: [no-doom]\n');
+    const configPath = writeConfig({ auth: { mode: 'required' }, policy: { file: policy }, mcpServers: { jobs, everything, own } }, dir);
     for (const name of ['alice', 'bob']) {
       const made = cli(['keys', 'create', '--config', configPath, '--name', name]);
       expect(made.code, made.stderr).toBe(0);
@@ -226,6 +228,23 @@ describe('tasks relayed to a host that speaks them', () => {
     const result = await alice.client.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema, { timeout: 60_000 });
     expect(textOf(result)).toContain('# Research Report: python (snake)');
     expect(alice.asked.at(-1)).toContain('python');
+  });
+
+  it('asks the policy of a task-augmented call as of any call: a denied tool is as unknown, and the task never made', async () => {
+    const bob = await hostOf(keys.bob);
+    const denied = await errorOf(startTask(bob, 'jobs__doomed'));
+    expect({ code: denied.code, message: denied.message }).toEqual({ code: -32602, message: 'MCP error -32602: Unknown tool: jobs__doomed' });
+    const row = await eventually(() => auditRows(join(dir, 'data'), "principal = 'bob' AND name = 'jobs__doomed'")[0]);
+    expect(row).toMatchObject({ method: 'tools/call', decision: 'denied', rule: 'no-doom', outcome: null });
+    expect(eventsOf(events).filter((l) => l.startsWith('created doomed '))).toEqual([]);
+    // Alice may: hers is a task, which fails upstream and says why.
+    const alice = await hostOf(keys.alice);
+    const task = await startTask(alice, 'jobs__doomed');
+    const failed = await eventually(async () => {
+      const state = await alice.client.experimental.tasks.getTask(task.taskId);
+      return state.status === 'failed' ? state : undefined;
+    });
+    expect(failed.statusMessage).toBe('the fixture failed this task on purpose');
   });
 
   it('refuses a task-augmented call of a tool its upstream cannot run as a task with -32601, and records it', async () => {
