@@ -1,3 +1,6 @@
+import { isRequest, type JsonRpcMessage, type SendOptions } from '@switchboard/core';
+import type { UpstreamTransport } from './transports/upstream-transport.js';
+
 /**
  * How long a stop waits for the notifications and answers still being sent (a host's
  * cancellation, above all) before it closes the transport, which would abort them: the
@@ -14,6 +17,13 @@ export const LAST_SENDS_WAIT_MS = 1000;
  */
 export class LastSends {
   private readonly sending = new Set<Promise<void>>();
+
+  /** Sends `message` on `transport`, keeping track of it until it settles unless it is a request. */
+  send(transport: UpstreamTransport, message: JsonRpcMessage, options?: SendOptions): Promise<void> {
+    const sent = transport.send(message, options);
+    if (!isRequest(message)) this.track(sent);
+    return sent;
+  }
 
   /** Keeps track of `sent` until it settles. */
   track(sent: Promise<void>): void {

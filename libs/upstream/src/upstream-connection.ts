@@ -1,26 +1,16 @@
-import {
-  ErrorCode,
-  JsonRpcPeer,
-  McpError,
-  isRequest,
-  type JsonRpcMessage,
-  type SendOptions,
-  type PeerRequestOptions,
-} from '@switchboard/core';
+import { ErrorCode, JsonRpcPeer, McpError, type PeerRequestOptions } from '@switchboard/core';
 import type { ListLimits, ServerConfig } from '@switchboard/config';
 import type { Logger } from '@switchboard/observability';
 import { RetrySchedule } from './backoff.js';
 import { handshake } from './handshake.js';
 import { HealthProbe } from './health-probe.js';
 import { LastSends } from './last-sends.js';
-import { LeftOutItems } from './left-out-items.js';
-import { CutLists } from './list-cap.js';
 import { LogMessageBounds } from './log-message-bounds.js';
-import { readList } from './list-reader.js';
 import { logCapabilityWarning } from './served-capabilities.js';
 import { answerServerRequest } from './server-request-routing.js';
 import { TaskCalls, runsToolTasks } from './task-calls.js';
 import { RelayedTasks } from './relayed-tasks.js';
+import { UpstreamLists } from './upstream-lists.js';
 import { credentialsOf, redactFailure, redactUpstreamError, redactUpstreamText, type UpstreamRedactor } from './upstream-redaction.js';
 import { httpStatusOf, looksLikeLegacySse, type RemoteFlavour, type TransportFactory } from './transports/transport-factory.js';
 import { closeDetail, type UpstreamTransport } from './transports/upstream-transport.js';
@@ -71,8 +61,7 @@ export class UpstreamConnection {
   /** The peer of a connect attempt still in its handshake. */
   private opening?: JsonRpcPeer;
   private readonly log: Logger;
-  private readonly cutLists: CutLists;
-  private readonly leftOutItems: LeftOutItems;
+  private readonly lists: UpstreamLists;
   private readonly logMessages: LogMessageBounds;
   private readonly health = new HealthProbe({
     peer: () => this.peer,
@@ -99,8 +88,7 @@ export class UpstreamConnection {
     private readonly deps: UpstreamDeps,
   ) {
     this.log = deps.logger.child({ upstream: current.name });
-    this.cutLists = new CutLists(current.name, this.log);
-    this.leftOutItems = new LeftOutItems(this.log);
+    this.lists = new UpstreamLists(current.name, this.log);
     this.logMessages = new LogMessageBounds(this.log);
     const runsTasks = () => runsToolTasks(this.protocolVersion, this.capabilities);
     this.tasks = new TaskCalls(current.name, (method, params, options) => this.request(method, params, options), runsTasks);
@@ -137,7 +125,7 @@ export class UpstreamConnection {
   }
 
   status(): UpstreamStatus {
-    const truncatedLists = this.cutLists.all();
+    const truncatedLists = this.lists.truncated();
     return {
       name: this.name,
       transport: this.config.transport === 'stdio' ? 'stdio' : (this.flavour ?? this.config.transport),
@@ -184,13 +172,6 @@ export class UpstreamConnection {
     await transport?.close().catch(() => undefined);
   }
 
-  /** Sends on the transport, keeping track of what is not a request (LastSends). */
-  private send(transport: UpstreamTransport, message: JsonRpcMessage, options?: SendOptions): Promise<void> {
-    const sent = transport.send(message, options);
-    if (!isRequest(message)) this.lastSends.track(sent);
-    return sent;
-  }
-
   /** Sends a request; fails fast with -32010 when the upstream is not connected. */
   async request(method: string, params: Item | undefined, options: PeerRequestOptions = {}): Promise<Item> {
     try {
@@ -234,10 +215,8 @@ export class UpstreamConnection {
   async listAll(method: string, key: string, limits: ListLimits): Promise<Item[]> {
     const timeoutMs = this.config.timeouts.requestMs;
     const page = (cursor: string | undefined) => this.request(method, cursor === undefined ? undefined : { cursor }, { timeoutMs });
-    const { items, cut, leftOut, taskOnly, taskOptional } = await readList(page, method, key, limits, this.log, runsToolTasks(this.protocolVersion, this.capabilities));
+    const { items, taskOnly, taskOptional } = await this.lists.read(page, method, key, limits, runsToolTasks(this.protocolVersion, this.capabilities));
     if (key === 'tools') this.tasks.listed(taskOnly, taskOptional);
-    this.cutLists.record(method, cut);
-    this.leftOutItems.record(method, leftOut);
     return items;
   }
 
@@ -317,7 +296,7 @@ export class UpstreamConnection {
     const generation = ++this.generation;
     const transport = await this.deps.factory.create(this.config, flavour, this.log);
     if (this.stopped || generation !== this.generation) throw new Error('stopped while connecting');
-    const peer = new JsonRpcPeer((message, options) => this.send(transport, message, options), {
+    const peer = new JsonRpcPeer((message, options) => this.lastSends.send(transport, message, options), {
       onRequest: (request, ctx) => answerServerRequest(this, this.deps.serverRequests, this.peer ?? this.opening, request, ctx),
       onNotification: (n) => {
         if (n.method === 'notifications/tasks/status') return this.relayedTasks.statusNotified(n.params);
