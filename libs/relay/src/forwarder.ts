@@ -51,7 +51,8 @@ export class Forwarder {
     params: Item,
     /** With the request's audit facts when it is recorded: its questions' rows join its trace. */
     ctx: InboundContext & { audit?: Pick<AuditFacts, 'traceId'> },
-    how: { asTask?: boolean; send?: (params: Item, options: PeerRequestOptions) => Promise<Item> } = {},
+    /** How to send it, when not as a plain request: a task-only tool's call, a host's task. */
+    how: { send?: (params: Item, options: PeerRequestOptions) => Promise<Item> } = {},
   ): Promise<Item> {
     const meta = params._meta as Item | undefined;
     const hostToken = meta?.progressToken as string | number | undefined;
@@ -96,11 +97,7 @@ export class Forwarder {
     }
     // A task-only tool's call runs as a task upstream; the host waits for its result as for any call.
     // A task-augmented one from a host the gateway relays tasks for is answered with the task (ADR 012).
-    const sent = how.send
-      ? how.send(upstreamParams, options)
-      : how.asTask
-        ? connection.tasks.call(upstreamParams, options)
-        : connection.request(request.method, upstreamParams, options);
+    const sent = how.send ? how.send(upstreamParams, options) : connection.request(request.method, upstreamParams, options);
     return sent
       .catch((err: unknown) => {
         this.urlElicitations?.failed(session, connection.name, err);

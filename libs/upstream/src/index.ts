@@ -11,4 +11,5 @@ export { MAX_MESSAGE_CHARS } from './transports/message-limit.js';
 export * from './owned-connections.js';
 export * from './principal-connections.js';
 export * from './session-connections.js';
-export type { RelayedTasks, UpstreamTask, UpstreamTaskStatus } from './relayed-tasks.js';
+export type { RelayedTasks, UpstreamTask } from './relayed-tasks.js';
+export { TASKS_REVISION, isTerminalStatus, type UpstreamTaskStatus } from './task-protocol.js';

@@ -1,16 +1,11 @@
 import { ErrorCode, McpError, type PeerRequestOptions } from '@switchboard/core';
 
-type Item = Record<string, unknown>;
-type SendRequest = (method: string, params: Item, options: PeerRequestOptions) => Promise<Item>;
+import { MAX_TASK_ID_CHARS, STOP_CANCEL_MS, cancelQuietly, isTerminalStatus, type SendTaskRequest, type UpstreamTaskStatus } from './task-protocol.js';
 
-export type UpstreamTaskStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
+type Item = Record<string, unknown>;
 
 const STATUSES: ReadonlySet<string> = new Set(['working', 'input_required', 'completed', 'failed', 'cancelled']);
-const TERMINAL: ReadonlySet<string> = new Set(['completed', 'failed', 'cancelled']);
-const MAX_TASK_ID_CHARS = 1024;
 const MAX_STATUS_MESSAGE_CHARS = 1000;
-/** How long a stop waits for an upstream to answer the tasks/cancel of the relayed tasks still running. */
-const STOP_CANCEL_MS = 2000;
 
 /** An upstream's task as the gateway keeps it: checked, and cut to what a host may be shown. */
 export interface UpstreamTask {
@@ -38,7 +33,7 @@ export class RelayedTasks {
 
   constructor(
     private readonly upstream: string,
-    private readonly send: SendRequest,
+    private readonly send: SendTaskRequest,
   ) {}
 
   /** A tools/call with `task` (params carry it): answered at once with the task the upstream created. */
@@ -48,7 +43,7 @@ export class RelayedTasks {
       throw new McpError(ErrorCode.ConnectionClosed, `Upstream '${this.upstream}' answered a task-augmented tools/call without a task`);
     }
     const task = this.checked(created.task);
-    if (!TERMINAL.has(task.status)) this.open.add(task.taskId);
+    if (!isTerminalStatus(task.status)) this.open.add(task.taskId);
     return task;
   }
 
@@ -99,18 +94,13 @@ export class RelayedTasks {
 
   /** At a stop, while the connection can still say so: tasks/cancel for every relayed task still running. */
   async cancelAll(): Promise<void> {
-    const cancels = [...this.open].map((taskId) =>
-      this.send('tasks/cancel', { taskId }, { timeoutMs: STOP_CANCEL_MS }).then(
-        () => undefined,
-        () => undefined,
-      ),
-    );
+    const cancels = [...this.open].map((taskId) => cancelQuietly(this.send, taskId, STOP_CANCEL_MS));
     this.open.clear();
     await Promise.all(cancels);
   }
 
   private seen(task: UpstreamTask): UpstreamTask {
-    if (TERMINAL.has(task.status)) this.open.delete(task.taskId);
+    if (isTerminalStatus(task.status)) this.open.delete(task.taskId);
     return task;
   }
 

@@ -1,12 +1,8 @@
 import { Cancellation, ErrorCode, McpError, cancelledError, withoutRelatedTask, type CancelSignal, type PeerRequestOptions } from '@switchboard/core';
 
+import { MAX_TASK_ID_CHARS, STOP_CANCEL_MS, TASKS_REVISION, cancelQuietly, isTerminalStatus, type SendTaskRequest } from './task-protocol.js';
+
 type Item = Record<string, unknown>;
-type SendRequest = (method: string, params: Item, options: PeerRequestOptions) => Promise<Item>;
-
-/** The revision that defines tasks (experimental); later ones moved them to an extension. */
-export const TASKS_REVISION = '2025-11-25';
-
-const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
 
 /** tasks/get is asked at the task's pollInterval, kept within these bounds (ms). */
 export const MIN_POLL_MS = 250;
@@ -15,9 +11,6 @@ const DEFAULT_POLL_MS = 1000;
 /** The ttl asked for when the call has no hard maximum; else that maximum and this margin to fetch the result. */
 const DEFAULT_TTL_MS = 600_000;
 const TTL_MARGIN_MS = 60_000;
-/** How long a stop waits for an upstream to answer the tasks/cancel of the tasks still running. */
-const STOP_CANCEL_MS = 2000;
-const MAX_TASK_ID_CHARS = 1024;
 
 /** Whether an upstream runs tool calls as tasks: it negotiated 2025-11-25 and declared tasks.requests.tools.call. */
 export function runsToolTasks(protocolVersion: string | undefined, capabilities: Item): boolean {
@@ -52,7 +45,7 @@ export class TaskCalls {
 
   constructor(
     private readonly upstream: string,
-    private readonly send: SendRequest,
+    private readonly send: SendTaskRequest,
     /** Whether the upstream runs tool calls as tasks now (runsToolTasks of what it negotiated). */
     private readonly runsTasks: () => boolean,
   ) {}
@@ -154,7 +147,7 @@ export class TaskCalls {
     if (resultFailed) {
       const state = await this.send('tasks/get', { taskId }, { timeoutMs }).catch(() => undefined);
       const status = state?.status;
-      if (typeof status === 'string' && TERMINAL.has(status)) {
+      if (typeof status === 'string' && isTerminalStatus(status)) {
         if (status === 'completed' || !(err instanceof McpError)) return err;
         const said = typeof state?.statusMessage === 'string' && state.statusMessage !== '' ? `: ${state.statusMessage.slice(0, 500)}` : '';
         const ended = status === 'failed' ? 'failed' : 'was cancelled';
@@ -181,10 +174,7 @@ export class TaskCalls {
   }
 
   private cancel(taskId: string, timeoutMs: number | undefined): Promise<void> {
-    return this.send('tasks/cancel', { taskId }, { timeoutMs }).then(
-      () => undefined,
-      () => undefined,
-    );
+    return cancelQuietly(this.send, taskId, timeoutMs);
   }
 
   private taskOf(created: Item): CreatedTask {

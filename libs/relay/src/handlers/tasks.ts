@@ -1,10 +1,8 @@
 import { Cancellation, ErrorCode, McpError, callerKey, invalidParams } from '@switchboard/core';
 import type { UpstreamConnection } from '@switchboard/upstream';
 import type { Item, MethodHandler, RelayServices, RequestContext } from '../relay.types.js';
-import type { RelayedTask } from '../tasks/task-book.js';
-import { isTerminal } from '../tasks/task-book.js';
+import { isTerminal, type RelayedTask } from '../tasks/task-book.js';
 import { TaskRelay } from '../tasks/task-relay.js';
-import { DEFAULT_TASK_BOOK_LIMITS } from '../tasks/task-book.js';
 import type { RelayOrigin } from '../server-requests/relay-origin.js';
 import { knowsStructuredContent } from '../revision/revision-fields.js';
 import { toolResultProblems } from '../results/result-problems.js';
@@ -49,7 +47,7 @@ export const getTaskResult: MethodHandler = async (ctx, services) => {
   ctx.signal.addEventListener('abort', endQuestions, { once: true });
   const origin: RelayOrigin = { session: ctx.session, requestId: ctx.request.id, signal: ended };
   // Past its ttl and the margin the task is forgotten anyway: no reason to wait longer.
-  const left = Math.max(1, task.createdAt + task.ttlMs + DEFAULT_TASK_BOOK_LIMITS.marginMs - Date.now());
+  const left = Math.max(1, relay.book.keptUntil(task) - Date.now());
   let result: Item;
   try {
     // No idle timeout: it waits for the task, however long it runs (and the connection's loss ends it).

@@ -70,9 +70,11 @@ export const callTool: MethodHandler = async (ctx, services) => {
       const send = (params: Record<string, unknown>, options: PeerRequestOptions) => tasks.create(ctx.session, connection, tool, params, options);
       return services.forwarder.forward(ctx.session, ctx.request, connection, { ...ctx.params, name: target.name }, ctx, { send });
     }
-    // The lists are read through the registry's connection, also for an isolated server.
-    const asTask = services.registry.get(target.server)?.tasks.isTaskOnly(target.name) ?? false;
-    return services.forwarder.forward(ctx.session, ctx.request, connection, { ...ctx.params, name: target.name }, ctx, { asTask });
+    // Whether the tool is task-only is known from the lists, read through the registry's
+    // connection also for an isolated server; the call goes on its own connection.
+    const taskOnly = services.registry.get(target.server)?.tasks.isTaskOnly(target.name) ?? false;
+    const send = taskOnly ? connection.tasks.call.bind(connection.tasks) : undefined;
+    return services.forwarder.forward(ctx.session, ctx.request, connection, { ...ctx.params, name: target.name }, ctx, { send });
   });
   // A task has no result yet: tasks/result checks it when it comes.
   if (asTaskByHost) return result;

@@ -1,14 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { ErrorCode, McpError, invalidParams } from '@switchboard/core';
+import { isTerminalStatus, type UpstreamTaskStatus } from '@switchboard/upstream';
 
-/** A task's status (2025-11-25 tasks). */
-export type TaskStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
+/** A task's status (2025-11-25 tasks): the upstream's, which the book relays. */
+export type TaskStatus = UpstreamTaskStatus;
 
-const TERMINAL: ReadonlySet<TaskStatus> = new Set(['completed', 'failed', 'cancelled']);
-
-export function isTerminal(status: TaskStatus): boolean {
-  return TERMINAL.has(status);
-}
+export const isTerminal: (status: TaskStatus) => boolean = isTerminalStatus;
 
 /** The limits of a TaskBook; the defaults are the gateway's own. */
 export interface TaskBookLimits {
@@ -225,9 +222,18 @@ export class TaskBook<Via extends object> {
     };
   }
 
+  /** The latest the task is kept to: its ttl and the margin to fetch its result. */
+  keptUntil(task: RelayedTask<Via>): number {
+    return task.createdAt + task.ttlMs + this.limits.marginMs;
+  }
+
+  /** When the task is forgotten: at its ttl once its result was fetched, else keptUntil. */
+  private forgetAt(task: RelayedTask<Via>): number {
+    return task.resultFetchedAt !== undefined ? task.createdAt + task.ttlMs : this.keptUntil(task);
+  }
+
   private expired(task: RelayedTask<Via>): boolean {
-    const fetched = task.resultFetchedAt !== undefined;
-    return this.now() >= task.createdAt + task.ttlMs + (fetched ? 0 : this.limits.marginMs);
+    return this.now() >= this.forgetAt(task);
   }
 
   /** Forgets every expired task: O(tasks), at most `total`, and only on add and list. */
@@ -252,9 +258,7 @@ export class TaskBook<Via extends object> {
     const now = this.now();
     let soonest = Infinity;
     for (const task of this.tasks.values()) {
-      if (!counted(task)) continue;
-      const fetched = task.resultFetchedAt !== undefined;
-      soonest = Math.min(soonest, task.createdAt + task.ttlMs + (fetched ? 0 : this.limits.marginMs) - now);
+      if (counted(task)) soonest = Math.min(soonest, this.forgetAt(task) - now);
     }
     const retryAfterMs = Math.max(1, Math.ceil(soonest));
     return new McpError(ErrorCode.RateLimited, `Too many tasks: ${who} as many as allowed; fetch or cancel some, or wait for them to expire`, { retryAfterMs });

@@ -1,12 +1,11 @@
 import { RELATED_TASK_META, callerKey, type PeerRequestOptions } from '@switchboard/core';
-import type { UpstreamConnection, UpstreamTask } from '@switchboard/upstream';
+import { TASKS_REVISION, type UpstreamConnection, type UpstreamTask } from '@switchboard/upstream';
 import type { DownstreamSession, SessionDirectory } from '../session.js';
 import { DEFAULT_TASK_BOOK_LIMITS, TaskBook, type RelayedTask, type TaskBookLimits } from './task-book.js';
 
 type Item = Record<string, unknown>;
 
 /** The revision whose `tasks` the gateway relays (later ones moved tasks to an extension). */
-const TASKS_REVISION = '2025-11-25';
 
 /** What the gateway declares to a host it relays tasks for: list, cancel and task-augmented tools/call. */
 export const RELAYED_TASKS_CAPABILITY: Item = { list: {}, cancel: {}, requests: { tools: { call: {} } } };
