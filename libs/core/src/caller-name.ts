@@ -65,7 +65,15 @@ export function foldCallerName(name: string): string {
   return name.normalize('NFC').toUpperCase().toLowerCase().normalize('NFC');
 }
 
+/** callerKey of each caller object met: a session's principal is asked on every call it makes. */
+const keys = new WeakMap<CallerIdentity, string>();
+
 /** The key a caller's policy entry and rate-limit buckets are found by: its callerName, folded. */
 export function callerKey(caller: CallerIdentity): string {
-  return foldCallerName(callerName(caller));
+  let key = keys.get(caller);
+  if (key === undefined) {
+    key = foldCallerName(callerName(caller));
+    keys.set(caller, key);
+  }
+  return key;
 }

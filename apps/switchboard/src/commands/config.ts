@@ -10,6 +10,9 @@ export async function runConfigCommand(args: string[], usage: string): Promise<n
   return runSubcommand('config', args, usage, { check });
 }
 
+/** What each `config` subcommand reads of its arguments, without running it; bad usage throws. */
+export const CONFIG_ARGUMENTS = { check: (args: string[]) => parseCommandArgs(args, COMMON_OPTIONS) };
+
 /**
  * Everything `switchboard start` would refuse in a config before it opens anything: the
  * file (every problem listed), its policy file and an unauthenticated listener off
@@ -17,9 +20,6 @@ export async function runConfigCommand(args: string[], usage: string): Promise<n
  * upstream, so it is safe to run before a reload or in CI. Warnings go to stderr; a summary
  * of what the daemon would do goes to stdout.
  */
-/** What each `config` subcommand reads of its arguments, without running it; bad usage throws. */
-export const CONFIG_ARGUMENTS = { check: (args: string[]) => parseCommandArgs(args, COMMON_OPTIONS) };
-
 async function check(args: string[], usage: string): Promise<number> {
   const { values } = CONFIG_ARGUMENTS.check(args);
   if (values.help) return printUsage(usage);

@@ -3,10 +3,10 @@ import { databasePath, openMigrated } from '../audit-store.js';
 import { COMMON_OPTIONS, loadCommandConfig, parseCommandArgs, printUsage } from './command-args.js';
 import { CommandError, usageError } from './command-error.js';
 
-/** `switchboard db <subcommand>`; returns the exit code. */
 /** What each `db` subcommand reads of its arguments, without running it; bad usage throws. */
 export const DB_ARGUMENTS = { migrate: (args: string[]) => parseCommandArgs(args, COMMON_OPTIONS) };
 
+/** `switchboard db <subcommand>`; returns the exit code. */
 export async function runDbCommand(args: string[], usage: string): Promise<number> {
   const [subcommand, ...rest] = args;
   if (subcommand === '--help' || subcommand === '-h') return printUsage(usage);

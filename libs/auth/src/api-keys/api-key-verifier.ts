@@ -48,19 +48,15 @@ export class ApiKeyVerifier {
   lapseOf(keyId: number): Extract<KeyVerdict, { ok: false }> | undefined {
     const row = this.byId.get(keyId) as Pick<KeyRow, 'name' | 'revokedAt' | 'expiresAt'> | undefined;
     if (!row) return { ok: false, rule: 'auth:unknown-key', reason: 'the API key was deleted' };
-    if (row.revokedAt !== null) return { ok: false, rule: 'auth:revoked-key', reason: `API key '${row.name}' was revoked` };
-    if (row.expiresAt !== null && row.expiresAt <= this.now()) return { ok: false, rule: 'auth:expired-key', reason: `API key '${row.name}' expired` };
-    return undefined;
+    return refusalOf(row, this.now());
   }
 
   verify(key: string): KeyVerdict {
     const row = this.lookup.get(hashApiKey(key)) as KeyRow | undefined;
     if (!row) return { ok: false, rule: 'auth:unknown-key', reason: 'unknown API key' };
-    if (row.revokedAt !== null) return { ok: false, rule: 'auth:revoked-key', reason: `API key '${row.name}' was revoked` };
     const now = this.now();
-    if (row.expiresAt !== null && row.expiresAt <= now) {
-      return { ok: false, rule: 'auth:expired-key', reason: `API key '${row.name}' expired` };
-    }
+    const refused = refusalOf(row, now);
+    if (refused) return refused;
     this.noteUse(row, now);
     const credential = row.expiresAt === null ? { keyId: row.id } : { keyId: row.id, expiresAt: row.expiresAt };
     return { ok: true, principal: { id: row.name, authMethod: 'api-key', roles: JSON.parse(row.roles) as string[], credential } };
@@ -77,4 +73,11 @@ export class ApiKeyVerifier {
       this.touched.delete(row.id);
     }
   }
+}
+
+/** Why a stored key does not serve at `now` (revoked, expired), or undefined while it does. */
+function refusalOf(row: Pick<KeyRow, 'name' | 'revokedAt' | 'expiresAt'>, now: number): Extract<KeyVerdict, { ok: false }> | undefined {
+  if (row.revokedAt !== null) return { ok: false, rule: 'auth:revoked-key', reason: `API key '${row.name}' was revoked` };
+  if (row.expiresAt !== null && row.expiresAt <= now) return { ok: false, rule: 'auth:expired-key', reason: `API key '${row.name}' expired` };
+  return undefined;
 }

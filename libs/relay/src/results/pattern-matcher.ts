@@ -65,7 +65,7 @@ const isWordUnit = (unit: number) => (unit >= 48 && unit <= 57) || (unit >= 65 &
  * engine would retry. Walks the string by code point, as the `u` flag does. Its lists are
  * reused from one string to the next (one thread, and no check calls another).
  */
-export class Automaton {
+class Automaton {
   private readonly ops: Int32Array;
   private readonly args: Int32Array;
   private readonly args2: Int32Array;
