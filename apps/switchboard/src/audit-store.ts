@@ -3,7 +3,9 @@ import {
   AUDIT_ENTITIES,
   AuditLog,
   AuditWriter,
+  CheckpointJob,
   FilesInPlace,
+  HeadKeeper,
   RetentionJob,
   committerFor,
   committingInPlace,
@@ -13,7 +15,7 @@ import {
   recoverJournals,
 } from '@switchboard/audit';
 import { AUTH_ENTITIES } from '@switchboard/auth';
-import type { GatewayConfig } from '@switchboard/config';
+import { checkpointIntervalMs, type GatewayConfig } from '@switchboard/config';
 import { MIGRATIONS } from '@switchboard/migrations';
 import type { Logger } from '@switchboard/observability';
 import { DATABASE_FILE, migrate, openDatabase, sqliteConnection } from '@switchboard/persistence';
@@ -109,9 +111,13 @@ export async function openAuditStore(config: GatewayConfig, logger: Logger): Pro
   const journal = journalFor(settings, journalDir(config));
   // A data directory deleted under the daemon must stop the log loudly, not take its rows along.
   const inPlace = new FilesInPlace([databasePath(config), ...(journal ? [journal.path] : [])]);
-  const committer = committingInPlace(
-    committerFor(db, { file: databasePath(config), synchronous: settings.synchronous, busyTimeoutMs: WRITER_BUSY_TIMEOUT_MS }),
-    inPlace,
+  // The head each commit leaves, for the checkpoints: known without a query.
+  const heads = new HeadKeeper();
+  const committer = heads.keeping(
+    committingInPlace(
+      committerFor(db, { file: databasePath(config), synchronous: settings.synchronous, busyTimeoutMs: WRITER_BUSY_TIMEOUT_MS }),
+      inPlace,
+    ),
   );
   const writer = new AuditWriter(committer, {
     mode: settings.mode,
@@ -129,6 +135,9 @@ export async function openAuditStore(config: GatewayConfig, logger: Logger): Pro
   const retentionMs = parseRetention(settings.retention);
   const retention = retentionMs === undefined ? undefined : new RetentionJob(db, retentionMs, logger);
   retention?.start();
+  const checkpointMs = checkpointIntervalMs(settings.checkpointEvery);
+  const checkpoints = checkpointMs === undefined ? undefined : new CheckpointJob(heads, checkpointMs, logger);
+  checkpoints?.start();
   logger.info({ file: databasePath(config), mode: settings.mode, synchronous: settings.synchronous }, 'audit log open');
   return {
     log,
@@ -138,6 +147,8 @@ export async function openAuditStore(config: GatewayConfig, logger: Logger): Pro
       // Refusals counted but not yet summed up in a row are, before the last commit.
       log.summarizeRefusals();
       await writer.close();
+      // After the final commit: the log's last rows are named by the last checkpoint.
+      checkpoints?.stop();
       await dataSource.destroy();
     },
   };

@@ -21,9 +21,13 @@ export const USAGE = `Usage:
   switchboard audit stats [--json] [FILTERS]
       Totals (tool calls, errors, calls their hosts cancelled, denials), and calls, errors and
       denials per tool and per principal; rows per method.
-  switchboard audit verify
+  switchboard audit verify [--checkpoint FILE]
       Check the audit log's hash chain, and that no rewritten view or trigger changes what
-      readers see; exit 1 at the first broken row (or such a change).
+      readers see; exit 1 at the first broken row (or such a change). With FILE (checkpoint
+      lines, or a daemon log holding them), also that each checkpoint's row is there with its
+      hash, or was pruned by retention: rows cut from the end or deleted early exit 1.
+  switchboard audit checkpoint
+      The checkpoint line of the newest row, to keep outside the database (see audit verify).
   switchboard audit digest --arguments JSON
       The arguments digest the log would hold for a call with these arguments.
   switchboard keys create --name NAME [--roles r1,r2] [--expires 30d]

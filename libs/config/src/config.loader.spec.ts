@@ -53,6 +53,7 @@ describe('loadConfig: formats', () => {
         flushMs: 200,
         maxQueuedRows: 100_000,
         retention: '90d',
+        checkpointEvery: '1h',
         maxArgumentBytes: 8192,
         completions: true,
         redact: { defaults: true, keys: [], patterns: [] },

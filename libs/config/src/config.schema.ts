@@ -16,7 +16,7 @@ import { z } from 'zod';
  *                   sessionIdleMs: 3600000 }
  *   security      { allowedHosts: [], allowedOrigins: [] }
  *   log           { level: info }; trace | debug | info | warn | error | fatal | silent
- *   audit         { enabled: true, mode: strict, synchronous: normal, flushMs: 200, retention: 90d,
+ *   audit         { enabled: true, mode: strict, synchronous: normal, flushMs: 200, retention: 90d, checkpointEvery: 1h,
  *                   maxArgumentBytes: 8192, completions: true, maxQueuedRows: 100000,
  *                   redact: { defaults: true, keys: [], patterns: [] } }  (docs/audit.md)
  *   mcpServers    name -> server (Claude Desktop / Cursor style)
@@ -127,6 +127,21 @@ export const RETENTION_PATTERN = /^(?:off|\d{1,6}[mhdw])$/;
  */
 const NONZERO_RETENTION = /^(?!0+[mhdw]$)/;
 
+/** `audit.checkpointEvery` as written: a count and a unit (seconds, minutes, hours, days), or off. */
+const CHECKPOINT_PATTERN = /^(?:off|\d{1,6}[smhd])$/;
+/** Node's timers take at most 2^31-1 ms (24.8 days) and fire at once beyond it; a week is plenty. */
+const MAX_CHECKPOINT_MS = 7 * 86_400_000;
+
+/**
+ * How often the daemon logs an audit checkpoint, in milliseconds; undefined for `off`. Only
+ * for a value the schema accepted (the daemon reads the parsed config).
+ */
+export function checkpointIntervalMs(every: string): number | undefined {
+  if (every === 'off') return undefined;
+  const unit = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[every.slice(-1) as 's' | 'm' | 'h' | 'd'];
+  return Number(every.slice(0, -1)) * unit;
+}
+
 /** A redaction pattern is a regex source, or /source/flags; it must compile. */
 function compiles(pattern: string): boolean {
   const slashed = /^\/(.*)\/([a-z]*)$/s.exec(pattern);
@@ -170,6 +185,17 @@ const auditSchema = z
       .regex(NONZERO_RETENTION, { error: "must be more than 0 (pruning would remove all but the newest row); 'off' keeps every row" })
       .default('90d')
       .describe('Rows older than this are pruned in the background; the hash chain stays verifiable.'),
+    checkpointEvery: text()
+      .regex(CHECKPOINT_PATTERN, { error: "must be a count and a unit (s, m, h, d) like '1h', or 'off'" })
+      // Zod runs these after a failed regex too: each judges only a value of the right form.
+      .refine((every) => !CHECKPOINT_PATTERN.test(every) || checkpointIntervalMs(every) !== 0, {
+        error: "must be more than 0; 'off' logs no checkpoints",
+      })
+      .refine((every) => !CHECKPOINT_PATTERN.test(every) || (checkpointIntervalMs(every) ?? 0) <= MAX_CHECKPOINT_MS, {
+        error: 'must be at most 7d',
+      })
+      .default('1h')
+      .describe("How often the daemon logs the audit chain's head as a checkpoint line (when rows were written since the last one), for `audit verify --checkpoint`; 'off' logs none."),
     maxArgumentBytes: intIn(0, 1_048_576, 'must be an integer from 0 to 1048576')
       .default(8192)
       .describe('Redacted arguments longer than this are cut; the digest covers the full arguments.'),

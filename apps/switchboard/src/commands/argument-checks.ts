@@ -1,3 +1,4 @@
+import { readArguments as auditCheckpoint } from './audit-checkpoint.js';
 import { readArguments as auditDigest } from './audit-digest.js';
 import { readArguments as auditExport } from './audit-export.js';
 import { readArguments as auditStats } from './audit-stats.js';
@@ -19,7 +20,7 @@ import { TOOLS_ARGUMENTS } from './tools.js';
 export const ARGUMENT_CHECKS: Record<CommandFamily, Record<string, (args: string[]) => unknown>> = {
   config: CONFIG_ARGUMENTS,
   db: DB_ARGUMENTS,
-  audit: { tail: auditTail, export: auditExport, stats: auditStats, verify: auditVerify, digest: auditDigest },
+  audit: { tail: auditTail, export: auditExport, stats: auditStats, verify: auditVerify, checkpoint: auditCheckpoint, digest: auditDigest },
   keys: KEYS_ARGUMENTS,
   policy: POLICY_ARGUMENTS,
   tools: TOOLS_ARGUMENTS,

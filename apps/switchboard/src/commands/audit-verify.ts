@@ -1,37 +1,73 @@
-import { verifyChain, type PruningAccount } from '@switchboard/audit';
+import { checkCheckpoints, checkpointProblemLines, parseRetention, verifyChain, type CheckpointReport, type PruningAccount } from '@switchboard/audit';
 import { counted } from '@switchboard/core';
+import { sqliteConnection } from '@switchboard/persistence';
+import { assertReadable, checkpointsOfFile, type CheckpointsFileTally } from './audit-checkpoints-file.js';
 import { inReadSnapshot, withAuditReader } from './audit-reader.js';
 import { COMMON_OPTIONS, loadCommandConfig, parseCommandArgs, printUsage } from './command-args.js';
+import { CommandError } from './command-error.js';
 
 /** What `audit verify` reads of its arguments; bad usage throws. */
-export const readArguments = (args: string[]) => parseCommandArgs(args, COMMON_OPTIONS);
+export const readArguments = (args: string[]) => parseCommandArgs(args, { ...COMMON_OPTIONS, checkpoint: { type: 'string' } });
 
-/** `audit verify`: exit 0 when the hash chain is intact, 1 with the first broken row when not. */
+/**
+ * `audit verify [--checkpoint FILE]`: exit 0 when the hash chain is intact (and every
+ * checkpoint in FILE holds), 1 with the first broken row or the checkpoints that fail.
+ */
 export async function run(args: string[], usage: string): Promise<number> {
   const { values } = readArguments(args);
   if (values.help) return printUsage(usage);
-  const verdict = await withAuditReader(
-    loadCommandConfig(values),
-    (dataSource) => inReadSnapshot(dataSource, () => verifyChain(dataSource)),
+  const config = loadCommandConfig(values);
+  const file = values.checkpoint;
+  if (file !== undefined) await assertReadable(file);
+  const tally: CheckpointsFileTally = { checkpoints: 0, unreadable: 0 };
+  const { verdict, checkpoints } = await withAuditReader(
+    config,
+    (dataSource) =>
+      inReadSnapshot(dataSource, async () => ({
+        verdict: await verifyChain(dataSource),
+        checkpoints:
+          file === undefined
+            ? undefined
+            : await checkCheckpoints(sqliteConnection(dataSource), checkpointsOfFile(file, tally), {
+                retentionMs: parseRetention(config.audit.retention),
+                now: Date.now(),
+              }),
+      })),
     { schemaWarning: false },
   );
+  const chainOk = printVerdict(verdict);
+  if (!checkpoints) return chainOk ? 0 : 1;
+  if (tally.unreadable > 0) {
+    process.stderr.write(`warning: ${counted(tally.unreadable, 'checkpoint tag')} in ${file} start no readable v1 checkpoint line; skipped\n`);
+  }
+  // A file with none is the wrong file: passing it would vouch for nothing.
+  if (checkpoints.checked === 0) throw new CommandError(`no checkpoint lines in ${file} (switchboard-audit-checkpoint v1 ...)`);
+  const problems = checkpointProblemLines(checkpoints, config.audit.retention);
+  for (const line of problems) process.stdout.write(`${line}\n`);
+  if (problems.length === 0) process.stdout.write(`${formatCheckpoints(checkpoints)}\n`);
+  return chainOk && problems.length === 0 ? 0 : 1;
+}
+
+/** Prints the chain's verdict; true when it is intact. */
+function printVerdict(verdict: Awaited<ReturnType<typeof verifyChain>>): boolean {
   if (verdict.ok) {
     process.stdout.write(
       `ok: ${counted(verdict.rows, 'row')}, chain intact (head ${verdict.headHash}, ${counted(verdict.prunedRows, 'row')} pruned by retention)\n`,
     );
     if (verdict.pruning) process.stdout.write(`${formatPruning(verdict.pruning)}\n`);
-    return 0;
+    return true;
   }
-  if ('schema' in verdict) {
-    process.stdout.write(`BROKEN: ${verdict.reason}\n`);
-    return 1;
-  }
-  if (verdict.anchor) {
-    process.stdout.write(`BROKEN before row ${verdict.brokenAt}: ${verdict.reason}\n`);
-    return 1;
-  }
-  process.stdout.write(`BROKEN at row ${verdict.brokenAt}: ${verdict.reason} (${counted(verdict.rows, 'row')} verified before it)\n`);
-  return 1;
+  if ('schema' in verdict) process.stdout.write(`BROKEN: ${verdict.reason}\n`);
+  else if (verdict.anchor) process.stdout.write(`BROKEN before row ${verdict.brokenAt}: ${verdict.reason}\n`);
+  else process.stdout.write(`BROKEN at row ${verdict.brokenAt}: ${verdict.reason} (${counted(verdict.rows, 'row')} verified before it)\n`);
+  return false;
+}
+
+/** The line of an intact log's checkpoints: how many held, and how. */
+export function formatCheckpoints(r: CheckpointReport): string {
+  const newest = r.newestMatched ? ` (the newest, row ${r.newestMatched.id} written ${new Date(r.newestMatched.at).toISOString()})` : '';
+  const pruned = r.pruned > 0 ? `, ${r.pruned} pruned by retention (older than audit.retention)` : '';
+  return `checkpoints: ${counted(r.checked, 'checkpoint')} hold: ${r.matched} found with their hash${newest}${pruned}`;
 }
 
 /** The second line of an intact, pruned log: which marker row accounts for the missing rows. */

@@ -7,6 +7,7 @@ const SUBCOMMANDS: Record<string, () => Promise<{ run(args: string[], usage: str
   export: () => import('./audit-export.js'),
   stats: () => import('./audit-stats.js'),
   verify: () => import('./audit-verify.js'),
+  checkpoint: () => import('./audit-checkpoint.js'),
   digest: () => import('./audit-digest.js'),
 };
 

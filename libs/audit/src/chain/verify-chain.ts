@@ -80,8 +80,8 @@ interface StoredRow {
  * Before the walk, the schema the readers rely on: a rewritten audit_record view or a
  * trigger fails verification although every row chains (readerSchemaProblem).
  *
- * What a chain cannot show: rows cut from the newest end. `headHash` is reported so it can
- * be kept elsewhere and compared later.
+ * What a chain cannot show by itself: rows cut from the newest end, or recent rows deleted
+ * behind a forged marker. Checkpoints kept outside the file show both (checkCheckpoints).
  */
 // A stream of one statement: the connection serves nothing else until it ends (the CLI's own).
 export async function verifyChain(dataSource: DataSource): Promise<ChainVerdict> {

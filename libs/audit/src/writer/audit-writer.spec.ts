@@ -256,9 +256,9 @@ describe('AuditWriter, one commit in flight', () => {
       batches,
       release: () => release.shift()?.(),
       commit: (entries: readonly unknown[]) =>
-        new Promise<void>((resolve) => {
+        new Promise<{ id: number; hash: string }>((resolve) => {
           batches.push(entries.length);
-          release.push(resolve);
+          release.push(() => resolve({ id: batches.length, hash: 'h' }));
         }),
       close: async () => undefined,
     };

@@ -25,8 +25,7 @@ parentPort!.on('message', (request: CommitRequest | 'close') => {
   }
   let reply: CommitReply;
   try {
-    inserter.append(request.entries as AuditEntry[]);
-    reply = { id: request.id };
+    reply = { id: request.id, head: inserter.append(request.entries as AuditEntry[]) };
   } catch (err) {
     const e = err as { code?: string; message?: string };
     reply = { id: request.id, error: { code: e.code, message: String(e.message ?? err) } };

@@ -1,5 +1,6 @@
 import type { SqliteConnection } from '@switchboard/persistence';
 import type { AuditEntry } from '../audit.types.js';
+import type { ChainHead } from '../chain/chain-head.js';
 import type { JournalMark } from '../journal/journal-mark.js';
 import { RowInserter } from './row-insert.js';
 
@@ -11,8 +12,9 @@ export interface Committer {
   /**
    * All rows or none; rejects with SQLite's error (its `code` kept: SQLITE_FULL, SQLITE_BUSY, ...).
    * `mark`: how far a journal is in the log with these rows, recorded in the same transaction.
+   * Resolves with the id and hash of the last row written: the head the checkpoints name.
    */
-  commit(entries: readonly AuditEntry[], mark?: JournalMark): Promise<void>;
+  commit(entries: readonly AuditEntry[], mark?: JournalMark): Promise<ChainHead>;
   close(): Promise<void>;
 }
 
@@ -28,10 +30,9 @@ export class InlineCommitter implements Committer {
     this.inserter = new RowInserter(db);
   }
 
-  commit(entries: readonly AuditEntry[], mark?: JournalMark): Promise<void> {
+  commit(entries: readonly AuditEntry[], mark?: JournalMark): Promise<ChainHead> {
     try {
-      this.inserter.append(entries, mark);
-      return Promise.resolve();
+      return Promise.resolve(this.inserter.append(entries, mark));
     } catch (err) {
       return Promise.reject(err);
     }

@@ -44,7 +44,13 @@ describe('FilesInPlace', () => {
 
   it('committingInPlace refuses the commit (the rows stay with the writer) and passes it on otherwise', async () => {
     const committed: number[] = [];
-    const inner: Committer = { commit: async (entries) => void committed.push(entries.length), close: async () => undefined };
+    const inner: Committer = {
+      commit: async (entries) => {
+        committed.push(entries.length);
+        return { id: committed.length, hash: 'h' };
+      },
+      close: async () => undefined,
+    };
     const files = new FilesInPlace([db]);
     const committer = committingInPlace(inner, files);
     await committer.commit([{} as never, {} as never]);

@@ -1,5 +1,6 @@
 import { statSync } from 'node:fs';
 import type { AuditEntry } from '../audit.types.js';
+import type { ChainHead } from '../chain/chain-head.js';
 import type { JournalMark } from '../journal/journal-mark.js';
 import type { Committer } from './committer.js';
 
@@ -39,7 +40,7 @@ export class AuditFilesGoneError extends Error {
 /** `inner`, except that no commit is made while the files are not the ones opened. */
 export function committingInPlace(inner: Committer, files: FilesInPlace): Committer {
   return {
-    commit(entries: readonly AuditEntry[], mark?: JournalMark): Promise<void> {
+    commit(entries: readonly AuditEntry[], mark?: JournalMark): Promise<ChainHead> {
       const problem = files.problem();
       return problem === undefined ? inner.commit(entries, mark) : Promise.reject(new AuditFilesGoneError(problem));
     },

@@ -1,6 +1,6 @@
 import type { SqliteConnection, SqliteStatement } from '@switchboard/persistence';
 import type { AuditEntry } from '../audit.types.js';
-import { readChainHead } from '../chain/chain-head.js';
+import { readChainHead, type ChainHead } from '../chain/chain-head.js';
 import { chainHash, recordText } from '../chain/row-hash.js';
 import { journalMarks, rowsMoved, type JournalMark } from '../journal/journal-mark.js';
 
@@ -19,11 +19,11 @@ const CHUNKS = [32, 16, 8, 4, 2, 1];
  */
 export class RowInserter {
   private readonly inserts = new Map<number, SqliteStatement>();
-  private readonly appendAll: (entries: readonly AuditEntry[], mark: JournalMark | undefined) => number;
+  private readonly appendAll: (entries: readonly AuditEntry[], mark: JournalMark | undefined) => ChainHead;
   private readonly moveAll: (journal: string, generation: number, rows: readonly AuditEntry[]) => number;
 
   constructor(private readonly db: SqliteConnection) {
-    const insertAll = (entries: readonly AuditEntry[]): number => {
+    const insertAll = (entries: readonly AuditEntry[]): ChainHead => {
       let head = readChainHead(db);
       let next = 0;
       while (next < entries.length) {
@@ -44,7 +44,7 @@ export class RowInserter {
         if (changes !== size) throw new RowsNotStoredError(size - changes, size);
         next += size;
       }
-      return head.id;
+      return head;
     };
     const marks = journalMarks(db);
     const append = db.transaction((entries: readonly AuditEntry[], mark: JournalMark | undefined) => {
@@ -65,10 +65,11 @@ export class RowInserter {
   }
 
   /**
-   * Commits every entry or none; returns the id of the last row. Throws what SQLite threw.
-   * With `mark`, records in the same transaction how far a journal is now in the log.
+   * Commits every entry or none; returns the last row's id and hash (the head it left).
+   * Throws what SQLite threw. With `mark`, records in the same transaction how far a journal
+   * is now in the log.
    */
-  append(entries: readonly AuditEntry[], mark?: JournalMark): number {
+  append(entries: readonly AuditEntry[], mark?: JournalMark): ChainHead {
     return this.appendAll(entries, mark);
   }
 

@@ -12,16 +12,17 @@ afterEach(async () => {
 });
 
 describe('WorkerCommitter', () => {
-  it('commits batches in its own thread, chained like any other rows', async () => {
+  it('commits batches in its own thread, chained like any other rows, and answers with the head each left', async () => {
     const t = await tempDatabase();
     open.push(t.dataSource);
     const committer = new WorkerCommitter({ file: t.file, synchronous: 'full', busyTimeoutMs: 100 });
-    await committer.commit([entry(), entry()]);
-    await committer.commit([entry()]);
+    const heads = [await committer.commit([entry(), entry()]), await committer.commit([entry()])];
     await committer.close();
     const rows = t.db.prepare('SELECT id, prev_hash AS prev, hash FROM audit_record ORDER BY id').all() as { id: number; prev: string; hash: string }[];
     expect(rows.map((r) => r.id)).toEqual([1, 2, 3]);
     expect(rows[2].prev).toBe(rows[1].hash);
+    // What the checkpoints name (HeadKeeper): known from the commit, not read back.
+    expect(heads).toEqual([rows[1], rows[2]].map(({ id, hash }) => ({ id, hash })));
   });
 
   it("rejects with SQLite's code when the database is locked", async () => {

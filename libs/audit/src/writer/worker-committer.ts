@@ -1,6 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import type { SyncMode } from '@switchboard/persistence';
 import type { AuditEntry } from '../audit.types.js';
+import type { ChainHead } from '../chain/chain-head.js';
 import type { Committer } from './committer.js';
 
 export interface CommitWorkerOptions {
@@ -16,6 +17,8 @@ export interface CommitRequest {
 
 export interface CommitReply {
   id: number;
+  /** The head the commit left; absent when it failed. */
+  head?: ChainHead;
   error?: { code?: string; message: string };
 }
 
@@ -37,19 +40,19 @@ class SqliteError extends Error {
  */
 export class WorkerCommitter implements Committer {
   private worker: Worker | undefined;
-  private readonly waiting = new Map<number, { resolve(): void; reject(err: Error): void }>();
+  private readonly waiting = new Map<number, { resolve(head: ChainHead): void; reject(err: Error): void }>();
   private nextId = 1;
   private closed = false;
 
   constructor(private readonly options: CommitWorkerOptions) {}
 
   /** No journal mark: a journal goes with the inline committer only (see AuditWriterOptions.journal). */
-  commit(entries: readonly AuditEntry[], mark?: unknown): Promise<void> {
+  commit(entries: readonly AuditEntry[], mark?: unknown): Promise<ChainHead> {
     if (mark !== undefined) return Promise.reject(new Error('the worker committer does not take journal marks'));
     if (this.closed) return Promise.reject(new Error('audit commit thread is closed'));
     const worker = (this.worker ??= this.start());
     const id = this.nextId++;
-    return new Promise<void>((resolve, reject) => {
+    return new Promise<ChainHead>((resolve, reject) => {
       this.waiting.set(id, { resolve, reject });
       worker.postMessage({ id, entries } satisfies CommitRequest);
     });
@@ -75,7 +78,7 @@ export class WorkerCommitter implements Committer {
       this.waiting.delete(reply.id);
       if (!waiter) return;
       if (reply.error) waiter.reject(new SqliteError(reply.error.message, reply.error.code));
-      else waiter.resolve();
+      else waiter.resolve(reply.head!);
     });
     // A thread that dies (it could not open the file, say) fails its commits: the writer
     // reports the log unwritable, strict mode refuses calls, and the writer's retry starts

@@ -1,0 +1,69 @@
+import type { Logger } from '@switchboard/observability';
+import type { ChainHead } from '../chain/chain-head.js';
+import type { AuditEntry } from '../audit.types.js';
+import type { JournalMark } from '../journal/journal-mark.js';
+import type { Committer } from '../writer/committer.js';
+import { checkpointLine, type Checkpoint } from './checkpoint-line.js';
+
+/**
+ * Keeps the head each commit leaves (id and hash from the commit itself, the time from its
+ * last row), so that a checkpoint costs no query: nothing is read from the database, and a
+ * call never waits for one.
+ */
+export class HeadKeeper {
+  private last: Checkpoint | undefined;
+
+  /** The newest row this process wrote, if any yet. */
+  get head(): Checkpoint | undefined {
+    return this.last;
+  }
+
+  /** `inner`, noting the head of every commit that succeeds. */
+  keeping(inner: Committer): Committer {
+    return {
+      commit: async (entries: readonly AuditEntry[], mark?: JournalMark): Promise<ChainHead> => {
+        const head = await inner.commit(entries, mark);
+        if (entries.length > 0) this.last = { ...head, at: entries[entries.length - 1].at };
+        return head;
+      },
+      close: () => inner.close(),
+    };
+  }
+}
+
+/**
+ * Logs a checkpoint of the chain's head every `everyMs` (at info, to the daemon's log), when
+ * rows were written since the last one, and once more at stop (after the writer's final
+ * commit). A log shipper then keeps them outside the database, with no other setup: the
+ * anchor `audit verify --checkpoint` checks the log against.
+ */
+export class CheckpointJob {
+  private timer: NodeJS.Timeout | undefined;
+  private loggedId: number | undefined;
+
+  constructor(
+    private readonly heads: HeadKeeper,
+    private readonly everyMs: number,
+    private readonly logger: Logger,
+  ) {}
+
+  start(): void {
+    this.timer = setInterval(() => this.logHead(), this.everyMs);
+    // A pending checkpoint must not keep the process alive.
+    this.timer.unref();
+  }
+
+  /** Call after the writer's close: the final commit's head is logged. */
+  stop(): void {
+    clearInterval(this.timer);
+    this.logHead();
+  }
+
+  /** Logs the head unless it is the one logged last (or none was written). */
+  logHead(): void {
+    const head = this.heads.head;
+    if (!head || head.id === this.loggedId) return;
+    this.loggedId = head.id;
+    this.logger.info(`audit: checkpoint ${checkpointLine(head)}`);
+  }
+}

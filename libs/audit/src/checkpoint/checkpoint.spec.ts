@@ -1,0 +1,155 @@
+import { Writable } from 'node:stream';
+import Database from 'better-sqlite3';
+import { pino } from 'pino';
+import { silentLogger } from '@switchboard/observability';
+import { describe, expect, it } from 'vitest';
+import { entry, tempDatabasePerTest } from '../../test-support/temp-db.js';
+import type { AuditEntry } from '../audit.types.js';
+import { verifyChain } from '../chain/verify-chain.js';
+import { pruneBefore } from '../retention/prune.js';
+import { AuditWriter } from '../writer/audit-writer.js';
+import { InlineCommitter } from '../writer/committer.js';
+import type { SqliteConnection } from '@switchboard/persistence';
+import { checkCheckpoints, checkpointProblemLines, type CheckpointRules } from './checkpoint-check.js';
+import { CheckpointJob, HeadKeeper } from './checkpoint-job.js';
+import { checkpointLine, checkpointsIn, type Checkpoint } from './checkpoint-line.js';
+
+const DAY = 86_400_000;
+const RETENTION_90D: CheckpointRules = { retentionMs: 90 * DAY, now: Date.now() };
+const database = tempDatabasePerTest();
+
+/**
+ * A log written through the real writer, with the checkpoint the head keeper saw after each
+ * commit (one row a commit): what the daemon would have logged.
+ */
+async function logWithCheckpoints(entries: AuditEntry[]) {
+  const t = await database();
+  const heads = new HeadKeeper();
+  const writer = new AuditWriter(heads.keeping(new InlineCommitter(t.db)), { mode: 'strict', flushMs: 20, maxQueuedRows: 1000, logger: silentLogger() });
+  const checkpoints: Checkpoint[] = [];
+  for (const e of entries) {
+    await writer.append(e);
+    checkpoints.push(heads.head!);
+  }
+  await writer.close();
+  return { ...t, checkpoints };
+}
+
+const recentRows = (count: number) => Array.from({ length: count }, (_, i) => entry({ at: Date.now() - 1000 + i }));
+
+/** Tampering happens outside the gateway: another connection, as an attacker with the file would. */
+function tamper(file: string, ...statements: string[]) {
+  const other = new Database(file);
+  for (const sql of statements) other.prepare(sql).run();
+  other.close();
+}
+
+const check = (db: SqliteConnection, checkpoints: Checkpoint[], rules = RETENTION_90D) => checkCheckpoints(db, checkpoints, rules);
+
+describe('checkpoints', () => {
+  it('the head keeper names each commit\'s last row as stored, and every checkpoint of an untouched log holds', async () => {
+    const { db, checkpoints } = await logWithCheckpoints(recentRows(5));
+    const stored = db.prepare('SELECT id, hash, at FROM audit_entry ORDER BY id').all();
+    expect(checkpoints).toEqual(stored);
+    const report = await check(db, checkpoints);
+    expect(report).toMatchObject({ checked: 5, matched: 5, pruned: 0, problems: {}, headId: 5, newestMatched: checkpoints[4] });
+    expect(checkpointProblemLines(report, '90d')).toEqual([]);
+  });
+
+  it('finds rows cut from the newest end, which the chain alone cannot show', async () => {
+    const { db, file, dataSource, checkpoints } = await logWithCheckpoints(recentRows(10));
+    tamper(file, 'DELETE FROM audit_entry WHERE id > 6');
+    expect(await verifyChain(dataSource)).toMatchObject({ ok: true, rows: 6 });
+    const report = await check(db, checkpoints);
+    expect(report.problems.cut).toMatchObject({ count: 4, newest: checkpoints[9] });
+    expect(checkpointProblemLines(report, '90d')).toEqual([
+      `BROKEN: rows cut from the newest end: checkpoint row 10 (written ${new Date(checkpoints[9].at).toISOString()}) is gone, head is 6 (4 checkpoints name rows beyond the head; the newest is named)`,
+    ]);
+  });
+
+  it('finds recent rows deleted and passed off as pruning with a forged marker, which the chain accepts', async () => {
+    const { db, dataSource, checkpoints } = await logWithCheckpoints(recentRows(10));
+    // The attacker prunes with a cut-off of now: a marker and anchor exactly as retention writes them.
+    const now = Date.now() + 1000;
+    expect(await pruneBefore(db, now, 1000, now)).toMatchObject({ rows: 9, throughId: 9 });
+    expect(await verifyChain(dataSource)).toMatchObject({ ok: true, prunedRows: 9 });
+    const report = await check(db, checkpoints);
+    expect(report.problems['pruned-too-early']).toMatchObject({ count: 9, newest: checkpoints[8] });
+    expect(checkpointProblemLines(report, '90d')[0]).toBe(
+      `BROKEN: row 9 written ${new Date(checkpoints[8].at).toISOString()}, inside retention, is gone (audit.retention is 90d): it was deleted, not pruned (9 checkpoints name rows inside retention; the newest is named)`,
+    );
+    // With retention off, no row may be gone at all.
+    expect((await check(db, checkpoints, { retentionMs: undefined, now })).problems['pruned-too-early']?.count).toBe(9);
+  });
+
+  it('accepts rows that retention pruned when they were older than the retention period', async () => {
+    const now = Date.now();
+    const { db, dataSource, checkpoints } = await logWithCheckpoints([
+      ...Array.from({ length: 5 }, (_, i) => entry({ at: now - 100 * DAY + i })),
+      ...recentRows(5),
+    ]);
+    expect(await pruneBefore(db, now - 90 * DAY, 1000, now)).toMatchObject({ rows: 5, throughId: 5 });
+    expect(await verifyChain(dataSource)).toMatchObject({ ok: true, prunedRows: 5 });
+    const report = await check(db, checkpoints, { retentionMs: 90 * DAY, now });
+    expect(report).toMatchObject({ checked: 10, matched: 5, pruned: 5, problems: {} });
+  });
+
+  it('finds a rewritten row: the tail cut and new rows written under the old ids chain perfectly', async () => {
+    const { db, file, dataSource, checkpoints } = await logWithCheckpoints(recentRows(8));
+    tamper(file, 'DELETE FROM audit_entry WHERE id > 5');
+    const writer = new AuditWriter(new InlineCommitter(db), { mode: 'strict', flushMs: 20, maxQueuedRows: 1000, logger: silentLogger() });
+    for (const e of recentRows(3)) await writer.append({ ...e, principal: 'mallory' });
+    await writer.close();
+    expect(await verifyChain(dataSource)).toMatchObject({ ok: true, rows: 8 });
+    const report = await check(db, checkpoints);
+    const now = db.prepare('SELECT hash FROM audit_entry WHERE id = 8').get() as { hash: string };
+    expect(report.problems.rewritten).toMatchObject({ count: 3, newest: checkpoints[7], found: now.hash });
+    expect(report.problems.cut).toBeUndefined();
+    expect(checkpointProblemLines(report, '90d')[0]).toMatch(/^BROKEN: row 8 \(written \S+Z\) was rewritten: its hash is [0-9a-f]{64}, the checkpoint says [0-9a-f]{64} \(3 checkpoints do not match/);
+  });
+});
+
+describe('checkpoint lines', () => {
+  const c: Checkpoint = { id: 42, hash: 'ab'.repeat(32), at: Date.UTC(2026, 10, 27, 20, 0) };
+  const line = `switchboard-audit-checkpoint v1 id=42 hash=${'ab'.repeat(32)} at=2026-11-27T20:00:00.000Z`;
+
+  it('are self-describing and read back, alone or inside other log text', () => {
+    expect(checkpointLine(c)).toBe(line);
+    expect(checkpointsIn(line)).toEqual({ checkpoints: [c], unreadable: 0 });
+    const logged = JSON.stringify({ level: 30, time: 1, msg: `audit: checkpoint ${line}` });
+    expect(checkpointsIn(logged)).toEqual({ checkpoints: [c], unreadable: 0 });
+    expect(checkpointsIn(`Nov 27 host switchboard[1]: ${line} ${line.replace('id=42', 'id=43')}`).checkpoints.map((x) => x.id)).toEqual([42, 43]);
+    expect(checkpointsIn('audit log open')).toEqual({ checkpoints: [], unreadable: 0 });
+  });
+
+  it('count a tag that starts no readable v1 line, rather than skip it silently', () => {
+    expect(checkpointsIn(line.slice(0, 60))).toEqual({ checkpoints: [], unreadable: 1 });
+    expect(checkpointsIn(line.replace(' v1 ', ' v2 '))).toEqual({ checkpoints: [], unreadable: 1 });
+    expect(checkpointsIn(line.replace('id=42', 'id=0'))).toEqual({ checkpoints: [], unreadable: 1 });
+    expect(checkpointsIn(line.replace('at=2026-11-27', 'at=2026-13-45'))).toEqual({ checkpoints: [], unreadable: 1 });
+  });
+});
+
+describe('CheckpointJob', () => {
+  it('logs the head at info when rows were written since the last checkpoint, and once more at stop', async () => {
+    const lines: string[] = [];
+    const sink = new Writable({ write: (chunk, _enc, done) => (lines.push(...String(chunk).trimEnd().split('\n')), done()) });
+    const logger = pino({ level: 'info', base: undefined }, sink);
+    const t = await database();
+    const heads = new HeadKeeper();
+    const writer = new AuditWriter(heads.keeping(new InlineCommitter(t.db)), { mode: 'strict', flushMs: 20, maxQueuedRows: 1000, logger: silentLogger() });
+    const job = new CheckpointJob(heads, 3_600_000, logger);
+    job.logHead();
+    expect(lines).toEqual([]);
+    await writer.append(entry());
+    job.logHead();
+    job.logHead();
+    await writer.append(entry());
+    await writer.close();
+    job.stop();
+    job.stop();
+    const logged = lines.map((l) => JSON.parse(l) as { level: number; msg: string });
+    expect(logged.map((l) => l.level)).toEqual([30, 30]);
+    expect(logged.flatMap((l) => checkpointsIn(l.msg).checkpoints.map((x) => x.id))).toEqual([1, 2]);
+  });
+});

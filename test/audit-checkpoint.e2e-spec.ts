@@ -1,0 +1,191 @@
+import { spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { AuditWriter, InlineCommitter, checkpointsIn, pruneBefore, type AuditEntry } from '@switchboard/audit';
+import { loadConfigWithWarnings, type GatewayConfig } from '@switchboard/config';
+import { silentLogger } from '@switchboard/observability';
+import { sqliteConnection } from '@switchboard/persistence';
+import Database from 'better-sqlite3';
+import { afterAll, describe, expect, it } from 'vitest';
+import { databasePath, openMigrated } from '../apps/switchboard/src/audit-store.js';
+import { entry } from '../libs/audit/test-support/temp-db.js';
+import { connectHost } from './support/hosts.js';
+import { eventually, SWITCHBOARD_BIN, startDaemon, stdioFixture, stopAllDaemons, tempDir, writeConfig } from './support/daemon.js';
+
+/**
+ * Checkpoints, the chain's outside anchor: `audit checkpoint` and `audit verify --checkpoint`
+ * on a real SQLite file written by the real writer, and the daemon logging them.
+ */
+
+afterAll(stopAllDaemons);
+
+const DAY = 86_400_000;
+
+function cli(args: string[]) {
+  const r = spawnSync(process.execPath, [SWITCHBOARD_BIN, ...args], { encoding: 'utf8', timeout: 60_000 });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** A database of its own (retention 90d, the default), with `entries` committed by the writer. */
+async function logWith(entries: AuditEntry[]) {
+  const configPath = writeConfig({ mcpServers: {} });
+  const config = loadConfigWithWarnings(configPath).config;
+  await withDatabase(config, async (db) => {
+    const writer = new AuditWriter(new InlineCommitter(db), { mode: 'strict', flushMs: 10, maxQueuedRows: 1000, logger: silentLogger() });
+    for (const e of entries) void writer.append(e);
+    await writer.close();
+  });
+  return { config, configPath, file: databasePath(config) };
+}
+
+async function withDatabase<T>(config: GatewayConfig, use: (db: ReturnType<typeof sqliteConnection>) => Promise<T>): Promise<T> {
+  const { dataSource } = await openMigrated(config);
+  try {
+    return await use(sqliteConnection(dataSource));
+  } finally {
+    await dataSource.destroy();
+  }
+}
+
+/** One read of the file through a connection of its own, closed after. */
+function readOnce<T>(file: string, query: string): T | undefined {
+  const db = new Database(file, { readonly: true });
+  try {
+    return db.prepare(query).get() as T | undefined;
+  } finally {
+    db.close();
+  }
+}
+
+function sql(file: string, ...statements: string[]) {
+  const db = new Database(file);
+  for (const s of statements) db.prepare(s).run();
+  db.close();
+}
+
+/** `audit checkpoint` now, as an operator's cron would keep it; one line. */
+function takeCheckpoint(configPath: string): string {
+  const r = cli(['audit', 'checkpoint', '--config', configPath]);
+  expect(r).toMatchObject({ code: 0, stderr: '' });
+  expect(r.stdout).toMatch(/^switchboard-audit-checkpoint v1 id=\d+ hash=[0-9a-f]{64} at=\S+Z\n$/);
+  return r.stdout;
+}
+
+const recent = (count: number) => Array.from({ length: count }, (_, i) => entry({ at: Date.now() - 1000 + i }));
+
+describe('switchboard audit checkpoint and verify --checkpoint', () => {
+  it('a checkpoint names the newest row; verify checks a file of them (exit 0), and refuses a file with none', async () => {
+    const { configPath, file } = await logWith(recent(3));
+    const kept = join(tempDir(), 'checkpoints.txt');
+    writeFileSync(kept, takeCheckpoint(configPath));
+    const head = readOnce(file, 'SELECT id, hash, at FROM audit_entry WHERE id = 3');
+    expect(checkpointsIn(takeCheckpoint(configPath)).checkpoints).toEqual([head]);
+    const ok = cli(['audit', 'verify', '--checkpoint', kept, '--config', configPath]);
+    expect(ok.code).toBe(0);
+    expect(ok.stdout).toMatch(/^ok: 3 rows, chain intact .*\ncheckpoints: 1 checkpoint hold: 1 found with their hash \(the newest, row 3 written \S+Z\)\n$/);
+
+    writeFileSync(kept, 'nothing here\n');
+    const none = cli(['audit', 'verify', '--checkpoint', kept, '--config', configPath]);
+    expect(none.code).toBe(1);
+    expect(none.stderr).toMatch(/no checkpoint lines in .*checkpoints\.txt/);
+    const missing = cli(['audit', 'verify', '--checkpoint', join(tempDir(), 'absent.txt'), '--config', configPath]);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/^switchboard: cannot read the checkpoints file .*absent\.txt: ENOENT/);
+    expect(cli(['audit', 'verify', '--checkpoint']).code).toBe(2);
+  });
+
+  it('rows cut from the newest end: the chain still verifies, the checkpoint does not (exit 1)', async () => {
+    const { configPath, file } = await logWith(recent(6));
+    const kept = join(tempDir(), 'checkpoints.txt');
+    writeFileSync(kept, takeCheckpoint(configPath));
+    sql(file, 'DELETE FROM audit_entry WHERE id > 4');
+    expect(cli(['audit', 'verify', '--config', configPath]).code).toBe(0);
+    const r = cli(['audit', 'verify', '--checkpoint', kept, '--config', configPath]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/^ok: 4 rows, chain intact .*\nBROKEN: rows cut from the newest end: checkpoint row 6 \(written \S+Z\) is gone, head is 4\n$/);
+  });
+
+  it('recent rows deleted behind a forged pruning marker and anchor: refused by the configured retention (exit 1)', async () => {
+    const { config, configPath } = await logWith(recent(6));
+    const kept = join(tempDir(), 'checkpoints.txt');
+    writeFileSync(kept, takeCheckpoint(configPath));
+    await withDatabase(config, async (db) => {
+      for (const e of recent(2)) await new AuditWriter(new InlineCommitter(db), { mode: 'strict', flushMs: 10, maxQueuedRows: 10, logger: silentLogger() }).append(e);
+      // A marker whose cut-off is its own time: it accounts for every row but the head.
+      const now = Date.now() + 1000;
+      expect(await pruneBefore(db, now, 1000, now)).toMatchObject({ throughId: 7 });
+    });
+    expect(cli(['audit', 'verify', '--config', configPath]).code).toBe(0);
+    const r = cli(['audit', 'verify', '--checkpoint', kept, '--config', configPath]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/\nBROKEN: row 6 written \S+Z, inside retention, is gone \(audit\.retention is 90d\): it was deleted, not pruned\n$/);
+  });
+
+  it('rows pruned by retention after they were checkpointed pass; a rewritten row does not', async () => {
+    const now = Date.now();
+    const { config, configPath, file } = await logWith(Array.from({ length: 4 }, (_, i) => entry({ at: now - 100 * DAY + i })));
+    const kept = join(tempDir(), 'checkpoints.txt');
+    const old = takeCheckpoint(configPath);
+    await withDatabase(config, async (db) => {
+      const writer = new AuditWriter(new InlineCommitter(db), { mode: 'strict', flushMs: 10, maxQueuedRows: 10, logger: silentLogger() });
+      for (const e of recent(3)) await writer.append(e);
+      await writer.close();
+      expect(await pruneBefore(db, now - 90 * DAY, 1000, now)).toMatchObject({ rows: 4, throughId: 4 });
+    });
+    writeFileSync(kept, old + takeCheckpoint(configPath));
+    const ok = cli(['audit', 'verify', '--checkpoint', kept, '--config', configPath]);
+    expect(ok.code).toBe(0);
+    expect(ok.stdout).toMatch(/\ncheckpoints: 2 checkpoints hold: 1 found with their hash \(the newest, row 8 written \S+Z\), 1 pruned by retention/);
+
+    sql(file, `UPDATE audit_entry SET hash = '${'0'.repeat(64)}' WHERE id = 8`);
+    const r = cli(['audit', 'verify', '--checkpoint', kept, '--config', configPath]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/^BROKEN at row 8: .*\nBROKEN: row 8 \(written \S+Z\) was rewritten: its hash is 0{64}, the checkpoint says [0-9a-f]{64}\n$/);
+  });
+});
+
+describe('the daemon logs checkpoints (audit.checkpointEvery)', () => {
+  /** A daemon with this checkpointEvery, after one call through it; its database file. */
+  async function daemonAfterACall(checkpointEvery: string) {
+    const dir = tempDir();
+    const configPath = writeConfig({ mcpServers: { fx: stdioFixture() }, log: { level: 'info' }, audit: { checkpointEvery } }, dir);
+    const daemon = await startDaemon(configPath);
+    const host = await connectHost('streamable-http', { daemon });
+    await host.client.callTool({ name: 'fx__echo', arguments: { text: 'checkpointed' } });
+    const file = databasePath(loadConfigWithWarnings(configPath).config);
+    const callRow = await eventually(() => readOnce<{ id: number }>(file, `SELECT id FROM audit_record WHERE name = 'fx__echo'`)?.id, 30_000, 'the call row');
+    const logged = () => daemon.stderr().split('\n').flatMap((line) => checkpointsIn(line).checkpoints);
+    return { dir, configPath, daemon, host, file, callRow, logged };
+  }
+
+  it('logs the head at info while rows are written; its log, given to verify as is, holds', async () => {
+    const { dir, configPath, daemon, host, callRow, logged } = await daemonAfterACall('1s');
+    await eventually(() => logged().some((c) => c.id >= callRow), 30_000, 'a checkpoint naming the call row');
+    const line = daemon.stderr().split('\n').find((l) => checkpointsIn(l).checkpoints.length > 0)!;
+    expect(JSON.parse(line)).toMatchObject({ level: 30, msg: expect.stringMatching(/^audit: checkpoint switchboard-audit-checkpoint v1 id=\d+ /) });
+    await host.close();
+    expect((await daemon.stop('SIGTERM')).code).toBe(0);
+    const log = join(dir, 'daemon.log');
+    writeFileSync(log, daemon.stderr());
+    const r = cli(['audit', 'verify', '--checkpoint', log, '--config', configPath]);
+    const count = logged().length;
+    expect(r.stdout).toMatch(new RegExp(`\\ncheckpoints: ${count} checkpoints? hold: ${count} found with their hash`));
+    expect(r.code).toBe(0);
+  });
+
+  it('logs one at shutdown, after the final flush, naming the last row written', async () => {
+    // An hour: no periodic checkpoint comes during the test, so the last one is the shutdown's.
+    const { daemon, host, file, logged } = await daemonAfterACall('1h');
+    await host.close();
+    expect((await daemon.stop('SIGTERM')).code).toBe(0);
+    expect(logged()).toEqual([readOnce(file, 'SELECT id, hash, at FROM audit_entry ORDER BY id DESC LIMIT 1')]);
+  });
+
+  it('logs none with checkpointEvery: off', async () => {
+    const { daemon, host } = await daemonAfterACall('off');
+    await host.close();
+    expect((await daemon.stop('SIGTERM')).code).toBe(0);
+    expect(daemon.stderr()).toMatch(/audit log open/);
+    expect(daemon.stderr()).not.toMatch(/switchboard-audit-checkpoint/);
+  });
+});
