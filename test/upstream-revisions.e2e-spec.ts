@@ -1,7 +1,10 @@
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { auditRows } from './support/audit-rows.js';
 import { REPO_ROOT, eventually, startDaemon, stopAllDaemons, tempDir, writeConfig, type DaemonHandle } from './support/daemon.js';
 import { connectHost, type Host } from './support/hosts.js';
+import { rawHost } from './support/raw-host.js';
 
 type Params = Record<string, unknown>;
 
@@ -60,5 +63,73 @@ describe("requests forwarded to an upstream take the shape of the upstream's rev
     expect(await received('u0618')).toEqual([
       { ref: { type: 'ref/prompt', name: 'greet', title: 'Greeting' }, argument: { name: 'name', value: 'al' }, context: { arguments: { salutation: 'Dear' } } },
     ]);
+  });
+});
+
+type ToolResult = { content: { type: string; text: string }[]; isError?: boolean };
+
+/**
+ * The same upstreams asking their client to sample while a tool call runs, answered by a
+ * 2025-11-25 host written against the wire (the SDK's host checks its own answers against
+ * its schema, which is narrower than the spec's): the answer reaches each upstream as its
+ * revision defines a CreateMessageResult (one block, of a kind it knows), or, when it cannot
+ * be said there, the upstream gets an error saying so.
+ */
+describe("a host's answers to relayed requests take the shape of the upstream's revision", () => {
+  let daemon: DaemonHandle;
+  let dataDir: string;
+  let host: Awaited<ReturnType<typeof rawHost>>;
+  let ids = 0;
+
+  beforeAll(async () => {
+    const dir = tempDir();
+    dataDir = join(dir, 'data');
+    const policyFile = join(dir, 'policy.yaml');
+    writeFileSync(policyFile, 'everyone: [sampler]\nroles:\n  sampler:\n    - { id: sampling-ok, allow: sample }\n');
+    const servers = Object.fromEntries(Object.entries(VERSIONS).map(([name, version]) => [name, upstreamOn(version)]));
+    daemon = await startDaemon(writeConfig({ namespace: 'prefix', policy: { file: policyFile }, mcpServers: servers }, dir));
+    const lister = await connectHost('streamable-http', { daemon });
+    await eventually(async () => (await lister.client.listTools()).tools.filter((t) => t.name.endsWith('__ask_client')).length === 3 || undefined);
+    await lister.close();
+    host = await rawHost(daemon, { sampling: {} });
+  });
+  afterAll(async () => host?.close());
+
+  /** `server`'s ask_client asks for a sample, the host answers `content`; what the tool answered. */
+  async function sampled(server: string, content: unknown): Promise<ToolResult> {
+    const id = ++ids;
+    const params = { messages: [{ role: 'user', content: { type: 'text', text: 'Say hi' } }], maxTokens: 10 };
+    const call = host.post({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: `${server}__ask_client`, arguments: { method: 'sampling/createMessage', params } } });
+    const question = await host.waitFor([call], (m) => m.method === 'sampling/createMessage', 30_000);
+    await host.post({ jsonrpc: '2.0', id: question.id, result: { role: 'assistant', content, model: 'm' } }).ended;
+    const reply = await host.waitFor([call], (m) => m.id === id && m.method === undefined, 30_000);
+    if (!reply.result) throw new Error(`the call failed: ${JSON.stringify(reply)}`);
+    return reply.result as ToolResult;
+  }
+  const text = (t: string) => ({ type: 'text', text: t });
+  const audio = { type: 'audio', data: 'AA==', mimeType: 'audio/wav' };
+
+  it('a list of one block reaches a 2024-11-05 upstream as that block', async () => {
+    const result = await sampled('u1105', [text('hi')]);
+    expect(result.isError).toBeFalsy();
+    expect(JSON.parse(result.content[0].text)).toEqual({ role: 'assistant', content: text('hi'), model: 'm' });
+  });
+
+  it.each([
+    ['u1105', [text('hi'), text('there')], 'a sampling result of 2 content blocks'],
+    ['u1105', audio, 'audio content in a sampling result'],
+    ['u0618', [{ type: 'tool_use', id: 't1', name: 'lookup', input: {} }], 'tool_use content in a sampling result'],
+  ])('%s: an answer its revision cannot say (%j) is an error for the upstream, not part of the answer, audited as such', async (server, content, lacking) => {
+    const result = await sampled(server, content);
+    expect(result.isError).toBe(true);
+    const version = VERSIONS[server as keyof typeof VERSIONS];
+    expect(result.content[0].text).toBe(`client error -32603: The host's answer to sampling/createMessage cannot be given in MCP ${version}, which has no ${lacking}`);
+    const row = auditRows(dataDir, "method = 'sampling/createMessage' AND upstream = ?", server).at(-1);
+    expect(row).toMatchObject({ decision: 'allowed', rule: 'relay:upstream-revision', outcome: 'error', error_code: -32603 });
+  });
+
+  it('audio reaches a 2025-06-18 upstream, whose revision has it', async () => {
+    const result = await sampled('u0618', [audio]);
+    expect(JSON.parse(result.content[0].text)).toEqual({ role: 'assistant', content: audio, model: 'm' });
   });
 });

@@ -44,7 +44,8 @@ export function shaped(item: Item, version: OlderRevision, shape: Shape): Item {
   return withShapedAnnotations(trimmed, version);
 }
 
-function withShapedAnnotations(item: Item, version: OlderRevision): Item {
+/** `item` with its `annotations` as `version` defines them; the same object when they need nothing. */
+export function withShapedAnnotations(item: Item, version: OlderRevision): Item {
   const annotations = item.annotations;
   if (!isObject(annotations)) return item;
   const inner = without(annotations, fieldsToDrop(version, 'annotations'));

@@ -13,6 +13,8 @@ import { ownerFields, sessionFields } from '../audit/session-fields.js';
 import { isRelayOrigin, sharedOrigin, type RelayOrigin } from './relay-origin.js';
 import { samplingParamsProblems } from './sampling-params.js';
 import { checkHostAnswer } from './host-answer.js';
+import { shapeHostAnswer } from '../revision/shape-host-answer.js';
+import { Unanswerable } from '../revision/shape-server-request.js';
 import { progressRate } from '../forwarder.js';
 
 export interface RelayLimits {
@@ -214,13 +216,29 @@ export class ServerRequestRelay {
    */
   private checked(req: ServerRequest, outgoing: Item, answer: Item, entry: AuditEntry): Item {
     const checked = checkHostAnswer(req.request.method, outgoing, answer);
-    if ('result' in checked) return checked.result;
+    if ('result' in checked) return this.shapedForUpstream(req, checked.result, entry);
     entry.rule = 'relay:invalid-answer';
     this.services.logger?.warn(
       { upstream: req.connection.name, method: req.request.method, session: entry.sessionId, problems: checked.problems },
       'a host answered a relayed request with a result the request does not allow; the upstream gets an error',
     );
     throw new McpError(ErrorCode.InternalError, `The host's answer to ${req.request.method} is invalid: ${checked.problems.join('; ')}`);
+  }
+
+  /**
+   * A valid answer in the shape of the upstream's revision; one that revision cannot carry
+   * whole is an error (-32603, as an invalid answer is) rather than part of the answer.
+   */
+  private shapedForUpstream(req: ServerRequest, answer: Item, entry: AuditEntry): Item {
+    const version = req.connection.protocolVersion;
+    const shaped = shapeHostAnswer(req.request.method, answer, version);
+    if (!(shaped instanceof Unanswerable)) return shaped;
+    entry.rule = 'relay:upstream-revision';
+    this.services.logger?.warn(
+      { upstream: req.connection.name, method: req.request.method, session: entry.sessionId, version, lacking: shaped.lacking },
+      "a host's answer to a relayed request cannot be expressed in the upstream's protocol revision; the upstream gets an error",
+    );
+    throw new McpError(ErrorCode.InternalError, `The host's answer to ${req.request.method} cannot be given in MCP ${version}, which has no ${shaped.lacking}`);
   }
 
   /** The inbox, when it is on and can take this request: only elicitations (a human is not a model, nor has roots). */
