@@ -130,6 +130,24 @@ describe('a revoked API key ends what its holder has open', () => {
     expect(warnedEnd(sessionId)).toBe(true);
   });
 
+  it("the inbox's event stream ends within a heartbeat, with a warning and a session ended row saying why", async () => {
+    const key = createKey('kim');
+    const stream = await openStream(`${daemon.baseUrl}/admin/inbox/events`, { Accept: 'text/event-stream', 'X-API-Key': key });
+    expect(stream.status).toBe(200);
+    await stream.waitFor(/event: snapshot/);
+
+    revoke('kim');
+    // The stream rechecks its credential at each heartbeat (15 s).
+    await eventually(() => stream.ended() || undefined, 60_000, 'the inbox event stream to end');
+    const inboxRows = () => auditRows(dataDir, `method = 'session' AND transport = 'inbox' AND principal = 'kim'`);
+    const [row] = await eventually(() => (inboxRows().length > 0 ? inboxRows() : undefined), 15_000, 'the audit row');
+    expect(row).toMatchObject({ name: 'ended', auth_method: 'api-key', decision: 'unauthenticated', rule: 'auth:revoked-key', session_id: null });
+    expect(String(row!.error_message)).toMatch(/^the inbox event stream was ended: .*API key 'kim' was revoked/);
+    expect(inboxRows()).toHaveLength(1);
+    const warned = daemon.stderr().split('\n').some((line) => line.includes('"level":40') && line.includes('ended an inbox event stream') && line.includes('kim'));
+    expect(warned).toBe(true);
+  }, 90_000);
+
   it('a reload, and another key revoked, leave the sessions of keys that still hold as they were', async () => {
     const key = createKey('ivy');
     const post = (message: Record<string, unknown>, sessionId?: string) => {

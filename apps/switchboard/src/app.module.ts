@@ -30,6 +30,7 @@ export class AppModule {
           pendingAudit: parts.runtime.audit && (() => parts.runtime.audit!.pending()),
           config: () => parts.runtime.config,
           onRefused: parts.runtime.audit && ((refusal) => parts.runtime.audit!.recordHttpRefusal(refusal)),
+          onCredentialLapse: parts.runtime.audit && ((ended) => parts.runtime.audit!.recordCredentialLapse({ ...ended, transport: 'inbox' })),
           authenticate: parts.authenticate,
           inbox: parts.runtime.inbox,
         }),

@@ -15,6 +15,11 @@ export interface AdminOptions {
   config: () => GatewayConfig;
   /** Told of every request the Host/Origin check refuses (the audit log records them). */
   onRefused?: RefusalListener;
+  /**
+   * Told of each inbox event stream ended because its credential no longer holds (the audit
+   * log records it, as it does an MCP session ended so).
+   */
+  onCredentialLapse?: (ended: { principal: { id: string; authMethod: string }; rule: string; reason: string }) => void;
   /** Who a request is from; absent, every caller is the anonymous loopback principal. */
   authenticate?: RequestAuthenticator;
   /** The pending questions for humans that /admin/inbox shows; absent, those routes answer 404. */

@@ -187,7 +187,8 @@ export class AuditLog {
    * as sessions are; never awaited.
    */
   recordCredentialLapse(ended: {
-    sessionId: string;
+    /** Absent for what is no MCP session: the inbox's event stream (transport `inbox`). */
+    sessionId?: string;
     transport: string;
     principal: { id: string; authMethod: string };
     rule: string;
@@ -197,14 +198,14 @@ export class AuditLog {
       bareEntry({
         principal: ended.principal.id,
         authMethod: ended.principal.authMethod,
-        sessionId: ended.sessionId,
+        sessionId: ended.sessionId ?? null,
         transport: ended.transport,
         method: 'session',
         name: 'ended',
         decision: 'unauthenticated',
         rule: ended.rule,
         outcome: null,
-        errorMessage: this.options.redactor.redactText(`the session was ended: ${ended.reason}`).slice(0, MAX_ERROR_CHARS),
+        errorMessage: this.options.redactor.redactText(`the ${ended.sessionId === undefined ? 'inbox event stream' : 'session'} was ended: ${ended.reason}`).slice(0, MAX_ERROR_CHARS),
       }),
     );
   }

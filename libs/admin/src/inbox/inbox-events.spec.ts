@@ -31,7 +31,7 @@ async function serve(inbox: Inbox) {
   const responses: ServerResponse[] = [];
   const server = createServer((req, res) => {
     responses.push(res);
-    streams.start(res, { inbox, viewer: { principal: String(req.headers['x-principal']), admin: false }, session: false, stillAdmitted: async () => true });
+    streams.start(res, { inbox, viewer: { principal: String(req.headers['x-principal']), admin: false }, session: false, lapse: async () => undefined });
   });
   servers.push(server);
   await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));

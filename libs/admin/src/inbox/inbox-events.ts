@@ -23,13 +23,21 @@ export const MAX_UNREAD_BYTES = 4 * 1024 * 1024;
  */
 export const MAX_STREAMS_PER_PRINCIPAL = 8;
 
+/** Why a stream's credential no longer holds: the rule a request with it now gets, and why. */
+export interface StreamLapse {
+  rule: string;
+  reason: string;
+}
+
 export interface EventStreamOptions {
   inbox: Inbox;
   viewer: InboxViewer;
   /** Whether the viewer came with a cookie session (the page then offers to sign out). */
   session: boolean;
-  /** Asked at every heartbeat: is the stream's credential still good, for the same viewer? False ends the stream. */
-  stillAdmitted: () => Promise<boolean>;
+  /** Asked at every heartbeat: why the stream's credential no longer holds for the same viewer, or undefined while it does. A lapse ends the stream. */
+  lapse: () => Promise<StreamLapse | undefined>;
+  /** Told once when the stream is ended for a lapse (a revocation is a security event: the log and the audit log say so). */
+  onLapse?: (lapse: StreamLapse) => void;
   heartbeatMs?: number;
   /** Told how much was left unread when the stream is closed for it (for the log). */
   onUnread?: (unreadBytes: number) => void;
@@ -83,9 +91,9 @@ export function streamInboxEvents(res: ServerResponse, options: EventStreamOptio
   });
   const heartbeat = setInterval(() => {
     write(': heartbeat\n\n');
-    options.stillAdmitted().then(
-      (ok) => ok || end(),
-      () => end(),
+    options.lapse().then(
+      (lapse) => lapse && endFor(lapse),
+      () => endFor({ rule: 'auth:error', reason: 'the credential could not be checked again' }),
     );
   }, options.heartbeatMs ?? HEARTBEAT_MS);
   heartbeat.unref();
@@ -99,6 +107,12 @@ export function streamInboxEvents(res: ServerResponse, options: EventStreamOptio
     if (closed) return;
     cleanup();
     res.end();
+  }
+  // A check that comes back after the stream closed for another reason ended nothing.
+  function endFor(lapse: StreamLapse) {
+    if (closed) return;
+    end();
+    options.onLapse?.(lapse);
   }
   res.once('close', cleanup);
   return {
@@ -132,6 +146,10 @@ export class InboxEventStreams {
     const stream = streamInboxEvents(res, {
       ...options,
       onUnread: (unreadBytes) => this.logger.warn(`closed an inbox event stream its reader stopped reading (principal ${principal}, ${unreadBytes} bytes unread)`),
+      onLapse: (lapse) => {
+        this.logger.warn(`ended an inbox event stream: its credential no longer holds (principal ${principal}, ${lapse.rule}: ${lapse.reason})`);
+        options.onLapse?.(lapse);
+      },
     });
     const streams = this.open.get(principal) ?? [];
     this.open.set(principal, streams);

@@ -365,14 +365,18 @@ describe('GET /admin/inbox/events', () => {
         end: vi.fn(() => listeners.forEach((l) => l())),
         once: (_: string, fn: () => void) => listeners.push(fn),
       } as unknown as ServerResponse;
-      streamInboxEvents(res, { inbox, viewer: { principal: 'alice', admin: false }, session: false, stillAdmitted: async () => admitted, heartbeatMs: 1000 });
+      const onLapse = vi.fn();
+      const lapse = async () => (admitted ? undefined : { rule: 'auth:revoked-key', reason: 'revoked' });
+      streamInboxEvents(res, { inbox, viewer: { principal: 'alice', admin: false }, session: false, lapse, onLapse, heartbeatMs: 1000 });
       expect(onChange).toHaveBeenCalledOnce();
       await vi.advanceTimersByTimeAsync(1000);
       expect(written.at(-1)).toBe(': heartbeat\n\n');
       expect(res.end).not.toHaveBeenCalled();
+      expect(onLapse).not.toHaveBeenCalled();
       admitted = false;
       await vi.advanceTimersByTimeAsync(1000);
       expect(res.end).toHaveBeenCalledOnce();
+      expect(onLapse).toHaveBeenCalledExactlyOnceWith({ rule: 'auth:revoked-key', reason: 'revoked' });
       const before = written.length;
       void inbox.ask(form('alice'));
       expect(written.length).toBe(before);

@@ -58,10 +58,14 @@ export class InboxController {
       inbox,
       viewer: caller.viewer,
       session: caller.sessionId !== undefined,
-      stillAdmitted: async () => {
+      lapse: async () => {
         const now = await this.access.resolve(req);
-        return now.caller?.viewer.principal === principal && now.caller.viewer.admin === admin;
+        if (now.refusal) return now.refusal;
+        if (now.caller.viewer.principal === principal && now.caller.viewer.admin === admin) return undefined;
+        // A token refreshed into another principal, or a key that lost the admin role, sees another inbox.
+        return { rule: 'auth:principal-changed', reason: `the credential now admits ${now.caller.viewer.principal}${now.caller.viewer.admin ? ' as admin' : ''}` };
       },
+      onLapse: (lapse) => this.options.onCredentialLapse?.({ principal: caller.principal, ...lapse }),
     });
   }
 
