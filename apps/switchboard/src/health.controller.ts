@@ -1,6 +1,6 @@
 import { Controller, Get, Inject, Req, Res } from '@nestjs/common';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { httpRefusal, refuseReason } from '@switchboard/downstream';
+import { refusedForeign } from './foreign-request.js';
 import { GatewayRuntime } from './gateway-runtime.js';
 import { stateOnly, upstreamReady } from './upstream-health.js';
 
@@ -26,14 +26,8 @@ export class HealthController {
    */
   @Get('readyz')
   ready(@Req() req: IncomingMessage, @Res() res: ServerResponse): void {
+    if (refusedForeign(req, res, this.runtime, 'json')) return;
     const config = this.runtime.config;
-    const refused = refuseReason(req, config);
-    if (refused !== undefined) {
-      this.runtime.audit?.recordHttpRefusal(httpRefusal(req, refused));
-      const body = JSON.stringify({ status: 'refused', error: `request refused: ${refused}` });
-      res.writeHead(403, { 'Content-Type': 'application/json' }).end(body);
-      return;
-    }
     const detailed = config.auth.mode === 'none';
     const statuses = this.runtime.upstreamHealth();
     const upstreams = detailed ? statuses : statuses.map(stateOnly);

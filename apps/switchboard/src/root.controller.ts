@@ -1,6 +1,6 @@
 import { Controller, Get, Inject, Req, Res } from '@nestjs/common';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { httpRefusal, refuseReason } from '@switchboard/downstream';
+import { refusedForeign } from './foreign-request.js';
 import { GatewayRuntime } from './gateway-runtime.js';
 
 /**
@@ -32,12 +32,7 @@ export class RootController {
   /** Under the MCP endpoints' Host/Origin check, as /readyz: a rebound page learns nothing here either. */
   @Get()
   root(@Req() req: IncomingMessage, @Res() res: ServerResponse): void {
-    const refused = refuseReason(req, this.runtime.config);
-    if (refused !== undefined) {
-      this.runtime.audit?.recordHttpRefusal(httpRefusal(req, refused));
-      res.writeHead(403, { 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff' }).end(`request refused: ${refused}\n`);
-      return;
-    }
+    if (refusedForeign(req, res, this.runtime, 'text')) return;
     res
       .writeHead(200, { 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff', 'Cache-Control': 'no-store' })
       .end(rootPageText(this.runtime.inbox !== undefined));
