@@ -1,4 +1,4 @@
-import { counted } from '@switchboard/core';
+import { beVerb, counted } from '@switchboard/core';
 import type { AuditEntry } from './audit.types.js';
 import { CountedRows } from './counted-rows.js';
 import { RefusalBudget, type RefusalBudgetOptions, type RefusalSample, type RefusalSummary } from './refusal-budget.js';
@@ -265,7 +265,7 @@ export class AuditLog {
       decision: sample.decision,
       rule: 'audit:refusals-counted',
       outcome: null,
-      errorMessage: `${counted(suppressed, 'more request', 'more requests')} from upstream '${address}' that reached no host or person, ${when}, ${suppressed === 1 ? 'was' : 'were'} counted, not recorded one by one (the first ${this.upstreamRefusals.perWindow} of a window are; the first of this one: ${sample.method}, rule ${sample.rule})`,
+      errorMessage: `${counted(suppressed, 'more request')} from upstream '${address}' that reached no host or person, ${when}, ${beVerb(suppressed, 'past')} counted, not recorded one by one (the first ${this.upstreamRefusals.perWindow} of a window are; the first of this one: ${sample.method}, rule ${sample.rule})`,
     });
   }
 
@@ -279,7 +279,7 @@ export class AuditLog {
       decision: sample.decision,
       rule: 'audit:refusals-counted',
       outcome: null,
-      errorMessage: `${counted(suppressed, 'more HTTP refusal', 'more HTTP refusals')} from ${address}, ${when}, ${suppressed === 1 ? 'was' : 'were'} counted, not recorded one by one (the first ${this.refusals.perWindow} of a window are; the first of this one: rule ${sample.rule})`,
+      errorMessage: `${counted(suppressed, 'more HTTP refusal')} from ${address}, ${when}, ${beVerb(suppressed, 'past')} counted, not recorded one by one (the first ${this.refusals.perWindow} of a window are; the first of this one: rule ${sample.rule})`,
     });
   }
 

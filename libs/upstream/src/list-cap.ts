@@ -1,5 +1,5 @@
 import type { ListLimits } from '@switchboard/config';
-import { counted } from '@switchboard/core';
+import { countedBe } from '@switchboard/core';
 import type { Logger } from '@switchboard/observability';
 
 type Item = Record<string, unknown>;
@@ -76,7 +76,7 @@ export class CutLists {
     if (before?.limit === cut.limit && before.max === cut.max) return;
     this.log.warn(
       { method, kept: cut.kept, limit: cut.limit, max: cut.max },
-      `${method} of upstream '${this.server}' passes lists.${cut.limit} (${cut.max}): only its first ${counted(cut.kept, 'item')} ${cut.kept === 1 ? 'is' : 'are'} served; ` +
+      `${method} of upstream '${this.server}' passes lists.${cut.limit} (${cut.max}): only its first ${countedBe(cut.kept, 'item', 'present')} served; ` +
         `raise lists.${cut.limit} for this server to serve more`,
     );
   }

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import type { GatewayConfig } from '@switchboard/config';
-import { counted } from '@switchboard/core';
+import { countedBe } from '@switchboard/core';
 import { sqliteConnection } from '@switchboard/persistence';
 import type { DataSource } from 'typeorm';
 import { readerSchemaProblem, strandedJournals, unknownOwnerAdvice } from '@switchboard/audit';
@@ -41,7 +41,7 @@ export async function withAuditReader<T>(
   if (stranded.rows > 0) {
     // Every recorded request's row, answered, denied or refused: not only answered calls.
     process.stderr.write(
-      `warning: ${counted(stranded.rows, 'audit row')} ${stranded.rows === 1 ? 'is' : 'are'} in the journal of a process that stopped without ` +
+      `warning: ${countedBe(stranded.rows, 'audit row', 'present')} in the journal of a process that stopped without ` +
         `committing them (${journalDir(config)}); they are not shown here until \`switchboard start\` moves them into the log\n`,
     );
   }

@@ -1,5 +1,5 @@
 import type { DataSource } from 'typeorm';
-import { counted } from '@switchboard/core';
+import { counted, countedBe } from '@switchboard/core';
 import { sqliteConnection, type SqliteConnection } from '@switchboard/persistence';
 import { GENESIS_HASH } from '../audit.types.js';
 import { readAnchor, type ChainAnchor } from './chain-head.js';
@@ -157,7 +157,7 @@ function accountForAnchor(
 ): PruningAccount | string {
   const first = anchor.anchorId + 1;
   const missing = `rows before id ${first} are missing and no pruning marker in the chain accounts for them`;
-  if (rows === 0) return `${missing} (the log is empty, yet audit_chain says ${counted(anchor.prunedRows, 'row')} ${anchor.prunedRows === 1 ? 'was' : 'were'} pruned)`;
+  if (rows === 0) return `${missing} (the log is empty, yet audit_chain says ${countedBe(anchor.prunedRows, 'row', 'past')} pruned)`;
   if (!marker) return `${missing} (audit_chain claims ${counted(anchor.prunedRows, 'row')} pruned through id ${anchor.anchorId}; there is no audit/pruned row)`;
   const newest = `the newest audit/pruned row, id ${marker.id}`;
   if (!(marker.throughId < marker.id)) return `${missing} (${newest}, records no readable anchor)`;

@@ -4,7 +4,7 @@
  * lines it logs (once per attempt, or per 1,000 journal failures or lost rows, so a full
  * disk does not flood the log). The writer keeps the state; these say what it becomes.
  */
-import { counted } from '@switchboard/core';
+import { countedBe } from '@switchboard/core';
 import type { Logger } from '@switchboard/observability';
 import type { AuditEntry } from '../audit.types.js';
 import { systemEntry } from '../system-entry.js';
@@ -126,7 +126,7 @@ export function lostRowsMarker(rows: number, since: number): AuditEntry {
       decision: 'refused',
       rule: 'audit:queue-full',
       outcome: null,
-      errorMessage: `${counted(rows, 'audit row')} ${rows === 1 ? 'was' : 'were'} lost while the log could not be written`,
+      errorMessage: `${countedBe(rows, 'audit row', 'past')} lost while the log could not be written`,
     },
     { rows, since: new Date(since).toISOString() },
   );
