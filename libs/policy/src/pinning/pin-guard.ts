@@ -55,13 +55,16 @@ export class PinGuard {
    */
   forgetServersBut(configured: Iterable<string>): void {
     const kept = new Set(configured);
-    const gone = new Set<string>();
-    for (const key of [...this.quarantinedKeys, ...this.served.keys()]) {
-      const server = key.slice(0, key.indexOf('\u0000'));
-      if (!kept.has(server)) gone.add(server);
+    const gone = (key: string) => !kept.has(key.slice(0, key.indexOf('\u0000')));
+    let forgot = false;
+    // Deleting the entry a for-of is on is safe for a Set and a Map: the rest are still visited.
+    for (const key of this.quarantinedKeys) {
+      if (gone(key)) forgot = this.quarantinedKeys.delete(key) || forgot;
     }
-    for (const server of gone) this.release(server, () => true);
-    if (gone.size > 0) this.generation += 1;
+    for (const key of this.served.keys()) {
+      if (gone(key)) forgot = this.served.delete(key) || forgot;
+    }
+    if (forgot) this.generation += 1;
   }
 
   /** Drops the server's held-back keys (and what they were served with) that `drop` names. */
