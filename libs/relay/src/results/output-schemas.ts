@@ -111,9 +111,9 @@ export class OutputSchemas {
       const previous = this.checks.get(server);
       if (previous?.tools === tools) continue;
       const served = servedSchemas(tools);
-      if (served.length === 0) this.checks.set(server, { tools, byName: new Map(), schemas: '[]', complete: true });
+      if (served.length === 0) this.checks.set(server, { tools, byName: new Map(), schemas: '', complete: true });
       else if (this.engine) {
-        const schemas = JSON.stringify(served);
+        const schemas = schemasKey(served);
         // The same schemas: what was compiled stands; what was left for want of time is tried again once the time is back in full.
         if (previous?.schemas === schemas && (previous.complete || this.allowanceOf(server, this.now()) < OUTPUT_SCHEMAS_BUDGET_MS)) {
           this.checks.set(server, { ...previous, tools });
@@ -136,20 +136,20 @@ export class OutputSchemas {
     );
   }
 
-  private compile(server: string, served: Array<[string, unknown]>, validator: SchemaValidator): Pick<ServerChecks, 'byName' | 'complete'> {
+  private compile(server: string, served: readonly ServedSchema[], validator: SchemaValidator): Pick<ServerChecks, 'byName' | 'complete'> {
     const byName = new Map<string, OutputCheck>();
     const unchecked: string[] = [];
     let complete = true;
     const started = this.now();
     const allowance = this.allowanceOf(server, started);
     const patterns = linearPatternEngine(this.meter);
-    for (const [name, schema] of served) {
+    for (const { name, schema, json } of served) {
       if (this.now() - started >= allowance) {
         complete = false;
         unchecked.push(`${JSON.stringify(name.slice(0, 80))}: the upstream's compile time (${OUTPUT_SCHEMAS_BUDGET_MS} ms, back over ${OUTPUT_SCHEMAS_REFILL_MS / 1000} s) was spent`);
         continue;
       }
-      const why = this.uncompilable(schema);
+      const why = uncompilable(json);
       if (why !== undefined) {
         unchecked.push(`${JSON.stringify(name.slice(0, 80))}: ${why}`);
         continue;
@@ -194,25 +194,33 @@ export class OutputSchemas {
       return undefined;
     }
   }
+}
 
-  private uncompilable(schema: unknown): string | undefined {
-    const chars = JSON.stringify(schema).length;
-    return chars > MAX_OUTPUT_SCHEMA_CHARS ? `${chars} characters of JSON, over ${MAX_OUTPUT_SCHEMA_CHARS}` : undefined;
-  }
+/** A served tool's outputSchema, with its JSON (stringified once a read: it is both the read's key and the schema's size). */
+interface ServedSchema {
+  name: string;
+  schema: unknown;
+  json: string;
 }
 
 /** Each served tool's (the first of its name's) outputSchema, by its name. */
-function servedSchemas(tools: readonly Item[]): Array<[string, unknown]> {
+function servedSchemas(tools: readonly Item[]): ServedSchema[] {
   const seen = new Set<unknown>();
-  const served: Array<[string, unknown]> = [];
+  const served: ServedSchema[] = [];
   for (const tool of tools) {
     // The first item of a name is the one the catalog serves.
     if (seen.has(tool.name)) continue;
     seen.add(tool.name);
-    if (tool.outputSchema !== undefined) served.push([String(tool.name), tool.outputSchema]);
+    if (tool.outputSchema !== undefined) served.push({ name: String(tool.name), schema: tool.outputSchema, json: JSON.stringify(tool.outputSchema) });
   }
   return served;
 }
+
+const uncompilable = (json: string): string | undefined =>
+  json.length > MAX_OUTPUT_SCHEMA_CHARS ? `${json.length} characters of JSON, over ${MAX_OUTPUT_SCHEMA_CHARS}` : undefined;
+
+/** What a re-read compares to know its schemas are the same: every name with its schema's JSON, in order. */
+const schemasKey = (served: readonly ServedSchema[]): string => served.map(({ name, json }) => `${JSON.stringify(name)}:${json}`).join(',');
 
 /** The part of an ajv engine this sets: the regular expression engine its next compile uses for `pattern`s. */
 interface AjvEngine {
