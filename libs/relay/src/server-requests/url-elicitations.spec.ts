@@ -1,7 +1,7 @@
 import { McpError, type JsonRpcNotification } from '@switchboard/core';
 import { describe, expect, it } from 'vitest';
 import { SessionDirectory, type DownstreamSession } from '../session.js';
-import { UrlElicitations } from './url-elicitations.js';
+import { URL_ELICITATIONS_PER_SESSION, UrlElicitations } from './url-elicitations.js';
 
 const sessions = new SessionDirectory();
 let hosts = 0;
@@ -71,5 +71,27 @@ describe('UrlElicitations', () => {
     urls.notification('auth', complete('kept'));
     expect([gone.sent, staying.sent]).toEqual([[], [complete('kept')]]);
     expect(urls.size).toBe(0);
+  });
+
+  it('keeps the first ones a -32042 lists, as many as a session may wait on, however many it lists', () => {
+    const urls = new UrlElicitations(() => 60_000, sessions);
+    const { session, sent } = host({ url: {} });
+    const ids = Array.from({ length: 100_000 }, (_, i) => `e${i}`);
+    urls.failed(session, 'auth', required(...ids));
+    expect(urls.size).toBe(URL_ELICITATIONS_PER_SESSION);
+    urls.notification('auth', complete(`e${URL_ELICITATIONS_PER_SESSION}`));
+    urls.notification('auth', complete('e0'));
+    expect(sent).toEqual([complete('e0')]);
+  });
+
+  it('lets a session\'s oldest go past its bound, and leaves other sessions\' alone', () => {
+    const urls = new UrlElicitations(() => 60_000, sessions);
+    const busy = host({ url: {} });
+    const other = host({ url: {} });
+    urls.given(other.session, 'auth', 'o');
+    for (let i = 0; i <= URL_ELICITATIONS_PER_SESSION; i++) urls.given(busy.session, 'auth', `b${i}`);
+    expect(urls.size).toBe(URL_ELICITATIONS_PER_SESSION + 1);
+    for (const id of ['b0', 'b1', 'o']) urls.notification('auth', complete(id));
+    expect([busy.sent, other.sent]).toEqual([[complete('b1')], [complete('o')]]);
   });
 });

@@ -5,6 +5,13 @@ import { hostCanAnswer } from './host-capability.js';
 type Item = Record<string, unknown>;
 
 /**
+ * How many elicitations one session may wait on. A host shows a person each URL it is given,
+ * so a handful is the real use; the ids in a -32042 are the upstream's to choose, and
+ * without a bound one error listing 100,000 of them was kept whole for `ttlMs`.
+ */
+export const URL_ELICITATIONS_PER_SESSION = 64;
+
+/**
  * URL-mode elicitations a host was given, so that the upstream's later
  * `notifications/elicitation/complete` reaches that host: one it accepted, and each one an
  * upstream's -32042 (URL elicitation required) error carried, whose completion tells the
@@ -29,14 +36,8 @@ export class UrlElicitations {
   given(session: DownstreamSession, server: string, elicitationId: string): void {
     // An answer or a -32042 that arrived after the session ended: nothing could reach it.
     if (!this.sessions.get(session.id)) return;
-    const now = Date.now();
-    for (const [key, e] of this.waiting) if (e.until < now) this.drop(key);
-    const key = keyOf(server, elicitationId);
-    this.drop(key);
-    this.waiting.set(key, { session, until: now + this.ttlMs() });
-    let keys = this.bySession.get(session.id);
-    if (!keys) this.bySession.set(session.id, (keys = new Set()));
-    keys.add(key);
+    this.dropExpired();
+    this.keep(session, server, elicitationId);
   }
 
   /** A request the host `session` sent to `server` failed: a -32042 gives it the elicitations it lists. */
@@ -44,9 +45,15 @@ export class UrlElicitations {
     if (!(err instanceof McpError) || err.code !== ErrorCode.UrlElicitationRequired) return;
     if (!hostCanAnswer(session, 'elicitation/create', { mode: 'url' })) return;
     const listed = (err.data as Item | undefined)?.elicitations;
-    if (!Array.isArray(listed)) return;
+    if (!Array.isArray(listed) || !this.sessions.get(session.id)) return;
+    this.dropExpired();
+    // The first ones listed, as many as a session may keep: the host is shown them in order.
+    let taken = 0;
     for (const e of listed as Item[]) {
-      if (e?.mode === 'url' && typeof e.elicitationId === 'string') this.given(session, server, e.elicitationId);
+      if (taken === URL_ELICITATIONS_PER_SESSION) break;
+      if (e?.mode !== 'url' || typeof e.elicitationId !== 'string') continue;
+      this.keep(session, server, e.elicitationId);
+      taken++;
     }
   }
 
@@ -64,6 +71,22 @@ export class UrlElicitations {
   /** How many elicitations are waiting for their completion (for tests). */
   get size(): number {
     return this.waiting.size;
+  }
+
+  /** Keeps one; past the session's bound its oldest goes (its person has likely moved on). */
+  private keep(session: DownstreamSession, server: string, elicitationId: string): void {
+    const key = keyOf(server, elicitationId);
+    this.drop(key);
+    this.waiting.set(key, { session, until: Date.now() + this.ttlMs() });
+    let keys = this.bySession.get(session.id);
+    if (!keys) this.bySession.set(session.id, (keys = new Set()));
+    keys.add(key);
+    if (keys.size > URL_ELICITATIONS_PER_SESSION) this.drop(keys.values().next().value!);
+  }
+
+  private dropExpired(): void {
+    const now = Date.now();
+    for (const [key, e] of this.waiting) if (e.until < now) this.drop(key);
   }
 
   private forgetSession(sessionId: string): void {
