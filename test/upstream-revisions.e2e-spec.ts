@@ -115,17 +115,25 @@ describe("a host's answers to relayed requests take the shape of the upstream's 
     expect(JSON.parse(result.content[0].text)).toEqual({ role: 'assistant', content: text('hi'), model: 'm' });
   });
 
+  it('an answer its revision cannot say is an error for the upstream, not part of the answer, audited as such', async () => {
+    const result = await sampled('u1105', audio);
+    expect(result.isError).toBe(true);
+    expect(result.content[0].text).toBe("client error -32603: The host's answer to sampling/createMessage cannot be given in MCP 2024-11-05, which has no audio content in a sampling result");
+    const row = auditRows(dataDir, "method = 'sampling/createMessage' AND upstream = ?", 'u1105').at(-1);
+    expect(row).toMatchObject({ decision: 'allowed', rule: 'relay:upstream-revision', outcome: 'error', error_code: -32603 });
+  });
+
+  // No revision before 2025-11-25 can offer tools, and a request without tools is answered
+  // with one block in every revision: these are refused as answers the request ruled out.
   it.each([
-    ['u1105', [text('hi'), text('there')], 'a sampling result of 2 content blocks'],
-    ['u1105', audio, 'audio content in a sampling result'],
-    ['u0618', [{ type: 'tool_use', id: 't1', name: 'lookup', input: {} }], 'tool_use content in a sampling result'],
-  ])('%s: an answer its revision cannot say (%j) is an error for the upstream, not part of the answer, audited as such', async (server, content, lacking) => {
+    ['u1105', [text('hi'), text('there')], 'content must be one block when the request offered no tools (it has 2)'],
+    ['u0618', [{ type: 'tool_use', id: 't1', name: 'lookup', input: {} }], 'content may not hold tool_use blocks when the request offered no tools'],
+  ])('%s: an answer the request ruled out (%j) is an error for the upstream, audited as such', async (server, content, problem) => {
     const result = await sampled(server, content);
     expect(result.isError).toBe(true);
-    const version = VERSIONS[server as keyof typeof VERSIONS];
-    expect(result.content[0].text).toBe(`client error -32603: The host's answer to sampling/createMessage cannot be given in MCP ${version}, which has no ${lacking}`);
+    expect(result.content[0].text).toBe(`client error -32603: The host's answer to sampling/createMessage is invalid: ${problem}`);
     const row = auditRows(dataDir, "method = 'sampling/createMessage' AND upstream = ?", server).at(-1);
-    expect(row).toMatchObject({ decision: 'allowed', rule: 'relay:upstream-revision', outcome: 'error', error_code: -32603 });
+    expect(row).toMatchObject({ decision: 'allowed', rule: 'relay:invalid-answer', outcome: 'error', error_code: -32603 });
   });
 
   it('audio reaches a 2025-06-18 upstream, whose revision has it', async () => {

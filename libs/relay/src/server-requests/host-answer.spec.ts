@@ -46,11 +46,34 @@ describe('checkHostAnswer: elicitation', () => {
 });
 
 describe('checkHostAnswer: sampling and roots', () => {
-  it('passes a CreateMessageResult, with one content block or a list', () => {
+  const withTools = { tools: [{ name: 'n', inputSchema: { type: 'object' } }] };
+
+  it('passes a CreateMessageResult, with one content block or, when the request offered tools, a list', () => {
     const result = { role: 'assistant', content: { type: 'text', text: 'hi' }, model: 'm', stopReason: 'endTurn' };
     expect(checkHostAnswer('sampling/createMessage', {}, result)).toEqual({ result });
-    const list = { role: 'assistant', content: [{ type: 'tool_use', id: 't', name: 'n', input: {} }], model: 'm' };
-    expect(checkHostAnswer('sampling/createMessage', {}, list)).toEqual({ result: list });
+    const list = { role: 'assistant', content: [{ type: 'tool_use', id: 't', name: 'n', input: {} }, { type: 'text', text: 'x' }], model: 'm' };
+    expect(checkHostAnswer('sampling/createMessage', withTools, list)).toEqual({ result: list });
+  });
+
+  it('gives a request that offered no tools one block: a list of one becomes the block, more or tool blocks are refused', () => {
+    const text = { type: 'text', text: 'hi' };
+    const one = { role: 'assistant', content: [text], model: 'm' };
+    expect(checkHostAnswer('sampling/createMessage', {}, one)).toEqual({ result: { ...one, content: text } });
+    expect(problemsOf('sampling/createMessage', {}, { role: 'assistant', content: [text, text], model: 'm' })).toEqual([
+      'content must be one block when the request offered no tools (it has 2)',
+    ]);
+    expect(problemsOf('sampling/createMessage', { tools: [] }, { role: 'assistant', content: { type: 'tool_use', id: 't', name: 'n', input: {} }, model: 'm' })).toEqual([
+      'content may not hold tool_use blocks when the request offered no tools',
+    ]);
+  });
+
+  it('refuses blocks of no sampling kind, tools or not', () => {
+    const link = { type: 'resource_link', uri: 'file:///x', name: 'x' };
+    for (const params of [{}, withTools]) {
+      expect(problemsOf('sampling/createMessage', params, { role: 'assistant', content: link, model: 'm' })).toEqual([
+        'content may not hold resource_link blocks (a sampled message holds text, image, audio, tool_use or tool_result)',
+      ]);
+    }
   });
 
   it('refuses a sampling answer that is not a CreateMessageResult', () => {

@@ -20,7 +20,7 @@ export function checkHostAnswer(method: string, params: Item, answer: Item): Che
     case 'elicitation/create':
       return checkElicitation(params, answer);
     case 'sampling/createMessage':
-      return outcome(answer, samplingResultProblems(answer));
+      return checkSampling(params, answer);
     case 'roots/list':
       return outcome(answer, rootsResultProblems(answer));
     default:
@@ -44,17 +44,43 @@ function checkElicitation(params: Item, answer: Item): CheckedAnswer {
   return outcome({ action, ...(content !== undefined && { content }), ...meta }, problems);
 }
 
-/** CreateMessageResult: who said it, what, and which model. */
-function samplingResultProblems(answer: Item): string[] {
+/** The blocks a sampled message may hold (2025-11-25: SamplingMessageContentBlock). */
+const SAMPLED = new Set(['text', 'image', 'audio', 'tool_use', 'tool_result']);
+/** Those that only answer a request that offered tools. */
+const TOOL_BLOCKS = new Set(['tool_use', 'tool_result']);
+
+/**
+ * CreateMessageResult: who said it, what, and which model. A list of blocks and the tool
+ * blocks answer only a request that offered `tools` (2025-11-25); without them the result is
+ * one text, image or audio block, which is what an upstream's SDK accepts. A list of one block
+ * becomes that block; a list of several, a tool block or a block of no sampling kind
+ * (resource_link, say) is refused, so the upstream never sees what it did not ask for.
+ */
+function checkSampling(params: Item, answer: Item): CheckedAnswer {
   const problems: string[] = [];
   if (answer.role !== 'user' && answer.role !== 'assistant') problems.push('role must be user or assistant');
   const { content } = answer;
   const blocks = Array.isArray(content) ? content : [content];
   if (blocks.length === 0 || !blocks.every((b) => isItem(b) && typeof b.type === 'string')) {
     problems.push('content must be a content block (with a type) or a non-empty list of them');
+  } else {
+    problems.push(...contentProblems(blocks as Item[], Array.isArray(params.tools) && params.tools.length > 0));
   }
   if (typeof answer.model !== 'string') problems.push('model must be a string');
   if (answer.stopReason !== undefined && typeof answer.stopReason !== 'string') problems.push('stopReason must be a string');
+  if (problems.length > 0) return { problems };
+  const single = !Array.isArray(params.tools) || params.tools.length === 0;
+  return { result: single && Array.isArray(content) ? { ...answer, content: content[0] } : answer };
+}
+
+function contentProblems(blocks: Item[], toolsOffered: boolean): string[] {
+  const problems: string[] = [];
+  const foreign = [...new Set(blocks.map((b) => b.type as string).filter((t) => !SAMPLED.has(t)))];
+  if (foreign.length > 0) problems.push(`content may not hold ${foreign.join(', ')} blocks (a sampled message holds text, image, audio, tool_use or tool_result)`);
+  if (toolsOffered) return problems;
+  if (blocks.length > 1) problems.push(`content must be one block when the request offered no tools (it has ${blocks.length})`);
+  const tools = [...new Set(blocks.map((b) => b.type as string).filter((t) => TOOL_BLOCKS.has(t)))];
+  if (tools.length > 0) problems.push(`content may not hold ${tools.join(', ')} blocks when the request offered no tools`);
   return problems;
 }
 
