@@ -11,6 +11,15 @@ export interface SecretSource {
 }
 
 /**
+ * How many principals' secrets (and unusable servers) are kept at once, the least recently
+ * used going first. The caches are keyed by caller, and a shared endpoint meets new callers for
+ * as long as it runs (every subject its issuer signs tokens for), so unbounded they held every
+ * principal that ever listed, for weeks, with its secrets decrypted. One past the bound is read
+ * from the store again: an indexed query and a decryption per secret.
+ */
+export const MAX_CACHED_PRINCIPALS = 1024;
+
+/**
  * The secret store as the gateway uses it: values cached per principal (a request must not
  * decrypt on every call) and dropped whenever the store's fingerprint moves, which `poll`
  * checks. `switchboard secrets set` in another process thus takes effect within a poll.
@@ -30,8 +39,13 @@ export class PrincipalSecrets implements SecretValues {
     this.lastFingerprint = source.fingerprint();
   }
 
+  /** For tests: how many principals the caches hold. */
+  get cachedPrincipals(): { values: number; unusable: number } {
+    return { values: this.values.size, unusable: this.unusable.size };
+  }
+
   valuesFor(principal: string): Record<string, string> {
-    let found = this.values.get(principal);
+    let found = recentlyUsed(this.values, principal);
     if (!found) {
       try {
         found = this.source.valuesFor(principal);
@@ -41,7 +55,7 @@ export class PrincipalSecrets implements SecretValues {
         this.logger.error({ principal, err: (err as Error).message }, 'the secrets of a principal cannot be read; set them again');
         found = {};
       }
-      this.values.set(principal, found);
+      keepBounded(this.values, principal, found);
     }
     return found;
   }
@@ -64,11 +78,14 @@ export class PrincipalSecrets implements SecretValues {
 
   /** The per-principal servers this principal lacks a secret for, sorted. */
   unusableServers(principal: string): readonly string[] {
-    let found = this.unusable.get(principal);
+    // Asked at every list of every caller: with no per-principal server there is nothing to
+    // lack, and nothing to read or keep for them.
+    if (this.servers.length === 0) return NONE;
+    let found = recentlyUsed(this.unusable, principal);
     if (!found) {
       const mine = this.valuesFor(principal);
       found = this.servers.filter((s) => secretNamesOf(s).some((name) => mine[name] === undefined)).map((s) => s.name).sort();
-      this.unusable.set(principal, found);
+      keepBounded(this.unusable, principal, found);
     }
     return found;
   }
@@ -106,6 +123,23 @@ export class PrincipalSecrets implements SecretValues {
   waitingForSecrets(): ReadonlyMap<string, WaitingForSecrets> {
     return this.waiting;
   }
+}
+
+const NONE: readonly string[] = [];
+
+/** The cached entry, moved to the newest end of the map's order (which keepBounded evicts from the other end). */
+function recentlyUsed<V>(cache: Map<string, V>, principal: string): V | undefined {
+  const found = cache.get(principal);
+  if (found !== undefined) {
+    cache.delete(principal);
+    cache.set(principal, found);
+  }
+  return found;
+}
+
+function keepBounded<V>(cache: Map<string, V>, principal: string, value: V): void {
+  if (cache.size >= MAX_CACHED_PRINCIPALS) cache.delete(cache.keys().next().value!);
+  cache.set(principal, value);
 }
 
 export interface WaitingForSecrets {
