@@ -1,6 +1,6 @@
 import { dirname, join } from 'node:path';
 import { MAX_URI_CHARS } from '@switchboard/core';
-import { LIST_CHANGED_BURST } from '@switchboard/relay';
+import { LIST_CHANGED_BURST, MAX_SUBSCRIPTIONS_PER_SESSION } from '@switchboard/relay';
 import { ITEM_TEMPLATE } from '@switchboard/testing';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -227,5 +227,30 @@ describe("a host's notifications/roots/list_changed in a loop", () => {
     expect((await passedOn()) - before).toBeLessThan(100);
     // What the burst left waiting is passed on as one, however fast the host stopped.
     await eventually(async () => (await passedOn()) - before > LIST_CHANGED_BURST, 15_000, 'the last change passed on');
+  });
+});
+
+describe('a host subscribing to URI after URI', () => {
+  it('holds at most MAX_SUBSCRIPTIONS_PER_SESSION in one session: one more is -31429 and never reaches the upstream', async () => {
+    // 2025-03-26 takes batches: the subscribes come in two POSTs.
+    const sid = await openSession('2025-03-26');
+    const item = (i: number) => ITEM_TEMPLATE.replace('{id}', `soak-${i}`);
+    const subscribes = Array.from({ length: MAX_SUBSCRIPTIONS_PER_SESSION }, (_, i) => ({ jsonrpc: '2.0', id: `s${i}`, method: 'resources/subscribe', params: { uri: item(i) } }));
+    // Batches hold at most 1,000 messages.
+    const answers: { error?: unknown }[] = [];
+    for (let at = 0; at < subscribes.length; at += 512) answers.push(...((await post(subscribes.slice(at, at + 512), { 'Mcp-Session-Id': sid }).expect(200)).body as { error?: unknown }[]));
+    expect(answers.filter((a) => a.error !== undefined)).toEqual([]);
+    expect(answers).toHaveLength(MAX_SUBSCRIPTIONS_PER_SESSION);
+
+    const past = await post({ jsonrpc: '2.0', id: 'one-more', method: 'resources/subscribe', params: { uri: item(-1) } }, { 'Mcp-Session-Id': sid }).expect(200);
+    expect(past.body).toMatchObject({ id: 'one-more', error: { code: -31429, message: expect.stringMatching(/Too many subscriptions/) } });
+    // Held again, not a new one.
+    await post({ jsonrpc: '2.0', id: 'again', method: 'resources/subscribe', params: { uri: item(0) } }, { 'Mcp-Session-Id': sid }).expect(200).expect((r) => expect(r.body.result).toEqual({}));
+
+    const stats = await post({ jsonrpc: '2.0', id: 'stats', method: 'tools/call', params: { name: 'fx__stats', arguments: {} } }, { 'Mcp-Session-Id': sid }).expect(200);
+    const held = (JSON.parse(stats.body.result.content[0].text) as { subscriptions: string[] }).subscriptions;
+    expect(held).toHaveLength(MAX_SUBSCRIPTIONS_PER_SESSION);
+    expect(held).not.toContain(item(-1));
+    await request(daemon.baseUrl).delete('/mcp').set('Mcp-Session-Id', sid).expect(200);
   });
 });

@@ -3,7 +3,7 @@ import { silentLogger } from '@switchboard/observability';
 import { DefaultTransportFactory, UpstreamRegistry, type OwnedConnections, type UpstreamConnection } from '@switchboard/upstream';
 import { describe, expect, it, vi } from 'vitest';
 import { SessionDirectory, type DownstreamSession } from './session.js';
-import { SubscriptionManager } from './subscriptions.js';
+import { MAX_SUBSCRIPTIONS_PER_SESSION, SubscriptionManager } from './subscriptions.js';
 
 type Item = Record<string, unknown>;
 
@@ -321,3 +321,26 @@ describe('an update of a URI no host holds (the upstream holds a subscription th
   });
 });
 
+describe('subscriptions per session', () => {
+  it('holds at most MAX_SUBSCRIPTIONS_PER_SESSION for one session: the next is refused with -31429 and sent nowhere', async () => {
+    const t = setup();
+    const request = vi.spyOn(t.connection, 'request');
+    const s = t.session('s');
+    const item = (i: number) => `fixture://items/${i}`;
+    for (let i = 0; i < MAX_SUBSCRIPTIONS_PER_SESSION; i++) await t.subscriptions.subscribe(s, t.connection, item(i), item(i));
+    expect(t.subscriptions.heldBy('s')).toBe(MAX_SUBSCRIPTIONS_PER_SESSION);
+    const sentBefore = request.mock.calls.length;
+
+    const refused = await errorOf(t.subscriptions.subscribe(s, t.connection, item(-1), item(-1)));
+    expect(refused).toMatchObject({ code: -31429, message: expect.stringMatching(/Too many subscriptions/) });
+    expect(request.mock.calls.length).toBe(sentBefore);
+    expect(t.subscriptions.heldBy('s')).toBe(MAX_SUBSCRIPTIONS_PER_SESSION);
+
+    // One it holds may be asked for again; another session has its own; one let go makes room.
+    await t.subscriptions.subscribe(s, t.connection, item(0), item(0));
+    await t.subscriptions.subscribe(t.session('other'), t.connection, item(-1), item(-1));
+    await t.subscriptions.unsubscribe(s, 'fx', item(1));
+    await t.subscriptions.subscribe(s, t.connection, item(-1), item(-1));
+    expect([t.subscriptions.heldBy('s'), t.subscriptions.heldBy('other')]).toEqual([MAX_SUBSCRIPTIONS_PER_SESSION, 1]);
+  });
+});

@@ -2,17 +2,27 @@ import type { Logger } from '@switchboard/observability';
 import {
   callerName,
   cancelledError,
+  ErrorCode,
+  McpError,
   type CancelSignal,
   type JsonRpcNotification,
   type PeerRequestOptions,
 } from '@switchboard/core';
 import type { OwnedConnections, UpstreamConnection, UpstreamRegistry } from '@switchboard/upstream';
 import type { DownstreamSession, SessionDirectory } from './session.js';
-import { ancestorsOf, mayHaveSubscribed, newSubscription, type Subscription, type Waiter } from './subscription-state.js';
+import { ancestorsOf, holds, mayHaveSubscribed, newSubscription, type Subscription, type Waiter } from './subscription-state.js';
 import { STRAY_UNSUBSCRIBE_INTERVAL_MS, StrayUpdates } from './stray-updates.js';
 import { TimedOutSubscribes } from './timed-out-subscribes.js';
 
 const SHARED = '';
+
+/**
+ * Subscriptions one session may hold (or be getting) at once. The URIs are the host's to
+ * choose (any under a resource template), each one an entry here and a subscription upstream,
+ * and a session lasts as long as its host keeps it up (a stdio host, for weeks): without a
+ * bound one session's 3,000 subscribes to item URIs were 3,000 of each, kept until it left.
+ */
+export const MAX_SUBSCRIPTIONS_PER_SESSION = 1024;
 const connectionKeyOf = (server: string, owner: string) => `${server}\u0000${owner}`;
 const keyOf = (server: string, owner: string, uri: string) => `${connectionKeyOf(server, owner)}\u0000${uri}`;
 
@@ -96,6 +106,11 @@ export class SubscriptionManager {
     const owner = this.ownerOf(connection, session);
     const key = keyOf(connection.name, owner, uri);
     let sub = this.subs.get(key);
+    if (!(sub && holds(sub, session.id)) && this.heldBy(session.id) >= MAX_SUBSCRIPTIONS_PER_SESSION) {
+      return Promise.reject(
+        new McpError(ErrorCode.RateLimited, `Too many subscriptions: this session holds ${MAX_SUBSCRIPTIONS_PER_SESSION}; unsubscribe from some first`),
+      );
+    }
     if (!sub) {
       sub = newSubscription(connection, owner, uri);
       this.subs.set(key, sub);
@@ -152,6 +167,13 @@ export class SubscriptionManager {
     }
     await Promise.all(released);
     return released.length > 0;
+  }
+
+  /** How many subscriptions the session holds or is getting: O(subscriptions), as a session's end is. */
+  heldBy(sessionId: string): number {
+    let held = 0;
+    for (const sub of this.subs.values()) if (holds(sub, sessionId)) held++;
+    return held;
   }
 
   /** For status pages and tests: how many upstream subscriptions hosts hold. */
