@@ -42,6 +42,8 @@ const keyOf = (server: string, owner: string, uri: string) => `${connectionKeyOf
  */
 export class SubscriptionManager {
   private readonly subs = new Map<string, Subscription>();
+  /** The keys of `subs` each session has subscribed to, to count its own (heldBy). */
+  private readonly bySession = new Map<string, Set<string>>();
   private readonly strays: StrayUpdates;
   private readonly timedOut = new TimedOutSubscribes();
 
@@ -111,6 +113,8 @@ export class SubscriptionManager {
         new McpError(ErrorCode.RateLimited, `Too many subscriptions: this session holds ${MAX_SUBSCRIPTIONS_PER_SESSION}; unsubscribe from some first`),
       );
     }
+    // A session that has ended (a subscribe still in flight) is not indexed: nothing would drop it.
+    if (this.sessions.get(session.id) === session) this.keysOf(session.id).add(key);
     if (!sub) {
       sub = newSubscription(connection, owner, uri);
       this.subs.set(key, sub);
@@ -169,11 +173,27 @@ export class SubscriptionManager {
     return released.length > 0;
   }
 
-  /** How many subscriptions the session holds or is getting: O(subscriptions), as a session's end is. */
+  /**
+   * How many subscriptions the session holds or is getting. Counted from the session's own
+   * keys, not every subscription (each subscribe asks, so a scan of all would make filling
+   * many sessions quadratic); keys it no longer holds are let go here, which keeps its set
+   * within the bound plus the unsubscribes since its last subscribe.
+   */
   heldBy(sessionId: string): number {
-    let held = 0;
-    for (const sub of this.subs.values()) if (holds(sub, sessionId)) held++;
-    return held;
+    const keys = this.bySession.get(sessionId);
+    if (!keys) return 0;
+    for (const key of keys) {
+      const sub = this.subs.get(key);
+      if (!sub || !holds(sub, sessionId)) keys.delete(key);
+    }
+    if (keys.size === 0) this.bySession.delete(sessionId);
+    return keys.size;
+  }
+
+  private keysOf(sessionId: string): Set<string> {
+    let keys = this.bySession.get(sessionId);
+    if (!keys) this.bySession.set(sessionId, (keys = new Set()));
+    return keys;
   }
 
   /** For status pages and tests: how many upstream subscriptions hosts hold. */
@@ -184,6 +204,7 @@ export class SubscriptionManager {
   }
 
   private dropSession(sessionId: string): void {
+    this.bySession.delete(sessionId);
     for (const [key, sub] of this.subs) {
       const leaving = sub.waiters.filter((w) => w.session.id === sessionId);
       if (leaving.length > 0) sub.waiters = sub.waiters.filter((w) => w.session.id !== sessionId);
