@@ -215,11 +215,17 @@ describe('tasks relayed to a host that speaks them', () => {
     await back.client.experimental.tasks.cancelTask(shared.taskId);
   });
 
-  it("brings the upstream's question during input_required to the host waiting on tasks/result", async () => {
+  it("brings the upstream's question during input_required to the host waiting on tasks/result, its row in the trace of the call that made the task", async () => {
     const alice = await hostOf(keys.alice);
     const task = await startTask(alice, 'jobs__ask');
     expect(textOf(await alice.client.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema, { timeout: 60_000 }))).toBe('chose teal');
     expect(alice.asked).toEqual(['Which colour?']);
+    // The question was asked on tasks/result, minutes after the call perhaps: its row joins the call's trace.
+    const data = join(dir, 'data');
+    const call = await eventually(() => auditRows(data, "method = 'tools/call' AND name = 'jobs__ask' AND outcome = 'task'")[0]);
+    const asked = await eventually(() => auditRows(data, "method = 'elicitation/create' AND upstream = 'jobs' AND principal = 'alice'")[0]);
+    expect(call.trace_id).toMatch(/^[0-9a-f]{32}$/);
+    expect(asked).toMatchObject({ decision: 'allowed', outcome: 'ok', trace_id: call.trace_id });
   });
 
   it("relays server-everything's simulate-research-query as a task, its clarifying question included", async () => {

@@ -30,7 +30,8 @@ export const getTask: MethodHandler = async (ctx, services) => {
 /**
  * The task's result, once it ends: asked of the upstream with this request as the origin of
  * the upstream's questions (an elicitation while the task is input_required reaches this
- * host), checked as a tools/call's result is, and related to the gateway's task id. The
+ * host, and its audit row joins the trace of the call that created the task), checked as a
+ * tools/call's result is, and related to the gateway's task id. The
  * host's cancel of this request ends this request only, upstream too; the task runs on.
  */
 export const getTaskResult: MethodHandler = async (ctx, services) => {
@@ -45,7 +46,8 @@ export const getTaskResult: MethodHandler = async (ctx, services) => {
   const ended = new Cancellation();
   const endQuestions = () => ended.abort();
   ctx.signal.addEventListener('abort', endQuestions, { once: true });
-  const origin: RelayOrigin = { session: ctx.session, requestId: ctx.request.id, signal: ended };
+  // Its questions' rows join the trace of the call that created the task (not this request's own).
+  const origin: RelayOrigin = { session: ctx.session, requestId: ctx.request.id, signal: ended, ...(task.traceId !== undefined && { traceId: task.traceId }) };
   // Past its ttl and the margin the task is forgotten anyway: no reason to wait longer.
   const left = Math.max(1, relay.book.keptUntil(task) - Date.now());
   let result: Item;

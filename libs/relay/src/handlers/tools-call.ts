@@ -66,7 +66,8 @@ export const callTool: MethodHandler = async (ctx, services) => {
     const tasks = services.tasks;
     if (asTaskByHost && tasks) {
       // Answered at once with the gateway's task (ADR 012), the host's progress token and cancel mapped as for any call.
-      const tool = { server: target.server, tool: publicName, originalName: target.name };
+      // The task keeps the call's trace: the questions asked while a host waits on its result join it.
+      const tool = { server: target.server, tool: publicName, originalName: target.name, ...(ctx.audit.traceId && { traceId: ctx.audit.traceId }) };
       const send = (params: Record<string, unknown>, options: PeerRequestOptions) => tasks.create(ctx.session, connection, tool, params, options);
       return services.forwarder.forward(ctx.session, ctx.request, connection, { ...ctx.params, name: target.name }, ctx, { send });
     }

@@ -45,6 +45,12 @@ export interface NewRelayedTask<Via extends object> {
   ttlMs: number | null;
   pollInterval?: number;
   statusMessage?: string;
+  /**
+   * The trace id of the audit row of the tools/call that created it: the rows of the
+   * questions its upstream asks while a host waits on its result join that trace, as those
+   * asked during a plain call join the call's.
+   */
+  traceId?: string;
 }
 
 export interface RelayedTask<Via extends object> extends Omit<NewRelayedTask<Via>, 'ttlMs'> {

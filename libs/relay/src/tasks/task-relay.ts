@@ -10,11 +10,13 @@ type Item = Record<string, unknown>;
 /** What the gateway declares to a host it relays tasks for: list, cancel and task-augmented tools/call. */
 export const RELAYED_TASKS_CAPABILITY: Item = { list: {}, cancel: {}, requests: { tools: { call: {} } } };
 
-/** What the relay knows of the tool a task-augmented call is for. */
+/** What the relay knows of the tool a task-augmented call is for, and of the call. */
 export interface TaskTool {
   server: string;
   tool: string;
   originalName: string;
+  /** The trace id of the call's audit row, which the task keeps (RelayedTask.traceId). */
+  traceId?: string;
 }
 
 /**
@@ -65,6 +67,7 @@ export class TaskRelay {
         ttlMs: created.ttl,
         ...(created.pollInterval !== undefined && { pollInterval: created.pollInterval }),
         ...(created.statusMessage !== undefined && { statusMessage: created.statusMessage }),
+        ...(tool.traceId !== undefined && { traceId: tool.traceId }),
       });
     } catch (err) {
       void connection.relayedTasks.cancel(created.taskId, { timeoutMs: connection.config.timeouts.requestMs }).catch(() => undefined);
