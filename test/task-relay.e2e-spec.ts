@@ -3,7 +3,16 @@ import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { CallToolResultSchema, CreateTaskResultSchema, ElicitRequestSchema, McpError, TaskStatusNotificationSchema, type Task } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolResultSchema,
+  CreateTaskResultSchema,
+  ElicitRequestSchema,
+  McpError,
+  ProgressNotificationSchema,
+  TaskStatusNotificationSchema,
+  type Progress,
+  type Task,
+} from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVERYTHING_SERVER, REPO_ROOT, SWITCHBOARD_BIN, eventually, isAlive, startDaemon, stopAllDaemons, tempDir, writeConfig, type DaemonHandle } from './support/daemon.js';
 import { auditRows } from './support/audit-rows.js';
@@ -146,6 +155,35 @@ describe('tasks relayed to a host that speaks them', () => {
     expect(call).toMatchObject({ principal: 'alice', decision: 'allowed', upstream: 'jobs', original_name: 'research' });
     const fetched = await eventually(() => auditRows(data, "method = 'tasks/result' AND outcome = 'ok'")[0]);
     expect(fetched).toMatchObject({ principal: 'alice', name: 'jobs__research', decision: 'allowed', upstream: 'jobs', original_name: 'research' });
+  });
+
+  it("keeps sending the upstream's progress under the host's own token after the task was created, to that host only, until the task ends", async () => {
+    const alice = await hostOf(keys.alice);
+    // Another host of the same key, and another key's: neither gets progress that is not theirs.
+    const bystanders: Progress[] = [];
+    for (const other of [await hostOf(keys.alice), await hostOf(keys.bob)]) {
+      other.client.setNotificationHandler(ProgressNotificationSchema, (n) => void bystanders.push(n.params));
+    }
+    const progress: Progress[] = [];
+    const created = await alice.client.request(
+      { method: 'tools/call', params: { name: 'jobs__research', arguments: { text: 'currents', steps: 3, late: true } } },
+      CreateTaskResultSchema,
+      { task: { ttl: 120_000 }, timeout: 60_000, onprogress: (p) => void progress.push(p) },
+    );
+    // The fixture's first step comes after its answer: all of it is progress of the task, not the call.
+    expect(progress).toEqual([]);
+    const upstreamId = await upstreamIdOf('research');
+    await eventually(() => progress.length >= 3 || undefined);
+    expect(textOf(await alice.client.experimental.tasks.getTaskResult(created.task.taskId, CallToolResultSchema, { timeout: 60_000 }))).toBe('researched currents');
+    // The fixture sends one more after the task completed, which the spec forbids: it goes no further.
+    await eventually(() => eventsOf(events).includes(`late ${upstreamId}`));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(progress.map((p) => [p.progress, p.total, p.message])).toEqual([
+      [1, 3, 'step 1'],
+      [2, 3, 'step 2'],
+      [3, 3, 'step 3'],
+    ]);
+    expect(bystanders).toEqual([]);
   });
 
   it("lists only the caller's tasks, and answers another key's task id exactly as an unknown one", async () => {

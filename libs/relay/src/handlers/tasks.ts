@@ -58,6 +58,8 @@ export const getTaskResult: MethodHandler = async (ctx, services) => {
     ctx.signal.removeEventListener('abort', endQuestions);
     endQuestions();
   }
+  // It has ended (tasks/result blocks until it does): no progress of it goes on, whatever tasks/get says.
+  task.progressUntil?.abort();
   // How it ended (completed, failed, cancelled), for tasks/get and the book's expiry.
   const state = await connection.relayedTasks.get(task.upstreamTaskId, { timeoutMs: connection.config.timeouts.requestMs }).catch(() => undefined);
   if (state) relay.updated(task, state);

@@ -1,4 +1,4 @@
-import { ErrorCode, McpError } from '@switchboard/core';
+import { Cancellation, ErrorCode, McpError } from '@switchboard/core';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_TASK_BOOK_LIMITS, TaskBook, type NewRelayedTask, type TaskBookLimits } from './task-book.js';
 
@@ -178,5 +178,31 @@ describe('TaskBook', () => {
     expect(book.get('bob', elsewhere.id)).not.toHaveProperty('unreachable');
     expect(book.ofUpstream(jobs, 'r')).toBeUndefined();
     expect(book.connectionGone(jobs, 'again')).toEqual([]);
+  });
+
+  it("ends the progress under the creating call's token when the task ends, however the book learns it, or is forgotten", () => {
+    const { book, clock } = bookOf();
+    const progressOf = () => new Cancellation();
+    const [working, cancelled, gone, expired, madeDone] = [progressOf(), progressOf(), progressOf(), progressOf(), progressOf()];
+    const task = book.add(taskOf('alice', 'w', { progressUntil: working }));
+    book.update(task, { status: 'input_required' });
+    book.update(task, { status: 'working' });
+    expect(working.aborted).toBe(false);
+    book.update(task, { status: 'completed' });
+    expect(working.aborted).toBe(true);
+    book.update(book.add(taskOf('alice', 'c', { progressUntil: cancelled })), { status: 'cancelled' });
+    expect(cancelled.aborted).toBe(true);
+    book.add(taskOf('alice', 'g', { progressUntil: gone, via: jobsOfBob }));
+    book.connectionGone(jobsOfBob, 'lost');
+    expect(gone.aborted).toBe(true);
+    // Ended before the book heard of it (an upstream that answers with a completed task).
+    book.add(taskOf('alice', 'm', { progressUntil: madeDone, status: 'completed' }));
+    expect(madeDone.aborted).toBe(true);
+    // Never heard to end: forgotten at its ttl and the margin, its progress with it.
+    const forgotten = book.add(taskOf('alice', 'e', { progressUntil: expired }));
+    clock.now += 60_000 + DEFAULT_TASK_BOOK_LIMITS.marginMs;
+    expect(expired.aborted).toBe(false);
+    expect(book.find('alice', forgotten.id)).toBeUndefined();
+    expect(expired.aborted).toBe(true);
   });
 });

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { ErrorCode, McpError, invalidParams } from '@switchboard/core';
+import { ErrorCode, McpError, invalidParams, type Cancellation } from '@switchboard/core';
 import { isTerminalStatus, type UpstreamTaskStatus } from '@switchboard/upstream';
 
 /** A task's status (2025-11-25 tasks): the upstream's, which the book relays. */
@@ -51,6 +51,12 @@ export interface NewRelayedTask<Via extends object> {
    * asked during a plain call join the call's.
    */
   traceId?: string;
+  /**
+   * Aborted by the book once the task has ended (a terminal status, however learnt) or is
+   * forgotten: the creating call's progress token is the task's until then (the spec), so
+   * progress under it goes on to the host only while this has not aborted.
+   */
+  progressUntil?: Cancellation;
 }
 
 export interface RelayedTask<Via extends object> extends Omit<NewRelayedTask<Via>, 'ttlMs'> {
@@ -121,6 +127,7 @@ export class TaskBook<Via extends object> {
     const now = this.now();
     const ttlMs = fields.ttlMs === null ? this.limits.maxTtlMs : Math.min(Math.max(0, fields.ttlMs), this.limits.maxTtlMs);
     const task: RelayedTask<Via> = { ...fields, id: newTaskId(), ttlMs, createdAt: now, lastUpdatedAt: now, seq: this.nextSeq++ };
+    if (isTerminal(task.status)) task.progressUntil?.abort();
     this.tasks.set(task.id, task);
     this.counts.set(task.principal, held + 1);
     let ofVia = this.byUpstream.get(task.via);
@@ -165,6 +172,8 @@ export class TaskBook<Via extends object> {
     if (state.statusMessage !== undefined) task.statusMessage = state.statusMessage;
     if (state.pollInterval !== undefined) task.pollInterval = state.pollInterval;
     task.lastUpdatedAt = this.now();
+    // Progress for a task stops at its terminal status (the spec).
+    if (isTerminal(task.status)) task.progressUntil?.abort();
   }
 
   /** A host fetched the task's terminal result: it is forgotten once its ttl has passed, without the margin. */
@@ -249,6 +258,7 @@ export class TaskBook<Via extends object> {
 
   private forget(task: RelayedTask<Via>): void {
     if (!this.tasks.delete(task.id)) return;
+    task.progressUntil?.abort();
     const left = (this.counts.get(task.principal) ?? 1) - 1;
     if (left > 0) this.counts.set(task.principal, left);
     else this.counts.delete(task.principal);

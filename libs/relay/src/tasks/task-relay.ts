@@ -1,4 +1,4 @@
-import { RELATED_TASK_META, callerKey, type PeerRequestOptions } from '@switchboard/core';
+import { Cancellation, RELATED_TASK_META, callerKey, type PeerRequestOptions } from '@switchboard/core';
 import { TASKS_REVISION, type UpstreamConnection, type UpstreamTask } from '@switchboard/upstream';
 import type { DownstreamSession, SessionDirectory } from '../session.js';
 import { DEFAULT_TASK_BOOK_LIMITS, TaskBook, type RelayedTask, type TaskBookLimits } from './task-book.js';
@@ -27,12 +27,20 @@ export interface TaskTool {
 export class TaskRelay {
   readonly book: TaskBook<UpstreamConnection>;
   private readonly watched = new WeakSet<UpstreamConnection>();
+  /** Per session: the progress of the tasks it created that still goes on to it (ended when it ends). */
+  private readonly progressOf = new Map<DownstreamSession, Set<Cancellation>>();
 
   constructor(
     private readonly sessions: SessionDirectory,
     limits: TaskBookLimits = DEFAULT_TASK_BOOK_LIMITS,
   ) {
     this.book = new TaskBook<UpstreamConnection>(limits, Date.now, (task) => task.via.relayedTasks.forget(task.upstreamTaskId));
+    // Its progress token was that session's own: nobody else could use it.
+    sessions.onClose((session) => {
+      const progress = this.progressOf.get(session);
+      this.progressOf.delete(session);
+      for (const until of [...(progress ?? [])]) until.abort();
+    });
   }
 
   /**
@@ -50,10 +58,26 @@ export class TaskRelay {
    * upstream created under a new gateway id, bound to the session's principal; the host's
    * answer is the task as the gateway shows it. A task the book has no room for is cancelled
    * upstream, and the host gets the book's refusal.
+   *
+   * A call that asked for progress goes on hearing it after that answer: the spec keeps the
+   * call's progressToken valid "throughout the task's lifetime, even after the
+   * CreateTaskResult has been returned", until "the task reaches a terminal status"
+   * (2025-11-25, basic/utilities/progress). The upstream's progress under the token the
+   * gateway gave it reaches this session under the host's own token (`options.onProgress`,
+   * the forwarder's, rate limited as any call's) until the book sees the task end or forgets
+   * it, or this session ends; never another session, even of the same principal (the token
+   * is this session's own).
    */
   async create(session: DownstreamSession, connection: UpstreamConnection, tool: TaskTool, params: Item, options: PeerRequestOptions): Promise<Item> {
     this.watch(connection);
-    const created = await connection.relayedTasks.create(params, options);
+    const progressUntil = options.onProgress ? new Cancellation() : undefined;
+    let created: UpstreamTask;
+    try {
+      created = await connection.relayedTasks.create(params, progressUntil ? { ...options, progressUntil } : options);
+    } catch (err) {
+      progressUntil?.abort();
+      throw err;
+    }
     let task: RelayedTask<UpstreamConnection>;
     try {
       task = this.book.add({
@@ -68,11 +92,14 @@ export class TaskRelay {
         ...(created.pollInterval !== undefined && { pollInterval: created.pollInterval }),
         ...(created.statusMessage !== undefined && { statusMessage: created.statusMessage }),
         ...(tool.traceId !== undefined && { traceId: tool.traceId }),
+        ...(progressUntil && { progressUntil }),
       });
     } catch (err) {
+      progressUntil?.abort();
       void connection.relayedTasks.cancel(created.taskId, { timeoutMs: connection.config.timeouts.requestMs }).catch(() => undefined);
       throw err;
     }
+    if (progressUntil) this.endsWithSession(session, progressUntil);
     return { task: this.book.hostView(task) };
   }
 
@@ -92,6 +119,19 @@ export class TaskRelay {
   static withRelatedTask(result: Item, taskId: string): Item {
     const meta = typeof result._meta === 'object' && result._meta !== null ? (result._meta as Item) : {};
     return { ...result, _meta: { ...meta, [RELATED_TASK_META]: { taskId } } };
+  }
+
+  /** The task's progress to `session` ends with the session too (if it has already ended: now). */
+  private endsWithSession(session: DownstreamSession, progressUntil: Cancellation): void {
+    if (progressUntil.aborted) return;
+    if (this.sessions.get(session.id) !== session) return progressUntil.abort();
+    let progress = this.progressOf.get(session);
+    if (!progress) this.progressOf.set(session, (progress = new Set()));
+    progress.add(progressUntil);
+    progressUntil.addEventListener('abort', () => {
+      progress.delete(progressUntil);
+      if (progress.size === 0 && this.progressOf.get(session) === progress) this.progressOf.delete(session);
+    });
   }
 
   private watch(connection: UpstreamConnection): void {
