@@ -38,6 +38,8 @@ interface TaskHost {
   client: Client;
   statuses: Task[];
   asked: string[];
+  /** The `_meta` of each question it was asked. */
+  askedMeta: (Record<string, unknown> | undefined)[];
   close(): Promise<void>;
 }
 
@@ -56,15 +58,20 @@ describe('tasks relayed to a host that speaks them', () => {
     const client = new Client({ name: 'task-host', version: '1.0.0' }, { capabilities });
     const statuses: Task[] = [];
     const asked: string[] = [];
+    const askedMeta: (Record<string, unknown> | undefined)[] = [];
     client.setNotificationHandler(TaskStatusNotificationSchema, (n) => void statuses.push(n.params as Task));
     client.setRequestHandler(ElicitRequestSchema, (request) => {
       asked.push(String(request.params.message));
+      askedMeta.push(request.params._meta);
       // The fixture asks for a colour, simulate-research-query for an interpretation.
       const fields = Object.keys(request.params.mode === 'url' ? {} : request.params.requestedSchema.properties);
-      return { action: 'accept', content: fields.includes('colour') ? { colour: 'teal' } : { interpretation: 'snake' } };
+      const content = fields.includes('colour') ? { colour: 'teal' } : { interpretation: 'snake' };
+      // Its answer names the task it was told the question is about, as the spec's flow shows.
+      const related = request.params._meta?.[RELATED_TASK];
+      return { action: 'accept', content, ...(related !== undefined && { _meta: { [RELATED_TASK]: related } }) };
     });
     await client.connect(new StreamableHTTPClientTransport(new URL(daemon.mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${key}` } } }));
-    const host = { client, statuses, asked, close: () => client.close().catch(() => undefined) };
+    const host = { client, statuses, asked, askedMeta, close: () => client.close().catch(() => undefined) };
     hosts.push(host);
     return host;
   }
@@ -149,6 +156,8 @@ describe('tasks relayed to a host that speaks them', () => {
     const done = await eventually(() => alice.statuses.find((s) => s.status === 'completed'));
     expect(done.taskId).toBe(task.taskId);
     expect(JSON.stringify(alice.statuses)).not.toContain(upstreamId);
+    // The spec has a status notification carry no related-task: its taskId says it.
+    expect(alice.statuses.filter((s) => '_meta' in s)).toEqual([]);
     // Audited: the call when the task was made, and how it ended when its result was fetched.
     const data = join(dir, 'data');
     const call = await eventually(() => auditRows(data, "method = 'tools/call' AND name = 'jobs__research' AND outcome = 'task'")[0]);
@@ -183,6 +192,8 @@ describe('tasks relayed to a host that speaks them', () => {
       [2, 3, 'step 2'],
       [3, 3, 'step 3'],
     ]);
+    // Each related to the task as the host knows it (the spec: every notification about a task names it).
+    for (const p of progress) expect((p as { _meta?: Record<string, unknown> })._meta?.[RELATED_TASK]).toEqual({ taskId: created.task.taskId });
     expect(bystanders).toEqual([]);
   });
 
@@ -258,12 +269,27 @@ describe('tasks relayed to a host that speaks them', () => {
     const task = await startTask(alice, 'jobs__ask');
     expect(textOf(await alice.client.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema, { timeout: 60_000 }))).toBe('chose teal');
     expect(alice.asked).toEqual(['Which colour?']);
+    // The question names the task as the host knows it, the gateway's id; the upstream's never reaches it.
+    const upstreamId = await upstreamIdOf('ask');
+    expect(alice.askedMeta).toEqual([{ [RELATED_TASK]: { taskId: task.taskId } }]);
+    expect(JSON.stringify(alice.askedMeta)).not.toContain(upstreamId);
+    // The host's answer, which named the gateway's id, reached the upstream under its own.
+    expect(eventsOf(events)).toContain(`answered ${upstreamId} ${JSON.stringify({ taskId: upstreamId })}`);
     // The question was asked on tasks/result, minutes after the call perhaps: its row joins the call's trace.
     const data = join(dir, 'data');
     const call = await eventually(() => auditRows(data, "method = 'tools/call' AND name = 'jobs__ask' AND outcome = 'task'")[0]);
     const asked = await eventually(() => auditRows(data, "method = 'elicitation/create' AND upstream = 'jobs' AND principal = 'alice'")[0]);
     expect(call.trace_id).toMatch(/^[0-9a-f]{32}$/);
     expect(asked).toMatchObject({ decision: 'allowed', outcome: 'ok', trace_id: call.trace_id });
+  });
+
+  it("asks a host that speaks tasks about a task the gateway runs for its plain call without any task id, as any host", async () => {
+    const alice = await hostOf(keys.alice);
+    // A plain call of a task-only tool: the gateway's task (ADR 010), which this host never sees.
+    expect(textOf(await alice.client.callTool({ name: 'jobs__ask', arguments: {} }, CallToolResultSchema, { timeout: 60_000 }))).toBe('chose teal');
+    expect(alice.askedMeta).toEqual([undefined]);
+    const upstreamId = await upstreamIdOf('ask');
+    expect(eventsOf(events)).toContain(`answered ${upstreamId} ${JSON.stringify({ taskId: upstreamId })}`);
   });
 
   it("relays server-everything's simulate-research-query as a task, its clarifying question included", async () => {

@@ -64,6 +64,40 @@ describe('Forwarder', () => {
   });
 });
 
+describe("the upstream's progress", () => {
+  const RELATED = 'io.modelcontextprotocol/related-task';
+
+  /** Forwards a call with a progress token; returns the upstream's onProgress and what the host was sent. */
+  function call(how: Parameters<Forwarder['forward']>[5] = {}) {
+    const sent: { params: Record<string, unknown> }[] = [];
+    const session = { id: 's', send: async (n: { params: Record<string, unknown> }) => void sent.push(n) } as unknown as DownstreamSession;
+    let onProgress: PeerRequestOptions['onProgress'];
+    const connection = {
+      name: 'jobs',
+      config: { timeouts: { requestMs: 1000, maxRequestMs: 5000 } },
+      request: (_m: string, _p: unknown, options: PeerRequestOptions) => {
+        onProgress = options.onProgress;
+        return new Promise(() => undefined);
+      },
+    } as unknown as UpstreamConnection;
+    const params = { _meta: { progressToken: 'host-token' } };
+    void new Forwarder().forward(session, request, connection, params, { signal: new AbortController().signal }, how);
+    return { progress: (p: Record<string, unknown>) => onProgress!(p), sent };
+  }
+
+  it("reaches the host under its own token, without the upstream's task id", () => {
+    const { progress, sent } = call();
+    progress({ progressToken: 1, progress: 1, _meta: { [RELATED]: { taskId: 'upstream-task' }, other: 1 } });
+    expect(sent.map((n) => n.params)).toEqual([{ progressToken: 'host-token', progress: 1, _meta: { other: 1 } }]);
+  });
+
+  it('is related as the way the call was sent says (a relayed task: to the gateway task)', () => {
+    const { progress, sent } = call({ relate: (p) => ({ ...p, _meta: { [RELATED]: { taskId: 'gateway-task' } } }) });
+    progress({ progressToken: 1, progress: 1, _meta: { [RELATED]: { taskId: 'upstream-task' } } });
+    expect(sent.map((n) => n.params)).toEqual([{ progressToken: 'host-token', progress: 1, _meta: { [RELATED]: { taskId: 'gateway-task' } } }]);
+  });
+});
+
 describe('progressRate', () => {
   it('passes 20 a second and drops the rest, until the next second', () => {
     vi.useFakeTimers();

@@ -1,4 +1,4 @@
-import { Cancellation, type InboundContext, type JsonRpcRequest, type PeerRequestOptions } from '@switchboard/core';
+import { Cancellation, withoutRelatedTask, type InboundContext, type JsonRpcRequest, type PeerRequestOptions } from '@switchboard/core';
 import type { UpstreamConnection } from '@switchboard/upstream';
 import { shapeUpstreamRequest } from './revision/shape-upstream-request.js';
 import type { DownstreamSession } from './session.js';
@@ -29,6 +29,19 @@ export function progressRate(): () => boolean {
   };
 }
 
+/** How a request goes upstream when not as a plain request (Forwarder.forward's `how`). */
+export interface ForwardHow {
+  /** Sends it: a task-only tool's call (TaskCalls), a host's task-augmented call (TaskRelay). */
+  send?: (params: Item, options: PeerRequestOptions) => Promise<Item>;
+  /**
+   * The upstream's progress params as the host may get them, as to the task they relate to
+   * (`_meta["io.modelcontextprotocol/related-task"]`): by default without any, since the
+   * upstream's task id is nothing a host could use (ADR 010) and names a task on a
+   * connection other principals share; a relayed task's creation puts the gateway's id in.
+   */
+  relate?: (progress: Item) => Item;
+}
+
 /**
  * Sends one downstream request to its upstream: the host's progress token is replaced by one
  * the upstream connection owns (tokens from different hosts may clash) and mapped back on
@@ -52,7 +65,7 @@ export class Forwarder {
     /** With the request's audit facts when it is recorded: its questions' rows join its trace. */
     ctx: InboundContext & { audit?: Pick<AuditFacts, 'traceId'> },
     /** How to send it, when not as a plain request: a task-only tool's call, a host's task. */
-    how: { send?: (params: Item, options: PeerRequestOptions) => Promise<Item> } = {},
+    how: ForwardHow = {},
   ): Promise<Item> {
     const meta = params._meta as Item | undefined;
     const hostToken = meta?.progressToken as string | number | undefined;
@@ -85,11 +98,12 @@ export class Forwarder {
       // second. What passes the bound is dropped; the upstream's timeout is still reset by
       // every one (the peer's), and the result says how it ended.
       const withinRate = progressRate();
+      const relate = how.relate ?? withoutRelatedTask;
       options.onProgress = (progress) => {
         if (!withinRate()) return;
         void session
           .send(
-            { jsonrpc: '2.0', method: 'notifications/progress', params: { ...progress, progressToken: hostToken } },
+            { jsonrpc: '2.0', method: 'notifications/progress', params: { ...relate(progress), progressToken: hostToken } },
             { relatedRequestId: request.id },
           )
           .catch(() => undefined);

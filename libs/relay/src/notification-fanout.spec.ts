@@ -125,6 +125,17 @@ describe('a per-session connection', () => {
     expect(got.a).toEqual([]);
     expect(got.b).toEqual([{ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'error', data: 'x', logger: 'shell' } }]);
   });
+
+  it("goes without the upstream's task id when a line is about one of its tasks (2025-11-25 related-task)", () => {
+    const sessions = new SessionDirectory();
+    const got: unknown[] = [];
+    sessions.add({ id: 'a', initialized: true, principal: { id: 'u' }, send: async (m: unknown) => void got.push(m) } as unknown as DownstreamSession);
+    const registry = new UpstreamRegistry({ logger: silentLogger(), factory: new DefaultTransportFactory(), client: { name: 't', version: '1' } });
+    const fanout = new NotificationFanout(sessions, registry, new CatalogStore(), () => true);
+    const _meta = { 'io.modelcontextprotocol/related-task': { taskId: 'upstream-task' }, other: 1 };
+    fanout.sessionNotification('jobs', 'a', { jsonrpc: '2.0', method: 'notifications/message', params: { level: 'error', data: 'step 2', _meta } });
+    expect(got).toEqual([{ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'error', data: 'step 2', _meta: { other: 1 }, logger: 'jobs' } }]);
+  });
 });
 
 describe('list_changed', () => {

@@ -1,5 +1,5 @@
 import type { CatalogStore } from '@switchboard/catalog';
-import { callerName, isLogLevel, passesLevel, type JsonRpcNotification, type LogLevel } from '@switchboard/core';
+import { callerName, isLogLevel, passesLevel, withoutRelatedTask, type JsonRpcNotification, type LogLevel } from '@switchboard/core';
 import type { UpstreamConnection, UpstreamRegistry } from '@switchboard/upstream';
 import { ListChangeThrottle } from './list-change-throttle.js';
 import type { DownstreamSession, SessionDirectory } from './session.js';
@@ -89,7 +89,9 @@ export class NotificationFanout {
     const level = n.params?.level;
     if (!isLogLevel(level)) return;
     const logger = typeof n.params?.logger === 'string' ? `${server}/${n.params.logger}` : server;
-    const params = { ...n.params, logger };
+    // A line about one of the upstream's tasks goes without its id: a host can do nothing with
+    // it, and a shared server's lines reach principals whose task it is not.
+    const params = { ...withoutRelatedTask(n.params ?? {}), logger };
     for (const session of this.sessions.initialized()) {
       if (!audience(session)) continue;
       if (!passesLevel(level, session.logLevel ?? DEFAULT_SESSION_LOG_LEVEL)) continue;

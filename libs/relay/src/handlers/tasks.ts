@@ -1,8 +1,8 @@
-import { Cancellation, ErrorCode, McpError, callerKey, invalidParams } from '@switchboard/core';
+import { Cancellation, ErrorCode, McpError, callerKey, invalidParams, withRelatedTask } from '@switchboard/core';
 import type { UpstreamConnection } from '@switchboard/upstream';
 import type { Item, MethodHandler, RelayServices, RequestContext } from '../relay.types.js';
 import { isTerminal, type RelayedTask } from '../tasks/task-book.js';
-import { TaskRelay } from '../tasks/task-relay.js';
+import type { TaskRelay } from '../tasks/task-relay.js';
 import type { RelayOrigin } from '../server-requests/relay-origin.js';
 import { knowsStructuredContent } from '../revision/revision-fields.js';
 import { toolResultProblems } from '../results/result-problems.js';
@@ -68,7 +68,8 @@ export const getTaskResult: MethodHandler = async (ctx, services) => {
   if (schemas?.pending) await schemas.pending;
   const problems = toolResultProblems(result, schemas?.checkOf(task.upstream, task.originalName));
   checkedResult(services, task.upstream, 'tasks/result', `tool '${task.tool}'`, result, problems);
-  return TaskRelay.withRelatedTask(publicUrisInContent(services.catalog.current, task.upstream, result), task.id);
+  // The result names the gateway's task, never the upstream's.
+  return withRelatedTask(publicUrisInContent(services.catalog.current, task.upstream, result), task.id);
 };
 
 export const listTasks: MethodHandler = async (ctx, services) => {

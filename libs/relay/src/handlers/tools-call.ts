@@ -1,4 +1,4 @@
-import { ErrorCode, McpError, invalidParams, type PeerRequestOptions } from '@switchboard/core';
+import { ErrorCode, McpError, invalidParams } from '@switchboard/core';
 import type { MethodHandler } from '../relay.types.js';
 import { optionalObject, requireString } from './params.js';
 import { publicUrisInContent } from './uri-mapping.js';
@@ -68,8 +68,7 @@ export const callTool: MethodHandler = async (ctx, services) => {
       // Answered at once with the gateway's task (ADR 012), the host's progress token and cancel mapped as for any call.
       // The task keeps the call's trace: the questions asked while a host waits on its result join it.
       const tool = { server: target.server, tool: publicName, originalName: target.name, ...(ctx.audit.traceId && { traceId: ctx.audit.traceId }) };
-      const send = (params: Record<string, unknown>, options: PeerRequestOptions) => tasks.create(ctx.session, connection, tool, params, options);
-      return services.forwarder.forward(ctx.session, ctx.request, connection, { ...ctx.params, name: target.name }, ctx, { send });
+      return services.forwarder.forward(ctx.session, ctx.request, connection, { ...ctx.params, name: target.name }, ctx, tasks.creation(ctx.session, connection, tool));
     }
     // Whether the tool is task-only is known from the lists, read through the registry's
     // connection also for an isolated server; the call goes on its own connection.

@@ -1,8 +1,10 @@
+import { callerKey } from '@switchboard/core';
 import type { ServerRequest, UpstreamConnection } from '@switchboard/upstream';
 import { describe, expect, it } from 'vitest';
 import type { RelayServices } from '../relay.types.js';
 import { SessionDirectory, type DownstreamSession } from '../session.js';
 import { ServerRequestRelay } from './server-request-relay.js';
+import { TaskRelay } from '../tasks/task-relay.js';
 
 type Item = Record<string, unknown>;
 
@@ -11,13 +13,20 @@ type Item = Record<string, unknown>;
  * elicitation, sampling and roots (on `protocolVersion`), and that answers with `answer`;
  * returns the upstream's result and what the host was sent.
  */
-async function relayed(method: string, params: Item, answer: Item = { action: 'decline' }, protocolVersion = '2025-11-25'): Promise<{ result: Item; sent: Item[] }> {
+async function relayed(
+  method: string,
+  params: Item,
+  answer: Item = { action: 'decline' },
+  protocolVersion = '2025-11-25',
+  /** The relay of tasks and the connection the request comes on, and what else the host declared. */
+  more: { tasks?: TaskRelay; connection?: UpstreamConnection; capabilities?: Item } = {},
+): Promise<{ result: Item; sent: Item[] }> {
   const sent: Item[] = [];
   const session = {
     id: 's',
     protocolVersion,
     principal: { id: 'alice', authMethod: 'api-key' },
-    clientCapabilities: { elicitation: { form: {}, url: {} }, sampling: {}, roots: {} },
+    clientCapabilities: { elicitation: { form: {}, url: {} }, sampling: {}, roots: {}, ...more.capabilities },
     clientInfo: { name: 'host', version: '1' },
     initialized: true,
     request: async (_method: string, outgoing: Item) => {
@@ -27,10 +36,10 @@ async function relayed(method: string, params: Item, answer: Item = { action: 'd
   } as unknown as DownstreamSession;
   const sessions = new SessionDirectory();
   sessions.add(session);
-  const services = { sessions, policy: { decide: () => ({ allowed: true, rule: 'allowed' }) } } as unknown as RelayServices;
+  const services = { sessions, policy: { decide: () => ({ allowed: true, rule: 'allowed' }) }, tasks: more.tasks } as unknown as RelayServices;
   const relay = new ServerRequestRelay(services, () => ({ timeoutMs: 1000, maxSamplingTokens: 100, inbox: false }));
   const result = await relay.handle({
-    connection: { name: 'notes' } as UpstreamConnection,
+    connection: more.connection ?? ({ name: 'notes' } as UpstreamConnection),
     request: { jsonrpc: '2.0', id: 7, method, params },
     signal: new AbortController().signal,
     related: true,
@@ -100,5 +109,54 @@ describe("the host's revision", () => {
       expect(error).toMatchObject({ code: -32602, message: `The host that caused this request speaks MCP ${version}, which has no ${lacking}` });
       expect(sent).toEqual([]);
     }
+  });
+});
+
+describe('questions about a task (2025-11-25 related-task)', () => {
+  const RELATED = 'io.modelcontextprotocol/related-task';
+  const form = { message: 'Which colour?', requestedSchema: { type: 'object', properties: { colour: { type: 'string' } } } };
+  const about = (taskId: string) => ({ ...form, _meta: { [RELATED]: { taskId }, other: 1 } });
+
+  /** A relay of tasks holding alice's task 'up-a' and bob's 'up-b', both on `connection`. */
+  function tasksOn(connection: UpstreamConnection) {
+    const tasks = new TaskRelay(new SessionDirectory());
+    const task = (principal: string, upstreamTaskId: string) =>
+      tasks.book.add({ principal, upstream: 'notes', via: connection, upstreamTaskId, tool: 'notes__ask', originalName: 'ask', status: 'input_required', ttlMs: 60_000 });
+    const keyOf = (id: string) => callerKey({ id, authMethod: 'api-key' });
+    return { tasks, alices: task(keyOf('alice'), 'up-a'), bobs: task(keyOf('bob'), 'up-b') };
+  }
+
+  it("reach a host that speaks tasks under the gateway's id of its principal's task, and the answer the upstream under its own", async () => {
+    const connection = { name: 'notes' } as UpstreamConnection;
+    const { tasks, alices } = tasksOn(connection);
+    const echoed = { action: 'accept', content: { colour: 'teal' }, _meta: { [RELATED]: { taskId: alices.id } } };
+    const { sent, result } = await relayed('elicitation/create', about('up-a'), echoed, '2025-11-25', { tasks, connection, capabilities: { tasks: {} } });
+    expect(sent).toEqual([{ ...form, _meta: { [RELATED]: { taskId: alices.id }, other: 1 } }]);
+    expect(result).toEqual({ action: 'accept', content: { colour: 'teal' }, _meta: { [RELATED]: { taskId: 'up-a' } } });
+  });
+
+  it("go without any task id to a host that does not speak tasks, and for a task that is not its principal's or not the gateway's", async () => {
+    const connection = { name: 'notes' } as UpstreamConnection;
+    const { tasks } = tasksOn(connection);
+    const plain = { ...form, _meta: { other: 1 } };
+    const cases: [string, Item, string][] = [
+      ['up-a', {}, 'a host that declared no tasks'],
+      ['up-b', { tasks: {} }, "another principal's task"],
+      ['up-unknown', { tasks: {} }, 'a task the gateway ran for a host that never saw it'],
+    ];
+    for (const [taskId, capabilities, why] of cases) {
+      const { sent, result } = await relayed('elicitation/create', about(taskId), { action: 'decline' }, '2025-11-25', { tasks, connection, capabilities });
+      expect(sent, why).toEqual([plain]);
+      // The upstream still hears the answer is about its task.
+      expect(result, why).toEqual({ action: 'decline', _meta: { [RELATED]: { taskId } } });
+    }
+    // On another connection the same upstream id is another task.
+    const elsewhere = await relayed('elicitation/create', about('up-a'), undefined, '2025-11-25', { tasks, capabilities: { tasks: {} } });
+    expect(elsewhere.sent).toEqual([plain]);
+  });
+
+  it('relate no answer to a task its request did not name, whatever the host put there', async () => {
+    const { result } = await relayed('elicitation/create', form, { action: 'decline', _meta: { [RELATED]: { taskId: 'guessed' }, kept: true } });
+    expect(result).toEqual({ action: 'decline', _meta: { kept: true } });
   });
 });

@@ -1,5 +1,17 @@
 import { bareEntry, type AuditEntry } from '@switchboard/audit';
-import { ErrorCode, McpError, anyCancelled, callerName, methodNotFound, newTraceId, parseCallerName, withoutRelatedTask, type PeerRequestOptions } from '@switchboard/core';
+import {
+  ErrorCode,
+  McpError,
+  anyCancelled,
+  callerName,
+  methodNotFound,
+  newTraceId,
+  parseCallerName,
+  relatedTaskIdOf,
+  withRelatedTask,
+  withoutRelatedTask,
+  type PeerRequestOptions,
+} from '@switchboard/core';
 import type { ServerRequest, UpstreamConnection } from '@switchboard/upstream';
 import type { Item, RelayServices } from '../relay.types.js';
 import type { DownstreamSession, Principal } from '../session.js';
@@ -112,8 +124,10 @@ export class ServerRequestRelay {
         const asked = this.admit(session!.principal, session!, connection.name, request.method, params, entry);
         forwarded = true;
         // In the shape of the host's revision; unanswerable() ruled out what it cannot carry.
-        // Without the upstream task it is about: the gateway ran that task for the host, which never saw it.
-        const outgoing = shapeServerRequest(request.method, withoutRelatedTask(asked), session!.protocolVersion) as Item;
+        // Never with the upstream's task id: with the gateway's, for a task relayed to this
+        // host's principal; else with none (the gateway ran that task for a host that never saw it).
+        const related = this.services.tasks?.relatedFor(session!, connection, asked) ?? withoutRelatedTask(asked);
+        const outgoing = shapeServerRequest(request.method, related, session!.protocolVersion) as Item;
         // The row holds what the host sent, even when the upstream does not get it.
         result = await session!.request(request.method, outgoing, {
           timeoutMs: this.limits().timeoutMs,
@@ -128,6 +142,8 @@ export class ServerRequestRelay {
           this.services.urlElicitations?.given(session!, connection.name, String(asked.elicitationId));
         }
       }
+      // Related to the upstream's task its request named, whatever task id the host's answer gave.
+      result = relatedAsAsked(params, result);
       entry.decision = 'allowed';
       entry.rule ??= 'relay:host';
       entry.outcome = 'ok';
@@ -340,6 +356,17 @@ export class ServerRequestRelay {
     const written = entry.decision === 'allowed' ? audit.record(entry, answer, error) : audit.recordUnrelayed(entry, answer, error);
     await written.catch(() => undefined);
   }
+}
+
+/**
+ * An answer as the upstream gets it: related to the upstream's task its request named (the
+ * spec has a response about a task carry the task's id too), in place of the gateway's id the
+ * host saw and may have echoed; without any when the request named none, so nothing a host
+ * puts there relates the answer to a task of the upstream's it did not ask about.
+ */
+function relatedAsAsked(params: Item, answer: Item): Item {
+  const taskId = relatedTaskIdOf(params);
+  return taskId === undefined ? withoutRelatedTask(answer) : withRelatedTask(answer, taskId);
 }
 
 function isWebUrl(url: string): boolean {

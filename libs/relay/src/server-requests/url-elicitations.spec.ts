@@ -29,6 +29,14 @@ describe('UrlElicitations', () => {
     expect(sent).toEqual([complete('e1'), complete('e2')]);
   });
 
+  it("passes a completion on without the upstream's task id, should it name one", () => {
+    const urls = new UrlElicitations(() => 60_000, sessions);
+    const { session, sent } = host({ url: {} });
+    urls.given(session, 'auth', 'e1');
+    urls.notification('auth', { ...complete('e1'), params: { elicitationId: 'e1', _meta: { 'io.modelcontextprotocol/related-task': { taskId: 'up' } } } });
+    expect(sent).toEqual([complete('e1')]);
+  });
+
   it('keeps each upstream\'s ids apart, and tells a host without url mode nothing', () => {
     const urls = new UrlElicitations(() => 60_000, sessions);
     const urlHost = host({ url: {} });

@@ -1,4 +1,4 @@
-import { ErrorCode, McpError, type JsonRpcNotification } from '@switchboard/core';
+import { ErrorCode, McpError, withoutRelatedTask, type JsonRpcNotification } from '@switchboard/core';
 import type { DownstreamSession, SessionDirectory } from '../session.js';
 import { hostCanAnswer } from './host-capability.js';
 
@@ -65,7 +65,8 @@ export class UrlElicitations {
     if (!found) return;
     this.drop(key);
     if (found.until < Date.now()) return;
-    void found.session.send(n).catch(() => undefined);
+    // Without the upstream's task id, should it name one: the elicitation's id is what the host knows it by.
+    void found.session.send(n.params ? { ...n, params: withoutRelatedTask(n.params) } : n).catch(() => undefined);
   }
 
   /** How many elicitations are waiting for their completion (for tests). */

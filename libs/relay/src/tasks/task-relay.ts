@@ -1,5 +1,6 @@
-import { Cancellation, RELATED_TASK_META, callerKey, type PeerRequestOptions } from '@switchboard/core';
+import { Cancellation, callerKey, relatedTaskIdOf, withRelatedTask, withoutRelatedTask, type PeerRequestOptions } from '@switchboard/core';
 import { TASKS_REVISION, type UpstreamConnection, type UpstreamTask } from '@switchboard/upstream';
+import type { ForwardHow } from '../forwarder.js';
 import type { DownstreamSession, SessionDirectory } from '../session.js';
 import { DEFAULT_TASK_BOOK_LIMITS, TaskBook, type RelayedTask, type TaskBookLimits } from './task-book.js';
 
@@ -68,7 +69,7 @@ export class TaskRelay {
    * it, or this session ends; never another session, even of the same principal (the token
    * is this session's own).
    */
-  async create(session: DownstreamSession, connection: UpstreamConnection, tool: TaskTool, params: Item, options: PeerRequestOptions): Promise<Item> {
+  async create(session: DownstreamSession, connection: UpstreamConnection, tool: TaskTool, params: Item, options: PeerRequestOptions): Promise<RelayedTask<UpstreamConnection>> {
     this.watch(connection);
     const progressUntil = options.onProgress ? new Cancellation() : undefined;
     let created: UpstreamTask;
@@ -100,7 +101,39 @@ export class TaskRelay {
       throw err;
     }
     if (progressUntil) this.endsWithSession(session, progressUntil);
-    return { task: this.book.hostView(task) };
+    return task;
+  }
+
+  /**
+   * A host's task-augmented tools/call as Forwarder.forward sends it: `send` creates the task
+   * (create) and answers with it as the host is shown it; `relate` has its progress name the
+   * gateway's task (the spec has every notification related to a task carry its id in
+   * `_meta["io.modelcontextprotocol/related-task"]`), never the upstream's, which progress
+   * that comes before the task is made goes without.
+   */
+  creation(session: DownstreamSession, connection: UpstreamConnection, tool: TaskTool): Required<ForwardHow> {
+    let made: RelayedTask<UpstreamConnection> | undefined;
+    return {
+      send: async (params, options) => {
+        made = await this.create(session, connection, tool, params, options);
+        return { task: this.book.hostView(made) };
+      },
+      relate: (progress) => (made ? withRelatedTask(progress, made.id) : withoutRelatedTask(progress)),
+    };
+  }
+
+  /**
+   * A message an upstream sent about one of its tasks on `connection` (a question asked while
+   * the task is input_required), as `session` may get it: related to the gateway's id for that
+   * task when it is one the gateway relays for the session's principal and the session speaks
+   * tasks; otherwise without any related task, since the upstream's id is nothing a host
+   * could use and names a task on a connection other principals may share (a task the gateway
+   * runs for a host that never saw it, another principal's, one it does not know).
+   */
+  relatedFor(session: DownstreamSession, connection: UpstreamConnection, message: Item): Item {
+    const upstreamTaskId = relatedTaskIdOf(message);
+    const task = upstreamTaskId !== undefined && TaskRelay.enabledFor(session) ? this.book.ofUpstream(connection, upstreamTaskId) : undefined;
+    return task && task.principal === callerKey(session.principal) ? withRelatedTask(message, task.id) : withoutRelatedTask(message);
   }
 
   /** The principal's task with this id, or the unknown-task error. */
@@ -113,12 +146,6 @@ export class TaskRelay {
     const before = task.status;
     this.book.update(task, state);
     if (task.status !== before) this.tell(task);
-  }
-
-  /** A result's `_meta` names the gateway's task, never the upstream's. */
-  static withRelatedTask(result: Item, taskId: string): Item {
-    const meta = typeof result._meta === 'object' && result._meta !== null ? (result._meta as Item) : {};
-    return { ...result, _meta: { ...meta, [RELATED_TASK_META]: { taskId } } };
   }
 
   /** The task's progress to `session` ends with the session too (if it has already ended: now). */
