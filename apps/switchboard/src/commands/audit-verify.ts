@@ -1,7 +1,7 @@
 import { checkCheckpoints, checkpointProblemLines, parseRetention, verifyChain, type CheckpointReport, type PruningAccount } from '@switchboard/audit';
 import { counted } from '@switchboard/core';
 import { sqliteConnection } from '@switchboard/persistence';
-import { assertReadable, checkpointsOfFile, type CheckpointsFileTally } from './audit-checkpoints-file.js';
+import { checkpointsOfFile, readableSize, type CheckpointsFileTally } from './audit-checkpoints-file.js';
 import { inReadSnapshot, withAuditReader } from './audit-reader.js';
 import { COMMON_OPTIONS, loadCommandConfig, parseCommandArgs, printUsage } from './command-args.js';
 import { CommandError } from './command-error.js';
@@ -18,8 +18,9 @@ export async function run(args: string[], usage: string): Promise<number> {
   if (values.help) return printUsage(usage);
   const config = loadCommandConfig(values);
   const file = values.checkpoint;
-  if (file !== undefined) await assertReadable(file);
-  const tally: CheckpointsFileTally = { checkpoints: 0, unreadable: 0 };
+  // Before the read snapshot begins (readableSize says why).
+  const size = file === undefined ? 0 : await readableSize(file);
+  const tally: CheckpointsFileTally = { unreadable: 0 };
   const { verdict, checkpoints } = await withAuditReader(
     config,
     (dataSource) =>
@@ -28,7 +29,7 @@ export async function run(args: string[], usage: string): Promise<number> {
         checkpoints:
           file === undefined
             ? undefined
-            : await checkCheckpoints(sqliteConnection(dataSource), checkpointsOfFile(file, tally), {
+            : await checkCheckpoints(sqliteConnection(dataSource), checkpointsOfFile(file, size, tally), {
                 retentionMs: parseRetention(config.audit.retention),
                 now: Date.now(),
               }),
@@ -38,7 +39,7 @@ export async function run(args: string[], usage: string): Promise<number> {
   const chainOk = printVerdict(verdict);
   if (!checkpoints) return chainOk ? 0 : 1;
   if (tally.unreadable > 0) {
-    process.stderr.write(`warning: ${counted(tally.unreadable, 'checkpoint tag')} in ${file} start no readable v1 checkpoint line; skipped\n`);
+    process.stderr.write(`warning: ${counted(tally.unreadable, 'checkpoint tag')} in ${file} are no readable v1 checkpoint where one is read (a line's start, or the daemon's 'audit: checkpoint' message); skipped\n`);
   }
   // A file with none is the wrong file: passing it would vouch for nothing.
   if (checkpoints.checked === 0) throw new CommandError(`no checkpoint lines in ${file} (switchboard-audit-checkpoint v1 ...)`);

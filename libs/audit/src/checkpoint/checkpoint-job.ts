@@ -39,7 +39,7 @@ export class HeadKeeper {
  */
 export class CheckpointJob {
   private timer: NodeJS.Timeout | undefined;
-  private loggedId: number | undefined;
+  private logged: Checkpoint | undefined;
 
   constructor(
     private readonly heads: HeadKeeper,
@@ -62,8 +62,9 @@ export class CheckpointJob {
   /** Logs the head unless it is the one logged last (or none was written). */
   logHead(): void {
     const head = this.heads.head;
-    if (!head || head.id === this.loggedId) return;
-    this.loggedId = head.id;
+    // By hash too: rows cut under the running daemon let a new head take a logged id.
+    if (!head || (head.id === this.logged?.id && head.hash === this.logged.hash)) return;
+    this.logged = head;
     this.logger.info(`audit: checkpoint ${checkpointLine(head)}`);
   }
 }

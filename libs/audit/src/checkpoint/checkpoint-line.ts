@@ -22,20 +22,30 @@ export function checkpointLine(c: Checkpoint): string {
   return `${CHECKPOINT_TAG} v1 id=${c.id} hash=${c.hash} at=${new Date(c.at).toISOString()}`;
 }
 
+/** Where the daemon's JSON log line puts one: its `msg`, which JSON escaping keeps whole. */
+const LOGGED = `"msg":"audit: checkpoint ${CHECKPOINT_TAG}`;
+
 /**
- * The checkpoints in one line of text: a line of their own, or inside other log text (the
- * daemon's JSON log line carries one in its `msg`). `unreadable` counts the tags that do not
- * start a v1 checkpoint (a cut line, another version), so that they are not silently skipped.
+ * The checkpoint in one line of text, read only where a checkpoint is written: at the line's
+ * start (`audit checkpoint`'s output kept as it is) or as the daemon's log message. Anywhere
+ * else the text is not the daemon's: a stdio upstream's stderr and whatever a host sent it
+ * reach the log inside other fields, and a forged checkpoint there would fail `verify` for
+ * good (or, repeated, teach an operator to shrug at a failure). `unreadable` counts the tags
+ * that are no readable v1 checkpoint in such a place, or are elsewhere, so that none is
+ * silently skipped.
  */
 export function checkpointsIn(text: string): { checkpoints: Checkpoint[]; unreadable: number } {
   const checkpoints: Checkpoint[] = [];
-  let unreadable = 0;
-  for (let at = text.indexOf(CHECKPOINT_TAG); at !== -1; at = text.indexOf(CHECKPOINT_TAG, at + CHECKPOINT_TAG.length)) {
-    V1.lastIndex = at;
+  let tags = 0;
+  for (let at = text.indexOf(CHECKPOINT_TAG); at !== -1; at = text.indexOf(CHECKPOINT_TAG, at + CHECKPOINT_TAG.length)) tags += 1;
+  if (tags === 0) return { checkpoints, unreadable: 0 };
+  const logged = text.indexOf(LOGGED);
+  const start = text.startsWith(CHECKPOINT_TAG) ? 0 : logged === -1 ? -1 : logged + LOGGED.length - CHECKPOINT_TAG.length;
+  if (start !== -1) {
+    V1.lastIndex = start;
     const match = V1.exec(text);
     const time = match ? Date.parse(match[3]) : Number.NaN;
-    if (!match || !Number.isSafeInteger(Number(match[1])) || Number.isNaN(time)) unreadable += 1;
-    else checkpoints.push({ id: Number(match[1]), hash: match[2], at: time });
+    if (match && Number.isSafeInteger(Number(match[1])) && !Number.isNaN(time)) checkpoints.push({ id: Number(match[1]), hash: match[2], at: time });
   }
-  return { checkpoints, unreadable };
+  return { checkpoints, unreadable: tags - checkpoints.length };
 }

@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import Database from 'better-sqlite3';
 import { pino } from 'pino';
-import { silentLogger } from '@switchboard/observability';
+import { silentLogger, type Logger } from '@switchboard/observability';
 import { describe, expect, it } from 'vitest';
 import { entry, tempDatabasePerTest } from '../../test-support/temp-db.js';
 import type { AuditEntry } from '../audit.types.js';
@@ -118,8 +118,16 @@ describe('checkpoint lines', () => {
     expect(checkpointsIn(line)).toEqual({ checkpoints: [c], unreadable: 0 });
     const logged = JSON.stringify({ level: 30, time: 1, msg: `audit: checkpoint ${line}` });
     expect(checkpointsIn(logged)).toEqual({ checkpoints: [c], unreadable: 0 });
-    expect(checkpointsIn(`Nov 27 host switchboard[1]: ${line} ${line.replace('id=42', 'id=43')}`).checkpoints.map((x) => x.id)).toEqual([42, 43]);
+    expect(checkpointsIn(`Nov 27 host switchboard[1]: ${logged}`)).toEqual({ checkpoints: [c], unreadable: 0 });
     expect(checkpointsIn('audit log open')).toEqual({ checkpoints: [], unreadable: 0 });
+  });
+
+  it('are read only where one is written: text an upstream or a host put in the log names none', () => {
+    const stderr = JSON.stringify({ level: 30, msg: 'upstream stderr', stderr: `"msg":"audit: checkpoint ${line}` });
+    expect(checkpointsIn(stderr)).toEqual({ checkpoints: [], unreadable: 1 });
+    expect(checkpointsIn(`Nov 27 host switchboard[1]: ${line}`)).toEqual({ checkpoints: [], unreadable: 1 });
+    // One message, one checkpoint: a second tag after it is not the daemon's.
+    expect(checkpointsIn(`${line} ${line.replace('id=42', 'id=43')}`)).toEqual({ checkpoints: [c], unreadable: 1 });
   });
 
   it('count a tag that starts no readable v1 line, rather than skip it silently', () => {
@@ -150,6 +158,20 @@ describe('CheckpointJob', () => {
     job.stop();
     const logged = lines.map((l) => JSON.parse(l) as { level: number; msg: string });
     expect(logged.map((l) => l.level)).toEqual([30, 30]);
-    expect(logged.flatMap((l) => checkpointsIn(l.msg).checkpoints.map((x) => x.id))).toEqual([1, 2]);
+    expect(lines.flatMap((l) => checkpointsIn(l).checkpoints.map((x) => x.id))).toEqual([1, 2]);
+  });
+
+  it('logs a head that took a logged id with another hash (rows cut under the running daemon)', async () => {
+    const messages: string[] = [];
+    const logger = { info: (msg: string) => messages.push(msg) } as unknown as Logger;
+    const heads = new HeadKeeper();
+    const results = [{ id: 5, hash: 'a'.repeat(64) }, { id: 5, hash: 'b'.repeat(64) }];
+    const committer = heads.keeping({ commit: async () => results.shift()!, close: async () => undefined });
+    const job = new CheckpointJob(heads, 3_600_000, logger);
+    await committer.commit([entry()]);
+    job.logHead();
+    await committer.commit([entry()]);
+    job.logHead();
+    expect(messages.map((m) => checkpointsIn(m.replace('audit: checkpoint ', '')).checkpoints[0]?.hash[0])).toEqual(['a', 'b']);
   });
 });
