@@ -16,3 +16,5 @@ export * from './caller-name.js';
 export * from './uri-limit.js';
 export * from './related-task.js';
 export * from './counted.js';
+export { linearPatternEngine, PatternBudgetSpent, MAX_INSTRUCTIONS_PER_READ, type LinearPattern, type PatternMeter } from './pattern-matcher.js';
+export { UnsupportedPattern } from './pattern-program.js';

@@ -1,8 +1,8 @@
 import type { CatalogStore } from '@switchboard/catalog';
+import { linearPatternEngine, PatternBudgetSpent, type PatternMeter } from '@switchboard/core';
 import type { Logger } from '@switchboard/observability';
 import type { Item } from '../relay.types.js';
 import type { OutputCheck } from './result-problems.js';
-import { linearPatternEngine, PatternBudgetSpent, type PatternMeter } from './pattern-matcher.js';
 
 type Engine = typeof import('@modelcontextprotocol/client/validators/ajv');
 type SchemaValidator = InstanceType<Engine['AjvJsonSchemaValidator']>;
