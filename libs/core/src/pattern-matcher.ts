@@ -1,8 +1,8 @@
 import { Assertion, compilePattern, Op, UnsupportedPattern, type PatternProgram } from './pattern-program.js';
 
 /**
- * The steps a check of one result may spend on its patterns, shared by all the patterns and
- * strings of that result: a step is one state of one pattern's automaton at one character, so a
+ * The steps one check (of a tool result, of a form's answer) may spend on its patterns, shared
+ * by all the patterns and strings it checks: a step is one state of one pattern's automaton at one character, so a
  * string of n characters costs at most n times its pattern's instructions (pattern-program.ts).
  * Set before each check; a pattern that would go past it throws PatternBudgetSpent.
  */
@@ -10,10 +10,10 @@ export interface PatternMeter {
   stepsLeft: number;
 }
 
-/** Thrown out of ajv's check when a result's patterns would take more than its PatternMeter holds. */
+/** Thrown out of a check (ajv's of a result, or a form's) whose patterns would take more steps than its PatternMeter holds. */
 export class PatternBudgetSpent extends Error {
   constructor() {
-    super('the pattern checks of this result would take more steps than one result may spend');
+    super('these pattern checks would take more steps than their meter holds');
   }
 }
 
@@ -24,16 +24,18 @@ export interface LinearPattern {
 }
 
 /**
- * The instructions (pattern-program.ts) all the patterns of one read of a tools list may have
- * together: each takes some 28 bytes while its tool's check is kept, and one read's schemas could
- * otherwise hold thousands of patterns such as [a-z]{4000}.
+ * The instructions (pattern-program.ts) all the patterns one engine compiles may have together
+ * (one read of a tools list, one form elicitation's schema): each takes some 28 bytes while its
+ * check is kept, and one read's schemas could otherwise hold thousands of patterns such as
+ * [a-z]{4000}.
  */
 export const MAX_INSTRUCTIONS_PER_READ = 100_000;
 
 /**
- * The regular expression engine ajv is given (its `code.regExp` option) for one read of a tools
- * list: compiles each pattern once (pattern-program.ts) and checks strings against it, counting
- * their steps on `meter`. A pattern it does not take fails its schema's compile, naming it.
+ * A linear-time regular expression engine for one read of a tools list (ajv's `code.regExp`
+ * option) or one form elicitation's check (libs/inbox): compiles each pattern once
+ * (pattern-program.ts) and checks strings against it, counting their steps on `meter`. A
+ * pattern it does not take throws UnsupportedPattern, naming it.
  */
 export function linearPatternEngine(meter: PatternMeter): (source: string, flags: string) => LinearPattern {
   const compiled = new Map<string, LinearPattern>();
@@ -45,7 +47,7 @@ export function linearPatternEngine(meter: PatternMeter): (source: string, flags
     let program: PatternProgram;
     try {
       program = compilePattern(source, flags);
-      if ((instructions += program.ops.length) > MAX_INSTRUCTIONS_PER_READ) throw new UnsupportedPattern(`the list's patterns come to over ${MAX_INSTRUCTIONS_PER_READ} instructions`);
+      if ((instructions += program.ops.length) > MAX_INSTRUCTIONS_PER_READ) throw new UnsupportedPattern(`with the patterns compiled before it, it comes to over ${MAX_INSTRUCTIONS_PER_READ} instructions`);
     } catch (err) {
       if (!(err instanceof UnsupportedPattern)) throw err;
       throw new UnsupportedPattern(`its pattern ${JSON.stringify(source.slice(0, 80))} is not one the gateway can match in linear time: ${err.message}`);

@@ -1,4 +1,4 @@
-import { PATTERN_INPUT_LIMIT, compilePattern, matchesPattern } from './string-pattern.js';
+import { FormPatterns, PATTERN_INPUT_LIMIT, PATTERN_STEPS_PER_FORM } from './string-pattern.js';
 
 type Item = Record<string, unknown>;
 
@@ -8,18 +8,21 @@ const STRING_FORMATS = new Set(['email', 'uri', 'date', 'date-time']);
  * Checks a form elicitation's `requestedSchema` against the spec's restricted subset: a flat
  * object whose properties are strings (optionally with a format or length bounds), numbers,
  * integers, booleans, single-choice enums or multi-choice arrays of enums. A `pattern` must
- * compile as an ECMAScript regular expression with the `u` flag: one that does not is a
- * schema no form can check, refused here rather than ignored. Hosts render
+ * compile as an ECMAScript regular expression with the `u` flag, and be one the gateway's
+ * linear-time engine runs (no backreference or lookaround; string-pattern.ts): one that is not
+ * is a schema no answer could be checked against, refused here, before anyone is asked,
+ * rather than ignored or matched by a backtracking engine. Hosts render
  * forms from it, and one they cannot render should fail here, at the gateway, with the
  * reasons, rather than as a blank form in front of a user. Returns the problems found.
  */
 export function elicitationSchemaProblems(schema: unknown): string[] {
   if (!isItem(schema)) return ['requestedSchema must be an object'];
   const problems: string[] = [];
+  const patterns = new FormPatterns();
   if (schema.type !== 'object') problems.push("requestedSchema.type must be 'object'");
   const properties = schema.properties;
   if (!isItem(properties)) return [...problems, 'requestedSchema.properties must be an object'];
-  for (const [name, property] of Object.entries(properties)) problems.push(...propertyProblems(`properties.${name}`, property));
+  for (const [name, property] of Object.entries(properties)) problems.push(...propertyProblems(`properties.${name}`, property, patterns));
   if (schema.required !== undefined) {
     const required = schema.required;
     if (!Array.isArray(required) || !required.every((r) => typeof r === 'string' && Object.hasOwn(properties, r))) {
@@ -29,14 +32,17 @@ export function elicitationSchemaProblems(schema: unknown): string[] {
   return problems;
 }
 
-function propertyProblems(at: string, p: unknown): string[] {
+function propertyProblems(at: string, p: unknown, patterns: FormPatterns): string[] {
   if (!isItem(p)) return [`${at} must be an object`];
   switch (p.type) {
     case 'string':
       if (p.enum !== undefined) return isStringList(p.enum) ? [] : [`${at}.enum must be a list of strings`];
       if (p.oneOf !== undefined) return constOptions(`${at}.oneOf`, p.oneOf);
       if (p.format !== undefined && !STRING_FORMATS.has(String(p.format))) return [`${at}.format must be one of email, uri, date, date-time`];
-      if (p.pattern !== undefined && !compilePattern(p.pattern)) return [`${at}.pattern must be a regular expression (ECMAScript, with the u flag)`];
+      if (p.pattern !== undefined) {
+        const pattern = patterns.compile(p.pattern);
+        if ('unusable' in pattern) return [`${at}.pattern ${unusablePattern(pattern)}`];
+      }
       return bounds(at, p, 'minLength', 'maxLength');
     case 'number':
     case 'integer':
@@ -76,6 +82,7 @@ export function elicitationContentProblems(schema: Item, content: unknown): stri
   const properties = schema.properties as Record<string, Item>;
   const required = (schema.required as string[] | undefined) ?? [];
   const problems: string[] = [];
+  const patterns = new FormPatterns();
   for (const name of Object.keys(content)) if (!Object.hasOwn(properties, name)) problems.push(`${name} is not a field of this form`);
   for (const [name, p] of Object.entries(properties)) {
     const value = content[name];
@@ -83,13 +90,13 @@ export function elicitationContentProblems(schema: Item, content: unknown): stri
       if (required.includes(name)) problems.push(`${name} is required`);
       continue;
     }
-    const problem = valueProblem(p, value);
+    const problem = valueProblem(p, value, patterns);
     if (problem) problems.push(`${name} ${problem}`);
   }
   return problems;
 }
 
-function valueProblem(p: Item, value: unknown): string | undefined {
+function valueProblem(p: Item, value: unknown, patterns: FormPatterns): string | undefined {
   switch (p.type) {
     case 'string': {
       if (typeof value !== 'string') return 'must be text';
@@ -98,7 +105,7 @@ function valueProblem(p: Item, value: unknown): string | undefined {
       if (typeof p.minLength === 'number' && value.length < p.minLength) return `must be at least ${p.minLength} characters`;
       if (typeof p.maxLength === 'number' && value.length > p.maxLength) return `must be at most ${p.maxLength} characters`;
       if (p.format !== undefined && !FORMAT_TESTS[String(p.format)]?.(value)) return `must be a valid ${String(p.format)}`;
-      return p.pattern === undefined ? undefined : patternProblem(p.pattern, value);
+      return p.pattern === undefined ? undefined : patternProblem(patterns, p.pattern, value);
     }
     case 'number':
     case 'integer': {
@@ -124,13 +131,17 @@ function valueProblem(p: Item, value: unknown): string | undefined {
   }
 }
 
-function patternProblem(source: unknown, value: string): string | undefined {
-  const pattern = compilePattern(source);
-  if (!pattern) return 'cannot be checked: its pattern is not a regular expression';
+function patternProblem(patterns: FormPatterns, source: unknown, value: string): string | undefined {
+  const pattern = patterns.compile(source);
+  if ('unusable' in pattern) return `cannot be checked: its pattern ${unusablePattern(pattern)}`;
   if (value.length > PATTERN_INPUT_LIMIT) return `must be at most ${PATTERN_INPUT_LIMIT} characters to be checked against its pattern`;
-  const matches = matchesPattern(pattern, value);
-  if (matches === undefined) return 'could not be checked against its pattern in time';
+  const matches = patterns.matches(pattern, value);
+  if (matches === undefined) return `could not be checked against its pattern within the ${PATTERN_STEPS_PER_FORM.toLocaleString('en')} steps one answer may take`;
   return matches ? undefined : `must match the pattern ${String(source)}`;
+}
+
+function unusablePattern(pattern: { unusable: string; why?: string }): string {
+  return pattern.unusable === 'not linear' ? `cannot be used: ${pattern.why}` : 'must be a regular expression (ECMAScript, with the u flag)';
 }
 
 /** The allowed values of a single- or multi-choice field: `enum`, or the `const`s of `oneOf`/`anyOf`. */
