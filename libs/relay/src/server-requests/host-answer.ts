@@ -61,16 +61,16 @@ function checkSampling(params: Item, answer: Item): CheckedAnswer {
   if (answer.role !== 'user' && answer.role !== 'assistant') problems.push('role must be user or assistant');
   const { content } = answer;
   const blocks = Array.isArray(content) ? content : [content];
+  const toolsOffered = Array.isArray(params.tools) && params.tools.length > 0;
   if (blocks.length === 0 || !blocks.every((b) => isItem(b) && typeof b.type === 'string')) {
     problems.push('content must be a content block (with a type) or a non-empty list of them');
   } else {
-    problems.push(...contentProblems(blocks as Item[], Array.isArray(params.tools) && params.tools.length > 0));
+    problems.push(...contentProblems(blocks as Item[], toolsOffered));
   }
   if (typeof answer.model !== 'string') problems.push('model must be a string');
   if (answer.stopReason !== undefined && typeof answer.stopReason !== 'string') problems.push('stopReason must be a string');
   if (problems.length > 0) return { problems };
-  const single = !Array.isArray(params.tools) || params.tools.length === 0;
-  return { result: single && Array.isArray(content) ? { ...answer, content: content[0] } : answer };
+  return { result: !toolsOffered && Array.isArray(content) ? { ...answer, content: content[0] } : answer };
 }
 
 function contentProblems(blocks: Item[], toolsOffered: boolean): string[] {
