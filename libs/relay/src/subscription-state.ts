@@ -85,8 +85,3 @@ export function ancestorsOf(uri: string): string[] {
   }
   return out;
 }
-
-/** Whether the session holds the subscription, or waits to. */
-export function holds(sub: Subscription, sessionId: string): boolean {
-  return sub.sessions.has(sessionId) || sub.waiters.some((w) => w.session.id === sessionId);
-}

@@ -10,7 +10,8 @@ import {
 } from '@switchboard/core';
 import type { OwnedConnections, UpstreamConnection, UpstreamRegistry } from '@switchboard/upstream';
 import type { DownstreamSession, SessionDirectory } from './session.js';
-import { ancestorsOf, holds, mayHaveSubscribed, newSubscription, type Subscription, type Waiter } from './subscription-state.js';
+import { ancestorsOf, mayHaveSubscribed, newSubscription, type Subscription, type Waiter } from './subscription-state.js';
+import { holds, SessionSubscriptions } from './session-subscriptions.js';
 import { STRAY_UNSUBSCRIBE_INTERVAL_MS, StrayUpdates } from './stray-updates.js';
 import { TimedOutSubscribes } from './timed-out-subscribes.js';
 
@@ -42,8 +43,8 @@ const keyOf = (server: string, owner: string, uri: string) => `${connectionKeyOf
  */
 export class SubscriptionManager {
   private readonly subs = new Map<string, Subscription>();
-  /** The keys of `subs` each session has subscribed to, to count its own (heldBy). */
-  private readonly bySession = new Map<string, Set<string>>();
+  /** The keys of `subs` each session holds or is getting. */
+  private readonly bySession = new SessionSubscriptions((key) => this.subs.get(key));
   private readonly strays: StrayUpdates;
   private readonly timedOut = new TimedOutSubscribes();
 
@@ -105,6 +106,9 @@ export class SubscriptionManager {
     signal?: CancelSignal,
   ): Promise<void> {
     if (signal?.aborted) return Promise.reject(cancelledError());
+    // Its session ended while the subscribe was on its way here: dropSession has run, and a
+    // subscription held for it now would be kept (and held upstream) for nobody, for good.
+    if (this.sessions.get(session.id) !== session) return Promise.reject(cancelledError());
     const owner = this.ownerOf(connection, session);
     const key = keyOf(connection.name, owner, uri);
     let sub = this.subs.get(key);
@@ -113,8 +117,7 @@ export class SubscriptionManager {
         new McpError(ErrorCode.RateLimited, `Too many subscriptions: this session holds ${MAX_SUBSCRIPTIONS_PER_SESSION}; unsubscribe from some first`),
       );
     }
-    // A session that has ended (a subscribe still in flight) is not indexed: nothing would drop it.
-    if (this.sessions.get(session.id) === session) this.keysOf(session.id).add(key);
+    this.bySession.add(session.id, key);
     if (!sub) {
       sub = newSubscription(connection, owner, uri);
       this.subs.set(key, sub);
@@ -164,8 +167,9 @@ export class SubscriptionManager {
    */
   async unsubscribeByPublicUri(session: DownstreamSession, publicUri: string): Promise<boolean> {
     const released: Promise<void>[] = [];
-    for (const [key, sub] of this.subs) {
-      if (sub.sessions.get(session.id) !== publicUri) continue;
+    for (const key of this.bySession.keysOf(session.id)) {
+      const sub = this.subs.get(key);
+      if (sub?.sessions.get(session.id) !== publicUri) continue;
       sub.sessions.delete(session.id);
       released.push(this.release(key, sub));
     }
@@ -173,27 +177,14 @@ export class SubscriptionManager {
     return released.length > 0;
   }
 
-  /**
-   * How many subscriptions the session holds or is getting. Counted from the session's own
-   * keys, not every subscription (each subscribe asks, so a scan of all would make filling
-   * many sessions quadratic); keys it no longer holds are let go here, which keeps its set
-   * within the bound plus the unsubscribes since its last subscribe.
-   */
+  /** How many subscriptions the session holds or is getting. */
   heldBy(sessionId: string): number {
-    const keys = this.bySession.get(sessionId);
-    if (!keys) return 0;
-    for (const key of keys) {
-      const sub = this.subs.get(key);
-      if (!sub || !holds(sub, sessionId)) keys.delete(key);
-    }
-    if (keys.size === 0) this.bySession.delete(sessionId);
-    return keys.size;
+    return this.bySession.count(sessionId);
   }
 
-  private keysOf(sessionId: string): Set<string> {
-    let keys = this.bySession.get(sessionId);
-    if (!keys) this.bySession.set(sessionId, (keys = new Set()));
-    return keys;
+  /** For tests: how many sessions the per-session index keeps keys for. */
+  get indexedSessions(): number {
+    return this.bySession.sessionCount;
   }
 
   /** For status pages and tests: how many upstream subscriptions hosts hold. */
@@ -204,8 +195,9 @@ export class SubscriptionManager {
   }
 
   private dropSession(sessionId: string): void {
-    this.bySession.delete(sessionId);
-    for (const [key, sub] of this.subs) {
+    for (const key of this.bySession.drop(sessionId)) {
+      const sub = this.subs.get(key);
+      if (!sub) continue;
       const leaving = sub.waiters.filter((w) => w.session.id === sessionId);
       if (leaving.length > 0) sub.waiters = sub.waiters.filter((w) => w.session.id !== sessionId);
       for (const waiter of leaving) waiter.settle(cancelledError());
@@ -413,7 +405,6 @@ export class SubscriptionManager {
     }
   }
 }
-
 
 /** The server's timeouts, as forwarded requests have them (forwarder.ts). */
 function requestOptions(connection: UpstreamConnection): PeerRequestOptions {
