@@ -35,6 +35,9 @@ const dir = mkdtempSync(join(tmpdir(), 'sb-soak-'));
 const started = [];
 const cleanUp = () => {
   for (const child of started) if (child.exitCode === null) child.kill('SIGTERM');
+  // The config and the daemon's data dir (its audit database): a daemon still exiting cannot
+  // recreate them once the directory is gone.
+  rmSync(dir, { recursive: true, force: true });
 };
 process.on('exit', cleanUp);
 process.on('SIGINT', () => process.exit(130));

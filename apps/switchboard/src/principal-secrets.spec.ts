@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig, type ServerConfig } from '@switchboard/config';
@@ -12,14 +12,18 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { MAX_CACHED_PRINCIPALS, PrincipalSecrets } from './principal-secrets.js';
 
 let open: DataSource[] = [];
+let dirs: string[] = [];
 afterEach(async () => {
   for (const ds of open) await ds.destroy();
   open = [];
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  dirs = [];
 });
 
 /** A real store over a migrated database in a fresh temp dir, and the servers of `yaml`. */
 async function fresh(yaml: string): Promise<{ store: PrincipalSecretStore; servers: ServerConfig[] }> {
   const dir = mkdtempSync(join(tmpdir(), 'sb-principal-secrets-'));
+  dirs.push(dir);
   const ds = await openDatabase({ file: join(dir, 'switchboard.sqlite'), entities: [], migrations: MIGRATIONS });
   await migrate(ds);
   open.push(ds);
