@@ -148,6 +148,28 @@ describe('a revoked API key ends what its holder has open', () => {
     expect(warned).toBe(true);
   }, 90_000);
 
+  it("signing out of the inbox ends its event stream quietly: no warning, no session ended row", async () => {
+    const key = createKey('lena');
+    const login = await request(daemon.baseUrl).post('/admin/inbox/login').send({ token: key }).expect(200);
+    const cookie = String(login.headers['set-cookie']![0]!).split(';')[0]!;
+    const stream = await openStream(`${daemon.baseUrl}/admin/inbox/events`, { Accept: 'text/event-stream', Cookie: cookie });
+    expect(stream.status).toBe(200);
+    await stream.waitFor(/event: snapshot/);
+
+    await request(daemon.baseUrl).post('/admin/inbox/logout').set('Cookie', cookie).send({}).expect(204);
+    // The stream rechecks its session at each heartbeat (15 s).
+    await eventually(() => stream.ended() || undefined, 60_000, 'the inbox event stream to end');
+    // The page's reconnect: refused, and audited. Rows are written in order, so once this one is
+    // there a session ended row for the stream, written before it, would be too.
+    await request(daemon.baseUrl).get('/admin/inbox/items').set('Cookie', cookie).expect(401);
+    const refusedRows = () => auditRows(dataDir, `method = 'http' AND name = 'GET /admin/inbox/items' AND rule = 'auth:missing'`);
+    await eventually(() => (refusedRows().length > 0 ? refusedRows() : undefined), 15_000, 'the refused reconnect row');
+    expect(auditRows(dataDir, `method = 'session' AND transport = 'inbox' AND principal = 'lena'`)).toHaveLength(0);
+    const lines = daemon.stderr().split('\n');
+    expect(lines.some((line) => line.includes('ended an inbox event stream: its credential no longer holds') && line.includes('lena'))).toBe(false);
+    expect(lines.some((line) => line.includes('"level":30') && line.includes('its inbox session is over') && line.includes('lena'))).toBe(true);
+  }, 90_000);
+
   it('a reload, and another key revoked, leave the sessions of keys that still hold as they were', async () => {
     const key = createKey('ivy');
     const post = (message: Record<string, unknown>, sessionId?: string) => {

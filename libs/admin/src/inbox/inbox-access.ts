@@ -121,6 +121,11 @@ export class InboxAccess {
     return { sessionId, caller: this.callerFor(result.principal, sessionId) };
   }
 
+  /** Whether the cookie session `id` is still there (not signed out, expired or pushed out by newer sign-ins). */
+  signedIn(id: string): boolean {
+    return this.sessions.has(id);
+  }
+
   logout(req: IncomingMessage): void {
     const id = sessionIdOf(req);
     if (id !== undefined) this.sessions.end(id);

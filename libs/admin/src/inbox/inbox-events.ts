@@ -29,15 +29,25 @@ export interface StreamLapse {
   reason: string;
 }
 
+/**
+ * What the heartbeat's check says when the stream came with a cookie session that is over:
+ * Sign out (in this tab or another), its 8 h, or a newer sign-in pushing it out. That is the
+ * inbox's own session ending, as an MCP session's idle timeout is, not a credential that
+ * stopped holding: the stream ends without a warning or an audit row.
+ */
+export const SESSION_OVER = 'session-over';
+
 export interface EventStreamOptions {
   inbox: Inbox;
   viewer: InboxViewer;
   /** Whether the viewer came with a cookie session (the page then offers to sign out). */
   session: boolean;
-  /** Asked at every heartbeat: why the stream's credential no longer holds for the same viewer, or undefined while it does. A lapse ends the stream. */
-  lapse: () => Promise<StreamLapse | undefined>;
+  /** Asked at every heartbeat: why the stream's credential no longer holds for the same viewer (or SESSION_OVER), or undefined while it does. Either ends the stream. */
+  lapse: () => Promise<StreamLapse | typeof SESSION_OVER | undefined>;
   /** Told once when the stream is ended for a lapse (a revocation is a security event: the log and the audit log say so). */
   onLapse?: (lapse: StreamLapse) => void;
+  /** Told once when the stream is ended because its cookie session is over (for the log). */
+  onSessionOver?: () => void;
   heartbeatMs?: number;
   /** Told how much was left unread when the stream is closed for it (for the log). */
   onUnread?: (unreadBytes: number) => void;
@@ -92,7 +102,7 @@ export function streamInboxEvents(res: ServerResponse, options: EventStreamOptio
   const heartbeat = setInterval(() => {
     write(': heartbeat\n\n');
     options.lapse().then(
-      (lapse) => lapse && endFor(lapse),
+      (lapse) => (lapse === SESSION_OVER ? endQuietly() : lapse && endFor(lapse)),
       () => endFor({ rule: 'auth:error', reason: 'the credential could not be checked again' }),
     );
   }, options.heartbeatMs ?? HEARTBEAT_MS);
@@ -113,6 +123,11 @@ export function streamInboxEvents(res: ServerResponse, options: EventStreamOptio
     if (closed) return;
     end();
     options.onLapse?.(lapse);
+  }
+  function endQuietly() {
+    if (closed) return;
+    end();
+    options.onSessionOver?.();
   }
   res.once('close', cleanup);
   return {
@@ -141,7 +156,7 @@ export class InboxEventStreams {
     return n;
   }
 
-  start(res: ServerResponse, options: Omit<EventStreamOptions, 'onUnread'>): InboxEventStream {
+  start(res: ServerResponse, options: Omit<EventStreamOptions, 'onUnread' | 'onSessionOver'>): InboxEventStream {
     const { principal } = options.viewer;
     const stream = streamInboxEvents(res, {
       ...options,
@@ -150,6 +165,7 @@ export class InboxEventStreams {
         this.logger.warn(`ended an inbox event stream: its credential no longer holds (principal ${principal}, ${lapse.rule}: ${lapse.reason})`);
         options.onLapse?.(lapse);
       },
+      onSessionOver: () => this.logger.log(`ended an inbox event stream: its inbox session is over, signed out, expired or replaced (principal ${principal})`),
     });
     const streams = this.open.get(principal) ?? [];
     this.open.set(principal, streams);

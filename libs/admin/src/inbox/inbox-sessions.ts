@@ -60,14 +60,13 @@ export class InboxSessions {
   /** The credential behind the request's cookie, if it names a live session. */
   tokenOf(req: IncomingMessage): { id: string; token: string } | undefined {
     const id = sessionIdOf(req);
-    if (id === undefined) return undefined;
-    const session = this.sessions.get(id);
-    if (!session) return undefined;
-    if (session.expiresAt <= Date.now()) {
-      this.end(id);
-      return undefined;
-    }
-    return { id, token: session.token };
+    const session = id === undefined ? undefined : this.live(id);
+    return session && { id: id!, token: session.token };
+  }
+
+  /** Whether `id` still names a session: not signed out, past its 8 h, or forgotten for a newer one. */
+  has(id: string): boolean {
+    return this.live(id) !== undefined;
   }
 
   end(id: string): void {
@@ -82,6 +81,15 @@ export class InboxSessions {
 
   get size(): number {
     return this.sessions.size;
+  }
+
+  private live(id: string): Session | undefined {
+    const session = this.sessions.get(id);
+    if (session && session.expiresAt <= Date.now()) {
+      this.end(id);
+      return undefined;
+    }
+    return session;
   }
 
   /** The session ids of the principal holding the most. */

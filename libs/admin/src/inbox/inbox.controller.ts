@@ -5,7 +5,7 @@ import { ADMIN_OPTIONS, type AdminOptions } from '../admin-options.js';
 import { sendError, sendJson } from '../json-response.js';
 import { InboxAccess, inboxPathOf, type InboxCaller } from './inbox-access.js';
 import { parseInboxAnswer } from './inbox-answer.js';
-import { InboxEventStreams } from './inbox-events.js';
+import { InboxEventStreams, SESSION_OVER } from './inbox-events.js';
 import { ASSETS, INBOX_HTML, LOGIN_HTML, isAssetName, sendAsset, sendHtml } from './inbox-page.js';
 import { sessionCookie } from './inbox-sessions.js';
 import { readJsonBody } from './json-body.js';
@@ -59,6 +59,8 @@ export class InboxController {
       viewer: caller.viewer,
       session: caller.sessionId !== undefined,
       lapse: async () => {
+        // Checked in the same tick as resolve() reads the session, so a sign-out cannot fall between the two.
+        if (caller.sessionId !== undefined && !this.access.signedIn(caller.sessionId)) return SESSION_OVER;
         const now = await this.access.resolve(req);
         if (now.refusal) return now.refusal;
         if (now.caller.viewer.principal === principal && now.caller.viewer.admin === admin) return undefined;
