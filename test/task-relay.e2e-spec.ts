@@ -186,7 +186,15 @@ describe('tasks relayed to a host that speaks them', () => {
     expect(textOf(await alice.client.experimental.tasks.getTaskResult(created.task.taskId, CallToolResultSchema, { timeout: 60_000 }))).toBe('researched currents');
     // The fixture sends one more after the task completed, which the spec forbids: it goes no further.
     await eventually(() => eventsOf(events).includes(`late ${upstreamId}`));
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // What the upstream sends after it reaches the host after it, on the same stream: a second
+    // task's progress (also after its answer) arriving means the late one was dropped, not slow.
+    const after: Progress[] = [];
+    await alice.client.request(
+      { method: 'tools/call', params: { name: 'jobs__research', arguments: { text: 'tides', steps: 1 } } },
+      CreateTaskResultSchema,
+      { task: { ttl: 120_000 }, timeout: 60_000, onprogress: (p) => void after.push(p) },
+    );
+    await eventually(() => after.length >= 1 || undefined);
     expect(progress.map((p) => [p.progress, p.total, p.message])).toEqual([
       [1, 3, 'step 1'],
       [2, 3, 'step 2'],
