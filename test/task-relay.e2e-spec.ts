@@ -205,6 +205,21 @@ describe('tasks relayed to a host that speaks them', () => {
     expect(bystanders).toEqual([]);
   });
 
+  it('relates progress the upstream sent in the same write as its CreateTaskResult to the task', async () => {
+    const alice = await hostOf(keys.alice);
+    const progress: Progress[] = [];
+    const created = await alice.client.request(
+      { method: 'tools/call', params: { name: 'jobs__burst', arguments: {} } },
+      CreateTaskResultSchema,
+      { task: { ttl: 120_000 }, timeout: 60_000, onprogress: (p) => void progress.push(p) },
+    );
+    expect(textOf(await alice.client.experimental.tasks.getTaskResult(created.task.taskId, CallToolResultSchema, { timeout: 60_000 }))).toBe('burst done');
+    await eventually(() => progress.length >= 1 || undefined);
+    expect(progress.map((p) => [p.progress, p.message, (p as { _meta?: Record<string, unknown> })._meta?.[RELATED_TASK]])).toEqual([
+      [1, 'burst', { taskId: created.task.taskId }],
+    ]);
+  });
+
   it("lists only the caller's tasks, and answers another key's task id exactly as an unknown one", async () => {
     const alice = await hostOf(keys.alice);
     const bob = await hostOf(keys.bob);

@@ -48,9 +48,9 @@ describe('task-only tools of a fixture upstream', () => {
   it('are listed as plain tools: no execution, and the gateway declares no tasks', async () => {
     const tools = await eventually(async () => {
       const listed = (await host.client.listTools()).tools.filter((t) => t.name.startsWith('jobs__'));
-      return listed.length === 5 ? listed : undefined;
+      return listed.length === 6 ? listed : undefined;
     });
-    expect(tools.map((t) => t.name).sort()).toEqual(['jobs__ask', 'jobs__doomed', 'jobs__endless', 'jobs__flawed', 'jobs__research']);
+    expect(tools.map((t) => t.name).sort()).toEqual(['jobs__ask', 'jobs__burst', 'jobs__doomed', 'jobs__endless', 'jobs__flawed', 'jobs__research']);
     expect(tools.filter((t) => 'execution' in t)).toEqual([]);
     expect(host.client.getServerCapabilities()?.tasks).toBeUndefined();
   });

@@ -37,6 +37,13 @@ export interface PeerRequestOptions {
    * task ends.
    */
   progressUntil?: CancelSignal;
+  /**
+   * Called with the result as the answer is handled, before any later message from the other
+   * side is: what must be known by then (a task-augmented request's task, which progress and
+   * status sent right after the answer, in the same chunk of a stdio pipe, are about) cannot
+   * wait for the returned promise, whose continuation runs only after that chunk was handled.
+   */
+  onAnswer?: (result: Record<string, unknown>) => void;
   /** Aborting abandons the request and tells the other side with `notifications/cancelled`. */
   signal?: CancelSignal;
   relatedRequestId?: RequestId;
@@ -94,6 +101,7 @@ interface Pending {
   reject(error: unknown): void;
   progressToken?: string | number;
   onProgress?: (params: Record<string, unknown>) => void;
+  onAnswer?: (result: Record<string, unknown>) => void;
   idleMs?: number;
   deadline?: number;
   waitWhileAsked?: boolean;
@@ -160,6 +168,7 @@ export class JsonRpcPeer {
         reject,
         progressToken,
         onProgress: options.onProgress,
+        onAnswer: options.onAnswer,
         idleMs: options.timeoutMs,
         deadline: options.maxTotalMs ? Date.now() + options.maxTotalMs : undefined,
         waitWhileAsked: options.waitWhileAsked,
@@ -277,8 +286,9 @@ export class JsonRpcPeer {
     if (message.id === null) return;
     const entry = this.pending.get(message.id);
     if (!entry || !this.settle(message.id)) return;
-    if ('error' in message) entry.reject(new McpError(message.error.code, message.error.message, message.error.data));
-    else entry.resolve(message.result);
+    if ('error' in message) return entry.reject(new McpError(message.error.code, message.error.message, message.error.data));
+    entry.onAnswer?.(message.result);
+    entry.resolve(message.result);
   }
 
   private async handleRequest(request: JsonRpcRequest, relatedRequestId?: RequestId): Promise<void> {

@@ -36,15 +36,29 @@ export class RelayedTasks {
     private readonly send: SendTaskRequest,
   ) {}
 
-  /** A tools/call with `task` (params carry it): answered at once with the task the upstream created. */
-  async create(params: Item, options: PeerRequestOptions): Promise<UpstreamTask> {
-    const created = await this.send('tools/call', params, options);
+  /**
+   * A tools/call with `task` (params carry it): answered at once with the task the upstream
+   * created. `onCreated` is told of it as its answer is handled, before any message the
+   * upstream sent after it (its progress, its status): those must find the task known.
+   */
+  async create(params: Item, options: PeerRequestOptions, onCreated?: (task: UpstreamTask) => void): Promise<UpstreamTask> {
+    let task: UpstreamTask | undefined;
+    const onAnswer = (created: Item) => {
+      if (!('task' in created)) return;
+      try {
+        task = this.checked(created.task);
+      } catch {
+        return; // refused below, once the answer is returned
+      }
+      if (!isTerminalStatus(task.status)) this.open.add(task.taskId);
+      onCreated?.(task);
+    };
+    const created = await this.send('tools/call', params, { ...options, onAnswer });
+    if (task) return task;
     if (!('task' in created)) {
       throw new McpError(ErrorCode.ConnectionClosed, `Upstream '${this.upstream}' answered a task-augmented tools/call without a task`);
     }
-    const task = this.checked(created.task);
-    if (!isTerminalStatus(task.status)) this.open.add(task.taskId);
-    return task;
+    return this.checked(created.task);
   }
 
   async get(taskId: string, options: PeerRequestOptions): Promise<UpstreamTask> {

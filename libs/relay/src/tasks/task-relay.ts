@@ -69,39 +69,61 @@ export class TaskRelay {
    * it, or this session ends; never another session, even of the same principal (the token
    * is this session's own).
    */
-  async create(session: DownstreamSession, connection: UpstreamConnection, tool: TaskTool, params: Item, options: PeerRequestOptions): Promise<RelayedTask<UpstreamConnection>> {
+  async create(
+    session: DownstreamSession,
+    connection: UpstreamConnection,
+    tool: TaskTool,
+    params: Item,
+    options: PeerRequestOptions,
+    onMade?: (task: RelayedTask<UpstreamConnection>) => void,
+  ): Promise<RelayedTask<UpstreamConnection>> {
     this.watch(connection);
     const progressUntil = options.onProgress ? new Cancellation() : undefined;
+    let task: RelayedTask<UpstreamConnection> | undefined;
+    let refusal: unknown;
+    // Booked as the upstream's answer is handled, not after the await: the progress and status
+    // it sent right behind that answer (one chunk of a stdio pipe) are handled before the await
+    // returns, and must find the task (its related-task id, its terminal status).
+    const book = (created: UpstreamTask) => {
+      try {
+        task = this.book.add(this.fieldsOf(session, connection, tool, created, progressUntil));
+        onMade?.(task);
+      } catch (err) {
+        refusal = err;
+      }
+    };
     let created: UpstreamTask;
     try {
-      created = await connection.relayedTasks.create(params, progressUntil ? { ...options, progressUntil } : options);
+      created = await connection.relayedTasks.create(params, progressUntil ? { ...options, progressUntil } : options, book);
     } catch (err) {
       progressUntil?.abort();
       throw err;
     }
-    let task: RelayedTask<UpstreamConnection>;
-    try {
-      task = this.book.add({
-        principal: callerKey(session.principal),
-        upstream: tool.server,
-        via: connection,
-        upstreamTaskId: created.taskId,
-        tool: tool.tool,
-        originalName: tool.originalName,
-        status: created.status,
-        ttlMs: created.ttl,
-        ...(created.pollInterval !== undefined && { pollInterval: created.pollInterval }),
-        ...(created.statusMessage !== undefined && { statusMessage: created.statusMessage }),
-        ...(tool.traceId !== undefined && { traceId: tool.traceId }),
-        ...(progressUntil && { progressUntil }),
-      });
-    } catch (err) {
+    if (!task && refusal === undefined) book(created);
+    if (!task) {
       progressUntil?.abort();
       void connection.relayedTasks.cancel(created.taskId, { timeoutMs: connection.config.timeouts.requestMs }).catch(() => undefined);
-      throw err;
+      throw refusal;
     }
     if (progressUntil) this.endsWithSession(session, progressUntil);
     return task;
+  }
+
+  private fieldsOf(session: DownstreamSession, connection: UpstreamConnection, tool: TaskTool, created: UpstreamTask, progressUntil?: Cancellation) {
+    return {
+      principal: callerKey(session.principal),
+      upstream: tool.server,
+      via: connection,
+      upstreamTaskId: created.taskId,
+      tool: tool.tool,
+      originalName: tool.originalName,
+      status: created.status,
+      ttlMs: created.ttl,
+      ...(created.pollInterval !== undefined && { pollInterval: created.pollInterval }),
+      ...(created.statusMessage !== undefined && { statusMessage: created.statusMessage }),
+      ...(tool.traceId !== undefined && { traceId: tool.traceId }),
+      ...(progressUntil && { progressUntil }),
+    };
   }
 
   /**
@@ -115,8 +137,8 @@ export class TaskRelay {
     let made: RelayedTask<UpstreamConnection> | undefined;
     return {
       send: async (params, options) => {
-        made = await this.create(session, connection, tool, params, options);
-        return { task: this.book.hostView(made) };
+        const task = await this.create(session, connection, tool, params, options, (booked) => (made = booked));
+        return { task: this.book.hostView(task) };
       },
       relate: (progress) => (made ? withRelatedTask(progress, made.id) : withoutRelatedTask(progress)),
     };
