@@ -69,6 +69,26 @@ describe('JsonRpcPeer', () => {
     expect(peer.isHandling('x')).toBe(false);
   });
 
+  it('with onAnswer, hands the result over before any later message is handled; one that throws fails the request', async () => {
+    const sent: JsonRpcMessage[] = [];
+    const seen: string[] = [];
+    const peer = new JsonRpcPeer(async (m) => void sent.push(m), { onRequest: async () => ({}), onNotification: (n) => void seen.push(n.method) });
+    const answered = peer.request('m', {}, { onAnswer: (r) => void seen.push(`answer ${String(r.n)}`) });
+    await vi.waitFor(() => expect(sent).toHaveLength(1));
+    const id = (sent[0] as JsonRpcRequest).id;
+    // One chunk: the answer and a notification right after it, handled in one go.
+    peer.handle({ jsonrpc: '2.0', id, result: { n: 1 } });
+    peer.handle({ jsonrpc: '2.0', method: 'notifications/after' });
+    expect(seen).toEqual(['answer 1', 'notifications/after']);
+    await expect(answered).resolves.toEqual({ n: 1 });
+
+    const failing = peer.request('m', {}, { onAnswer: () => { throw new Error('no room'); } });
+    await vi.waitFor(() => expect(sent).toHaveLength(2));
+    peer.handle({ jsonrpc: '2.0', id: (sent[1] as JsonRpcRequest).id, result: {} });
+    await expect(failing).rejects.toThrow('no room');
+    expect(peer.pendingCount).toBe(0);
+  });
+
   it('turns an error response into McpError with code, message and data', async () => {
     const { client } = pair({
       onRequest: async () => {

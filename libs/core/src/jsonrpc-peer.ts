@@ -287,7 +287,12 @@ export class JsonRpcPeer {
     const entry = this.pending.get(message.id);
     if (!entry || !this.settle(message.id)) return;
     if ('error' in message) return entry.reject(new McpError(message.error.code, message.error.message, message.error.data));
-    entry.onAnswer?.(message.result);
+    try {
+      entry.onAnswer?.(message.result);
+    } catch (err) {
+      // Settled already: a throwing callback must fail the request, not leave it hanging.
+      return entry.reject(err);
+    }
     entry.resolve(message.result);
   }
 
