@@ -6,8 +6,6 @@ import { DEFAULT_TASK_BOOK_LIMITS, TaskBook, type RelayedTask, type TaskBookLimi
 
 type Item = Record<string, unknown>;
 
-/** The revision whose `tasks` the gateway relays (later ones moved tasks to an extension). */
-
 /** What the gateway declares to a host it relays tasks for: list, cancel and task-augmented tools/call. */
 export const RELAYED_TASKS_CAPABILITY: Item = { list: {}, cancel: {}, requests: { tools: { call: {} } } };
 
