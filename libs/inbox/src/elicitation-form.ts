@@ -8,10 +8,11 @@ const STRING_FORMATS = new Set(['email', 'uri', 'date', 'date-time']);
  * Checks a form elicitation's `requestedSchema` against the spec's restricted subset: a flat
  * object whose properties are strings (optionally with a format or length bounds), numbers,
  * integers, booleans, single-choice enums or multi-choice arrays of enums. A `pattern` must
- * compile as an ECMAScript regular expression with the `u` flag, and be one the gateway's
- * linear-time engine runs (no backreference or lookaround; string-pattern.ts): one that is not
- * is a schema no answer could be checked against, refused here, before anyone is asked,
- * rather than ignored or matched by a backtracking engine. Hosts render
+ * compile as an ECMAScript regular expression with the `u` flag: one that does not is a
+ * schema no form can check, refused here rather than ignored. One the gateway's linear-time
+ * engine does not run (a backreference, a lookaround: string-pattern.ts) is asked, and its
+ * answers are not matched against it here, never by a backtracking engine: such patterns
+ * (a password rule's `(?=.*\d)`) are common, and the upstream checks its own schema. Hosts render
  * forms from it, and one they cannot render should fail here, at the gateway, with the
  * reasons, rather than as a blank form in front of a user. Returns the problems found.
  */
@@ -41,7 +42,7 @@ function propertyProblems(at: string, p: unknown, patterns: FormPatterns): strin
       if (p.format !== undefined && !STRING_FORMATS.has(String(p.format))) return [`${at}.format must be one of email, uri, date, date-time`];
       if (p.pattern !== undefined) {
         const pattern = patterns.compile(p.pattern);
-        if ('unusable' in pattern) return [`${at}.pattern ${unusablePattern(pattern)}`];
+        if ('unusable' in pattern && pattern.unusable === 'not a regular expression') return [`${at}.pattern must be a regular expression (ECMAScript, with the u flag)`];
       }
       return bounds(at, p, 'minLength', 'maxLength');
     case 'number':
@@ -133,15 +134,15 @@ function valueProblem(p: Item, value: unknown, patterns: FormPatterns): string |
 
 function patternProblem(patterns: FormPatterns, source: unknown, value: string): string | undefined {
   const pattern = patterns.compile(source);
-  if ('unusable' in pattern) return `cannot be checked: its pattern ${unusablePattern(pattern)}`;
+  if ('unusable' in pattern) {
+    // Not one the gateway runs: left to the upstream, which checks its own schema, and to
+    // the host or the inbox page, which check it as they render the form (ADR 011).
+    return pattern.unusable === 'not linear' ? undefined : 'cannot be checked: its pattern must be a regular expression (ECMAScript, with the u flag)';
+  }
   if (value.length > PATTERN_INPUT_LIMIT) return `must be at most ${PATTERN_INPUT_LIMIT} characters to be checked against its pattern`;
   const matches = patterns.matches(pattern, value);
   if (matches === undefined) return `could not be checked against its pattern within the ${PATTERN_STEPS_PER_FORM.toLocaleString('en')} steps one answer may take`;
   return matches ? undefined : `must match the pattern ${String(source)}`;
-}
-
-function unusablePattern(pattern: { unusable: string; why?: string }): string {
-  return pattern.unusable === 'not linear' ? `cannot be used: ${pattern.why}` : 'must be a regular expression (ECMAScript, with the u flag)';
 }
 
 /** The allowed values of a single- or multi-choice field: `enum`, or the `const`s of `oneOf`/`anyOf`. */

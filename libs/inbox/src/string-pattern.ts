@@ -12,6 +12,12 @@ export const PATTERN_INPUT_LIMIT = 4096;
  * instructions takes at most some 100,000; a form of many long patterns is what reaches this.
  */
 export const PATTERN_STEPS_PER_FORM = 1_000_000;
+/**
+ * The longest `pattern` compiled. Compiling judges each character class by JavaScript on
+ * sample characters, so a form of long patterns of many classes cost seconds of the daemon's
+ * thread (25 patterns of ~4,000 classes: 1.7 s), paid again for every answer.
+ */
+export const PATTERN_SOURCE_LIMIT = 1000;
 
 /**
  * The `pattern`s of one form elicitation's string fields, compiled and matched by the gateway's
@@ -27,14 +33,17 @@ export class FormPatterns {
 
   /**
    * The compiled pattern, or why there is none: not a regular expression, or one the engine
-   * cannot run in linear time (a backreference, a lookaround, too many instructions).
+   * does not run (a backreference, a lookaround, too many instructions, or longer than
+   * PATTERN_SOURCE_LIMIT, which also keeps groups far shallower than its recursive parser's
+   * limit: thousands deep compile in V8 and overflow the stack there).
    */
-  compile(source: unknown): LinearPattern | { unusable: 'not a regular expression' | 'not linear'; why?: string } {
+  compile(source: unknown): LinearPattern | { unusable: 'not a regular expression' | 'not linear' } {
     if (typeof source !== 'string') return { unusable: 'not a regular expression' };
+    if (source.length > PATTERN_SOURCE_LIMIT) return { unusable: 'not linear' };
     try {
       return this.engine(source, 'u');
     } catch (err) {
-      if (err instanceof UnsupportedPattern) return { unusable: 'not linear', why: err.message };
+      if (err instanceof UnsupportedPattern) return { unusable: 'not linear' };
       if (err instanceof SyntaxError) return { unusable: 'not a regular expression' };
       throw err;
     }
