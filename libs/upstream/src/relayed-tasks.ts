@@ -54,6 +54,9 @@ export class RelayedTasks {
       onCreated?.(task);
     };
     const created = await this.send('tools/call', params, { ...options, onAnswer });
+    // A send that does not hand the answer over early (onAnswer is the peer's option): the
+    // task is taken the same way, so a stop still cancels it.
+    if (!task) onAnswer(created);
     if (task) return task;
     if (!('task' in created)) {
       throw new McpError(ErrorCode.ConnectionClosed, `Upstream '${this.upstream}' answered a task-augmented tools/call without a task`);

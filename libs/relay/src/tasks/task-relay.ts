@@ -97,7 +97,7 @@ export class TaskRelay {
       progressUntil?.abort();
       throw err;
     }
-    if (!task && refusal === undefined) book(created);
+    // RelayedTasks.create tells `book` of every task it returns, early or, failing that, after.
     if (!task) {
       progressUntil?.abort();
       void connection.relayedTasks.cancel(created.taskId, { timeoutMs: connection.config.timeouts.requestMs }).catch(() => undefined);
