@@ -170,6 +170,36 @@ describe('a revoked API key ends what its holder has open', () => {
     expect(lines.some((line) => line.includes('"level":30') && line.includes('its inbox session is over') && line.includes('lena'))).toBe(true);
   }, 90_000);
 
+  it("a revoked key signed in to the inbox: each of the cookie's event streams ends with a warning and its own session ended row, though another request ended the cookie session first", async () => {
+    const key = createKey('mona');
+    const login = await request(daemon.baseUrl).post('/admin/inbox/login').send({ token: key }).expect(200);
+    const cookie = String(login.headers['set-cookie']![0]!).split(';')[0]!;
+    // Two tabs of one browser: two event streams on the same cookie session.
+    const streams = [
+      await openStream(`${daemon.baseUrl}/admin/inbox/events`, { Accept: 'text/event-stream', Cookie: cookie }),
+      await openStream(`${daemon.baseUrl}/admin/inbox/events`, { Accept: 'text/event-stream', Cookie: cookie }),
+    ];
+    for (const stream of streams) {
+      expect(stream.status).toBe(200);
+      await stream.waitFor(/event: snapshot/);
+    }
+
+    revoke('mona');
+    // A page's /items recheck meets the refusal before either stream's heartbeat (every 15 s)
+    // does, and ends the cookie session: the streams must still learn that it was a revocation.
+    await eventually(async () => (await request(daemon.baseUrl).get('/admin/inbox/items').set('Cookie', cookie)).status === 401 || undefined, 15_000, 'the cookie to be refused');
+    for (const stream of streams) await eventually(() => stream.ended() || undefined, 60_000, 'the inbox event streams to end');
+    const inboxRows = () => auditRows(dataDir, `method = 'session' AND transport = 'inbox' AND principal = 'mona'`);
+    const rows = await eventually(() => (inboxRows().length >= 2 ? inboxRows() : undefined), 15_000, 'a session ended row for each stream');
+    expect(rows).toHaveLength(2);
+    for (const row of rows) {
+      expect(row).toMatchObject({ name: 'ended', auth_method: 'api-key', decision: 'unauthenticated', rule: 'auth:revoked-key', session_id: null });
+      expect(String(row.error_message)).toMatch(/^the inbox event stream was ended: .*API key 'mona' was revoked/);
+    }
+    const warnings = daemon.stderr().split('\n').filter((line) => line.includes('"level":40') && line.includes('ended an inbox event stream') && line.includes('mona'));
+    expect(warnings).toHaveLength(2);
+  }, 120_000);
+
   it('a reload, and another key revoked, leave the sessions of keys that still hold as they were', async () => {
     const key = createKey('ivy');
     const post = (message: Record<string, unknown>, sessionId?: string) => {

@@ -95,7 +95,7 @@ export class InboxAccess {
       if (session) {
         const result = await this.authenticateToken(session.token);
         if (result.principal) return { caller: this.callerFor(result.principal, session.id) };
-        this.sessions.end(session.id);
+        this.sessions.end(session.id, result.refusal);
         cookieRefusal = result.refusal;
       }
       if (res && !res.headersSent) res.setHeader('Set-Cookie', sessionCookie(req, undefined));
@@ -124,6 +124,11 @@ export class InboxAccess {
   /** Whether the cookie session `id` is still there (not signed out, expired or pushed out by newer sign-ins). */
   signedIn(id: string): boolean {
     return this.sessions.has(id);
+  }
+
+  /** Why the cookie session `id` was ended, when it was because its credential was refused (recently: see REFUSAL_KEPT_MS). */
+  refusalOf(id: string): AuthRefusal | undefined {
+    return this.sessions.refusalOf(id);
   }
 
   logout(req: IncomingMessage): void {

@@ -33,7 +33,9 @@ export interface StreamLapse {
  * What the heartbeat's check says when the stream came with a cookie session that is over:
  * Sign out (in this tab or another), its 8 h, or a newer sign-in pushing it out. That is the
  * inbox's own session ending, as an MCP session's idle timeout is, not a credential that
- * stopped holding: the stream ends without a warning or an audit row.
+ * stopped holding: the stream ends without a warning or an audit row. A session that another
+ * request of the same cookie ended because its credential was refused is not over in this
+ * sense: the check returns that refusal instead.
  */
 export const SESSION_OVER = 'session-over';
 

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
-import { describe, expect, it } from 'vitest';
-import { INBOX_COOKIE, InboxSessions, MAX_SESSIONS, MAX_SESSIONS_PER_PRINCIPAL } from './inbox-sessions.js';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { INBOX_COOKIE, InboxSessions, MAX_REFUSALS, MAX_SESSIONS, MAX_SESSIONS_PER_PRINCIPAL, REFUSAL_KEPT_MS } from './inbox-sessions.js';
 
 const withCookie = (id: string) => ({ headers: { cookie: `${INBOX_COOKIE}=${id}` } }) as IncomingMessage;
 
@@ -41,5 +41,47 @@ describe('InboxSessions: bounds', () => {
     expect(sessions.size).toBe(MAX_SESSIONS);
     expect(sessions.tokenOf(withCookie(first!))).toBeUndefined();
     expect(sessions.tokenOf(withCookie(small))?.token).toBe('sbk_small');
+  });
+});
+
+describe('InboxSessions: sessions ended for a refused credential', () => {
+  const revoked = { rule: 'auth:revoked-key', reason: "API key 'alice' was revoked" } as const;
+  afterEach(() => vi.useRealTimers());
+
+  it('tells why a session was ended for a refusal, and nothing for one signed out or pushed out', () => {
+    const sessions = new InboxSessions();
+    const refused = sessions.create('sbk_alice', 'alice');
+    const signedOut = sessions.create('sbk_alice', 'alice');
+    sessions.end(refused, revoked);
+    sessions.end(signedOut);
+    expect(sessions.has(refused)).toBe(false);
+    expect(sessions.refusalOf(refused)).toEqual(revoked);
+    expect(sessions.refusalOf(signedOut)).toBeUndefined();
+    // Ending it again (a second tab meeting the same refusal) changes nothing.
+    sessions.end(refused);
+    expect(sessions.refusalOf(refused)).toEqual(revoked);
+  });
+
+  it(`forgets the refusal after ${REFUSAL_KEPT_MS} ms`, () => {
+    vi.useFakeTimers();
+    const sessions = new InboxSessions();
+    const id = sessions.create('sbk_alice', 'alice');
+    sessions.end(id, revoked);
+    vi.advanceTimersByTime(REFUSAL_KEPT_MS - 1);
+    expect(sessions.refusalOf(id)).toEqual(revoked);
+    vi.advanceTimersByTime(1);
+    expect(sessions.refusalOf(id)).toBeUndefined();
+  });
+
+  it(`remembers at most ${MAX_REFUSALS} refusals, forgetting the oldest`, () => {
+    const sessions = new InboxSessions();
+    const ids = Array.from({ length: MAX_REFUSALS + 1 }, (_, i) => {
+      const id = sessions.create(`sbk_${i}`, `user-${i}`);
+      sessions.end(id, revoked);
+      return id;
+    });
+    expect(sessions.refusalOf(ids[0]!)).toBeUndefined();
+    expect(sessions.refusalOf(ids[1]!)).toEqual(revoked);
+    expect(sessions.refusalOf(ids.at(-1)!)).toEqual(revoked);
   });
 });

@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { Injectable } from '@nestjs/common';
+import type { AuthRefusal } from '@switchboard/auth';
+import { HEARTBEAT_MS } from './inbox-events.js';
 
 export const INBOX_COOKIE = 'switchboard_inbox';
 /** The only path the browser sends the cookie to, and the only routes that read it. */
@@ -18,6 +20,14 @@ export const MAX_SESSIONS_PER_PRINCIPAL = 20;
  * one of someone who holds fewer.
  */
 export const MAX_SESSIONS = 10_000;
+/**
+ * How long a session ended because its credential was refused is remembered as such: four
+ * heartbeats, so every event stream of that cookie has rechecked (and said why) by then, even
+ * on a busy daemon. A stream that rechecks later still ends, only quietly.
+ */
+export const REFUSAL_KEPT_MS = 4 * HEARTBEAT_MS;
+/** Bound on remembered refusals (a few hundred bytes each): past it the oldest is forgotten. */
+export const MAX_REFUSALS = MAX_SESSIONS;
 const SESSION_ID = /^[A-Za-z0-9_-]{43}$/;
 
 interface Session {
@@ -43,6 +53,13 @@ export class InboxSessions {
   private readonly sessions = new Map<string, Session>();
   /** Each principal's session ids, oldest first. */
   private readonly byPrincipal = new Map<string, string[]>();
+  /**
+   * Sessions ended because their credential was refused, with why, oldest first (all are kept
+   * equally long, so also soonest to expire first). Whichever request of a cookie meets the
+   * refusal first ends the session; the cookie's event streams learn why from here rather
+   * than taking it for a sign-out, so a revocation with two tabs open is still audited.
+   */
+  private readonly refusals = new Map<string, { refusal: AuthRefusal; until: number }>();
 
   /** A new session for `principal`, who proved it with `token`. */
   create(token: string, principal: string): string {
@@ -69,14 +86,26 @@ export class InboxSessions {
     return this.live(id) !== undefined;
   }
 
-  end(id: string): void {
+  /** Ends the session; with `refusal` when its credential was refused, which refusalOf() then tells for a while. */
+  end(id: string, refusal?: AuthRefusal): void {
     const session = this.sessions.get(id);
     if (!session) return;
     this.sessions.delete(id);
+    if (refusal) this.rememberRefusal(id, refusal);
     const own = this.byPrincipal.get(session.principal) ?? [];
     const at = own.indexOf(id);
     if (at !== -1) own.splice(at, 1);
     if (own.length === 0) this.byPrincipal.delete(session.principal);
+  }
+
+  /** Why the session `id` was ended, when it was for a refused credential in the last REFUSAL_KEPT_MS. */
+  refusalOf(id: string): AuthRefusal | undefined {
+    const kept = this.refusals.get(id);
+    if (kept && kept.until <= Date.now()) {
+      this.refusals.delete(id);
+      return undefined;
+    }
+    return kept?.refusal;
   }
 
   get size(): number {
@@ -97,6 +126,15 @@ export class InboxSessions {
     let largest: string[] = [];
     for (const ids of this.byPrincipal.values()) if (ids.length > largest.length) largest = ids;
     return largest;
+  }
+
+  private rememberRefusal(id: string, refusal: AuthRefusal): void {
+    const now = Date.now();
+    for (const [old, kept] of this.refusals) {
+      if (kept.until > now && this.refusals.size < MAX_REFUSALS) break;
+      this.refusals.delete(old);
+    }
+    this.refusals.set(id, { refusal, until: now + REFUSAL_KEPT_MS });
   }
 
   private prune(): void {

@@ -60,7 +60,8 @@ export class InboxController {
       session: caller.sessionId !== undefined,
       lapse: async () => {
         // Checked in the same tick as resolve() reads the session, so a sign-out cannot fall between the two.
-        if (caller.sessionId !== undefined && !this.access.signedIn(caller.sessionId)) return SESSION_OVER;
+        // A session another request of the cookie ended for a refused credential (a second tab, an answer) is a lapse, not a sign-out.
+        if (caller.sessionId !== undefined && !this.access.signedIn(caller.sessionId)) return this.access.refusalOf(caller.sessionId) ?? SESSION_OVER;
         const now = await this.access.resolve(req);
         if (now.refusal) return now.refusal;
         if (now.caller.viewer.principal === principal && now.caller.viewer.admin === admin) return undefined;
