@@ -111,14 +111,14 @@ export async function openAuditStore(config: GatewayConfig, logger: Logger): Pro
   const journal = journalFor(settings, journalDir(config));
   // A data directory deleted under the daemon must stop the log loudly, not take its rows along.
   const inPlace = new FilesInPlace([databasePath(config), ...(journal ? [journal.path] : [])]);
-  // The head each commit leaves, for the checkpoints: known without a query.
-  const heads = new HeadKeeper();
-  const committer = heads.keeping(
-    committingInPlace(
-      committerFor(db, { file: databasePath(config), synchronous: settings.synchronous, busyTimeoutMs: WRITER_BUSY_TIMEOUT_MS }),
-      inPlace,
-    ),
+  const inner = committingInPlace(
+    committerFor(db, { file: databasePath(config), synchronous: settings.synchronous, busyTimeoutMs: WRITER_BUSY_TIMEOUT_MS }),
+    inPlace,
   );
+  // The head each commit leaves, for the checkpoints (when on): known without a query.
+  const checkpointMs = checkpointIntervalMs(settings.checkpointEvery);
+  const heads = checkpointMs === undefined ? undefined : new HeadKeeper();
+  const committer = heads ? heads.keeping(inner) : inner;
   const writer = new AuditWriter(committer, {
     mode: settings.mode,
     flushMs: settings.flushMs,
@@ -135,8 +135,7 @@ export async function openAuditStore(config: GatewayConfig, logger: Logger): Pro
   const retentionMs = parseRetention(settings.retention);
   const retention = retentionMs === undefined ? undefined : new RetentionJob(db, retentionMs, logger);
   retention?.start();
-  const checkpointMs = checkpointIntervalMs(settings.checkpointEvery);
-  const checkpoints = checkpointMs === undefined ? undefined : new CheckpointJob(heads, checkpointMs, logger);
+  const checkpoints = heads && new CheckpointJob(heads, checkpointMs!, logger);
   checkpoints?.start();
   logger.info({ file: databasePath(config), mode: settings.mode, synchronous: settings.synchronous }, 'audit log open');
   return {

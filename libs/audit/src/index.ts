@@ -20,4 +20,4 @@ export { bareEntry, systemEntry } from './system-entry.js';
 export { CHECKPOINT_TAG, checkpointLine, checkpointsIn, type Checkpoint } from './checkpoint/checkpoint-line.js';
 export * from './checkpoint/checkpoint-check.js';
 export { CheckpointJob, HeadKeeper } from './checkpoint/checkpoint-job.js';
-export { readChainHead, type ChainHead } from './chain/chain-head.js';
+export { readNewestRow, type ChainHead } from './chain/chain-head.js';

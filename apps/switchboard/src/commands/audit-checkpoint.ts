@@ -1,4 +1,4 @@
-import { checkpointLine } from '@switchboard/audit';
+import { checkpointLine, readNewestRow } from '@switchboard/audit';
 import { sqliteConnection } from '@switchboard/persistence';
 import { withAuditReader } from './audit-reader.js';
 import { COMMON_OPTIONS, loadCommandConfig, parseCommandArgs, printUsage } from './command-args.js';
@@ -15,12 +15,7 @@ export const readArguments = (args: string[]) => parseCommandArgs(args, COMMON_O
 export async function run(args: string[], usage: string): Promise<number> {
   const { values } = readArguments(args);
   if (values.help) return printUsage(usage);
-  const head = await withAuditReader(loadCommandConfig(values), async (dataSource) => {
-    const db = sqliteConnection(dataSource);
-    return db.prepare('SELECT id, hash, at FROM audit_entry ORDER BY id DESC LIMIT 1').get() as
-      | { id: number; hash: string; at: number }
-      | undefined;
-  });
+  const head = await withAuditReader(loadCommandConfig(values), async (dataSource) => readNewestRow(sqliteConnection(dataSource)));
   if (!head) throw new CommandError('the audit log has no rows: there is no row to name in a checkpoint yet');
   process.stdout.write(`${checkpointLine(head)}\n`);
   return 0;

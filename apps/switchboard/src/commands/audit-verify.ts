@@ -1,5 +1,5 @@
 import { checkCheckpoints, checkpointProblemLines, parseRetention, verifyChain, type CheckpointReport, type PruningAccount } from '@switchboard/audit';
-import { counted } from '@switchboard/core';
+import { counted, countedBe } from '@switchboard/core';
 import { sqliteConnection } from '@switchboard/persistence';
 import { checkpointsOfFile, readableSize, type CheckpointsFileTally } from './audit-checkpoints-file.js';
 import { inReadSnapshot, withAuditReader } from './audit-reader.js';
@@ -39,7 +39,7 @@ export async function run(args: string[], usage: string): Promise<number> {
   const chainOk = printVerdict(verdict);
   if (!checkpoints) return chainOk ? 0 : 1;
   if (tally.unreadable > 0) {
-    process.stderr.write(`warning: ${counted(tally.unreadable, 'checkpoint tag')} in ${file} are no readable v1 checkpoint where one is read (a line's start, or the daemon's 'audit: checkpoint' message); skipped\n`);
+    process.stderr.write(`warning: in ${file}, ${countedBe(tally.unreadable, 'checkpoint tag', 'present')} not a readable v1 checkpoint where one is read (a line's start, or the daemon's 'audit: checkpoint' message); skipped\n`);
   }
   // A file with none is the wrong file: passing it would vouch for nothing.
   if (checkpoints.checked === 0) throw new CommandError(`no checkpoint lines in ${file} (switchboard-audit-checkpoint v1 ...)`);

@@ -100,7 +100,7 @@ export function checkpointProblemLines(report: CheckpointReport, retention: stri
     );
   }
   if (early) {
-    const why = retention === 'off' ? 'audit.retention is off' : `audit.retention is ${retention}`;
+    const why = `audit.retention is ${retention}`;
     lines.push(
       `BROKEN: row ${early.newest.id} written ${iso(early.newest.at)}, inside retention, is gone (${why}): it was deleted, not pruned` +
         more(early.count, 'name rows inside retention'),
