@@ -65,6 +65,9 @@ const FIELDS_ADDED: Record<Shape, Record<string, AddedIn>> = {
 };
 
 /** Content block types, by the revision that added them (text, image and resource are in all). */
+/** The sampling blocks of tool use (2025-11-25), which answer only a request that offered tools. */
+export const TOOL_BLOCKS: ReadonlySet<unknown> = new Set(['tool_use', 'tool_result']);
+
 export const CONTENT_ADDED: Readonly<Record<string, AddedIn>> = { audio: '2025-03-26', resource_link: '2025-06-18' };
 
 /** CallToolResult.structuredContent came with 2025-06-18. */

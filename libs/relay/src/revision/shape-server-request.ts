@@ -7,6 +7,7 @@ import {
   REQUEST_ADDED,
   SAMPLING_TOOLS_ADDED,
   TITLED_CHOICES_ADDED,
+  TOOL_BLOCKS,
   URL_ELICITATION_ADDED,
   type OlderRevision,
 } from './revision-fields.js';
@@ -36,8 +37,6 @@ export function shapeServerRequest(method: string, params: Item, version: string
   // roots/list carries nothing but _meta in every revision.
   return params;
 }
-
-const TOOL_BLOCKS: ReadonlySet<unknown> = new Set(['tool_use', 'tool_result']);
 
 function shapedSampling(params: Item, version: OlderRevision): Item | Unanswerable {
   const messages = Array.isArray(params.messages) ? params.messages : undefined;

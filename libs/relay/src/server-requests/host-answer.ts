@@ -1,5 +1,6 @@
 import { elicitationContentProblems } from '@switchboard/inbox';
 import type { Item } from '../relay.types.js';
+import { TOOL_BLOCKS } from '../revision/revision-fields.js';
 import { elicitationMode } from './host-capability.js';
 
 /** A host's answer that may go to the upstream, or why it may not. */
@@ -46,8 +47,6 @@ function checkElicitation(params: Item, answer: Item): CheckedAnswer {
 
 /** The blocks a sampled message may hold (2025-11-25: SamplingMessageContentBlock). */
 const SAMPLED = new Set(['text', 'image', 'audio', 'tool_use', 'tool_result']);
-/** Those that only answer a request that offered tools. */
-const TOOL_BLOCKS = new Set(['tool_use', 'tool_result']);
 
 /**
  * CreateMessageResult: who said it, what, and which model. A list of blocks and the tool
