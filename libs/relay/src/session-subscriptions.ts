@@ -13,8 +13,8 @@ export function holds(sub: Subscription, sessionId: string): boolean {
  *
  * A key is added before the session joins the subscription (as holder or waiter), so every
  * key a session holds is here; keys it no longer holds (unsubscribed, cancelled, failed) stay
- * until counted, which keeps a session's set within the bound plus its unsubscribes since
- * its last subscribe. The manager adds keys only for a session still open, and drops the
+ * until counted, which happens when the set reaches the bound (reaches), so it stays about
+ * that size. The manager adds keys only for a session still open, and drops the
  * session's set when it ends.
  */
 export class SessionSubscriptions {
@@ -31,6 +31,15 @@ export class SessionSubscriptions {
   /** The session's keys, some perhaps no longer held: a copy, safe to walk while releasing. */
   keysOf(sessionId: string): string[] {
     return [...(this.bySession.get(sessionId) ?? [])];
+  }
+
+  /**
+   * Whether the session holds or is getting `bound` subscriptions. Its keys are counted only
+   * when there are that many: fewer keys than the bound are fewer subscriptions, as every one
+   * held has its key, so a subscribe costs a walk of them only near the bound.
+   */
+  reaches(sessionId: string, bound: number): boolean {
+    return (this.bySession.get(sessionId)?.size ?? 0) >= bound && this.count(sessionId) >= bound;
   }
 
   /** How many subscriptions the session holds or is getting; lets go of the keys it does not. */

@@ -112,7 +112,7 @@ export class SubscriptionManager {
     const owner = this.ownerOf(connection, session);
     const key = keyOf(connection.name, owner, uri);
     let sub = this.subs.get(key);
-    if (!(sub && holds(sub, session.id)) && this.heldBy(session.id) >= MAX_SUBSCRIPTIONS_PER_SESSION) {
+    if (!(sub && holds(sub, session.id)) && this.bySession.reaches(session.id, MAX_SUBSCRIPTIONS_PER_SESSION)) {
       return Promise.reject(
         new McpError(ErrorCode.RateLimited, `Too many subscriptions: this session holds ${MAX_SUBSCRIPTIONS_PER_SESSION}; unsubscribe from some first`),
       );
