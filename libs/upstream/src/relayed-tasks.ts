@@ -43,13 +43,10 @@ export class RelayedTasks {
    */
   async create(params: Item, options: PeerRequestOptions, onCreated?: (task: UpstreamTask) => void): Promise<UpstreamTask> {
     let task: UpstreamTask | undefined;
+    // An invalid task throws here, and the peer fails the request with it.
     const onAnswer = (created: Item) => {
       if (!('task' in created)) return;
-      try {
-        task = this.checked(created.task);
-      } catch {
-        return; // refused below, once the answer is returned
-      }
+      task = this.checked(created.task);
       if (!isTerminalStatus(task.status)) this.open.add(task.taskId);
       onCreated?.(task);
     };
@@ -57,11 +54,8 @@ export class RelayedTasks {
     // A send that does not hand the answer over early (onAnswer is the peer's option): the
     // task is taken the same way, so a stop still cancels it.
     if (!task) onAnswer(created);
-    if (task) return task;
-    if (!('task' in created)) {
-      throw new McpError(ErrorCode.ConnectionClosed, `Upstream '${this.upstream}' answered a task-augmented tools/call without a task`);
-    }
-    return this.checked(created.task);
+    if (!task) throw new McpError(ErrorCode.ConnectionClosed, `Upstream '${this.upstream}' answered a task-augmented tools/call without a task`);
+    return task;
   }
 
   async get(taskId: string, options: PeerRequestOptions): Promise<UpstreamTask> {
