@@ -11,11 +11,11 @@ import {
   committingInPlace,
   createRedactor,
   journalFor,
-  parseRetention,
   recoverJournals,
 } from '@switchboard/audit';
 import { AUTH_ENTITIES } from '@switchboard/auth';
-import { checkpointIntervalMs, type GatewayConfig } from '@switchboard/config';
+import { AUDIT_CHECKPOINT_EVERY, AUDIT_RETENTION, type GatewayConfig } from '@switchboard/config';
+import { durationMs } from '@switchboard/core';
 import { MIGRATIONS } from '@switchboard/migrations';
 import type { Logger } from '@switchboard/observability';
 import { DATABASE_FILE, migrate, openDatabase, sqliteConnection } from '@switchboard/persistence';
@@ -116,7 +116,7 @@ export async function openAuditStore(config: GatewayConfig, logger: Logger): Pro
     inPlace,
   );
   // The head each commit leaves, for the checkpoints (when on): known without a query.
-  const checkpointMs = checkpointIntervalMs(settings.checkpointEvery);
+  const checkpointMs = durationMs(settings.checkpointEvery, AUDIT_CHECKPOINT_EVERY);
   const heads = checkpointMs === undefined ? undefined : new HeadKeeper();
   const committer = heads ? heads.keeping(inner) : inner;
   const writer = new AuditWriter(committer, {
@@ -132,7 +132,7 @@ export async function openAuditStore(config: GatewayConfig, logger: Logger): Pro
     completions: settings.completions,
     digestKey: loadDigestKey(config.dataDir),
   });
-  const retentionMs = parseRetention(settings.retention);
+  const retentionMs = durationMs(settings.retention, AUDIT_RETENTION);
   const retention = retentionMs === undefined ? undefined : new RetentionJob(db, retentionMs, logger);
   retention?.start();
   const checkpoints = heads && new CheckpointJob(heads, checkpointMs!, logger);

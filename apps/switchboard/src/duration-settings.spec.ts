@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { parseRetention } from '@switchboard/audit';
-import { checkpointIntervalMs, ConfigError, loadConfig } from '@switchboard/config';
+import { AUDIT_CHECKPOINT_EVERY, AUDIT_RETENTION, ConfigError, loadConfig } from '@switchboard/config';
+import { durationMs } from '@switchboard/core';
 import { CommandError } from './commands/command-error.js';
 import { KEYS_ARGUMENTS } from './commands/keys.js';
 
@@ -12,6 +12,7 @@ import { KEYS_ARGUMENTS } from './commands/keys.js';
  * daemon and `audit verify` reading it), audit.checkpointEvery (the same) and
  * `keys create --expires`. A cell is the milliseconds read, 'off', or 'refused'; for the
  * config's two, a value the file accepts must also be one the daemon reads ('mismatch' if not).
+ * All three read durationMs (libs/core); each keeps its own `off` and longest.
  */
 
 let dir: string;
@@ -45,8 +46,8 @@ function configCell(key: 'retention' | 'checkpointEvery', text: string, read: (v
   }
 }
 
-const retention = (text: string) => configCell('retention', text, parseRetention);
-const checkpointEvery = (text: string) => configCell('checkpointEvery', text, checkpointIntervalMs);
+const retention = (text: string) => configCell('retention', text, (value) => durationMs(value, AUDIT_RETENTION));
+const checkpointEvery = (text: string) => configCell('checkpointEvery', text, (value) => durationMs(value, AUDIT_CHECKPOINT_EVERY));
 
 /** `keys create --expires text`: the milliseconds from now, or the usage error's message. */
 function expires(text: string): { ms: number } | { message: string } {
@@ -75,20 +76,20 @@ const R = 'refused';
 describe('duration settings: what each accepts', () => {
   it.each<[string, Cell, Cell, Cell]>([
     //  text          audit.retention  audit.checkpointEvery  --expires
-    ['30s', R, 30 * S, R],
+    ['30s', 30 * S, 30 * S, 30 * S],
     ['1m', M, M, M],
     ['30m', 30 * M, 30 * M, 30 * M],
     ['12h', 12 * H, 12 * H, 12 * H],
     ['90d', 90 * D, R, 90 * D],
     ['7d', 7 * D, 7 * D, 7 * D],
     ['168h', 168 * H, 168 * H, 168 * H],
-    ['604800s', R, W, R],
-    ['1w', W, R, W],
+    ['604800s', W, W, W],
+    ['1w', W, W, W],
     ['2w', 2 * W, R, 2 * W],
     ['8d', 8 * D, R, 8 * D],
-    ['604801s', R, R, R],
+    ['604801s', 604_801 * S, R, 604_801 * S],
     ['999999w', 999_999 * W, R, 999_999 * W],
-    ['999999s', R, R, R],
+    ['999999s', 999_999 * S, R, 999_999 * S],
     ['007m', 7 * M, 7 * M, 7 * M],
     ['off', 'off', 'off', R],
     ['0s', R, R, R],
@@ -125,11 +126,11 @@ describe('duration settings: what each accepts', () => {
 
 describe('duration settings: what each says when it refuses', () => {
   it.each([
-    ['retention', '3months', "audit.retention: must be a count and a unit (m, h, d, w) like '90d', or 'off'"],
-    ['retention', '30s', "audit.retention: must be a count and a unit (m, h, d, w) like '90d', or 'off'"],
+    ['retention', '3months', "audit.retention: must be a count and a unit (s, m, h, d, w) like '90d', or 'off'"],
+    ['retention', '1y', "audit.retention: must be a count and a unit (s, m, h, d, w) like '90d', or 'off'"],
     ['retention', '0d', "audit.retention: must be more than 0 (pruning would remove all but the newest row); 'off' keeps every row"],
-    ['checkpointEvery', 'hourly', "audit.checkpointEvery: must be a count and a unit (s, m, h, d) like '1h', or 'off'"],
-    ['checkpointEvery', '1w', "audit.checkpointEvery: must be a count and a unit (s, m, h, d) like '1h', or 'off'"],
+    ['checkpointEvery', 'hourly', "audit.checkpointEvery: must be a count and a unit (s, m, h, d, w) like '1h', or 'off'"],
+    ['checkpointEvery', '2w', 'audit.checkpointEvery: must be at most 7d'],
     ['checkpointEvery', '0s', "audit.checkpointEvery: must be more than 0; 'off' logs no checkpoints"],
     ['checkpointEvery', '8d', 'audit.checkpointEvery: must be at most 7d'],
   ] as const)('%s: %j', (key, text, reason) => {
@@ -149,9 +150,9 @@ describe('duration settings: what each says when it refuses', () => {
   });
 
   it.each([
-    ['soon', "--expires must look like 30m, 12h, 30d or 2w, got 'soon'"],
-    ['0d', "--expires must look like 30m, 12h, 30d or 2w, got '0d'"],
-    ['off', "--expires must look like 30m, 12h, 30d or 2w, got 'off'"],
+    ['soon', "--expires 'soon': must be a count and a unit (s, m, h, d, w) like '30d'"],
+    ['0d', "--expires '0d': must be more than 0 (leave --expires out for a key that does not expire)"],
+    ['off', "--expires 'off': must be a count and a unit (s, m, h, d, w) like '30d'"],
   ])('--expires %j', (text, message) => {
     expect(expires(text)).toEqual({ message });
   });

@@ -1,3 +1,4 @@
+import { durationPattern, durationProblem, type DurationSetting } from '@switchboard/core';
 import { z } from 'zod';
 
 /*
@@ -118,29 +119,41 @@ function isFileUri(value: string): boolean {
   return value.startsWith('file://') && URL.canParse(value);
 }
 
-/** Retention as written in the file: a count and a unit (minutes, hours, days, weeks), or off. */
-export const RETENTION_PATTERN = /^(?:off|\d{1,6}[mhdw])$/;
+/**
+ * `audit.retention`: rows older than this are pruned. Zero (`0d`) would have every hourly
+ * run delete all but the newest row: almost certainly a mistake for `off`, which keeps every
+ * row, so it is refused.
+ */
+export const AUDIT_RETENTION: DurationSetting = {
+  name: 'audit.retention',
+  example: '90d',
+  off: 'keeps every row',
+  zero: '(pruning would remove all but the newest row)',
+};
 
 /**
- * A retention of zero (`0d`, `0m`) would have every hourly run delete all but the newest
- * row: almost certainly a mistake for `off`, which keeps every row, so it is refused.
+ * `audit.checkpointEvery`: how often the daemon logs a checkpoint. Node's timers take at most
+ * 2^31-1 ms (24.8 days) and fire at once beyond it; a week is plenty.
  */
-const NONZERO_RETENTION = /^(?!0+[mhdw]$)/;
-
-/** `audit.checkpointEvery` as written: a count and a unit (seconds, minutes, hours, days), or off. */
-const CHECKPOINT_PATTERN = /^(?:off|\d{1,6}[smhd])$/;
-/** Node's timers take at most 2^31-1 ms (24.8 days) and fire at once beyond it; a week is plenty. */
-const MAX_CHECKPOINT_MS = 7 * 86_400_000;
+export const AUDIT_CHECKPOINT_EVERY: DurationSetting = {
+  name: 'audit.checkpointEvery',
+  example: '1h',
+  off: 'logs no checkpoints',
+  max: '7d',
+};
 
 /**
- * How often the daemon logs an audit checkpoint, in milliseconds; undefined for `off`. Only
- * for a value the schema accepted (the daemon reads the parsed config).
+ * A setting that takes a duration (durationMs): its pattern is in the JSON schema for
+ * editors; a value refused gets one reason, durationProblem's.
  */
-export function checkpointIntervalMs(every: string): number | undefined {
-  if (every === 'off') return undefined;
-  const unit = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[every.slice(-1) as 's' | 'm' | 'h' | 'd'];
-  return Number(every.slice(0, -1)) * unit;
-}
+const duration = (setting: DurationSetting) => {
+  const pattern = durationPattern(setting);
+  const reason = (issue: { input?: unknown }) => durationProblem(String(issue.input), setting);
+  // Zod runs the refine after a failed regex too: it judges only a value of the right form (its longest).
+  return text()
+    .regex(pattern, { error: reason })
+    .refine((value) => !pattern.test(value) || durationProblem(value, setting) === undefined, { error: reason });
+};
 
 /** A redaction pattern is a regex source, or /source/flags; it must compile. */
 function compiles(pattern: string): boolean {
@@ -180,20 +193,10 @@ const auditSchema = z
     maxQueuedRows: intIn(1000, 10_000_000, 'must be an integer from 1000 to 10000000')
       .default(100_000)
       .describe('Rows held in memory while the database cannot be written; beyond it they are counted as lost.'),
-    retention: text()
-      .regex(RETENTION_PATTERN, { error: "must be a count and a unit (m, h, d, w) like '90d', or 'off'" })
-      .regex(NONZERO_RETENTION, { error: "must be more than 0 (pruning would remove all but the newest row); 'off' keeps every row" })
+    retention: duration(AUDIT_RETENTION)
       .default('90d')
       .describe('Rows older than this are pruned in the background; the hash chain stays verifiable.'),
-    checkpointEvery: text()
-      .regex(CHECKPOINT_PATTERN, { error: "must be a count and a unit (s, m, h, d) like '1h', or 'off'" })
-      // Zod runs these after a failed regex too: each judges only a value of the right form.
-      .refine((every) => !CHECKPOINT_PATTERN.test(every) || checkpointIntervalMs(every) !== 0, {
-        error: "must be more than 0; 'off' logs no checkpoints",
-      })
-      .refine((every) => !CHECKPOINT_PATTERN.test(every) || (checkpointIntervalMs(every) ?? 0) <= MAX_CHECKPOINT_MS, {
-        error: 'must be at most 7d',
-      })
+    checkpointEvery: duration(AUDIT_CHECKPOINT_EVERY)
       .default('1h')
       .describe("How often the daemon logs the audit chain's head as a checkpoint line (when rows were written since the last one), for `audit verify --checkpoint`; 'off' logs none."),
     maxArgumentBytes: intIn(0, 1_048_576, 'must be an integer from 0 to 1048576')

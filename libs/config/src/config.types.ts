@@ -191,7 +191,7 @@ export interface AuditConfig {
   maxQueuedRows: number;
   /** `90d`, `12h`, `30m`, `2w`, or `off`. */
   retention: string;
-  /** `1h`, `30s`, `1d`, or `off`: how often the chain's head is logged as a checkpoint (checkpointIntervalMs). */
+  /** `1h`, `30s`, `1d`, or `off`: how often the chain's head is logged as a checkpoint (durationMs with AUDIT_CHECKPOINT_EVERY). */
   checkpointEvery: string;
   maxArgumentBytes: number;
   /** Whether completion/complete requests are recorded. */

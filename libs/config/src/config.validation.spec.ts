@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, ConfigErrorCode } from './config.errors.js';
 import { loadConfig } from './config.loader.js';
-import { checkpointIntervalMs } from './config.schema.js';
+import { durationMs } from '@switchboard/core';
+import { AUDIT_CHECKPOINT_EVERY } from './config.schema.js';
 
 let dir: string;
 let count = 0;
@@ -67,13 +68,14 @@ describe('top-level settings', () => {
     ['audit: { mode: lax }', 'audit.mode', 'must be one of: strict, relaxed'],
     ['audit: { synchronous: off }', 'audit.synchronous', 'must be one of: normal, full'],
     ['audit: { retention: 90 }', 'audit.retention', 'must be a string (quote numbers and booleans)'],
-    ['audit: { retention: 3months }', 'audit.retention', "must be a count and a unit (m, h, d, w) like '90d', or 'off'"],
+    ['audit: { retention: 3months }', 'audit.retention', "must be a count and a unit (s, m, h, d, w) like '90d', or 'off'"],
     ['audit: { retention: 0d }', 'audit.retention', "must be more than 0 (pruning would remove all but the newest row); 'off' keeps every row"],
     ['audit: { retention: 00m }', 'audit.retention', "must be more than 0 (pruning would remove all but the newest row); 'off' keeps every row"],
     ['audit: { checkpointEvery: 60 }', 'audit.checkpointEvery', 'must be a string (quote numbers and booleans)'],
-    ['audit: { checkpointEvery: hourly }', 'audit.checkpointEvery', "must be a count and a unit (s, m, h, d) like '1h', or 'off'"],
+    ['audit: { checkpointEvery: hourly }', 'audit.checkpointEvery', "must be a count and a unit (s, m, h, d, w) like '1h', or 'off'"],
     ['audit: { checkpointEvery: 0s }', 'audit.checkpointEvery', "must be more than 0; 'off' logs no checkpoints"],
     ['audit: { checkpointEvery: 8d }', 'audit.checkpointEvery', 'must be at most 7d'],
+    ['audit: { checkpointEvery: 2w }', 'audit.checkpointEvery', 'must be at most 7d'],
     ['audit: { flushMs: 0 }', 'audit.flushMs', 'must be a whole number of milliseconds from 1 to 60000'],
     ['audit: { maxQueuedRows: 10 }', 'audit.maxQueuedRows', 'must be an integer from 1000 to 10000000'],
     ['audit: { redact: { patterns: ["(unclosed"] } }', 'audit.redact.patterns.0', 'must be a valid regular expression'],
@@ -87,15 +89,16 @@ describe('top-level settings', () => {
   it('lists a bad audit.checkpointEvery with the other problems, and reads a good one', () => {
     expect(problemsOf('audit: { retention: 3months, checkpointEvery: 1y, flushMs: 0 }')).toEqual([
       { path: 'audit.flushMs', reason: 'must be a whole number of milliseconds from 1 to 60000' },
-      { path: 'audit.retention', reason: "must be a count and a unit (m, h, d, w) like '90d', or 'off'" },
-      { path: 'audit.checkpointEvery', reason: "must be a count and a unit (s, m, h, d) like '1h', or 'off'" },
+      { path: 'audit.retention', reason: "must be a count and a unit (s, m, h, d, w) like '90d', or 'off'" },
+      { path: 'audit.checkpointEvery', reason: "must be a count and a unit (s, m, h, d, w) like '1h', or 'off'" },
     ]);
     const file = join(dir, 'checkpoint-every.yaml');
     writeFileSync(file, 'audit: { checkpointEvery: 30s }\n');
     const every = loadConfig(file, {}).audit.checkpointEvery;
-    expect([every, checkpointIntervalMs(every)]).toEqual(['30s', 30_000]);
-    expect(checkpointIntervalMs('off')).toBeUndefined();
-    expect(checkpointIntervalMs('7d')).toBe(604_800_000);
+    expect([every, durationMs(every, AUDIT_CHECKPOINT_EVERY)]).toEqual(['30s', 30_000]);
+    expect(durationMs('off', AUDIT_CHECKPOINT_EVERY)).toBeUndefined();
+    expect(durationMs('7d', AUDIT_CHECKPOINT_EVERY)).toBe(604_800_000);
+    expect(durationMs('1w', AUDIT_CHECKPOINT_EVERY)).toBe(604_800_000);
   });
 });
 

@@ -18,3 +18,4 @@ export * from './related-task.js';
 export * from './counted.js';
 export { linearPatternEngine, PatternBudgetSpent, MAX_INSTRUCTIONS_PER_READ, type LinearPattern, type PatternMeter } from './pattern-matcher.js';
 export { UnsupportedPattern } from './pattern-program.js';
+export * from './duration.js';

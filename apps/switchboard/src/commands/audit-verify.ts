@@ -1,5 +1,6 @@
-import { checkCheckpoints, checkpointProblemLines, parseRetention, verifyChain, type CheckpointReport, type PruningAccount } from '@switchboard/audit';
-import { counted, countedBe } from '@switchboard/core';
+import { checkCheckpoints, checkpointProblemLines, verifyChain, type CheckpointReport, type PruningAccount } from '@switchboard/audit';
+import { AUDIT_RETENTION } from '@switchboard/config';
+import { counted, countedBe, durationMs } from '@switchboard/core';
 import { sqliteConnection } from '@switchboard/persistence';
 import { checkpointsOfFile, readableSize, type CheckpointsFileTally } from './audit-checkpoints-file.js';
 import { inReadSnapshot, withAuditReader } from './audit-reader.js';
@@ -30,7 +31,7 @@ export async function run(args: string[], usage: string): Promise<number> {
           file === undefined
             ? undefined
             : await checkCheckpoints(sqliteConnection(dataSource), checkpointsOfFile(file, size, tally), {
-                retentionMs: parseRetention(config.audit.retention),
+                retentionMs: durationMs(config.audit.retention, AUDIT_RETENTION),
                 now: Date.now(),
               }),
       })),

@@ -1,4 +1,5 @@
 import { ApiKeyNameTakenError, ApiKeyStore, type ApiKeyInfo } from '@switchboard/auth';
+import { DurationRefused, durationMs, type DurationSetting } from '@switchboard/core';
 import { openMigrated } from '../audit-store.js';
 import { COMMON_OPTIONS, loadCommandConfig, parseCommandArgs, runSubcommand, parseOneArgument, printUsage } from './command-args.js';
 import { CommandError, usageError } from './command-error.js';
@@ -24,7 +25,7 @@ export const KEYS_ARGUMENTS = {
     if (values.help) return { values, roles: [], expiresAt: undefined };
     if (!values.name) throw usageError('keys create needs --name NAME');
     const roles = (values.roles ?? '').split(',').map((r) => r.trim()).filter(Boolean);
-    const expiresAt = values.expires === undefined ? undefined : Date.now() + parseDuration(values.expires);
+    const expiresAt = values.expires === undefined ? undefined : Date.now() + expiresInMs(values.expires);
     return { values, roles, expiresAt };
   },
   list: (args: string[]) => parseCommandArgs(args, LIST_OPTIONS),
@@ -89,11 +90,16 @@ async function withKeys<T>(values: { config?: string; 'data-dir'?: string }, use
   }
 }
 
-/** `30m`, `12h`, `30d`, `2w` in milliseconds. */
-function parseDuration(text: string): number {
-  const match = /^(\d{1,6})(m|h|d|w)$/.exec(text);
-  if (!match || Number(match[1]) === 0) throw usageError(`--expires must look like 30m, 12h, 30d or 2w, got '${text}'`);
-  return Number(match[1]) * { m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 }[match[2] as 'm' | 'h' | 'd' | 'w'];
+/** `keys create --expires`: how long the key works; without it, it does not expire (no `off`). */
+const EXPIRES: DurationSetting = { name: '--expires', example: '30d', zero: '(leave --expires out for a key that does not expire)' };
+
+function expiresInMs(text: string): number {
+  try {
+    return durationMs(text, EXPIRES)!;
+  } catch (err) {
+    if (err instanceof DurationRefused) throw usageError(err.message);
+    throw err;
+  }
 }
 
 function status(key: ApiKeyInfo): string {

@@ -189,14 +189,3 @@ function immediate<F extends (...args: never[]) => unknown>(transaction: F): F {
 export function prunedRows(db: SqliteConnection): number {
   return readAnchor(db)?.prunedRows ?? 0;
 }
-
-/** `90d`, `12h`, `30m`, `2w`, or `off`; returns milliseconds, or undefined for off. Zero is refused. */
-export function parseRetention(text: string): number | undefined {
-  if (text === 'off') return undefined;
-  const match = /^(\d{1,6})(m|h|d|w)$/.exec(text);
-  if (!match) throw new Error(`retention must look like 90d, 12h, 30m, 2w or be off, got '${text}'`);
-  const unit = { m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 }[match[2] as 'm' | 'h' | 'd' | 'w'];
-  // Zero would prune all but the newest row every hour; the config refuses it too.
-  if (Number(match[1]) === 0) throw new Error(`retention must be more than 0 (use off to keep every row), got '${text}'`);
-  return Number(match[1]) * unit;
-}

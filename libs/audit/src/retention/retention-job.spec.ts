@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { DataSource } from 'typeorm';
 import { entry, tempDatabase, writerFor } from '../../test-support/temp-db.js';
 import { verifyChain } from '../chain/verify-chain.js';
-import { PLAN_SQL, parseRetention, pruneBefore, restAfter } from './prune.js';
+import { PLAN_SQL, pruneBefore, restAfter } from './prune.js';
 import { RetentionJob } from './retention-job.js';
 
 let open: DataSource[] = [];
@@ -133,25 +133,6 @@ describe('RetentionJob', () => {
       expect(head.method).toBe('audit/pruned');
       expect(verdict.ok && verdict.pruning).toMatchObject({ markerId: head.id, markerAt: now, before: now - MINUTE });
     }
-  });
-});
-
-describe('parseRetention', () => {
-  it.each([
-    ['30m', 30 * 60_000],
-    ['12h', 12 * 3_600_000],
-    ['90d', 90 * DAY],
-    ['2w', 14 * DAY],
-  ])('%s', (text, ms) => expect(parseRetention(text)).toBe(ms));
-
-  it('off means keep everything; anything else is refused', () => {
-    expect(parseRetention('off')).toBeUndefined();
-    expect(() => parseRetention('90')).toThrow(/90d/);
-  });
-
-  it('refuses a zero retention, which would prune all but the newest row, and names off', () => {
-    expect(() => parseRetention('0d')).toThrow(/more than 0 \(use off/);
-    expect(() => parseRetention('000m')).toThrow(/more than 0/);
   });
 });
 
