@@ -1,6 +1,6 @@
 import { Controller, Get, Inject, Req, Res } from '@nestjs/common';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { refusedForeign } from './foreign-request.js';
+import { refusedForeignPage } from './foreign-request.js';
 import { GatewayRuntime } from './gateway-runtime.js';
 import { stateOnly, upstreamReady } from './upstream-health.js';
 
@@ -26,7 +26,7 @@ export class HealthController {
    */
   @Get('readyz')
   ready(@Req() req: IncomingMessage, @Res() res: ServerResponse): void {
-    if (refusedForeign(req, res, this.runtime, 'json')) return;
+    if (refusedForeignPage(req, res, this.runtime, 'json')) return;
     const config = this.runtime.config;
     const detailed = config.auth.mode === 'none';
     const statuses = this.runtime.upstreamHealth();

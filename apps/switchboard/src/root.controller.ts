@@ -1,6 +1,6 @@
 import { Controller, Get, Inject, Req, Res } from '@nestjs/common';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { refusedForeign } from './foreign-request.js';
+import { refusedForeignPage } from './foreign-request.js';
 import { GatewayRuntime } from './gateway-runtime.js';
 
 /**
@@ -32,7 +32,7 @@ export class RootController {
   /** Under the MCP endpoints' Host/Origin check, as /readyz: a rebound page learns nothing here either. */
   @Get()
   root(@Req() req: IncomingMessage, @Res() res: ServerResponse): void {
-    if (refusedForeign(req, res, this.runtime, 'text')) return;
+    if (refusedForeignPage(req, res, this.runtime, 'text')) return;
     res
       .writeHead(200, { 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff', 'Cache-Control': 'no-store' })
       .end(rootPageText(this.runtime.inbox !== undefined));

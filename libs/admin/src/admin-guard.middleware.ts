@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Inject, Injectable, type NestMiddleware } from '@nestjs/common';
 import { refusalAnswer } from '@switchboard/auth';
-import { httpRefusal, refuseReason } from '@switchboard/downstream';
+import { httpRefusal, refusedForeign, type ForeignAnswer } from '@switchboard/downstream';
 import { ADMIN_OPTIONS, ADMIN_ROLE, type AdminOptions } from './admin-options.js';
 import { InboxAccess, inboxPathOf } from './inbox/inbox-access.js';
 import { sendError, setAdminHeaders } from './json-response.js';
@@ -14,6 +14,9 @@ import { sendError, setAdminHeaders } from './json-response.js';
  * principal may use and which InboxAccess admits. Answers are never cached: they hold
  * arguments and principals.
  */
+/** The admin API's answer to a foreign request: its JSON error body. */
+const refusedAsAdminError: ForeignAnswer = (res, status, reason) => sendError(res, status, `request refused: ${reason}`);
+
 @Injectable()
 export class AdminGuardMiddleware implements NestMiddleware {
   constructor(
@@ -23,11 +26,7 @@ export class AdminGuardMiddleware implements NestMiddleware {
 
   async use(req: IncomingMessage, res: ServerResponse, next: () => void): Promise<void> {
     setAdminHeaders(res);
-    const reason = refuseReason(req, this.options.config());
-    if (reason !== undefined) {
-      this.options.onRefused?.(httpRefusal(req, reason));
-      return sendError(res, 403, `request refused: ${reason}`);
-    }
+    if (refusedForeign(req, res, this.options.config(), this.options.onRefused, refusedAsAdminError)) return;
     const inboxPath = inboxPathOf(req);
     if (inboxPath !== undefined) return this.inbox.admit(req, res, inboxPath, next);
     const auth = await this.options.authenticate?.(req);

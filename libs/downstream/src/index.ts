@@ -5,9 +5,10 @@ export { StreamableHttpService } from './http/streamable-http.service.js';
 export { LegacySseService } from './http/legacy-sse.service.js';
 export { McpHttpRoutes } from './http/mcp-routes.js';
 export {
-  refuseReason,
+  refusedForeign,
   httpRefusal,
   authenticated,
+  type ForeignAnswer,
   type HttpRefusal,
   type RefusalListener,
   type RequestAuthenticator,

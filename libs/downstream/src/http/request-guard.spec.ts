@@ -1,8 +1,8 @@
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { GatewayConfig } from '@switchboard/config';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { isLoopbackHost } from '@switchboard/core';
-import { refuseReason } from './request-guard.js';
+import { admitted, refusedForeign, refuseReason, type HttpRefusal } from './request-guard.js';
 
 const config = (host: string, allowedHosts: string[] = [], allowedOrigins: string[] = []) =>
   ({ listen: { host, port: 8780 }, security: { allowedHosts, allowedOrigins } }) as unknown as GatewayConfig;
@@ -49,5 +49,45 @@ describe('refuseReason (Host and Origin)', () => {
     expect(refuseReason(req({ host: 'rebound.example:8780', origin: 'http://rebound.example:8780' }), open)).toBe(
       "Origin 'http://rebound.example:8780' is not allowed",
     );
+  });
+});
+
+describe('refusedForeign: the one refusal of a foreign Host or Origin', () => {
+  const loopback = config('127.0.0.1');
+  const request = (headers: Record<string, string>) =>
+    ({ headers, method: 'POST', url: '/mcp?sessionId=secret', socket: { remoteAddress: '127.0.0.1' } }) as unknown as IncomingMessage;
+  const res = {} as ServerResponse;
+
+  it.each([
+    ['a foreign Host', { host: 'evil.example' }, 'security:host', "Host 'evil.example' is not allowed"],
+    ['a foreign Origin', { host: '127.0.0.1:8780', origin: 'https://evil.example' }, 'security:origin', "Origin 'https://evil.example' is not allowed"],
+    ['no Host', {}, 'security:host', 'missing Host header'],
+  ])('%s: tells the listener (one refused row, the path without its query) and answers 403 in the caller\'s format', (_, headers, rule, reason) => {
+    const onRefused = vi.fn<(refusal: HttpRefusal) => void>();
+    const answer = vi.fn();
+    expect(refusedForeign(request(headers), res, loopback, onRefused, answer)).toBe(true);
+    expect(onRefused.mock.calls).toEqual([[{ httpMethod: 'POST', path: '/mcp', decision: 'refused', rule, reason, address: '127.0.0.1' }]]);
+    expect(answer.mock.calls).toEqual([[res, 403, reason]]);
+  });
+
+  it('lets a loopback request through untold and unanswered; without a listener (audit off) a refusal is still answered', () => {
+    const answer = vi.fn();
+    const onRefused = vi.fn();
+    expect(refusedForeign(request({ host: 'localhost:8780', origin: 'http://localhost:6274' }), res, loopback, onRefused, answer)).toBe(false);
+    expect([onRefused.mock.calls, answer.mock.calls]).toEqual([[], []]);
+    expect(refusedForeign(request({ host: 'evil.example' }), res, loopback, undefined, answer)).toBe(true);
+    expect(answer).toHaveBeenCalledOnce();
+  });
+
+  it('admitted, for the MCP endpoints, answers it as a JSON-RPC error', () => {
+    let sent: { status?: number; body?: string } = {};
+    const jsonRes = {
+      headersSent: false,
+      writeHead: (status: number) => (sent = { ...sent, status }),
+      end: (body: string) => (sent = { ...sent, body }),
+    } as unknown as ServerResponse;
+    expect(admitted(request({ host: 'evil.example' }), jsonRes, loopback, undefined)).toBe(false);
+    expect(sent.status).toBe(403);
+    expect(JSON.parse(sent.body!)).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32600, message: "Forbidden: Host 'evil.example' is not allowed" } });
   });
 });

@@ -105,19 +105,39 @@ export async function authenticated(
   return undefined;
 }
 
+/** How an endpoint writes the answer to a request the Host/Origin check refused, in its own format. */
+export type ForeignAnswer = (res: ServerResponse, status: number, reason: string) => void;
+
 /**
- * The check every MCP endpoint runs first: a refused request is answered 403, reported to
- * `onRefused` (the audit log), and goes no further. True when the request may proceed.
+ * The Host/Origin check (refuseReason) every endpoint of the listener but /healthz runs
+ * first: the MCP endpoints, the admin API and inbox, the root page and /readyz. A refused
+ * request is reported to `onRefused` (the audit log's row, one `refused` row with rule
+ * `security:host` or `security:origin`), answered 403 by `answer`, and goes no further.
+ * True when it was refused.
  */
+export function refusedForeign(
+  req: IncomingMessage,
+  res: ServerResponse,
+  config: GatewayConfig,
+  onRefused: RefusalListener | undefined,
+  answer: ForeignAnswer,
+): boolean {
+  const reason = refuseReason(req, config);
+  if (reason === undefined) return false;
+  onRefused?.(httpRefusal(req, reason));
+  answer(res, 403, reason);
+  return true;
+}
+
+/** The MCP endpoints' answer to a foreign request: a JSON-RPC error. */
+const forbiddenJsonRpc: ForeignAnswer = (res, status, reason) => replyError(res, status, ErrorCode.InvalidRequest, `Forbidden: ${reason}`);
+
+/** The check every MCP endpoint runs first (refusedForeign, answered as JSON-RPC). True when the request may proceed. */
 export function admitted(
   req: IncomingMessage,
   res: ServerResponse,
   config: GatewayConfig,
   onRefused: RefusalListener | undefined,
 ): boolean {
-  const reason = refuseReason(req, config);
-  if (reason === undefined) return true;
-  onRefused?.(httpRefusal(req, reason));
-  replyError(res, 403, ErrorCode.InvalidRequest, `Forbidden: ${reason}`);
-  return false;
+  return !refusedForeign(req, res, config, onRefused, forbiddenJsonRpc);
 }
