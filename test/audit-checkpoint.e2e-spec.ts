@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { AuditWriter, InlineCommitter, checkpointsIn, pruneBefore, type AuditEntry } from '@switchboard/audit';
+import { AuditWriter, InlineCommitter, checkpointIn, pruneBefore, type AuditEntry } from '@switchboard/audit';
 import { loadConfigWithWarnings, type GatewayConfig } from '@switchboard/config';
 import { silentLogger } from '@switchboard/observability';
 import { sqliteConnection } from '@switchboard/persistence';
@@ -79,7 +79,7 @@ describe('switchboard audit checkpoint and verify --checkpoint', () => {
     const kept = join(tempDir(), 'checkpoints.txt');
     writeFileSync(kept, takeCheckpoint(configPath));
     const head = readOnce(file, 'SELECT id, hash, at FROM audit_entry WHERE id = 3');
-    expect(checkpointsIn(takeCheckpoint(configPath)).checkpoints).toEqual([head]);
+    expect(checkpointIn(takeCheckpoint(configPath)).checkpoint).toEqual(head);
     const ok = cli(['audit', 'verify', '--checkpoint', kept, '--config', configPath]);
     expect(ok.code).toBe(0);
     expect(ok.stdout).toMatch(/^ok: 3 rows, chain intact .*\ncheckpoints: 1 checkpoint hold: 1 found with their hash \(the newest, row 3 written \S+Z\)\n$/);
@@ -157,14 +157,14 @@ describe('the daemon logs checkpoints (audit.checkpointEvery)', () => {
     await host.client.callTool({ name: 'fx__echo', arguments: { text: 'checkpointed' } });
     const file = databasePath(loadConfigWithWarnings(configPath).config);
     const callRow = await eventually(() => readOnce<{ id: number }>(file, `SELECT id FROM audit_record WHERE name = 'fx__echo'`)?.id, 30_000, 'the call row');
-    const logged = () => daemon.stderr().split('\n').flatMap((line) => checkpointsIn(line).checkpoints);
+    const logged = () => daemon.stderr().split('\n').flatMap((line) => checkpointIn(line).checkpoint ?? []);
     return { dir, configPath, daemon, host, file, callRow, logged };
   }
 
   it('logs the head at info while rows are written; its log, given to verify as is, holds', async () => {
     const { dir, configPath, daemon, host, callRow, logged } = await daemonAfterACall('1s');
     await eventually(() => logged().some((c) => c.id >= callRow), 30_000, 'a checkpoint naming the call row');
-    const line = daemon.stderr().split('\n').find((l) => checkpointsIn(l).checkpoints.length > 0)!;
+    const line = daemon.stderr().split('\n').find((l) => checkpointIn(l).checkpoint)!;
     expect(JSON.parse(line)).toMatchObject({ level: 30, msg: expect.stringMatching(/^audit: checkpoint switchboard-audit-checkpoint v1 id=\d+ /) });
     await host.close();
     expect((await daemon.stop('SIGTERM')).code).toBe(0);

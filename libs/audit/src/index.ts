@@ -17,7 +17,7 @@ export * from './retention/prune.js';
 export * from './retention/retention-job.js';
 export * from './redaction/index.js';
 export { bareEntry, systemEntry } from './system-entry.js';
-export { CHECKPOINT_TAG, checkpointLine, checkpointsIn, type Checkpoint } from './checkpoint/checkpoint-line.js';
+export { CHECKPOINT_TAG, checkpointLine, checkpointIn, type Checkpoint } from './checkpoint/checkpoint-line.js';
 export * from './checkpoint/checkpoint-check.js';
 export { CheckpointJob, HeadKeeper } from './checkpoint/checkpoint-job.js';
 export { readNewestRow, type ChainHead } from './chain/chain-head.js';

@@ -1,7 +1,7 @@
 import { createReadStream } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
-import { checkpointsIn, type Checkpoint } from '@switchboard/audit';
+import { checkpointIn, type Checkpoint } from '@switchboard/audit';
 import { CommandError } from './command-error.js';
 
 /** What reading a checkpoints file found besides the checkpoints it yields. */
@@ -34,9 +34,9 @@ export async function* checkpointsOfFile(file: string, size: number, tally: Chec
   const lines = createInterface({ input: createReadStream(file, { end: size - 1 }), crlfDelay: Infinity });
   try {
     for await (const line of lines) {
-      const found = checkpointsIn(line);
-      tally.unreadable += found.unreadable;
-      yield* found.checkpoints;
+      const { checkpoint, unreadable } = checkpointIn(line);
+      tally.unreadable += unreadable;
+      if (checkpoint) yield checkpoint;
     }
   } catch (err) {
     throw new CommandError(`reading the checkpoints file ${file} failed: ${(err as Error).message}`);

@@ -32,20 +32,24 @@ const LOGGED = `"msg":"audit: checkpoint ${CHECKPOINT_TAG}`;
  * reach the log inside other fields, and a forged checkpoint there would fail `verify` for
  * good (or, repeated, teach an operator to shrug at a failure). `unreadable` counts the tags
  * that are no readable v1 checkpoint in such a place, or are elsewhere, so that none is
- * silently skipped.
+ * silently skipped. A line holds one checkpoint at most: a second tag in it is not the daemon's.
  */
-export function checkpointsIn(text: string): { checkpoints: Checkpoint[]; unreadable: number } {
-  const checkpoints: Checkpoint[] = [];
+export function checkpointIn(text: string): { checkpoint?: Checkpoint; unreadable: number } {
   let tags = 0;
   for (let at = text.indexOf(CHECKPOINT_TAG); at !== -1; at = text.indexOf(CHECKPOINT_TAG, at + CHECKPOINT_TAG.length)) tags += 1;
-  if (tags === 0) return { checkpoints, unreadable: 0 };
+  if (tags === 0) return { unreadable: 0 };
+  const checkpoint = readV1(text);
+  return checkpoint ? { checkpoint, unreadable: tags - 1 } : { unreadable: tags };
+}
+
+/** The v1 checkpoint at the line's start or as the daemon's log message, if one is there and readable. */
+function readV1(text: string): Checkpoint | undefined {
   const logged = text.indexOf(LOGGED);
   const start = text.startsWith(CHECKPOINT_TAG) ? 0 : logged === -1 ? -1 : logged + LOGGED.length - CHECKPOINT_TAG.length;
-  if (start !== -1) {
-    V1.lastIndex = start;
-    const match = V1.exec(text);
-    const time = match ? Date.parse(match[3]) : Number.NaN;
-    if (match && Number.isSafeInteger(Number(match[1])) && !Number.isNaN(time)) checkpoints.push({ id: Number(match[1]), hash: match[2], at: time });
-  }
-  return { checkpoints, unreadable: tags - checkpoints.length };
+  if (start === -1) return undefined;
+  V1.lastIndex = start;
+  const match = V1.exec(text);
+  const time = match ? Date.parse(match[3]) : Number.NaN;
+  if (!match || !Number.isSafeInteger(Number(match[1])) || Number.isNaN(time)) return undefined;
+  return { id: Number(match[1]), hash: match[2], at: time };
 }

@@ -12,7 +12,7 @@ import { InlineCommitter } from '../writer/committer.js';
 import type { SqliteConnection } from '@switchboard/persistence';
 import { checkCheckpoints, checkpointProblemLines, type CheckpointRules } from './checkpoint-check.js';
 import { CheckpointJob, HeadKeeper } from './checkpoint-job.js';
-import { checkpointLine, checkpointsIn, type Checkpoint } from './checkpoint-line.js';
+import { checkpointLine, checkpointIn, type Checkpoint } from './checkpoint-line.js';
 
 const DAY = 86_400_000;
 const RETENTION_90D: CheckpointRules = { retentionMs: 90 * DAY, now: Date.now() };
@@ -115,26 +115,26 @@ describe('checkpoint lines', () => {
 
   it('are self-describing and read back, alone or inside other log text', () => {
     expect(checkpointLine(c)).toBe(line);
-    expect(checkpointsIn(line)).toEqual({ checkpoints: [c], unreadable: 0 });
+    expect(checkpointIn(line)).toEqual({ checkpoint: c, unreadable: 0 });
     const logged = JSON.stringify({ level: 30, time: 1, msg: `audit: checkpoint ${line}` });
-    expect(checkpointsIn(logged)).toEqual({ checkpoints: [c], unreadable: 0 });
-    expect(checkpointsIn(`Nov 27 host switchboard[1]: ${logged}`)).toEqual({ checkpoints: [c], unreadable: 0 });
-    expect(checkpointsIn('audit log open')).toEqual({ checkpoints: [], unreadable: 0 });
+    expect(checkpointIn(logged)).toEqual({ checkpoint: c, unreadable: 0 });
+    expect(checkpointIn(`Nov 27 host switchboard[1]: ${logged}`)).toEqual({ checkpoint: c, unreadable: 0 });
+    expect(checkpointIn('audit log open')).toEqual({ unreadable: 0 });
   });
 
   it('are read only where one is written: text an upstream or a host put in the log names none', () => {
     const stderr = JSON.stringify({ level: 30, msg: 'upstream stderr', stderr: `"msg":"audit: checkpoint ${line}` });
-    expect(checkpointsIn(stderr)).toEqual({ checkpoints: [], unreadable: 1 });
-    expect(checkpointsIn(`Nov 27 host switchboard[1]: ${line}`)).toEqual({ checkpoints: [], unreadable: 1 });
+    expect(checkpointIn(stderr)).toEqual({ unreadable: 1 });
+    expect(checkpointIn(`Nov 27 host switchboard[1]: ${line}`)).toEqual({ unreadable: 1 });
     // One message, one checkpoint: a second tag after it is not the daemon's.
-    expect(checkpointsIn(`${line} ${line.replace('id=42', 'id=43')}`)).toEqual({ checkpoints: [c], unreadable: 1 });
+    expect(checkpointIn(`${line} ${line.replace('id=42', 'id=43')}`)).toEqual({ checkpoint: c, unreadable: 1 });
   });
 
   it('count a tag that starts no readable v1 line, rather than skip it silently', () => {
-    expect(checkpointsIn(line.slice(0, 60))).toEqual({ checkpoints: [], unreadable: 1 });
-    expect(checkpointsIn(line.replace(' v1 ', ' v2 '))).toEqual({ checkpoints: [], unreadable: 1 });
-    expect(checkpointsIn(line.replace('id=42', 'id=0'))).toEqual({ checkpoints: [], unreadable: 1 });
-    expect(checkpointsIn(line.replace('at=2026-11-27', 'at=2026-13-45'))).toEqual({ checkpoints: [], unreadable: 1 });
+    expect(checkpointIn(line.slice(0, 60))).toEqual({ unreadable: 1 });
+    expect(checkpointIn(line.replace(' v1 ', ' v2 '))).toEqual({ unreadable: 1 });
+    expect(checkpointIn(line.replace('id=42', 'id=0'))).toEqual({ unreadable: 1 });
+    expect(checkpointIn(line.replace('at=2026-11-27', 'at=2026-13-45'))).toEqual({ unreadable: 1 });
   });
 });
 
@@ -158,7 +158,7 @@ describe('CheckpointJob', () => {
     job.stop();
     const logged = lines.map((l) => JSON.parse(l) as { level: number; msg: string });
     expect(logged.map((l) => l.level)).toEqual([30, 30]);
-    expect(lines.flatMap((l) => checkpointsIn(l).checkpoints.map((x) => x.id))).toEqual([1, 2]);
+    expect(lines.map((l) => checkpointIn(l).checkpoint?.id)).toEqual([1, 2]);
   });
 
   it('logs a head that took a logged id with another hash (rows cut under the running daemon)', async () => {
@@ -172,6 +172,6 @@ describe('CheckpointJob', () => {
     job.logHead();
     await committer.commit([entry()]);
     job.logHead();
-    expect(messages.map((m) => checkpointsIn(m.replace('audit: checkpoint ', '')).checkpoints[0]?.hash[0])).toEqual(['a', 'b']);
+    expect(messages.map((m) => checkpointIn(m.replace('audit: checkpoint ', '')).checkpoint?.hash[0])).toEqual(['a', 'b']);
   });
 });
