@@ -9,6 +9,7 @@ import type { Logger } from '@switchboard/observability';
 import {
   answeringPinnedRoots,
   CatalogSync,
+  ConnectionOwners,
   Forwarder,
   OutputSchemas,
   TaskRelay,
@@ -104,8 +105,7 @@ export class GatewayRuntime {
       logger,
     );
     let relay!: ServerRequestRelay;
-    // A host has as long to finish a URL elicitation's flow as to answer any question.
-    const urlElicitations = new UrlElicitations(() => this.current.relay.timeoutMs, this.sessions);
+    let urlElicitations!: UrlElicitations;
     let serverRequests!: ServerRequestHandler;
     // What upstreams say (what stdio ones print: their arguments, tokens, headers; the errors
     // of any) is redacted by the audit log's rules before it reaches the daemon's log or a
@@ -136,7 +136,7 @@ export class GatewayRuntime {
         if (perSession) fanout.sessionNotification(server, owner, n);
         else fanout.principalNotification(server, owner, n);
         subscriptions.onNotification(server, owner, n);
-        urlElicitations.notification(server, n);
+        urlElicitations.notification(server, n, owner);
       },
     });
     this.principalConnections = new PrincipalConnections({ ...upstreamDeps, secrets: this.secrets, listener: toOwner(false) });
@@ -145,6 +145,9 @@ export class GatewayRuntime {
       capabilitiesFor: sessionCapabilitiesFor(this.sessions, () => this.inbox !== undefined && this.current.relay.inbox),
       listener: toOwner(true),
     });
+    const owners = new ConnectionOwners(this.registry, [this.principalConnections, this.sessionConnections]);
+    // A host has as long to finish a URL elicitation's flow as to answer any question.
+    urlElicitations = new UrlElicitations(() => this.current.relay.timeoutMs, this.sessions, owners);
     // A session's own connections end with it (and after the idle timeout, like any owned one).
     this.sessions.onClose((session) => void this.sessionConnections.closeOwner(session.id));
     const mayHearOfUpdate = (principal: Principal, server: string, uri: string) => this.policy.decide(principal, 'subscribe', 'Resource', { server, uri }).allowed;

@@ -3,6 +3,7 @@ import { McpError } from '@switchboard/core';
 import type { UpstreamConnection } from '@switchboard/upstream';
 import { describe, expect, it, vi } from 'vitest';
 import { Forwarder, MAX_PROGRESS_PER_SECOND, progressRate } from './forwarder.js';
+import { ConnectionOwners } from './connection-owners.js';
 import { SessionDirectory, type DownstreamSession } from './session.js';
 import type { RelayOrigin } from './server-requests/relay-origin.js';
 import { UrlElicitations } from './server-requests/url-elicitations.js';
@@ -50,7 +51,7 @@ describe('Forwarder', () => {
   it('passes a -32042 back as it is, and the completion of its elicitation later reaches the same host', async () => {
     const { connection, seen } = upstream();
     const sessions = new SessionDirectory();
-    const urls = new UrlElicitations(() => 60_000, sessions);
+    const urls = new UrlElicitations(() => 60_000, sessions, new ConnectionOwners(new Map([['auth', connection]]), []));
     const sent: unknown[] = [];
     const session = { id: 's1', clientCapabilities: { elicitation: { url: {} } }, send: async (n: unknown) => void sent.push(n) } as unknown as DownstreamSession;
     sessions.add(session);

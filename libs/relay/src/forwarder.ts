@@ -114,7 +114,7 @@ export class Forwarder {
     const sent = how.send ? how.send(upstreamParams, options) : connection.request(request.method, upstreamParams, options);
     return sent
       .catch((err: unknown) => {
-        this.urlElicitations?.failed(session, connection.name, err);
+        this.urlElicitations?.failed(session, connection, err);
         throw err;
       })
       .finally(() => {

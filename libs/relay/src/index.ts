@@ -10,6 +10,7 @@ export type { AuditFacts } from './audit/audit-facts.js';
 export { ServerRequestRelay, type RelayLimits } from './server-requests/server-request-relay.js';
 export type { RelayOrigin } from './server-requests/relay-origin.js';
 export { UrlElicitations } from './server-requests/url-elicitations.js';
+export { ConnectionOwners } from './connection-owners.js';
 export { answeringPinnedRoots } from './server-requests/pinned-roots.js';
 export { sessionClientCapabilities, type SessionCapabilityOptions } from './server-requests/session-client-capabilities.js';
 export { shapeNotification } from './revision/shape-for-revision.js';

@@ -14,8 +14,7 @@ import { ancestorsOf, mayHaveSubscribed, newSubscription, type Subscription, typ
 import { holds, SessionSubscriptions } from './session-subscriptions.js';
 import { STRAY_UNSUBSCRIBE_INTERVAL_MS, StrayUpdates } from './stray-updates.js';
 import { TimedOutSubscribes } from './timed-out-subscribes.js';
-
-const SHARED = '';
+import { ConnectionOwners, SHARED } from './connection-owners.js';
 
 /**
  * Subscriptions one session may hold (or be getting) at once. The URIs are the host's to
@@ -47,13 +46,14 @@ export class SubscriptionManager {
   private readonly bySession = new SessionSubscriptions((key) => this.subs.get(key));
   private readonly strays: StrayUpdates;
   private readonly timedOut = new TimedOutSubscribes();
+  private readonly owners: ConnectionOwners;
 
   constructor(
-    private readonly registry: UpstreamRegistry,
+    registry: UpstreamRegistry,
     private readonly sessions: SessionDirectory,
     private readonly logger: Logger,
     /** The pools of isolated servers' connections (per-principal, per-session). */
-    private readonly owned: readonly OwnedConnections[] = [],
+    owned: readonly OwnedConnections[] = [],
     /**
      * Whether a principal may hear of an update of `uri` (the upstream's own) on `server`:
      * the policy's `subscribe`. Asked per update, not only at subscribe: an update may be of
@@ -61,6 +61,7 @@ export class SubscriptionManager {
      */
     private readonly mayHear: (principal: DownstreamSession['principal'], server: string, uri: string) => boolean = () => true,
   ) {
+    this.owners = new ConnectionOwners(registry, owned);
     this.strays = new StrayUpdates((connection, limit) =>
       logger.warn(
         { upstream: connection?.split('\u0000')[0], limit, intervalMs: STRAY_UNSUBSCRIBE_INTERVAL_MS },
@@ -109,7 +110,7 @@ export class SubscriptionManager {
     // Its session ended while the subscribe was on its way here: dropSession has run, and a
     // subscription held for it now would be kept (and held upstream) for nobody, for good.
     if (this.sessions.get(session.id) !== session) return Promise.reject(cancelledError());
-    const owner = this.ownerOf(connection, session);
+    const owner = this.owners.ownerFor(connection, session);
     const key = keyOf(connection.name, owner, uri);
     let sub = this.subs.get(key);
     if (!(sub && holds(sub, session.id)) && this.bySession.reaches(session.id, MAX_SUBSCRIPTIONS_PER_SESSION)) {
@@ -205,27 +206,8 @@ export class SubscriptionManager {
     }
   }
 
-  private ownerOf(connection: UpstreamConnection, session: DownstreamSession): string {
-    if (this.registry.get(connection.name) === connection) return SHARED;
-    for (const pool of this.owned) {
-      const owner = pool.ownerOf(connection);
-      if (owner !== undefined) return owner;
-    }
-    return callerName(session.principal);
-  }
-
   private connectionOf(sub: Subscription): UpstreamConnection {
-    return this.existingConnection(sub.server, sub.owner) ?? sub.connection;
-  }
-
-  /** The connection of `owner` (SHARED: the registry's) to `server`, if one is open. */
-  private existingConnection(server: string, owner: string): UpstreamConnection | undefined {
-    if (owner === SHARED) return this.registry.get(server);
-    for (const pool of this.owned) {
-      const found = pool.existing(server, owner);
-      if (found) return found;
-    }
-    return undefined;
+    return this.owners.existing(sub.server, sub.owner) ?? sub.connection;
   }
 
   /**
@@ -384,7 +366,7 @@ export class SubscriptionManager {
     // Under no subscription the gateway has (deliver): neither is the one it covers.
     const uri = this.timedOut.covering(connectionKey, updated) ?? updated;
     const key = keyOf(server, owner, uri);
-    const connection = this.existingConnection(server, owner);
+    const connection = this.owners.existing(server, owner);
     if (!connection?.isAvailable || !this.strays.admit(connectionKey, uri)) return;
     this.logger.debug({ upstream: server, uri, updated }, 'resource update of a URI no host holds: unsubscribing upstream');
     const sub = newSubscription(connection, owner, uri);

@@ -139,7 +139,7 @@ export class ServerRequestRelay {
         result = this.checked(req, asked, result, entry);
         if (elicitationMode(asked) === 'url' && result.action === 'accept') {
           // Its completion notice, when the upstream sends one, goes to the same host.
-          this.services.urlElicitations?.given(session!, connection.name, String(asked.elicitationId));
+          this.services.urlElicitations?.given(session!, connection, String(asked.elicitationId));
         }
       }
       // Related to the upstream's task its request named, whatever task id the host's answer gave.

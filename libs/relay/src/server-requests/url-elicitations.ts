@@ -1,4 +1,6 @@
 import { ErrorCode, McpError, withoutRelatedTask, type JsonRpcNotification } from '@switchboard/core';
+import type { UpstreamConnection } from '@switchboard/upstream';
+import { SHARED, type ConnectionOwners } from '../connection-owners.js';
 import type { DownstreamSession, SessionDirectory } from '../session.js';
 import { hostCanAnswer } from './host-capability.js';
 
@@ -15,10 +17,14 @@ export const URL_ELICITATIONS_PER_SESSION = 64;
  * URL-mode elicitations a host was given, so that the upstream's later
  * `notifications/elicitation/complete` reaches that host: one it accepted, and each one an
  * upstream's -32042 (URL elicitation required) error carried, whose completion tells the
- * host it may retry. Kept per upstream, as each upstream picks its own ids, for `ttlMs`, and
- * no longer than the host's session: an ended session's are forgotten at once, as nothing
- * can reach it (they and the session itself were held until their time was up, and past it
- * until the next elicitation was given).
+ * host it may retry. Kept per upstream connection, as each one's upstream picks its own ids:
+ * by server and the connection's owner (ConnectionOwners), so that on an isolated server,
+ * where each principal or session has a connection (a process) of its own that may count
+ * its ids from 1 as another does, one owner's completion reaches only the host its own
+ * connection told (it reached whichever host was told of that id last). Kept for `ttlMs`,
+ * and no longer than the host's session: an ended session's are forgotten at once, as
+ * nothing can reach it (they and the session itself were held until their time was up, and
+ * past it until the next elicitation was given).
  */
 export class UrlElicitations {
   private readonly waiting = new Map<string, { session: DownstreamSession; until: number }>();
@@ -28,39 +34,44 @@ export class UrlElicitations {
   constructor(
     private readonly ttlMs: () => number,
     private readonly sessions: Pick<SessionDirectory, 'get' | 'onClose'>,
+    private readonly owners: Pick<ConnectionOwners, 'ownerFor'>,
   ) {
     sessions.onClose((session) => this.forgetSession(session.id));
   }
 
-  /** The host `session` took the URL elicitation `elicitationId` from `server`. */
-  given(session: DownstreamSession, server: string, elicitationId: string): void {
+  /** The host `session` took the URL elicitation `elicitationId` that `connection` asked it. */
+  given(session: DownstreamSession, connection: UpstreamConnection, elicitationId: string): void {
     // An answer or a -32042 that arrived after the session ended: nothing could reach it.
     if (!this.sessions.get(session.id)) return;
     this.dropExpired();
-    this.keep(session, server, elicitationId);
+    this.keep(session, this.connectionKeyOf(connection, session), elicitationId);
   }
 
-  /** A request the host `session` sent to `server` failed: a -32042 gives it the elicitations it lists. */
-  failed(session: DownstreamSession, server: string, err: unknown): void {
+  /** A request the host `session` sent on `connection` failed: a -32042 gives it the elicitations it lists. */
+  failed(session: DownstreamSession, connection: UpstreamConnection, err: unknown): void {
     if (!(err instanceof McpError) || err.code !== ErrorCode.UrlElicitationRequired) return;
     if (!hostCanAnswer(session, 'elicitation/create', { mode: 'url' })) return;
     const listed = (err.data as Item | undefined)?.elicitations;
     if (!Array.isArray(listed) || !this.sessions.get(session.id)) return;
     this.dropExpired();
+    const from = this.connectionKeyOf(connection, session);
     // The first ones listed, as many as a session may keep: the host is shown them in order.
     let taken = 0;
     for (const e of listed as Item[]) {
       if (taken === URL_ELICITATIONS_PER_SESSION) break;
       if (e?.mode !== 'url' || typeof e.elicitationId !== 'string') continue;
-      this.keep(session, server, e.elicitationId);
+      this.keep(session, from, e.elicitationId);
       taken++;
     }
   }
 
-  /** An upstream's notification: its completion goes to the host that was given that elicitation, once. */
-  notification(server: string, n: JsonRpcNotification): void {
+  /**
+   * A notification of `owner`'s connection to `server` (SHARED: the registry's): its
+   * completion goes to the host that connection gave that elicitation, once.
+   */
+  notification(server: string, n: JsonRpcNotification, owner = SHARED): void {
     if (n.method !== 'notifications/elicitation/complete') return;
-    const key = keyOf(server, String(n.params?.elicitationId ?? ''));
+    const key = keyOf(connectionKey(server, owner), String(n.params?.elicitationId ?? ''));
     const found = this.waiting.get(key);
     if (!found) return;
     this.drop(key);
@@ -75,14 +86,18 @@ export class UrlElicitations {
   }
 
   /** Keeps one; past the session's bound its oldest goes (its person has likely moved on). */
-  private keep(session: DownstreamSession, server: string, elicitationId: string): void {
-    const key = keyOf(server, elicitationId);
+  private keep(session: DownstreamSession, from: string, elicitationId: string): void {
+    const key = keyOf(from, elicitationId);
     this.drop(key);
     this.waiting.set(key, { session, until: Date.now() + this.ttlMs() });
     let keys = this.bySession.get(session.id);
     if (!keys) this.bySession.set(session.id, (keys = new Set()));
     keys.add(key);
     if (keys.size > URL_ELICITATIONS_PER_SESSION) this.drop(keys.values().next().value!);
+  }
+
+  private connectionKeyOf(connection: UpstreamConnection, session: DownstreamSession): string {
+    return connectionKey(connection.name, this.owners.ownerFor(connection, session));
   }
 
   private dropExpired(): void {
@@ -105,4 +120,5 @@ export class UrlElicitations {
   }
 }
 
-const keyOf = (server: string, elicitationId: string) => `${server}\u0000${elicitationId}`;
+const connectionKey = (server: string, owner: string) => `${server}\u0000${owner}`;
+const keyOf = (connection: string, elicitationId: string) => `${connection}\u0000${elicitationId}`;

@@ -1,0 +1,78 @@
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createKey } from './support/cli.js';
+import { eventually, startDaemon, stdioFixture, stopAllDaemons, tempDir, writeConfig, type DaemonHandle } from './support/daemon.js';
+
+afterAll(stopAllDaemons);
+
+/**
+ * URL elicitations (2025-11-25): an upstream's -32042 lists elicitation ids it chose, and its
+ * later notifications/elicitation/complete names one. On an isolated server each owner has a
+ * connection (a process) of their own, whose ids may be the same as another's.
+ */
+describe('URL elicitation completions on isolated servers', () => {
+  let daemon: DaemonHandle;
+  const keys: Record<string, string> = {};
+  const clients: Client[] = [];
+
+  /** A host of the key `name` that takes URL elicitations and records the completions it hears. */
+  async function host(name: string): Promise<{ client: Client; completed: unknown[] }> {
+    const completed: unknown[] = [];
+    const client = new Client({ name: `e2e-${name}`, version: '1.0.0' }, { capabilities: { elicitation: { url: {} } } });
+    client.setNotificationHandler('notifications/elicitation/complete', (n: { params?: { elicitationId?: string } }) => {
+      completed.push(n.params?.elicitationId);
+    });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(daemon.mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${keys[name]}` } } }),
+    );
+    clients.push(client);
+    return { client, completed };
+  }
+
+  const required = (client: Client, tool: string, elicitationId: string) =>
+    client.callTool({ name: tool, arguments: { elicitationId } }).then(
+      () => undefined,
+      (e: { code?: number }) => e.code,
+    );
+
+  beforeAll(async () => {
+    const dir = tempDir();
+    const configPath = writeConfig(
+      {
+        auth: { mode: 'required' },
+        mcpServers: {
+          mine: stdioFixture({ FIXTURE_NAME: 'mine' }, { isolation: 'per-principal' }),
+          own: stdioFixture({ FIXTURE_NAME: 'own' }, { isolation: 'per-session' }),
+        },
+      },
+      dir,
+    );
+    for (const name of ['alice', 'bob']) keys[name] = createKey(configPath, name);
+    daemon = await startDaemon(configPath);
+  });
+
+  afterAll(async () => {
+    await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
+  });
+
+  for (const [server, isolation, second] of [
+    ['mine', 'per-principal', 'bob'],
+    ['own', 'per-session', 'alice'],
+  ] as const) {
+    it(`tells only the host whose ${isolation} connection sent a completion, when another connection's upstream chose the same id`, async () => {
+      const first = await host('alice');
+      const other = await host(second);
+      await eventually(async () => (await first.client.listTools()).tools.some((t) => t.name === `${server}__require_url_elicitation`));
+      // Each connection's upstream names its elicitation '1'; the other host was told of its own last.
+      expect(await required(first.client, `${server}__require_url_elicitation`, '1')).toBe(-32042);
+      expect(await required(other.client, `${server}__require_url_elicitation`, '1')).toBe(-32042);
+
+      await first.client.callTool({ name: `${server}__complete_url_elicitation`, arguments: { elicitationId: '1' } });
+      await eventually(() => first.completed.length > 0, 15_000, "the first host's completion");
+      await other.client.callTool({ name: `${server}__complete_url_elicitation`, arguments: { elicitationId: '1' } });
+      await eventually(() => other.completed.length > 0, 15_000, "the other host's completion");
+      // Each heard its own once: the first one's never reached the other host.
+      expect([first.completed, other.completed]).toEqual([['1'], ['1']]);
+    });
+  }
+});
