@@ -147,7 +147,7 @@ export class GatewayRuntime {
     });
     const owners = new ConnectionOwners(this.registry, [this.principalConnections, this.sessionConnections]);
     // A host has as long to finish a URL elicitation's flow as to answer any question.
-    urlElicitations = new UrlElicitations(() => this.current.relay.timeoutMs, this.sessions, owners);
+    urlElicitations = new UrlElicitations(() => this.current.relay.timeoutMs, this.sessions, owners, logger);
     // A session's own connections end with it (and after the idle timeout, like any owned one).
     this.sessions.onClose((session) => void this.sessionConnections.closeOwner(session.id));
     const mayHearOfUpdate = (principal: Principal, server: string, uri: string) => this.policy.decide(principal, 'subscribe', 'Resource', { server, uri }).allowed;

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { RelayServices } from '../relay.types.js';
 import { SessionDirectory, type DownstreamSession } from '../session.js';
 import { ServerRequestRelay } from './server-request-relay.js';
+import { MAX_ELICITATION_ID_CHARS } from './url-elicitations.js';
 import { TaskRelay } from '../tasks/task-relay.js';
 
 type Item = Record<string, unknown>;
@@ -52,6 +53,19 @@ async function relayed(
 const schema = { type: 'object', properties: { name: { type: 'string' } } };
 
 describe('elicitation modes', () => {
+  it('refuses a url-mode elicitation whose id is over the length limit before any host sees it, and relays one at the limit', async () => {
+    const asked = (elicitationId: string) => ({ mode: 'url', message: 'm', url: 'https://x.test/', elicitationId });
+    const sent: Item[] = [];
+    const error = await relayed('elicitation/create', asked('e'.repeat(MAX_ELICITATION_ID_CHARS + 1))).then(
+      (r) => void sent.push(...r.sent),
+      (e: unknown) => e,
+    );
+    expect(error).toMatchObject({ code: -32602, message: `A url-mode elicitation's elicitationId is over ${MAX_ELICITATION_ID_CHARS} characters` });
+    expect(sent).toEqual([]);
+    const longest = await relayed('elicitation/create', asked('e'.repeat(MAX_ELICITATION_ID_CHARS)));
+    expect(longest.sent).toEqual([asked('e'.repeat(MAX_ELICITATION_ID_CHARS))]);
+  });
+
   it.each(['bogus', 'URL', 'Form', 5])('refuses mode %j with -32602 naming the field, before any host sees it', async (mode) => {
     const sent: Item[] = [];
     const error = await relayed('elicitation/create', { mode, message: 'm', requestedSchema: schema }).then(

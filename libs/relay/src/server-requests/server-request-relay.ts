@@ -28,6 +28,7 @@ import { checkHostAnswer } from './host-answer.js';
 import { shapeHostAnswer } from '../revision/shape-host-answer.js';
 import { Unanswerable } from '../revision/shape-server-request.js';
 import { progressRate } from '../forwarder.js';
+import { MAX_ELICITATION_ID_CHARS } from './url-elicitations.js';
 
 export interface RelayLimits {
   /** How long a host (its user) has to answer. */
@@ -315,6 +316,10 @@ export class ServerRequestRelay {
       } else if (typeof params.url !== 'string' || typeof params.elicitationId !== 'string') {
         entry.rule = 'relay:invalid-request';
         throw new McpError(ErrorCode.InvalidParams, 'A url-mode elicitation needs url and elicitationId');
+      } else if (params.elicitationId.length > MAX_ELICITATION_ID_CHARS) {
+        // Kept as a key until its completion (UrlElicitations) once the host accepts.
+        entry.rule = 'relay:invalid-request';
+        throw new McpError(ErrorCode.InvalidParams, `A url-mode elicitation's elicitationId is over ${MAX_ELICITATION_ID_CHARS} characters`);
       } else if (!isWebUrl(params.url)) {
         // A user is asked to open it: javascript:, file: or data: URLs are not a web page to visit.
         entry.rule = 'relay:invalid-request';

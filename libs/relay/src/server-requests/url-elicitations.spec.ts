@@ -3,7 +3,7 @@ import type { UpstreamConnection } from '@switchboard/upstream';
 import { describe, expect, it } from 'vitest';
 import { ConnectionOwners } from '../connection-owners.js';
 import { SessionDirectory, type DownstreamSession } from '../session.js';
-import { URL_ELICITATIONS_PER_SESSION, UrlElicitations } from './url-elicitations.js';
+import { MAX_ELICITATION_ID_CHARS, URL_ELICITATIONS_PER_SESSION, UrlElicitations } from './url-elicitations.js';
 
 const sessions = new SessionDirectory();
 const connectionTo = (name: string) => ({ name }) as UpstreamConnection;
@@ -123,6 +123,21 @@ describe('UrlElicitations', () => {
     urls.notification('auth', complete(`e${URL_ELICITATIONS_PER_SESSION}`));
     urls.notification('auth', complete('e0'));
     expect(sent).toEqual([complete('e0')]);
+  });
+
+  it('keeps no id over the length limit, logs how many a -32042 listed, and keeps the others', () => {
+    const warned: unknown[][] = [];
+    const urls = new UrlElicitations(() => 60_000, sessions, owners, { warn: (...args: unknown[]) => void warned.push(args) });
+    const { session, sent } = host({ url: {} });
+    const longest = 'x'.repeat(MAX_ELICITATION_ID_CHARS);
+    const over = 'y'.repeat(MAX_ELICITATION_ID_CHARS + 1);
+    urls.failed(session, auth, required(over, longest, over, 'e1'));
+    expect(urls.size).toBe(2);
+    expect(warned).toEqual([[{ upstream: 'auth', overlong: 2, limit: MAX_ELICITATION_ID_CHARS }, expect.stringContaining('over the length limit')]]);
+    for (const id of [over, longest, 'e1']) urls.notification('auth', complete(id));
+    expect(sent).toEqual([complete(longest), complete('e1')]);
+    urls.failed(session, auth, required('e2'));
+    expect(warned).toHaveLength(1);
   });
 
   it('lets a session\'s oldest go past its bound, and leaves other sessions\' alone', () => {

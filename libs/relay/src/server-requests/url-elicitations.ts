@@ -1,4 +1,5 @@
 import { ErrorCode, McpError, withoutRelatedTask, type JsonRpcNotification } from '@switchboard/core';
+import type { Logger } from '@switchboard/observability';
 import type { UpstreamConnection } from '@switchboard/upstream';
 import { SHARED, type ConnectionOwners } from '../connection-owners.js';
 import type { DownstreamSession, SessionDirectory } from '../session.js';
@@ -12,6 +13,14 @@ type Item = Record<string, unknown>;
  * without a bound one error listing 100,000 of them was kept whole for `ttlMs`.
  */
 export const URL_ELICITATIONS_PER_SESSION = 64;
+
+/**
+ * The longest elicitation id the gateway keeps. The spec has it an opaque string the server
+ * picks (its examples are UUIDs), with no bound, and each one kept is a key held until its
+ * completion or `ttlMs`: 64 ids of a megabyte each were 64 MiB for one session. The same
+ * bound as an upstream's task ids (MAX_TASK_ID_CHARS).
+ */
+export const MAX_ELICITATION_ID_CHARS = 1024;
 
 /**
  * URL-mode elicitations a host was given, so that the upstream's later
@@ -35,6 +44,7 @@ export class UrlElicitations {
     private readonly ttlMs: () => number,
     private readonly sessions: Pick<SessionDirectory, 'get' | 'onClose'>,
     private readonly owners: Pick<ConnectionOwners, 'ownerFor'>,
+    private readonly logger?: Pick<Logger, 'warn'>,
   ) {
     sessions.onClose((session) => this.forgetSession(session.id));
   }
@@ -57,11 +67,24 @@ export class UrlElicitations {
     const from = this.connectionKeyOf(connection, session);
     // The first ones listed, as many as a session may keep: the host is shown them in order.
     let taken = 0;
+    let overlong = 0;
     for (const e of listed as Item[]) {
       if (taken === URL_ELICITATIONS_PER_SESSION) break;
       if (e?.mode !== 'url' || typeof e.elicitationId !== 'string') continue;
+      if (e.elicitationId.length > MAX_ELICITATION_ID_CHARS) {
+        overlong++;
+        continue;
+      }
       this.keep(session, from, e.elicitationId);
       taken++;
+    }
+    // The error still reaches the host as the upstream gave it (its URL is what the host acts
+    // on, and a completion is optional to the spec); only these completions are not relayed.
+    if (overlong > 0) {
+      this.logger?.warn(
+        { upstream: connection.name, overlong, limit: MAX_ELICITATION_ID_CHARS },
+        'a -32042 listed elicitation ids over the length limit: their completions will not reach the host',
+      );
     }
   }
 
