@@ -6,11 +6,11 @@ import {
   McpError,
   type CancelSignal,
   type JsonRpcNotification,
-  type PeerRequestOptions,
 } from '@switchboard/core';
 import type { OwnedConnections, UpstreamConnection, UpstreamRegistry } from '@switchboard/upstream';
 import type { DownstreamSession, SessionDirectory } from './session.js';
-import { ancestorsOf, mayHaveSubscribed, newSubscription, type Subscription, type Waiter } from './subscription-state.js';
+import { ancestorsOf, connectionKeyOf, keyOf, newSubscription, type Subscription, type Waiter } from './subscription-state.js';
+import { SubscriptionSync } from './subscription-sync.js';
 import { holds, SessionSubscriptions } from './session-subscriptions.js';
 import { STRAY_UNSUBSCRIBE_INTERVAL_MS, StrayUpdates } from './stray-updates.js';
 import { TimedOutSubscribes } from './timed-out-subscribes.js';
@@ -23,8 +23,6 @@ import { ConnectionOwners, SHARED } from './connection-owners.js';
  * bound one session's 3,000 subscribes to item URIs were 3,000 of each, kept until it left.
  */
 export const MAX_SUBSCRIPTIONS_PER_SESSION = 1024;
-const connectionKeyOf = (server: string, owner: string) => `${server}\u0000${owner}`;
-const keyOf = (server: string, owner: string, uri: string) => `${connectionKeyOf(server, owner)}\u0000${uri}`;
 
 /**
  * Resource subscriptions, reference-counted: one upstream subscription per (connection, URI)
@@ -34,11 +32,11 @@ const keyOf = (server: string, owner: string, uri: string) => `${connectionKeyOf
  * server each session on its own.
  *
  * Per (connection, URI) one request at a time goes upstream, the next only after the
- * previous one's answer, and each brings the upstream to what the hosts want then (see
- * sync): an upstream may handle two requests in flight in any order (two POSTs over HTTP,
- * a server that works on them concurrently), so an unsubscribe sent while a subscribe is
- * still out could take effect first and leave a subscription nobody holds, or a subscribe
- * be undone by an unsubscribe sent before it.
+ * previous one's answer, and each brings the upstream to what the hosts want then
+ * (SubscriptionSync): an upstream may handle two requests in flight in any order (two
+ * POSTs over HTTP, a server that works on them concurrently), so an unsubscribe sent while
+ * a subscribe is still out could take effect first and leave a subscription nobody holds,
+ * or a subscribe be undone by an unsubscribe sent before it.
  */
 export class SubscriptionManager {
   private readonly subs = new Map<string, Subscription>();
@@ -47,6 +45,7 @@ export class SubscriptionManager {
   private readonly strays: StrayUpdates;
   private readonly timedOut = new TimedOutSubscribes();
   private readonly owners: ConnectionOwners;
+  private readonly upstream: SubscriptionSync;
 
   constructor(
     registry: UpstreamRegistry,
@@ -62,6 +61,7 @@ export class SubscriptionManager {
     private readonly mayHear: (principal: DownstreamSession['principal'], server: string, uri: string) => boolean = () => true,
   ) {
     this.owners = new ConnectionOwners(registry, owned);
+    this.upstream = new SubscriptionSync(this.subs, sessions, logger, this.owners, this.timedOut);
     this.strays = new StrayUpdates((connection, limit) =>
       logger.warn(
         { upstream: connection?.split('\u0000')[0], limit, intervalMs: STRAY_UNSUBSCRIBE_INTERVAL_MS },
@@ -97,7 +97,7 @@ export class SubscriptionManager {
    * `signal` is the host's: its cancellation (or its session's end) answers the host at once
    * and leaves it holding nothing. The upstream's subscribe is not cancelled with it: it may
    * be another host's too, and only its answer tells when the upstream has done it, so that
-   * an unsubscribe can follow it (sync).
+   * an unsubscribe can follow it (SubscriptionSync).
    */
   subscribe(
     session: DownstreamSession,
@@ -147,7 +147,7 @@ export class SubscriptionManager {
       };
       signal?.addEventListener('abort', onAbort, { once: true });
       held.waiters.push(waiter);
-      void this.sync(key, held);
+      void this.upstream.sync(key, held);
     });
   }
 
@@ -158,7 +158,7 @@ export class SubscriptionManager {
     if (key === undefined) return;
     const sub = this.subs.get(key)!;
     sub.sessions.delete(session.id);
-    await this.release(key, sub);
+    await this.upstream.release(key, sub);
   }
 
   /**
@@ -172,7 +172,7 @@ export class SubscriptionManager {
       const sub = this.subs.get(key);
       if (sub?.sessions.get(session.id) !== publicUri) continue;
       sub.sessions.delete(session.id);
-      released.push(this.release(key, sub));
+      released.push(this.upstream.release(key, sub));
     }
     await Promise.all(released);
     return released.length > 0;
@@ -202,121 +202,8 @@ export class SubscriptionManager {
       const leaving = sub.waiters.filter((w) => w.session.id === sessionId);
       if (leaving.length > 0) sub.waiters = sub.waiters.filter((w) => w.session.id !== sessionId);
       for (const waiter of leaving) waiter.settle(cancelledError());
-      if (sub.sessions.delete(sessionId) || leaving.length > 0) void this.sync(key, sub);
+      if (sub.sessions.delete(sessionId) || leaving.length > 0) void this.upstream.sync(key, sub);
     }
-  }
-
-  private connectionOf(sub: Subscription): UpstreamConnection {
-    return this.owners.existing(sub.server, sub.owner) ?? sub.connection;
-  }
-
-  /**
-   * Brings the upstream to what the hosts want (held when a session holds it or waits for
-   * it), one request at a time, deciding each next one only after the previous answer: so
-   * however hosts come and go meanwhile, the upstream sees the requests in the order the
-   * gateway sent them and ends in the state the gateway last wanted. Resolves once it is
-   * there (or gave up: a failure is the waiting hosts' answer, or logged).
-   */
-  private sync(key: string, sub: Subscription): Promise<void> {
-    if (sub.syncing) return sub.syncing;
-    const done = this.run(key, sub);
-    // A run with nothing to do has ended already, and must not be taken for one under way.
-    if (sub.busy) sub.syncing = done;
-    return done;
-  }
-
-  /**
-   * Resolves once the upstream has answered the unsubscribe a host's unsubscribe leads to (or
-   * none was needed): not after the subscribes other hosts' requests queued behind it.
-   */
-  private release(key: string, sub: Subscription): Promise<void> {
-    return new Promise((resolve) => {
-      sub.releases.push(resolve);
-      void this.sync(key, sub);
-    });
-  }
-
-  private async run(key: string, sub: Subscription): Promise<void> {
-    sub.busy = true;
-    try {
-      for (let request = this.step(sub); request; request = this.step(sub)) await request;
-    } catch (err) {
-      this.logger.warn({ upstream: sub.server, uri: sub.uri, err: String(err) }, 'subscription sync failed');
-      for (const waiter of sub.waiters.splice(0)) waiter.settle(err);
-    }
-    // In the same turn as the last look at what is wanted (step): a host that comes after it starts a new run.
-    sub.busy = false;
-    sub.syncing = undefined;
-    for (const released of sub.releases.splice(0)) released();
-    const idle = sub.sessions.size === 0 && sub.waiters.length === 0 && sub.upstream === 'none';
-    if (idle && this.subs.get(key) === sub) this.subs.delete(key);
-  }
-
-  /**
-   * Looks at what is wanted now and sends the one request that brings the upstream nearer
-   * it, to be awaited before the next look; undefined when there is nothing to send.
-   */
-  private step(sub: Subscription): Promise<void> | undefined {
-    // Once held, a host that joined meanwhile holds it too, whichever request it waited behind.
-    if (sub.upstream === 'held' && sub.waiters.length > 0) this.admit(sub);
-    const wanted = sub.sessions.size > 0 || sub.waiters.length > 0;
-    if (wanted ? sub.upstream === 'held' : sub.upstream === 'none') return undefined;
-    // A renewal the upstream refused is tried again by the next host's subscribe or reconnect, not at once.
-    if (wanted && sub.stalled && sub.waiters.length === 0) return undefined;
-    const connection = this.connectionOf(sub);
-    const epoch = sub.epoch;
-    if (!wanted) {
-      return this.unsubscribeUpstream(connection, sub.uri).then(() => {
-        if (epoch === sub.epoch) sub.upstream = 'none';
-        for (const released of sub.releases.splice(0)) released();
-      });
-    }
-    return connection.request('resources/subscribe', { uri: sub.uri }, requestOptions(connection)).then(
-      () => {
-        // Its connection reconnected meanwhile: what it held is gone, and the next step subscribes anew.
-        if (epoch !== sub.epoch) return;
-        sub.upstream = 'held';
-        sub.stalled = false;
-      },
-      (err: unknown) => {
-        if (epoch !== sub.epoch) return;
-        const failure = err ?? new Error('subscribe failed');
-        sub.upstream = mayHaveSubscribed(failure) ? 'unknown' : 'none';
-        if (sub.upstream === 'unknown') this.timedOut.remember(connectionKeyOf(sub.server, sub.owner), sub.uri);
-        for (const waiter of sub.waiters.splice(0)) waiter.settle(failure);
-        if (sub.sessions.size === 0) return;
-        // Held by hosts already (a renewal after a reconnect).
-        sub.stalled = true;
-        this.logger.warn({ upstream: sub.server, uri: sub.uri, err: String(failure) }, 'could not renew a subscription');
-      },
-    );
-  }
-
-  /** The waiting hosts that still want it now hold it; those that left are told they do not. */
-  private admit(sub: Subscription): void {
-    for (const waiter of sub.waiters.splice(0)) {
-      const { session, signal } = waiter;
-      if (signal?.aborted || this.sessions.get(session.id) !== session) {
-        waiter.settle(cancelledError());
-        continue;
-      }
-      sub.sessions.set(session.id, waiter.publicUri);
-      waiter.settle();
-    }
-  }
-
-  /**
-   * With the request timeouts, so a hung upstream neither keeps a host's unsubscribe (or a
-   * session's teardown) waiting nor keeps the request pending for ever. Not with the host's
-   * signal: the gateway has let go of the subscription already, and an unsubscribe cancelled
-   * upstream would leave the upstream holding it for nobody. A failure is only logged: the
-   * host's subscription is ended either way.
-   */
-  private async unsubscribeUpstream(connection: UpstreamConnection, uri: string): Promise<void> {
-    if (!connection.isAvailable) return;
-    await connection.request('resources/unsubscribe', { uri }, requestOptions(connection)).catch((err) => {
-      this.logger.debug({ upstream: connection.name, uri, err: String(err) }, 'upstream unsubscribe failed');
-    });
   }
 
   /**
@@ -372,7 +259,7 @@ export class SubscriptionManager {
     const sub = newSubscription(connection, owner, uri);
     sub.upstream = 'unknown';
     this.subs.set(key, sub);
-    void this.sync(key, sub);
+    void this.upstream.sync(key, sub);
   }
 
   /** A reconnected upstream has forgotten our subscriptions; renew them. */
@@ -383,13 +270,7 @@ export class SubscriptionManager {
       sub.epoch++;
       sub.upstream = 'none';
       sub.stalled = false;
-      void this.sync(key, sub);
+      void this.upstream.sync(key, sub);
     }
   }
-}
-
-/** The server's timeouts, as forwarded requests have them (forwarder.ts). */
-function requestOptions(connection: UpstreamConnection): PeerRequestOptions {
-  const { requestMs, maxRequestMs } = connection.config.timeouts;
-  return { timeoutMs: requestMs, maxTotalMs: maxRequestMs };
 }
