@@ -1,5 +1,4 @@
-import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -14,8 +13,10 @@ import {
   type Task,
 } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EVERYTHING_SERVER, REPO_ROOT, SWITCHBOARD_BIN, eventually, isAlive, startDaemon, stopAllDaemons, tempDir, writeConfig, type DaemonHandle } from './support/daemon.js';
+import { EVERYTHING_SERVER, eventually, startDaemon, stopAllDaemons, tempDir, writeConfig, type DaemonHandle } from './support/daemon.js';
 import { auditRows } from './support/audit-rows.js';
+import { createKey } from './support/cli.js';
+import { eventsOf, taskUpstream } from './support/task-fixture.js';
 
 /**
  * Tasks relayed to hosts that speak them (2025-11-25, ADR 012): a host that negotiated
@@ -27,12 +28,6 @@ import { auditRows } from './support/audit-rows.js';
 
 const RELATED_TASK = 'io.modelcontextprotocol/related-task';
 const textOf = (result: unknown) => (result as { content: Array<{ text?: string }> }).content[0]?.text ?? '';
-const eventsOf = (file: string) => (existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean) : []);
-
-function cli(args: string[]) {
-  const r = spawnSync(process.execPath, [SWITCHBOARD_BIN, ...args], { encoding: 'utf8', timeout: 30_000 });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
 
 interface TaskHost {
   client: Client;
@@ -97,17 +92,13 @@ describe('tasks relayed to a host that speaks them', () => {
   beforeAll(async () => {
     dir = tempDir('sb-task-relay-');
     events = join(dir, 'events.log');
-    const jobs = { command: process.execPath, args: [join(REPO_ROOT, 'test/fixtures/task-upstream.mjs')], env: { TASK_EVENTS: events } };
+    const jobs = taskUpstream(events);
     const everything = { command: process.execPath, args: [EVERYTHING_SERVER, 'stdio'] };
     const own = { ...jobs, isolation: 'per-session' };
     const policy = join(dir, 'policy.yaml');
     writeFileSync(policy, 'defaultEffect: allow\nroles:\n  no-doom:\n    - { id: no-doom, deny: call, tool: "jobs__doomed" }\nusers:\n  bob: [no-doom]\n');
     const configPath = writeConfig({ auth: { mode: 'required' }, policy: { file: policy }, mcpServers: { jobs, everything, own } }, dir);
-    for (const name of ['alice', 'bob']) {
-      const made = cli(['keys', 'create', '--config', configPath, '--name', name]);
-      expect(made.code, made.stderr).toBe(0);
-      keys[name] = made.stdout.trimEnd().split('\n').at(-1)!;
-    }
+    for (const name of ['alice', 'bob']) keys[name] = createKey(configPath, name);
     daemon = await startDaemon(configPath);
   });
   afterAll(async () => {
@@ -350,69 +341,5 @@ describe('tasks relayed to a host that speaks them', () => {
     // A `task` that is no task augmentation is bad params, whatever the tool.
     const malformed = await errorOf(alice.client.request({ method: 'tools/call', params: { name: 'jobs__research', arguments: { text: 'x' }, task: { ttl: 'soon' } } }, CreateTaskResultSchema));
     expect({ code: malformed.code, message: malformed.message }).toEqual({ code: -32602, message: 'MCP error -32602: Invalid params: task must be an object with an optional non-negative integer ttl' });
-  });
-});
-
-describe('tasks whose upstream goes away', () => {
-  let dir: string;
-  let events: string;
-  let configPath: string;
-  let daemon: DaemonHandle;
-  let host: Client;
-  const statuses: Task[] = [];
-
-  const jobs = () => ({ command: process.execPath, args: [join(REPO_ROOT, 'test/fixtures/task-upstream.mjs')], env: { TASK_EVENTS: events } });
-  const config = (servers: Record<string, unknown>) => ({ auth: { mode: 'required' }, log: { level: 'info' }, mcpServers: servers });
-
-  async function endlessTask(): Promise<{ task: Task; upstreamId: string }> {
-    const known = eventsOf(events).filter((l) => l.startsWith('created endless ')).length;
-    const created = await host.request({ method: 'tools/call', params: { name: 'jobs__endless', arguments: {} } }, CreateTaskResultSchema, { task: { ttl: 120_000 }, timeout: 60_000 });
-    const upstreamId = await eventually(() => eventsOf(events).filter((l) => l.startsWith('created endless '))[known]?.split(' ')[2]);
-    return { task: created.task, upstreamId };
-  }
-
-  beforeAll(async () => {
-    dir = tempDir('sb-task-relay-gone-');
-    events = join(dir, 'events.log');
-    configPath = writeConfig(config({ jobs: jobs() }), dir);
-    const made = cli(['keys', 'create', '--config', configPath, '--name', 'alice']);
-    expect(made.code, made.stderr).toBe(0);
-    const key = made.stdout.trimEnd().split('\n').at(-1)!;
-    daemon = await startDaemon(configPath);
-    host = new Client({ name: 'task-host', version: '1.0.0' }, { capabilities: { tasks: { list: {}, cancel: {} } } });
-    host.setNotificationHandler(TaskStatusNotificationSchema, (n) => void statuses.push(n.params as Task));
-    await host.connect(new StreamableHTTPClientTransport(new URL(daemon.mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${key}` } } }));
-    await eventually(async () => (await host.listTools()).tools.some((t) => t.name === 'jobs__endless'));
-  });
-  afterAll(async () => {
-    await host?.close().catch(() => undefined);
-    await daemon?.stop();
-  });
-
-  it('fails the tasks of an upstream that dies mid-task, tells their owner, and answers tasks/result with an error, not a hang', async () => {
-    const { task } = await endlessTask();
-    const pid = Number(eventsOf(events).filter((l) => l.startsWith('pid ')).at(-1)!.split(' ')[1]);
-    process.kill(pid, 'SIGKILL');
-    await eventually(() => !isAlive(pid));
-    const failed = await eventually(() => statuses.find((s) => s.taskId === task.taskId && s.status === 'failed'));
-    expect(failed.statusMessage).toContain("the connection to upstream 'jobs' was lost");
-    expect(await host.experimental.tasks.getTask(task.taskId)).toMatchObject({ status: 'failed' });
-    const err = await host.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema).then(
-      () => undefined,
-      (e: unknown) => e as McpError,
-    );
-    expect(err?.code).toBe(-32000);
-  });
-
-  it('fails the tasks of an upstream a reload removed, after cancelling them there', async () => {
-    await eventually(async () => (await host.listTools()).tools.some((t) => t.name === 'jobs__endless'));
-    const { task, upstreamId } = await endlessTask();
-    const next = `${configPath}.next`;
-    writeFileSync(next, JSON.stringify({ listen: { host: '127.0.0.1', port: 0 }, dataDir: join(dir, 'data'), ...config({}) }, null, 2));
-    renameSync(next, configPath);
-    const failed = await eventually(() => statuses.find((s) => s.taskId === task.taskId && s.status === 'failed'), 20_000, 'the failed status');
-    expect(failed.statusMessage).toContain("upstream 'jobs' was stopped");
-    expect(eventsOf(events)).toContain(`cancelled ${upstreamId}`);
-    expect((await host.experimental.tasks.listTasks()).tasks.find((t) => t.taskId === task.taskId)).toMatchObject({ status: 'failed' });
   });
 });
