@@ -1,5 +1,5 @@
 import { Cancellation, ErrorCode, McpError } from '@switchboard/core';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { DEFAULT_TASK_BOOK_LIMITS, TaskBook, type NewRelayedTask, type TaskBookLimits } from './task-book.js';
 
 interface Connection {
@@ -101,6 +101,25 @@ describe('TaskBook', () => {
     expect(book.ofUpstream(jobs, 'r')).toBeUndefined();
     expect(book.size).toBe(0);
     expect(forgotten.sort()).toEqual(['f', 'r', 'u']);
+  });
+
+  it('forgets an expired task on its own when no host creates or lists one, ending its progress, and then keeps no timer', () => {
+    vi.useFakeTimers();
+    try {
+      const forgotten: string[] = [];
+      const limits = { ...DEFAULT_TASK_BOOK_LIMITS, marginMs: 10_000, sweepEveryMs: 5_000 };
+      const book = new TaskBook<Connection>(limits, () => Date.now(), (task) => forgotten.push(task.upstreamTaskId));
+      const progressUntil = new Cancellation();
+      book.add(taskOf('alice', 'idle', { ttlMs: 60_000, progressUntil }));
+      // Still working upstream at its time (it never said otherwise): only the book ends it.
+      vi.advanceTimersByTime(69_999);
+      expect([book.size, progressUntil.aborted, forgotten]).toEqual([1, false, []]);
+      vi.advanceTimersByTime(5_000);
+      expect([book.size, progressUntil.aborted, forgotten]).toEqual([0, true, ['idle']]);
+      expect(vi.getTimerCount()).toBe(0);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("keeps a task the upstream keeps forever (ttl null) for the gateway's longest ttl", () => {

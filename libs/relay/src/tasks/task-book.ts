@@ -19,6 +19,11 @@ export interface TaskBookLimits {
   marginMs: number;
   /** tasks/list's page size. */
   pageSize: number;
+  /**
+   * How often the book, while it holds any task, forgets those expired: a task is forgotten
+   * within this of its time even when no host creates or lists one (each would sweep too).
+   */
+  sweepEveryMs: number;
 }
 
 export const DEFAULT_TASK_BOOK_LIMITS: TaskBookLimits = {
@@ -27,6 +32,7 @@ export const DEFAULT_TASK_BOOK_LIMITS: TaskBookLimits = {
   maxTtlMs: 24 * 3_600_000,
   marginMs: 60_000,
   pageSize: 50,
+  sweepEveryMs: 60_000,
 };
 
 /** What the relay knows of a task when the upstream has answered a task-augmented tools/call. */
@@ -98,7 +104,11 @@ export const unknownTask = () => invalidParams('Invalid params: unknown task');
  * session (a host may leave and come back for its result). Bounded: a cap per principal and
  * in all, and every task is forgotten at its ttl plus a margin, or at its ttl once its
  * terminal result was fetched. Expiry is checked when a task is looked up and swept when one
- * is created or listed, on the clock given, so there is no timer to stop.
+ * is created or listed, on the clock given, and every `sweepEveryMs` while the book holds a
+ * task: swept only on create and list, the tasks of a gateway whose hosts stopped making and
+ * listing them stayed past their time until the next create, and with them what ends with a
+ * task (its progress route to the host, the upstream side's record of it, its connection).
+ * The timer stops once the book is empty, and does not keep the process alive.
  */
 export class TaskBook<Via extends object> {
   private readonly tasks = new Map<string, RelayedTask<Via>>();
@@ -106,6 +116,7 @@ export class TaskBook<Via extends object> {
   private readonly byUpstream = new Map<Via, Map<string, string>>();
   private readonly counts = new Map<string, number>();
   private nextSeq = 0;
+  private sweeper: ReturnType<typeof setInterval> | undefined;
 
   constructor(
     private readonly limits: TaskBookLimits = DEFAULT_TASK_BOOK_LIMITS,
@@ -133,6 +144,7 @@ export class TaskBook<Via extends object> {
     let ofVia = this.byUpstream.get(task.via);
     if (!ofVia) this.byUpstream.set(task.via, (ofVia = new Map()));
     ofVia.set(task.upstreamTaskId, task.id);
+    this.sweeper ??= setInterval(() => this.sweep(), this.limits.sweepEveryMs).unref();
     return task;
   }
 
@@ -251,7 +263,7 @@ export class TaskBook<Via extends object> {
     return this.now() >= this.forgetAt(task);
   }
 
-  /** Forgets every expired task: O(tasks), at most `total`, and only on add and list. */
+  /** Forgets every expired task: O(tasks), at most `total`, on add and list and every sweepEveryMs. */
   private sweep(): void {
     for (const task of this.tasks.values()) if (this.expired(task)) this.forget(task);
   }
@@ -259,6 +271,10 @@ export class TaskBook<Via extends object> {
   private forget(task: RelayedTask<Via>): void {
     if (!this.tasks.delete(task.id)) return;
     task.progressUntil?.abort();
+    if (this.tasks.size === 0) {
+      clearInterval(this.sweeper);
+      this.sweeper = undefined;
+    }
     const left = (this.counts.get(task.principal) ?? 1) - 1;
     if (left > 0) this.counts.set(task.principal, left);
     else this.counts.delete(task.principal);
