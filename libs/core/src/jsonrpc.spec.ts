@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { classifyMessage, invalidResponseAsError } from './jsonrpc.js';
+import { classifyMessage, invalidRequestAnswer, invalidResponseAsError } from './jsonrpc.js';
 
 describe('classifyMessage', () => {
   it.each([
@@ -58,6 +58,41 @@ describe('invalidResponseAsError', () => {
   it('leaves what names no request alone', () => {
     for (const value of [null, 'x', { jsonrpc: '2.0', id: null, result: {} }, { jsonrpc: '2.0', id: 1, method: 'x', result: {} }, { jsonrpc: '2.0', id: 1 }, { id: 1, result: null }]) {
       expect(invalidResponseAsError(value), JSON.stringify(value)).toBeUndefined();
+    }
+  });
+});
+
+describe('invalidRequestAnswer', () => {
+  it('answers a request JSON-RPC does not allow under its id: -32602 for positional params, else -32600', () => {
+    expect(invalidRequestAnswer({ jsonrpc: '2.0', id: 'a', method: 'roots/list', params: [1] })).toEqual({
+      jsonrpc: '2.0',
+      id: 'a',
+      error: { code: -32602, message: 'Invalid params: MCP params must be an object' },
+    });
+    for (const value of [
+      { jsonrpc: '1.0', id: 4, method: 'ping' },
+      { jsonrpc: '2.0', id: 4, method: '' },
+      { jsonrpc: '2.0', id: 4, method: 7 },
+      { jsonrpc: '2.0', id: 4, method: 'ping', params: 'x' },
+    ]) {
+      expect(invalidRequestAnswer(value), JSON.stringify(value)).toEqual({
+        jsonrpc: '2.0',
+        id: 4,
+        error: { code: -32600, message: 'Invalid request: not a JSON-RPC 2.0 message' },
+      });
+    }
+  });
+
+  it('answers nothing without a usable id, nor an answer in the wrong shape', () => {
+    for (const value of [
+      { jsonrpc: '2.0', id: null, method: 'ping' },
+      { jsonrpc: '2.0', id: 1.5, method: 'ping' },
+      { jsonrpc: '2.0', method: '', params: [] },
+      { jsonrpc: '2.0', id: 3, result: null },
+      [{ jsonrpc: '2.0', id: 3, method: '' }],
+      'text',
+    ]) {
+      expect(invalidRequestAnswer(value), JSON.stringify(value)).toBeUndefined();
     }
   });
 });

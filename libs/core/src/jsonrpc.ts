@@ -74,6 +74,31 @@ export function classifyMessage(value: unknown): MessageKind {
   return isObject(value.result) ? 'response' : 'invalid';
 }
 
+/**
+ * A request whose params are a list: valid JSON-RPC, but MCP's params are always named (an
+ * object), so it is answered -32602 rather than -32600.
+ */
+export function hasPositionalParams(value: unknown): boolean {
+  if (!isObject(value) || !('id' in value)) return false;
+  return value.jsonrpc === '2.0' && typeof value.method === 'string' && Array.isArray(value.params);
+}
+
+/**
+ * The answer owed to a peer's request that JSON-RPC or MCP does not allow (params that are a
+ * list, an empty method, a `jsonrpc` other than "2.0"), under the id it named: -32602 for
+ * positional params, else -32600. Undefined when it names no usable id (nothing can wait for
+ * an answer to it) or has no method (an invalid answer: see invalidResponseAsError).
+ */
+export function invalidRequestAnswer(value: unknown): JsonRpcErrorResponse | undefined {
+  if (!isObject(value) || !('method' in value) || !isId(value.id)) return undefined;
+  return errorResponse(
+    value.id,
+    hasPositionalParams(value)
+      ? { code: ErrorCode.InvalidParams, message: 'Invalid params: MCP params must be an object' }
+      : { code: ErrorCode.InvalidRequest, message: 'Invalid request: not a JSON-RPC 2.0 message' },
+  );
+}
+
 /** The id of a message that may be a request, for answering an invalid one where possible. */
 export function idOf(value: unknown): RequestId | null {
   return isObject(value) && isId(value.id) ? value.id : null;

@@ -3,6 +3,7 @@ import {
   allowsBatches,
   classifyMessage,
   errorResponse,
+  hasPositionalParams,
   idOf,
   invalidResponseAsError,
   type JsonRpcErrorResponse,
@@ -34,12 +35,6 @@ export function parseBody(text: string): { ok: true; value: unknown } | { ok: fa
   } catch {
     return { ok: false, error: errorResponse(null, { code: ErrorCode.ParseError, message: 'Parse error: the body is not valid JSON' }) };
   }
-}
-
-function hasPositionalParams(item: unknown): boolean {
-  if (typeof item !== 'object' || item === null || !('id' in item)) return false;
-  const message = item as { jsonrpc?: unknown; method?: unknown; params?: unknown };
-  return message.jsonrpc === '2.0' && typeof message.method === 'string' && Array.isArray(message.params);
 }
 
 /**

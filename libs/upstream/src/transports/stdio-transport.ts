@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { LineSplitter, LineWriter, classifyMessage, invalidResponseAsError, type JsonRpcMessage, counted } from '@switchboard/core';
+import { LineSplitter, LineWriter, classifyMessage, invalidRequestAnswer, invalidResponseAsError, type JsonRpcMessage, counted } from '@switchboard/core';
 import type { StdioServerConfig } from '@switchboard/config';
 import type { Logger } from '@switchboard/observability';
 import { inheritedEnvironment } from './inherited-env.js';
@@ -178,6 +178,9 @@ export class StdioUpstreamTransport implements UpstreamTransport {
     }
     if (classifyMessage(message) === 'invalid') {
       if (this.strayLines.take()) this.logger.warn({ line: this.strayLine(line) }, STRAY_LINE);
+      // A request in the wrong shape is answered, so the upstream does not wait on it.
+      const refusal = invalidRequestAnswer(message);
+      if (refusal) void this.send(refusal).catch(() => undefined);
       // An answer in the wrong shape still ends its request, as an error, rather than leave it to time out.
       message = invalidResponseAsError(message);
       if (message === undefined) return;

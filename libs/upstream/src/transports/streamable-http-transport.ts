@@ -1,5 +1,5 @@
 import type { ClientRequest, IncomingMessage, OutgoingHttpHeaders } from 'node:http';
-import { classifyMessage, encodeMessage, invalidResponseAsError, type JsonRpcMessage, type MessageExtra, type RequestId } from '@switchboard/core';
+import { classifyMessage, encodeMessage, invalidRequestAnswer, invalidResponseAsError, type JsonRpcMessage, type MessageExtra, type RequestId } from '@switchboard/core';
 import type { RemoteServerConfig } from '@switchboard/config';
 import type { Logger } from '@switchboard/observability';
 import { HttpEndpoint } from './http-endpoint.js';
@@ -291,6 +291,9 @@ export class StreamableHttpUpstreamTransport implements UpstreamTransport, Liste
       // malformed answer often carries what the call was given (an echoed token, say).
       const text = JSON.stringify(value) ?? String(value);
       this.logger.warn({ message: this.redactText(text.slice(0, 800)).slice(0, 200) }, 'upstream sent something that is not a JSON-RPC message');
+      // A request in the wrong shape is answered, so the upstream does not wait on it.
+      const refusal = invalidRequestAnswer(value);
+      if (refusal) void this.send(refusal).catch(() => undefined);
       // An answer in the wrong shape still ends its request, as an error, rather than leave it to time out.
       const asError = invalidResponseAsError(value);
       if (asError === undefined) return;

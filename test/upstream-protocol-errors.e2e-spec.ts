@@ -1,0 +1,91 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REPO_ROOT, eventually, startDaemon, stopAllDaemons, tempDir, writeConfig, type DaemonHandle } from './support/daemon.js';
+import { connectHost, type Host } from './support/hosts.js';
+
+/**
+ * Upstreams that break JSON-RPC itself, through the real daemon to a real SDK host: a stdio
+ * one (test/fixtures/hostile-upstream.mjs, its tool `raw` writes lines as they are) and a
+ * Streamable HTTP one (test/fixtures/raw-http-upstream.mjs, its tool `raw` answers a stream
+ * of events as they are). Whatever they send, what they asked gets an answer and what they
+ * answered reaches the host, rather than leave either side waiting for a timeout.
+ */
+
+let dir: string;
+let daemon: DaemonHandle;
+let host: Host;
+let httpUpstream: ChildProcess;
+
+const textOf = (result: unknown) => ((result as { content: Array<{ text?: string }> }).content[0]?.text ?? '') as string;
+
+/** A request the gateway was sent that JSON-RPC does not allow, each with an id it can be answered under. */
+const INVALID_REQUESTS = {
+  'probe-params': '{"jsonrpc":"2.0","id":"probe-params","method":"roots/list","params":[1]}',
+  'probe-method': '{"jsonrpc":"2.0","id":"probe-method","method":""}',
+  'probe-version': '{"jsonrpc":"1.0","id":"probe-version","method":"ping"}',
+};
+/** What each is answered with: MCP's params are named, so a list of them is -32602. */
+const REFUSALS = {
+  'probe-params': { code: -32602, message: 'Invalid params: MCP params must be an object' },
+  'probe-method': { code: -32600, message: 'Invalid request: not a JSON-RPC 2.0 message' },
+  'probe-version': { code: -32600, message: 'Invalid request: not a JSON-RPC 2.0 message' },
+};
+const FINE = '{"jsonrpc":"2.0","id":$ID,"result":{"content":[{"type":"text","text":"fine"}]}}';
+
+function startHttpUpstream(): Promise<string> {
+  httpUpstream = spawn(process.execPath, [join(REPO_ROOT, 'test/fixtures/raw-http-upstream.mjs')], { stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    httpUpstream.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString('utf8');
+      const found = /port (\d+)/.exec(out);
+      if (found) resolve(`http://127.0.0.1:${found[1]}/mcp`);
+    });
+    httpUpstream.once('exit', (code) => reject(new Error(`the HTTP fixture exited with ${code}`)));
+  });
+}
+
+beforeAll(async () => {
+  dir = tempDir('sb-protocol-errors-');
+  const url = await startHttpUpstream();
+  const stdio = { command: process.execPath, args: [join(REPO_ROOT, 'test/fixtures/hostile-upstream.mjs')] };
+  // A call left unanswered fails at 60 s, past the tests' own timeout: a hang shows as a failure.
+  daemon = await startDaemon(writeConfig({ mcpServers: { piped: stdio, calm: stdio, posted: { type: 'http', url } } }, dir));
+  host = await connectHost('streamable-http', { daemon });
+  await eventually(async () => {
+    const names = (await host.client.listTools()).tools.map((t) => t.name);
+    return ['piped__raw', 'calm__echo', 'posted__raw'].every((n) => names.includes(n)) || undefined;
+  }, 60_000, 'every upstream listed');
+}, 90_000);
+
+afterAll(async () => {
+  await host?.close();
+  await stopAllDaemons();
+  httpUpstream?.kill('SIGTERM');
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+type Reply = { id: string; result?: unknown; error?: { code: number; message: string } };
+
+async function repliesOf(tool: string, ids: string[]): Promise<Reply[]> {
+  return eventually(async () => {
+    const { replies } = JSON.parse(textOf(await host.client.callTool({ name: tool, arguments: {} }))) as { replies: Reply[] };
+    const got = replies.filter((r) => ids.includes(r.id));
+    return got.length >= ids.length ? got : undefined;
+  }, 30_000, `answers to ${ids.join(', ')}`);
+}
+
+describe.each([
+  ['stdio', 'piped', 'lines'],
+  ['Streamable HTTP', 'posted', 'events'],
+])('a %s upstream that sends a request JSON-RPC does not allow, with an id', (_transport, server, field) => {
+  it('has it answered -32600 (-32602 for params that are a list) under that id, and its call still answered', async () => {
+    const sent = [...Object.values(INVALID_REQUESTS), FINE];
+    expect(textOf(await host.client.callTool({ name: `${server}__raw`, arguments: { [field]: sent } }))).toBe('fine');
+    const replies = await repliesOf(`${server}__stats`, Object.keys(INVALID_REQUESTS));
+    for (const reply of replies) expect(reply.error, reply.id).toMatchObject(REFUSALS[reply.id as keyof typeof REFUSALS]);
+    expect(textOf(await host.client.callTool({ name: 'calm__echo', arguments: {} }))).toBe('echo');
+  }, 60_000);
+});
