@@ -77,6 +77,22 @@ async function repliesOf(tool: string, ids: string[]): Promise<Reply[]> {
   }, 30_000, `answers to ${ids.join(', ')}`);
 }
 
+describe('a stdio upstream that writes a batch (a JSON array) to stdout', () => {
+  it('has the answer in it reach the host, not left to time out', async () => {
+    const batch = '[{"jsonrpc":"2.0","id":$ID,"result":{"content":[{"type":"text","text":"batched"}]}}]';
+    const answer = await host.client.callTool({ name: 'piped__raw', arguments: { lines: [batch] } }, { timeout: 30_000 });
+    expect(textOf(answer)).toBe('batched');
+  }, 40_000);
+
+  it('has the requests in it answered, each as it would be alone', async () => {
+    const batch = '[{"jsonrpc":"2.0","id":"probe-ping","method":"ping"},{"jsonrpc":"2.0","id":"probe-unknown","method":"no/such"}]';
+    expect(textOf(await host.client.callTool({ name: 'piped__raw', arguments: { lines: [batch, FINE] } }))).toBe('fine');
+    const replies = await repliesOf('piped__stats', ['probe-ping', 'probe-unknown']);
+    expect(replies.find((r) => r.id === 'probe-ping')).toMatchObject({ result: {} });
+    expect(replies.find((r) => r.id === 'probe-unknown')).toMatchObject({ error: { code: -32601 } });
+  }, 40_000);
+});
+
 describe.each([
   ['stdio', 'piped', 'lines'],
   ['Streamable HTTP', 'posted', 'events'],

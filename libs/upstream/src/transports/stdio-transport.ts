@@ -171,11 +171,21 @@ export class StdioUpstreamTransport implements UpstreamTransport {
    * logged instead.
    */
   private onLine(line: string): void {
-    let message = parsedLine(line);
-    if (message === NOT_A_MESSAGE) {
+    const value = parsedLine(line);
+    if (value === NOT_A_MESSAGE || (Array.isArray(value) && value.length === 0)) {
       if (this.strayLines.take()) this.logger.warn({ line: this.strayLine(line) }, STRAY_LINE);
       return;
     }
+    // A batch (JSON-RPC's; of MCP's revisions only 2025-03-26 has them) is taken message by
+    // message, as the Streamable HTTP transport takes a batch body: dropped whole, its
+    // answers left their calls to time out and its requests were never answered.
+    if (Array.isArray(value)) for (const item of value) this.onValue(item, line, undefined);
+    else this.onValue(value, line, line);
+  }
+
+  /** One message of a line; `json`: its own text, when it is the whole line (keepResultText). */
+  private onValue(value: unknown, line: string, json: string | undefined): void {
+    let message = value;
     if (classifyMessage(message) === 'invalid') {
       if (this.strayLines.take()) this.logger.warn({ line: this.strayLine(line) }, STRAY_LINE);
       // A request in the wrong shape is answered, so the upstream does not wait on it.
@@ -186,7 +196,7 @@ export class StdioUpstreamTransport implements UpstreamTransport {
       if (message === undefined) return;
     }
     try {
-      keepResultText(message as JsonRpcMessage, line);
+      if (json !== undefined) keepResultText(message as JsonRpcMessage, json);
       this.onmessage?.(message as JsonRpcMessage);
     } catch (err) {
       this.logger.error({ err }, 'handling a message from the upstream failed');
