@@ -105,3 +105,19 @@ describe.each([
     expect(textOf(await host.client.callTool({ name: 'calm__echo', arguments: {} }))).toBe('echo');
   }, 60_000);
 });
+
+describe('a Streamable HTTP upstream that sends 20,000 events that are no messages on one call\'s stream', () => {
+  it('has at most 100 of them a second logged, the rest counted, and the call still answered', async () => {
+    const started = Date.now();
+    const junk = Array.from({ length: 20_000 }, (_, i) => (i % 2 === 0 ? `not json ${i}` : `{"not":"a message","i":${i}}`));
+    expect(textOf(await host.client.callTool({ name: 'posted__raw', arguments: { events: [...junk, FINE] } }))).toBe('fine');
+    await eventually(() => /upstream messages: [\d,]+ stray messages? not logged/.test(daemon.stderr()), 30_000, 'the count of messages not logged');
+    const logged = daemon
+      .stderr()
+      .split('\n')
+      .filter((l) => /upstream sent something that is not (JSON|a JSON-RPC message)/.test(l)).length;
+    // Before, each one was a line of the daemon's log.
+    const seconds = Math.ceil((Date.now() - started) / 1000);
+    expect(logged).toBeLessThanOrEqual(100 * (seconds + 1));
+  }, 60_000);
+});

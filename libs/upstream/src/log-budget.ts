@@ -2,7 +2,10 @@ import type { Logger } from '@switchboard/observability';
 
 /** Log messages (notifications/message) of one upstream connection relayed a second, at most. */
 export const MAX_LOG_MESSAGES_PER_SECOND = 100;
-/** Stray stdout lines of one stdio upstream logged a second, at most (as its stderr lines). */
+/**
+ * Stray stdout lines of one stdio upstream logged a second, at most (as its stderr lines), and
+ * events or bodies of one Streamable HTTP upstream that are no messages.
+ */
 export const MAX_STRAY_LINES_PER_SECOND = 100;
 const WINDOW_MS = 1000;
 

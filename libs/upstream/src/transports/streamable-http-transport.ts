@@ -1,7 +1,8 @@
 import type { ClientRequest, IncomingMessage, OutgoingHttpHeaders } from 'node:http';
-import { classifyMessage, encodeMessage, invalidRequestAnswer, invalidResponseAsError, type JsonRpcMessage, type MessageExtra, type RequestId } from '@switchboard/core';
+import { classifyMessage, counted, encodeMessage, invalidRequestAnswer, invalidResponseAsError, type JsonRpcMessage, type MessageExtra, type RequestId } from '@switchboard/core';
 import type { RemoteServerConfig } from '@switchboard/config';
 import type { Logger } from '@switchboard/observability';
+import { LogBudget, MAX_STRAY_LINES_PER_SECOND } from '../log-budget.js';
 import { HttpEndpoint } from './http-endpoint.js';
 import { HttpStatusError, statusError } from './http-status-error.js';
 import { keepResultText } from './keep-result-text.js';
@@ -82,6 +83,8 @@ export class StreamableHttpUpstreamTransport implements UpstreamTransport, Liste
   private retryMs?: number;
   /** Why the transport closed itself, when it did. */
   private failure?: string;
+  /** What it sends that is no message is logged, at most so many a second (as a stdio upstream's stray lines). */
+  private readonly strayMessages: LogBudget;
 
   /**
    * @param redactText hides secrets in what the server sends before any of it is logged (the
@@ -93,6 +96,11 @@ export class StreamableHttpUpstreamTransport implements UpstreamTransport, Liste
     private readonly redactText: (text: string) => string = (text) => text,
   ) {
     this.endpoint = new HttpEndpoint(new URL(config.url));
+    this.strayMessages = new LogBudget(
+      logger,
+      MAX_STRAY_LINES_PER_SECOND,
+      (count) => `upstream messages: ${counted(count, 'stray message')} not logged (over ${MAX_STRAY_LINES_PER_SECOND} a second)`,
+    );
   }
 
   get sessionId(): string | undefined {
@@ -126,6 +134,7 @@ export class StreamableHttpUpstreamTransport implements UpstreamTransport, Liste
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.strayMessages.stop();
     this.listener?.stop();
     for (const stream of this.streams) {
       clearTimeout(stream.timer);
@@ -161,7 +170,7 @@ export class StreamableHttpUpstreamTransport implements UpstreamTransport, Liste
     try {
       value = JSON.parse(json);
     } catch {
-      this.logger.warn({ data: json.slice(0, 200) }, 'upstream sent something that is not JSON');
+      if (this.strayMessages.take()) this.logger.warn({ data: json.slice(0, 200) }, 'upstream sent something that is not JSON');
       return;
     }
     try {
@@ -290,7 +299,9 @@ export class StreamableHttpUpstreamTransport implements UpstreamTransport, Liste
       // Redacted before it is cut, so a secret cut at the end is not left half there: a
       // malformed answer often carries what the call was given (an echoed token, say).
       const text = JSON.stringify(value) ?? String(value);
-      this.logger.warn({ message: this.redactText(text.slice(0, 800)).slice(0, 200) }, 'upstream sent something that is not a JSON-RPC message');
+      if (this.strayMessages.take()) {
+        this.logger.warn({ message: this.redactText(text.slice(0, 800)).slice(0, 200) }, 'upstream sent something that is not a JSON-RPC message');
+      }
       // A request in the wrong shape is answered, so the upstream does not wait on it.
       const refusal = invalidRequestAnswer(value);
       if (refusal) void this.send(refusal).catch(() => undefined);
