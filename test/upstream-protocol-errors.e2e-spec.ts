@@ -106,6 +106,19 @@ describe.each([
   }, 60_000);
 });
 
+describe('a Streamable HTTP upstream that sends an event that is no JSON, quoting a secret', () => {
+  it('has it logged with the secret redacted, as a stdio upstream\'s stray line is', async () => {
+    const event = 'not json: login as admin with password=hunter2-hunter2 failed';
+    expect(textOf(await host.client.callTool({ name: 'posted__raw', arguments: { events: [event, FINE] } }))).toBe('fine');
+    const logged = await eventually(
+      () => daemon.stderr().split('\n').find((l) => l.includes('upstream sent something that is not JSON') && l.includes('login as admin')),
+      30_000,
+      'the event logged',
+    );
+    expect(logged).not.toContain('hunter2-hunter2');
+  }, 60_000);
+});
+
 describe('a Streamable HTTP upstream that sends 20,000 events that are no messages on one call\'s stream', () => {
   it('has at most 100 of them a second logged, the rest counted, and the call still answered', async () => {
     const started = Date.now();

@@ -170,7 +170,7 @@ export class StreamableHttpUpstreamTransport implements UpstreamTransport, Liste
     try {
       value = JSON.parse(json);
     } catch {
-      if (this.strayMessages.take()) this.logger.warn({ data: json.slice(0, 200) }, 'upstream sent something that is not JSON');
+      if (this.strayMessages.take()) this.logger.warn({ data: this.loggable(json) }, 'upstream sent something that is not JSON');
       return;
     }
     try {
@@ -191,6 +191,15 @@ export class StreamableHttpUpstreamTransport implements UpstreamTransport, Liste
     this.failure = `it sent a message over the limit of ${MAX_MESSAGE_CHARS} characters`;
     this.logger.error({ chars: length, limit: MAX_MESSAGE_CHARS }, 'upstream sent a message over the size limit; closing the connection');
     void this.close();
+  }
+
+  /**
+   * What is logged of something the upstream sent that is no message: its start, redacted.
+   * Redacted before it is cut, so a secret cut at the end is not left half there: a
+   * malformed answer often carries what the call was given (an echoed token, say).
+   */
+  private loggable(text: string): string {
+    return this.redactText(text.slice(0, 800)).slice(0, 200);
   }
 
   private post(out: Outgoing): void {
@@ -296,11 +305,8 @@ export class StreamableHttpUpstreamTransport implements UpstreamTransport, Liste
 
   private deliver(value: unknown, json?: string, extra?: MessageExtra): void {
     if (classifyMessage(value) === 'invalid') {
-      // Redacted before it is cut, so a secret cut at the end is not left half there: a
-      // malformed answer often carries what the call was given (an echoed token, say).
-      const text = JSON.stringify(value) ?? String(value);
       if (this.strayMessages.take()) {
-        this.logger.warn({ message: this.redactText(text.slice(0, 800)).slice(0, 200) }, 'upstream sent something that is not a JSON-RPC message');
+        this.logger.warn({ message: this.loggable(JSON.stringify(value) ?? String(value)) }, 'upstream sent something that is not a JSON-RPC message');
       }
       // A request in the wrong shape is answered, so the upstream does not wait on it.
       const refusal = invalidRequestAnswer(value);
