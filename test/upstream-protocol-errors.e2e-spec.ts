@@ -134,3 +134,16 @@ describe('a Streamable HTTP upstream that sends 20,000 events that are no messag
     expect(logged).toBeLessThanOrEqual(100 * (seconds + 1));
   }, 60_000);
 });
+
+describe('a Streamable HTTP upstream that answers a call with a content type that is neither JSON nor an event stream', () => {
+  it('fails the call with -32000 naming that content type, not as an upstream that could not be reached', async () => {
+    for (const [type, named] of [['text/html; charset=utf-8', "content type 'text/html'"], [undefined, 'no content type']]) {
+      const failure = await host.client
+        .callTool({ name: 'posted__raw', arguments: { http: { type, body: '<html>Welcome to the proxy</html>' } } })
+        .then(() => undefined, (e: { code?: number; message?: string }) => e);
+      expect(failure?.code).toBe(-32000);
+      expect(failure?.message).toContain(`Upstream 'posted' answered with ${named}, not JSON or an event stream`);
+    }
+    expect(textOf(await host.client.callTool({ name: 'posted__raw', arguments: { events: [FINE] } }))).toBe('fine');
+  }, 60_000);
+});

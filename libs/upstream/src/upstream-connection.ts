@@ -13,6 +13,7 @@ import { RelayedTasks } from './relayed-tasks.js';
 import { UpstreamLists } from './upstream-lists.js';
 import { credentialsOf, redactFailure, redactUpstreamError, redactUpstreamText, type UpstreamRedactor } from './upstream-redaction.js';
 import { httpStatusOf, looksLikeLegacySse, type RemoteFlavour, type TransportFactory } from './transports/transport-factory.js';
+import { ContentTypeError } from './transports/http-status-error.js';
 import { closeDetail, type UpstreamTransport } from './transports/upstream-transport.js';
 import type {
   ClientIdentity,
@@ -199,8 +200,14 @@ export class UpstreamConnection {
     const status = httpStatusOf(err);
     this.log.warn({ err: this.redacted(String(err)) }, 'request to upstream failed');
     void this.health.probe();
-    // The status says what happened; the body (an error page, a stack trace) stays in the log.
-    const what = status === undefined ? 'could not be reached' : `answered HTTP ${status}`;
+    // The status (or the content type of a 2xx) says what happened; the body (an error page,
+    // a stack trace) stays in the log.
+    const what =
+      err instanceof ContentTypeError
+        ? `answered with ${err.what}, not JSON or an event stream`
+        : status === undefined
+          ? 'could not be reached'
+          : `answered HTTP ${status}`;
     return new McpError(ErrorCode.ConnectionClosed, `Upstream '${this.name}' ${what}`);
   }
 

@@ -26,6 +26,22 @@ export class HttpStatusError extends Error {
   }
 }
 
+/**
+ * A 2xx answer to a request whose content type is neither JSON nor an event stream (an HTML
+ * page of a proxy, say): the server was reached and answered what no client reads. The
+ * connection names the type to the host (`what`), cut, as it names a status.
+ */
+export class ContentTypeError extends Error {
+  readonly what: string;
+
+  constructor(contentType: string) {
+    const what = contentType === '' ? 'no content type' : `content type '${contentType.slice(0, 100)}'`;
+    super(`upstream answered with ${what}, not JSON or an event stream`);
+    this.what = what;
+    this.name = 'ContentTypeError';
+  }
+}
+
 /** The error for a non-2xx response, after reading at most the start of its body (briefly). */
 export function statusError(res: IncomingMessage): Promise<HttpStatusError> {
   return new Promise((resolve) => {

@@ -4,7 +4,7 @@ import type { RemoteServerConfig } from '@switchboard/config';
 import type { Logger } from '@switchboard/observability';
 import { LogBudget, MAX_STRAY_LINES_PER_SECOND } from '../log-budget.js';
 import { HttpEndpoint } from './http-endpoint.js';
-import { HttpStatusError, statusError } from './http-status-error.js';
+import { ContentTypeError, HttpStatusError, statusError } from './http-status-error.js';
 import { keepResultText } from './keep-result-text.js';
 import { MAX_MESSAGE_CHARS } from './message-limit.js';
 import { ListenStream, type ListenHost } from './listen-stream.js';
@@ -270,7 +270,7 @@ export class StreamableHttpUpstreamTransport implements UpstreamTransport, Liste
     }
     this.dropStream(stream);
     res.resume();
-    reject(new Error(`upstream answered with content type '${type}', not JSON or an event stream`));
+    reject(new ContentTypeError(type));
   }
 
   private readJson(res: IncomingMessage, stream: ResponseStream): void {
