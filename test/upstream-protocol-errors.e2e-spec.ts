@@ -9,14 +9,15 @@ import { connectHost, type Host } from './support/hosts.js';
  * Upstreams that break JSON-RPC itself, through the real daemon to a real SDK host: a stdio
  * one (test/fixtures/hostile-upstream.mjs, its tool `raw` writes lines as they are) and a
  * Streamable HTTP one (test/fixtures/raw-http-upstream.mjs, its tool `raw` answers a stream
- * of events as they are). Whatever they send, what they asked gets an answer and what they
+ * of events as they are) and a legacy HTTP+SSE one (hostile-sse-upstream.mjs, whose `raw`
+ * sends them on its event stream). Whatever they send, what they asked gets an answer and what they
  * answered reaches the host, rather than leave either side waiting for a timeout.
  */
 
 let dir: string;
 let daemon: DaemonHandle;
 let host: Host;
-let httpUpstream: ChildProcess;
+const fixtures: ChildProcess[] = [];
 
 const textOf = (result: unknown) => ((result as { content: Array<{ text?: string }> }).content[0]?.text ?? '') as string;
 
@@ -34,36 +35,39 @@ const REFUSALS = {
 };
 const FINE = '{"jsonrpc":"2.0","id":$ID,"result":{"content":[{"type":"text","text":"fine"}]}}';
 
-function startHttpUpstream(): Promise<string> {
-  httpUpstream = spawn(process.execPath, [join(REPO_ROOT, 'test/fixtures/raw-http-upstream.mjs')], { stdio: ['ignore', 'pipe', 'inherit'] });
+/** Starts an HTTP fixture (it prints `port N`), kept in `fixtures`, and resolves with its URL at `path`. */
+function startFixture(file: string, path: string, env: Record<string, string> = {}): Promise<string> {
+  const fixture = spawn(process.execPath, [join(REPO_ROOT, 'test/fixtures', file)], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...env } });
+  fixtures.push(fixture);
   return new Promise((resolve, reject) => {
     let out = '';
-    httpUpstream.stdout!.on('data', (chunk: Buffer) => {
+    fixture.stdout!.on('data', (chunk: Buffer) => {
       out += chunk.toString('utf8');
       const found = /port (\d+)/.exec(out);
-      if (found) resolve(`http://127.0.0.1:${found[1]}/mcp`);
+      if (found) resolve(`http://127.0.0.1:${found[1]}${path}`);
     });
-    httpUpstream.once('exit', (code) => reject(new Error(`the HTTP fixture exited with ${code}`)));
+    fixture.once('exit', (code) => reject(new Error(`${file} exited with ${code}`)));
   });
 }
 
 beforeAll(async () => {
   dir = tempDir('sb-protocol-errors-');
-  const url = await startHttpUpstream();
+  const url = await startFixture('raw-http-upstream.mjs', '/mcp');
+  const sseUrl = await startFixture('hostile-sse-upstream.mjs', '/sse', { HOSTILE_SSE_ACCEPT: '1' });
   const stdio = { command: process.execPath, args: [join(REPO_ROOT, 'test/fixtures/hostile-upstream.mjs')] };
   // A call left unanswered fails at 60 s, past the tests' own timeout: a hang shows as a failure.
-  daemon = await startDaemon(writeConfig({ mcpServers: { piped: stdio, calm: stdio, posted: { type: 'http', url } } }, dir));
+  daemon = await startDaemon(writeConfig({ mcpServers: { piped: stdio, calm: stdio, posted: { type: 'http', url }, legacy: { type: 'sse', url: sseUrl } } }, dir));
   host = await connectHost('streamable-http', { daemon });
   await eventually(async () => {
     const names = (await host.client.listTools()).tools.map((t) => t.name);
-    return ['piped__raw', 'calm__echo', 'posted__raw'].every((n) => names.includes(n)) || undefined;
+    return ['piped__raw', 'calm__echo', 'posted__raw', 'legacy__raw'].every((n) => names.includes(n)) || undefined;
   }, 60_000, 'every upstream listed');
 }, 90_000);
 
 afterAll(async () => {
   await host?.close();
   await stopAllDaemons();
-  httpUpstream?.kill('SIGTERM');
+  for (const fixture of fixtures) fixture.kill('SIGTERM');
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
@@ -96,6 +100,7 @@ describe('a stdio upstream that writes a batch (a JSON array) to stdout', () => 
 describe.each([
   ['stdio', 'piped', 'lines'],
   ['Streamable HTTP', 'posted', 'events'],
+  ['legacy HTTP+SSE', 'legacy', 'events'],
 ])('a %s upstream that sends a request JSON-RPC does not allow, with an id', (_transport, server, field) => {
   it('has it answered -32600 (-32602 for params that are a list) under that id, and its call still answered', async () => {
     const sent = [...Object.values(INVALID_REQUESTS), FINE];
@@ -146,4 +151,16 @@ describe('a Streamable HTTP upstream that answers a call with a content type tha
     }
     expect(textOf(await host.client.callTool({ name: 'posted__raw', arguments: { events: [FINE] } }))).toBe('fine');
   }, 60_000);
+});
+
+describe('a legacy HTTP+SSE upstream that answers in a shape JSON-RPC does not allow, or in a batch', () => {
+  it('has the call fail at once with -32000, or get the batched answer, as the other transports do, rather than time out', async () => {
+    const both = '{"jsonrpc":"2.0","id":$ID,"result":{"content":[]},"error":{"code":-32000,"message":"both"}}';
+    const failure = await host.client
+      .callTool({ name: 'legacy__raw', arguments: { events: [both] } }, { timeout: 30_000 })
+      .then(() => undefined, (e: { code?: number; message?: string }) => e);
+    expect(failure).toMatchObject({ code: -32000, message: expect.stringContaining('The upstream sent an invalid response') });
+    const batch = '[{"jsonrpc":"2.0","id":$ID,"result":{"content":[{"type":"text","text":"batched"}]}}]';
+    expect(textOf(await host.client.callTool({ name: 'legacy__raw', arguments: { events: [batch] } }, { timeout: 30_000 }))).toBe('batched');
+  }, 90_000);
 });

@@ -1,12 +1,12 @@
 import type { ClientRequest, IncomingMessage, OutgoingHttpHeaders } from 'node:http';
-import { classifyMessage, counted, encodeMessage, invalidRequestAnswer, invalidResponseAsError, type JsonRpcMessage, type MessageExtra, type RequestId } from '@switchboard/core';
+import { encodeMessage, type JsonRpcMessage, type MessageExtra, type RequestId } from '@switchboard/core';
 import type { RemoteServerConfig } from '@switchboard/config';
 import type { Logger } from '@switchboard/observability';
-import { LogBudget, MAX_STRAY_LINES_PER_SECOND } from '../log-budget.js';
 import { HttpEndpoint } from './http-endpoint.js';
 import { ContentTypeError, HttpStatusError, statusError } from './http-status-error.js';
 import { keepResultText } from './keep-result-text.js';
 import { MAX_MESSAGE_CHARS } from './message-limit.js';
+import { UpstreamMessageReader } from './message-reader.js';
 import { ListenStream, type ListenHost } from './listen-stream.js';
 import { mediaType, readMessageEvents, reconnectDelay } from './stream-support.js';
 import type { UpstreamTransport } from './upstream-transport.js';
@@ -83,8 +83,8 @@ export class StreamableHttpUpstreamTransport implements UpstreamTransport, Liste
   private retryMs?: number;
   /** Why the transport closed itself, when it did. */
   private failure?: string;
-  /** What it sends that is no message is logged, at most so many a second (as a stdio upstream's stray lines). */
-  private readonly strayMessages: LogBudget;
+  /** What the server sends, checked as JSON-RPC (message-reader.ts). */
+  private readonly reader: UpstreamMessageReader;
 
   /**
    * @param redactText hides secrets in what the server sends before any of it is logged (the
@@ -96,11 +96,12 @@ export class StreamableHttpUpstreamTransport implements UpstreamTransport, Liste
     private readonly redactText: (text: string) => string = (text) => text,
   ) {
     this.endpoint = new HttpEndpoint(new URL(config.url));
-    this.strayMessages = new LogBudget(
+    this.reader = new UpstreamMessageReader({
       logger,
-      MAX_STRAY_LINES_PER_SECOND,
-      (count) => `upstream messages: ${counted(count, 'stray message')} not logged (over ${MAX_STRAY_LINES_PER_SECOND} a second)`,
-    );
+      redactText,
+      answer: (refusal) => void this.send(refusal).catch(() => undefined),
+      deliver: (message, json, extra) => this.deliver(message, json, extra),
+    });
   }
 
   get sessionId(): string | undefined {
@@ -134,7 +135,7 @@ export class StreamableHttpUpstreamTransport implements UpstreamTransport, Liste
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    this.strayMessages.stop();
+    this.reader.stop();
     this.listener?.stop();
     for (const stream of this.streams) {
       clearTimeout(stream.timer);
@@ -165,20 +166,7 @@ export class StreamableHttpUpstreamTransport implements UpstreamTransport, Liste
    * handling a message throws is logged instead.
    */
   receive(json: string, stream?: ResponseStream): void {
-    const extra = stream ? { relatedRequestId: stream.requestId } : undefined;
-    let value: unknown;
-    try {
-      value = JSON.parse(json);
-    } catch {
-      if (this.strayMessages.take()) this.logger.warn({ data: this.loggable(json) }, 'upstream sent something that is not JSON');
-      return;
-    }
-    try {
-      if (Array.isArray(value)) for (const item of value) this.deliver(item, undefined, extra);
-      else this.deliver(value, json, extra);
-    } catch (err) {
-      this.logger.error({ err }, 'handling a message from the upstream failed');
-    }
+    this.reader.read(json, stream ? { relatedRequestId: stream.requestId } : undefined);
   }
 
   /**
@@ -191,15 +179,6 @@ export class StreamableHttpUpstreamTransport implements UpstreamTransport, Liste
     this.failure = `it sent a message over the limit of ${MAX_MESSAGE_CHARS} characters`;
     this.logger.error({ chars: length, limit: MAX_MESSAGE_CHARS }, 'upstream sent a message over the size limit; closing the connection');
     void this.close();
-  }
-
-  /**
-   * What is logged of something the upstream sent that is no message: its start, redacted.
-   * Redacted before it is cut, so a secret cut at the end is not left half there: a
-   * malformed answer often carries what the call was given (an echoed token, say).
-   */
-  private loggable(text: string): string {
-    return this.redactText(text.slice(0, 800)).slice(0, 200);
   }
 
   private post(out: Outgoing): void {
@@ -303,21 +282,7 @@ export class StreamableHttpUpstreamTransport implements UpstreamTransport, Liste
     });
   }
 
-  private deliver(value: unknown, json?: string, extra?: MessageExtra): void {
-    if (classifyMessage(value) === 'invalid') {
-      if (this.strayMessages.take()) {
-        this.logger.warn({ message: this.loggable(JSON.stringify(value) ?? String(value)) }, 'upstream sent something that is not a JSON-RPC message');
-      }
-      // A request in the wrong shape is answered, so the upstream does not wait on it.
-      const refusal = invalidRequestAnswer(value);
-      if (refusal) void this.send(refusal).catch(() => undefined);
-      // An answer in the wrong shape still ends its request, as an error, rather than leave it to time out.
-      const asError = invalidResponseAsError(value);
-      if (asError === undefined) return;
-      value = asError;
-      json = undefined;
-    }
-    const message = value as JsonRpcMessage;
+  private deliver(message: JsonRpcMessage, json: string | undefined, extra: MessageExtra | undefined): void {
     if (!('method' in message) && message.id !== null) this.settle(message.id);
     if (json !== undefined) keepResultText(message, json);
     this.onmessage?.(message, extra);

@@ -1,6 +1,7 @@
 import type { ServerConfig, RemoteServerConfig } from '@switchboard/config';
 import type { Logger } from '@switchboard/observability';
 import { fetchWithCutBodies } from './post-answer-limit.js';
+import { readLegacyMessages } from './legacy-sse-messages.js';
 import { limitSseEvents } from './sse-event-limit.js';
 import { StdioUpstreamTransport } from './stdio-transport.js';
 import { StreamableHttpUpstreamTransport } from './streamable-http-transport.js';
@@ -37,7 +38,8 @@ export class DefaultTransportFactory implements TransportFactory {
     if (flavour !== 'sse') return new StreamableHttpUpstreamTransport(config, logger, this.redactText);
     // The SDK's client (and the zod schemas under it) costs the daemon about 25 MB of
     // memory; only a gateway with a legacy HTTP+SSE upstream loads it.
-    return sseTransport(await import('@modelcontextprotocol/client'), config, logger);
+    const transport = sseTransport(await import('@modelcontextprotocol/client'), config, logger);
+    return readLegacyMessages(transport, logger, this.redactText ?? ((text) => text));
   }
 }
 

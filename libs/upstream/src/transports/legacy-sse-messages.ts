@@ -1,0 +1,44 @@
+import type { Logger } from '@switchboard/observability';
+import type { JsonRpcMessage } from '@switchboard/core';
+import { UpstreamMessageReader } from './message-reader.js';
+import type { UpstreamTransport } from './upstream-transport.js';
+
+/** What of the SDK's SSEClientTransport this reaches: its private event source, once started. */
+interface SdkSseTransport {
+  start(): Promise<void>;
+  close(): Promise<void>;
+  send(message: JsonRpcMessage): Promise<void>;
+  onmessage?: (message: JsonRpcMessage) => void;
+  _eventSource?: { onmessage: ((event: MessageEvent) => void) | null };
+}
+
+/**
+ * Has the gateway read a legacy HTTP+SSE upstream's messages itself (message-reader.ts), as
+ * it reads a Streamable HTTP one's. The SDK's SSEClientTransport parses each event with its
+ * own schema and reports what fails it only to onerror, which the connection logs at debug:
+ * an answer in a shape JSON-RPC does not allow, or a batch, left its call waiting for its
+ * timeout, and a request in the wrong shape was never answered. Once the transport's event
+ * stream is open (start), its message events go to the reader instead. This reaches into the
+ * SDK's private `_eventSource`: the SDK is pinned to an exact version, and
+ * upstream-protocol-errors.e2e-spec.ts fails should that move.
+ */
+export function readLegacyMessages(transport: UpstreamTransport, logger: Logger, redactText: (text: string) => string): UpstreamTransport {
+  const sdk = transport as unknown as SdkSseTransport;
+  const reader = new UpstreamMessageReader({
+    logger,
+    redactText,
+    answer: (refusal) => void sdk.send(refusal).catch(() => undefined),
+    deliver: (message) => sdk.onmessage?.(message),
+  });
+  const start = sdk.start.bind(sdk);
+  const close = sdk.close.bind(sdk);
+  sdk.start = async () => {
+    await start();
+    if (sdk._eventSource) sdk._eventSource.onmessage = (event) => reader.read(String(event.data));
+  };
+  sdk.close = async () => {
+    reader.stop();
+    await close();
+  };
+  return transport;
+}
