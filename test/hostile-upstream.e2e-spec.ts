@@ -61,6 +61,7 @@ beforeAll(async () => {
             HOSTILE_ERROR: 'login as admin with password=hunter2-hunter2 failed; the service refused the key',
             HOSTILE_ERROR_ECHOES: 'SERVICE_API_KEY',
           }),
+          listless: hostile({ HOSTILE_LIST_RESULT: JSON.stringify({ items: [{ name: 'echo', inputSchema: { type: 'object' } }] }) }),
           twice: hostile({ HOSTILE_TOOLS: JSON.stringify([SEARCH, { ...SEARCH, description: 'Another tool under the same name' }]) }),
         },
       },
@@ -169,6 +170,17 @@ describe('an upstream that declares no tools, resources or prompts capability', 
       .split('\n')
       .filter((l) => l.includes('"upstream":"mute"') && l.includes('declared no tools, resources or prompts capability'));
     expect(warned).toHaveLength(1);
+  });
+});
+
+describe('an upstream that answers tools/list without a tools list', () => {
+  it('is degraded in /readyz, with a warning naming what is wrong, rather than ready and serving no tools without a word', async () => {
+    type Upstream = { name: string; state: string; lastError?: string };
+    await eventually(() => daemon.stderr().includes("the tools/list result has no 'tools' list"), 60_000, 'the warning');
+    // The warning and the state are set in one go (catalog-sync's readList).
+    const upstreams = (await request(daemon.baseUrl).get('/readyz')).body.upstreams as Upstream[];
+    const listless = upstreams.find((u) => u.name === 'listless');
+    expect(listless).toMatchObject({ state: 'degraded', lastError: 'tools/list failed' });
   });
 });
 

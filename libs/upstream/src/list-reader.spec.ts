@@ -37,6 +37,14 @@ describe('readList', () => {
     expect(lines).toEqual([]);
   });
 
+  it('fails a read whose page has no list under its key, on the first page or a later one', async () => {
+    const { log } = logLines();
+    for (const pages of [[{ items: [tool(1)] }], [{ tools: [tool(1)], nextCursor: 'next' }, { tools: 'none' }]]) {
+      const page = async (cursor: string | undefined): Promise<Item> => pages[cursor === undefined ? 0 : 1]!;
+      await expect(readList(page, 'tools/list', 'tools', wide, log)).rejects.toThrow("the tools/list result has no 'tools' list");
+    }
+  });
+
   it('serves task-only tools when the upstream runs tool calls as tasks, and names them; leaves them out when it does not', async () => {
     const tools = [tool(0), { ...tool(1), execution: { taskSupport: 'required' } }, { ...tool(2), execution: { taskSupport: 'optional' } }];
     const page = async (): Promise<Item> => ({ tools });

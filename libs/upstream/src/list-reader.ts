@@ -54,7 +54,12 @@ export async function readList(
   for (; pages < MAX_LIST_PAGES && list.cutBy === undefined; pages++) {
     const result = await page(cursor);
     const batch = result[key];
-    for (const item of Array.isArray(batch) ? (batch as unknown[]) : []) {
+    // A page without its list is no list (a conforming client, the SDK's, throws on it).
+    // Read as an empty one it served none of the upstream's items, and /readyz said ready:
+    // it fails the read, so the last list read stays served, with a warning, and the
+    // upstream is degraded (catalog-sync).
+    if (!Array.isArray(batch)) throw new Error(`the ${method} result has no '${key}' list`);
+    for (const item of batch as unknown[]) {
       const reason = unservableReason(key, item, runsTasks);
       if (reason !== undefined) {
         if (dropped++ < 5) examples.push(`${describeItem(item)}: ${reason}`);
