@@ -124,6 +124,27 @@ describe('API keys', () => {
     verifier.verify(key);
     expect((await store.list())[0].lastUsedAt).toBe(5_061_000);
   });
+
+  it("forgets when it noted a key once a minute has passed: keys created, used once and revoked are not held for the daemon's life", async () => {
+    let now = 5_000_000;
+    const { store, verifier } = await keys(() => now);
+    const made: Awaited<ReturnType<ApiKeyStore['create']>>[] = [];
+    for (let n = 0; n < 50; n++) made.push(await store.create({ name: `job-${n}`, roles: [] }));
+    for (const { key } of made) verifier.verify(key);
+    expect(verifier.notedKeys).toBe(50);
+    for (const { info } of made.slice(1)) await store.revoke(String(info.id));
+    now += 61_000;
+    verifier.verify(made[0].key);
+    expect(verifier.notedKeys).toBe(1);
+    // What it forgot is in the row: the once-a-minute rule still holds for a key used again.
+    now += 1000;
+    const other = await store.create({ name: 'later', roles: [] });
+    verifier.verify(other.key);
+    expect((await store.list()).find((k) => k.name === 'job-0')?.lastUsedAt).toBe(5_061_000);
+    now += 30_000;
+    verifier.verify(made[0].key);
+    expect((await store.list()).find((k) => k.name === 'job-0')?.lastUsedAt).toBe(5_061_000);
+  });
 });
 
 describe('HttpAuthenticator', () => {

@@ -27,6 +27,11 @@ export class ApiKeyVerifier {
   private readonly lookup: SqliteStatement;
   private readonly byId: SqliteStatement;
   private readonly touch: SqliteStatement;
+  /**
+   * When this process last wrote each key's last_used_at, oldest first; an entry older than
+   * LAST_USED_EVERY_MS says no more than the row does, so it goes (keys come and go: one
+   * used once must not be held for the daemon's life).
+   */
   private readonly touched = new Map<number, number>();
 
   constructor(
@@ -62,9 +67,20 @@ export class ApiKeyVerifier {
     return { ok: true, principal: { id: row.name, authMethod: 'api-key', roles: JSON.parse(row.roles) as string[], credential } };
   }
 
+  /** For tests: how many keys' last writes are held. */
+  get notedKeys(): number {
+    return this.touched.size;
+  }
+
   private noteUse(row: KeyRow, now: number): void {
     const last = this.touched.get(row.id) ?? row.lastUsedAt ?? 0;
     if (now - last < LAST_USED_EVERY_MS) return;
+    for (const [id, at] of this.touched) {
+      if (now - at < LAST_USED_EVERY_MS) break;
+      this.touched.delete(id);
+    }
+    // Moved to the end, so the map stays in the order of the writes.
+    this.touched.delete(row.id);
     this.touched.set(row.id, now);
     try {
       this.touch.run(now, row.id);
