@@ -54,17 +54,24 @@ export function sessionDriver(base, { credentialFor }) {
     await call;
   };
 
+  /** A Streamable HTTP session initialized and listed: the headers of its requests, or undefined when refused. */
+  async function open(credential, capabilities, name) {
+    const init = await post('/mcp', credential, request('initialize', { protocolVersion: REVISION, capabilities, clientInfo: { name, version: '1' } }));
+    count(`http initialize ${init.status}`);
+    const session = init.headers['mcp-session-id'];
+    if (!session) return undefined;
+    const h = { ...credential, 'mcp-session-id': session, 'mcp-protocol-version': REVISION };
+    await post('/mcp', h, { jsonrpc: '2.0', method: 'notifications/initialized' });
+    await post('/mcp', h, request('tools/list', {}));
+    return h;
+  }
+
   async function streamableHttp(i) {
     const credential = await credentialFor(i);
     // Every other host can answer relayed questions; the others' go to the inbox.
     const capabilities = i % 2 ? { sampling: {}, elicitation: { form: {}, url: {} }, roots: { listChanged: true } } : {};
-    const init = await post('/mcp', credential, request('initialize', { protocolVersion: REVISION, capabilities, clientInfo: { name: `soak-${i}`, version: '1' } }));
-    count(`http initialize ${init.status}`);
-    const session = init.headers['mcp-session-id'];
-    if (!session) return;
-    const h = { ...credential, 'mcp-session-id': session, 'mcp-protocol-version': REVISION };
-    await post('/mcp', h, { jsonrpc: '2.0', method: 'notifications/initialized' });
-    await post('/mcp', h, request('tools/list', {}));
+    const h = await open(credential, capabilities, `soak-${i}`);
+    if (!h) return;
     const resources = await post('/mcp', h, request('resources/list', {}));
     const subscribable = [...new Set(resources.text.match(/"uri":"[^"]*hello[^"]*"/g) ?? [])].map((m) => m.slice(7, -1));
     for (const tool of ['shared__echo', 'own__echo']) {
@@ -128,5 +135,5 @@ export function sessionDriver(base, { credentialFor }) {
     });
   }
 
-  return { streamableHttp, legacySse, counts, post, request, close: () => agent.destroy() };
+  return { open, streamableHttp, legacySse, counts, post, request, close: () => agent.destroy() };
 }
