@@ -184,6 +184,19 @@ describe('switchboard stdio: a host that does not wait for the initialize answer
   });
 });
 
+describe('switchboard stdio: a host that cancels its initialize', () => {
+  it('still gets the answer (the spec lets no client cancel initialize), and its session works', async () => {
+    const host = spawnHost(stdioFixture());
+    // One write: the cancel arrives while initialize still waits for the upstream.
+    const cancel = { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'init', reason: 'changed my mind' } };
+    host.proc.stdin.write(`${JSON.stringify(initialize('init', '2025-06-18'))}\n${JSON.stringify(cancel)}\n`);
+    expect(await host.next((l) => !Array.isArray(l) && l.id === 'init')).toMatchObject({ result: { protocolVersion: '2025-06-18' } });
+    host.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    host.send({ jsonrpc: '2.0', id: 'after', method: 'tools/list' });
+    expect(await host.next((l) => !Array.isArray(l) && l.id === 'after')).toMatchObject({ result: { tools: expect.any(Array) } });
+  });
+});
+
 describe('switchboard stdio: a host that stops reading stdout', () => {
   it('is no longer read from while it leaves more than 16 MiB unread, and gets every answer once it reads again', async () => {
     const host = await launch('2025-06-18');

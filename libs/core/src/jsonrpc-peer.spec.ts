@@ -26,6 +26,28 @@ function pair(serverHandlers: Partial<PeerHandlers> = {}) {
   return { client, server, sentByClient, sentByServer };
 }
 
+/**
+ * A peer whose handler answers `result` only once `release()` is called, after `onStart` (if
+ * any) with the request's signal: what it sent, the ids it was told were cancelled, and the signal.
+ */
+function heldPeer(result: Record<string, unknown>, onStart?: (signal: CancelSignal) => void) {
+  const sent: JsonRpcMessage[] = [];
+  const cancelled: unknown[] = [];
+  let release!: () => void;
+  let signal!: CancelSignal;
+  const peer = new JsonRpcPeer(async (m) => void sent.push(m), {
+    onRequest: async (_r, ctx) => {
+      signal = ctx.signal;
+      onStart?.(ctx.signal);
+      await new Promise<void>((resolve) => (release = resolve));
+      return result;
+    },
+    onNotification: () => undefined,
+    onRequestCancelled: (id) => cancelled.push(id),
+  });
+  return { peer, sent, cancelled, release: () => release(), signal: () => signal };
+}
+
 afterEach(() => vi.useRealTimers());
 
 describe('JsonRpcPeer', () => {
@@ -271,26 +293,24 @@ describe('JsonRpcPeer', () => {
     expect(sent).toEqual([]);
   });
 
+  it('a cancel of initialize is ignored (no client may cancel it): the request goes on and is answered', async () => {
+    const held = heldPeer({ protocolVersion: '2025-06-18' });
+    held.peer.handle({ jsonrpc: '2.0', id: 0, method: 'initialize' });
+    held.peer.handle({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 0 } });
+    expect(held.signal().aborted).toBe(false);
+    expect(held.cancelled).toEqual([]);
+    held.release();
+    await new Promise((r) => setTimeout(r, 0));
+    expect(held.sent).toEqual([{ jsonrpc: '2.0', id: 0, result: { protocolVersion: '2025-06-18' } }]);
+  });
+
   it('a cancel that arrives once the answer is decided (answerDecided) is late: ignored, and the answer is sent', async () => {
-    const sent: JsonRpcMessage[] = [];
-    const cancelled: unknown[] = [];
-    let release!: () => void;
-    let signal!: CancelSignal;
-    const peer = new JsonRpcPeer(async (m) => void sent.push(m), {
-      onRequest: async (_r, ctx) => {
-        signal = ctx.signal;
-        answerDecided(ctx.signal);
-        // As strict mode waits for the row's write before it releases the answer.
-        await new Promise<void>((resolve) => (release = resolve));
-        return { answer: 42 };
-      },
-      onNotification: () => undefined,
-      onRequestCancelled: (id) => cancelled.push(id),
-    });
+    // As strict mode waits for the row's write before it releases the answer.
+    const { peer, sent, cancelled, release, signal } = heldPeer({ answer: 42 }, answerDecided);
     peer.handle({ jsonrpc: '2.0', id: 'a', method: 'tools/call' });
     await new Promise((r) => setTimeout(r, 0));
     peer.handle({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'a' } });
-    expect(signal.aborted).toBe(false);
+    expect(signal().aborted).toBe(false);
     expect(cancelled).toEqual([]);
     release();
     await new Promise((r) => setTimeout(r, 0));

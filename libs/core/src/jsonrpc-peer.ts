@@ -92,6 +92,8 @@ const ABOUT_NONE: readonly RequestId[] = Object.freeze([]);
 /** A request of the other side's being handled. */
 interface Inbound {
   cancellation: Cancellation;
+  /** False for `initialize`: no client may cancel it (spec), and its answer names the revision. */
+  cancellable: boolean;
   /** The requests of ours it is about (InboundContext.about). */
   about: readonly RequestId[];
 }
@@ -241,8 +243,8 @@ export class JsonRpcPeer {
     if (n.method === 'notifications/cancelled') {
       const id = n.params?.requestId as RequestId | undefined;
       const inbound = id === undefined ? undefined : this.inbound.get(id);
-      // Too late for that request: its answer is decided and recorded (answerDecided).
-      if (inbound?.cancellation.decided) return;
+      // Too late for that request: its answer is decided and recorded (answerDecided); or it is initialize.
+      if (inbound && (inbound.cancellation.decided || !inbound.cancellable)) return;
       if (inbound) {
         this.inbound.delete(id!);
         const reason = n.params?.reason;
@@ -309,7 +311,8 @@ export class JsonRpcPeer {
     // About no request of ours unless the transport or the handler says which: a question
     // asked over a channel that cannot say (stdio, an HTTP GET stream) is not about every
     // request in flight there, or one host's questions would hold another's timeouts open.
-    const inbound: Inbound = { cancellation, about: relatedRequestId === undefined ? ABOUT_NONE : [relatedRequestId] };
+    const about = relatedRequestId === undefined ? ABOUT_NONE : [relatedRequestId];
+    const inbound: Inbound = { cancellation, cancellable: request.method !== 'initialize', about };
     this.inbound.set(request.id, inbound);
     let response: JsonRpcResponse;
     try {
