@@ -2,7 +2,8 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { Client, SSEClientTransport, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { startHttpFixture, type FixtureStatsReport, type HttpFixture } from '@switchboard/testing';
 import { afterEach, describe, expect, it } from 'vitest';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { auditRows } from './support/audit-rows.js';
 import { REPO_ROOT, SWITCHBOARD_BIN, eventually, stdioFixture, writeConfig } from './support/daemon.js';
 
 /**
@@ -23,6 +24,8 @@ interface RawHost {
   stderr(): string;
   /** Lines on stdout that were not JSON: stdout must carry nothing but messages. */
   stray: string[];
+  /** Where its audit log is. */
+  dataDir: string;
 }
 
 const hosts: RawHost[] = [];
@@ -58,6 +61,7 @@ function spawnHost(fx: unknown): RawHost {
     exited,
     stderr: () => stderr,
     stray,
+    dataDir: join(dirname(configPath), 'data'),
     send: (value) => proc.stdin.write(`${JSON.stringify(value)}\n`),
     next: (match, from = 0) => eventually(() => lines.slice(from).find(match), 15_000, 'a matching stdout line'),
   };
@@ -220,8 +224,8 @@ describe('switchboard stdio: a host that stops reading stdout', () => {
   });
 });
 
-describe('switchboard stdio: a host that answers a relayed request in a shape JSON-RPC does not allow', () => {
-  it('is not answered under that id (its own requests may use it), and the relayed request fails at once', async () => {
+/** A host with the roots capability whose fx__list_roots call (id 'call') waits on the roots/list it was just asked; `from`: its first line after initialize. */
+async function askedForRoots(): Promise<{ host: RawHost; from: number; ask: { id: number } }> {
     const host = spawnHost(stdioFixture());
     host.send({ ...initialize('init', '2025-06-18'), params: { protocolVersion: '2025-06-18', capabilities: { roots: {} }, clientInfo: { name: 'raw', version: '1' } } });
     await host.next((l) => !Array.isArray(l) && l.id === 'init');
@@ -229,6 +233,12 @@ describe('switchboard stdio: a host that answers a relayed request in a shape JS
     const from = host.lines.length;
     host.send({ jsonrpc: '2.0', id: 'call', method: 'tools/call', params: { name: 'fx__list_roots', arguments: {} } });
     const ask = (await host.next((l) => !Array.isArray(l) && l.method === 'roots/list', from)) as { id: number };
+  return { host, from, ask };
+}
+
+describe('switchboard stdio: a host that answers a relayed request in a shape JSON-RPC does not allow', () => {
+  it('is not answered under that id (its own requests may use it), and the relayed request fails at once', async () => {
+    const { host, from, ask } = await askedForRoots();
     host.send({ jsonrpc: '2.0', id: ask.id, result: null });
 
     const answer = (await host.next((l) => !Array.isArray(l) && l.id === 'call', from)) as { result: { content: { text: string }[]; isError?: boolean } };
@@ -236,6 +246,24 @@ describe('switchboard stdio: a host that answers a relayed request in a shape JS
     expect(answer.result.content[0].text).toMatch(/^failed: .*invalid response/);
     // Nothing came back under the gateway's own request id: a host whose request had that id would take it as its answer.
     expect(host.lines.slice(from).filter((l) => !Array.isArray(l) && l.id === ask.id)).toEqual([ask]);
+  });
+});
+
+describe('switchboard stdio: a host that answers a relayed request with JSON nested thousands of levels deep', () => {
+  it('has the answer refused as invalid, with an audit row, and the upstream told why, not an internal error', async () => {
+    const { host, from, ask } = await askedForRoots();
+    // Deep enough to overflow the stack of any recursive walk (JSON.stringify's included); far within the line limit.
+    const depth = 100_000;
+    host.proc.stdin.write(`{"jsonrpc":"2.0","id":${ask.id},"result":{"roots":[{"uri":"file:///deep","_meta":{"x":${'['.repeat(depth)}${']'.repeat(depth)}}}]}}\n`);
+
+    const answer = (await host.next((l) => !Array.isArray(l) && l.id === 'call', from)) as { result: { content: { text: string }[] } };
+    // The fixture reports what its roots/list got.
+    expect(answer.result.content[0].text).toBe("failed: The host's answer to roots/list is invalid: it nests deeper than 256 levels");
+    const rows = await eventually(() => auditRows(host.dataDir, `method = 'roots/list'`).at(0), 15_000, 'the roots/list row');
+    expect(rows).toMatchObject({ decision: 'allowed', rule: 'relay:invalid-answer', outcome: 'error', error_code: -32603, upstream: 'fx' });
+    expect(host.stderr()).not.toContain('Maximum call stack');
+    host.send({ jsonrpc: '2.0', id: 'after', method: 'ping' });
+    expect(await host.next((l) => !Array.isArray(l) && l.id === 'after', from)).toEqual({ jsonrpc: '2.0', id: 'after', result: {} });
   });
 });
 

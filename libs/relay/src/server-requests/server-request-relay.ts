@@ -1,10 +1,12 @@
 import { bareEntry, type AuditEntry } from '@switchboard/audit';
 import {
   ErrorCode,
+  MAX_JSON_DEPTH,
   McpError,
   anyCancelled,
   callerName,
   methodNotFound,
+  nestsDeeperThan,
   newTraceId,
   parseCallerName,
   relatedTaskIdOf,
@@ -129,13 +131,18 @@ export class ServerRequestRelay {
         // host's principal; else with none (the gateway ran that task for a host that never saw it).
         const related = this.services.tasks?.relatedFor(session!, connection, asked) ?? withoutRelatedTask(asked);
         const outgoing = shapeServerRequest(request.method, related, session!.protocolVersion) as Item;
-        // The row holds what the host sent, even when the upstream does not get it.
-        result = await session!.request(request.method, outgoing, {
+        const answer = await session!.request(request.method, outgoing, {
           timeoutMs: this.limits().timeoutMs,
           signal: anyCancelled(req.signal, route.origin?.signal),
           ...(route.origin && { relatedRequestId: route.origin.requestId }),
           ...progressRelayedTo(connection, outgoing),
         });
+        // Thousands of levels overflow the stack of every recursive walk after this one (the
+        // checks, redaction, the row's JSON, the encoder towards the upstream), and the
+        // upstream got a bare "Internal error" with no row. Hosts' requests have the same bound.
+        if (nestsDeeperThan(answer, MAX_JSON_DEPTH)) throw this.invalidAnswer(req, entry, [`it nests deeper than ${MAX_JSON_DEPTH} levels`]);
+        // The row holds what the host sent, even when the upstream does not get it.
+        result = answer;
         // Checked against what the upstream asked: the answer is the upstream's.
         result = this.checked(req, asked, result, entry);
         if (elicitationMode(asked) === 'url' && result.action === 'accept') {
@@ -234,12 +241,17 @@ export class ServerRequestRelay {
   private checked(req: ServerRequest, outgoing: Item, answer: Item, entry: AuditEntry): Item {
     const checked = checkHostAnswer(req.request.method, outgoing, answer);
     if ('result' in checked) return this.shapedForUpstream(req, checked.result, entry);
+    throw this.invalidAnswer(req, entry, checked.problems);
+  }
+
+  /** The error an upstream gets for a host's answer it may not have (`problems`), its rule and its log line. */
+  private invalidAnswer(req: ServerRequest, entry: AuditEntry, problems: string[]): McpError {
     entry.rule = 'relay:invalid-answer';
     this.services.logger?.warn(
-      { upstream: req.connection.name, method: req.request.method, session: entry.sessionId, problems: checked.problems },
+      { upstream: req.connection.name, method: req.request.method, session: entry.sessionId, problems },
       'a host answered a relayed request with a result the request does not allow; the upstream gets an error',
     );
-    throw new McpError(ErrorCode.InternalError, `The host's answer to ${req.request.method} is invalid: ${checked.problems.join('; ')}`);
+    return new McpError(ErrorCode.InternalError, `The host's answer to ${req.request.method} is invalid: ${problems.join('; ')}`);
   }
 
   /**
