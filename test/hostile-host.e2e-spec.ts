@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditRows } from './support/audit-rows.js';
 import { eventually, startDaemon, stdioFixture, stopAllDaemons, tempDir, writeConfig, type DaemonHandle } from './support/daemon.js';
 import { openStream } from './support/sse-client.js';
+import { rawHost } from './support/raw-host.js';
 
 /**
  * The downstream edge as a careless or hostile host meets it: refusals that must still say
@@ -252,5 +253,26 @@ describe('a host subscribing to URI after URI', () => {
     expect(held).toHaveLength(MAX_SUBSCRIPTIONS_PER_SESSION);
     expect(held).not.toContain(item(-1));
     await request(daemon.baseUrl).delete('/mcp').set('Mcp-Session-Id', sid).expect(200);
+  });
+});
+
+describe("a host's error answer to a relayed request whose data nests thousands of levels deep", () => {
+  it('reaches the upstream as an invalid answer, without the data; the daemon and its other sessions go on', async () => {
+    const host = await rawHost(daemon, { roots: {} }, '2025-06-18');
+    const call = host.post({ jsonrpc: '2.0', id: 'call', method: 'tools/call', params: { name: 'fx__list_roots', arguments: {} } });
+    const ask = await host.waitFor([call], (m) => m.method === 'roots/list');
+    // Too deep for JSON.stringify: encoding it towards the upstream threw, outside any handler.
+    const depth = 100_000;
+    const answer = `{"jsonrpc":"2.0","id":${JSON.stringify(ask.id)},"error":{"code":-1,"message":"no roots","data":{"x":${'['.repeat(depth)}${']'.repeat(depth)}}}}`;
+    expect(await host.post(answer).status).toBe(202);
+    const result = (await host.waitFor([call], (m) => m.id === 'call', 15_000)) as { result?: { content: { text: string }[] } };
+    // The fixture reports what its roots/list got.
+    expect(result.result?.content[0].text).toBe("failed: The host's answer to roots/list is invalid: its error's data nests deeper than 256 levels");
+    const dataDir = join(dirname(daemon.configPath), 'data');
+    const row = await eventually(() => auditRows(dataDir, `method = 'roots/list'`).at(-1), 15_000, 'the roots/list row');
+    expect(row).toMatchObject({ decision: 'allowed', rule: 'relay:invalid-answer', outcome: 'error', error_code: -32603, upstream: 'fx' });
+    const other = await openSession();
+    await post({ jsonrpc: '2.0', id: 'alive', method: 'ping' }, { 'Mcp-Session-Id': other }).expect(200);
+    await host.close();
   });
 });

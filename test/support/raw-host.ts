@@ -30,9 +30,13 @@ export async function rawHost(daemon: DaemonHandle, capabilities: Record<string,
   Object.assign(headers, { 'mcp-session-id': session, 'mcp-protocol-version': version });
   const waiters = new Set<() => void>();
 
-  /** Sends one message; what comes back is read in the background, so several POSTs may be open at once. */
-  const post = (message: Message): PostReply => {
-    const response = fetch(daemon.mcpUrl, { method: 'POST', headers, body: JSON.stringify(message) });
+  /**
+   * Sends one message (or a text as it is: JSON that JSON.stringify cannot write); what comes
+   * back is read in the background, so several POSTs may be open at once.
+   */
+  const post = (message: Message | string): PostReply => {
+    const body = typeof message === 'string' ? message : JSON.stringify(message);
+    const response = fetch(daemon.mcpUrl, { method: 'POST', headers, body });
     const messages: Message[] = [];
     const got = (m: Message) => {
       messages.push(m);

@@ -157,7 +157,11 @@ export class ServerRequestRelay {
       entry.outcome = 'ok';
       return result;
     } catch (err) {
-      const error = err instanceof McpError ? err : new McpError(ErrorCode.InternalError, 'Internal error');
+      let error = err instanceof McpError ? err : new McpError(ErrorCode.InternalError, 'Internal error');
+      // A host's error answer goes to the upstream as it came, but not with data too deep to
+      // encode: JSON.stringify threw on its way to the upstream, outside any handler, and the
+      // daemon exited. Only a host's answer can carry such data (the gateway's errors do not).
+      if (nestsDeeperThan(error.data, MAX_JSON_DEPTH)) error = this.invalidAnswer(req, entry, [`its error's data nests deeper than ${MAX_JSON_DEPTH} levels`]);
       // Past the gates, a failure is the host's answer (declined by its user, timed out, gone).
       if (forwarded) {
         entry.decision = 'allowed';
