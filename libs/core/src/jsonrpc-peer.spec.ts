@@ -293,6 +293,19 @@ describe('JsonRpcPeer', () => {
     expect(sent).toEqual([]);
   });
 
+  it('a channel that throws fails that message as a rejection: a notification rejects, a request rejects and is not left pending', async () => {
+    const peer = new JsonRpcPeer(
+      () => {
+        throw new RangeError('Maximum call stack size exceeded');
+      },
+      { onRequest: async () => ({}), onNotification: () => undefined },
+    );
+    expect(() => void peer.notify('notifications/progress', {}).catch(() => undefined)).not.toThrow();
+    await expect(peer.notify('notifications/progress', {})).rejects.toBeInstanceOf(RangeError);
+    await expect(peer.request('m', {})).rejects.toBeInstanceOf(RangeError);
+    expect(peer.pendingCount).toBe(0);
+  });
+
   it('a cancel of initialize is ignored (no client may cancel it): the request goes on and is answered', async () => {
     const held = heldPeer({ protocolVersion: '2025-06-18' });
     held.peer.handle({ jsonrpc: '2.0', id: 0, method: 'initialize' });

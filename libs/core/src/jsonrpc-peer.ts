@@ -126,10 +126,22 @@ export class JsonRpcPeer {
   private readonly inbound = new Map<RequestId, Inbound>();
   private closedWith: McpError | undefined;
 
+  private readonly send: SendFn;
+
   constructor(
-    private readonly send: SendFn,
+    send: SendFn,
     private readonly handlers: PeerHandlers,
-  ) {}
+  ) {
+    // Every caller handles a rejected send, but a throw escaped them: a channel throws when it
+    // cannot encode (JSON nested thousands deep), and one host's progress ended the process.
+    this.send = (message, options) => {
+      try {
+        return send(message, options);
+      } catch (err) {
+        return Promise.reject(err);
+      }
+    };
+  }
 
   get isClosed(): boolean {
     return this.closedWith !== undefined;
