@@ -309,7 +309,7 @@ describe('switchboard stdio: a line past the limit', () => {
 
 describe('switchboard stdio: the host closes stdin while a call runs', () => {
   for (const kind of ['http', 'sse'] as const) {
-    it(`cancels the call upstream before it exits (${kind === 'sse' ? 'legacy HTTP+SSE' : 'Streamable HTTP'} upstream)`, async () => {
+    it(`cancels the call upstream before it exits, its audit row written (${kind === 'sse' ? 'legacy HTTP+SSE' : 'Streamable HTTP'} upstream)`, async () => {
       const fixture = await startHttpFixture(kind);
       fixtures.push(fixture);
       const host = await launch('2025-06-18', { type: kind, url: fixture.url });
@@ -318,6 +318,10 @@ describe('switchboard stdio: the host closes stdin while a call runs', () => {
       host.proc.stdin.end();
       expect(await host.exited).toBe(0);
       await expectCancelledUpstream(fixture, kind);
+      // Flushed before the exit: the call the host left behind is in the log, as ended with the session.
+      expect(auditRows(host.dataDir, `name = 'fx__slow'`)).toMatchObject([
+        { transport: 'stdio', decision: 'allowed', outcome: 'cancelled', error_message: 'No answer: the session ended before the request completed' },
+      ]);
     });
   }
 });
