@@ -6,6 +6,7 @@ import { exportJWK, generateKeyPair, SignJWT, type CryptoKey as JoseKey, type JW
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditRows } from './support/audit-rows.js';
+import { postRaw } from './support/raw-http.js';
 import { eventually, startDaemon, stdioFixture, stopAllDaemons, tempDir, writeConfig, type DaemonHandle } from './support/daemon.js';
 
 const ISSUER = 'https://issuer.test';
@@ -116,6 +117,32 @@ describe('JWT bearer tokens the gateway must judge with care', () => {
       expect(res.headers['www-authenticate']).toContain('error="invalid_request"');
     }
     await eventually(() => auditRows(dataDir, `rule = 'auth:malformed' AND decision = 'unauthenticated'`).length >= 2 || undefined);
+  });
+
+  it('two Authorization headers, or two X-API-Key headers, are a bad request, 400 invalid_request, though the first holds a valid token', async () => {
+    // Node keeps the first Authorization line of a request and drops the rest: the second
+    // went unchecked, so a valid token followed by anything was served.
+    const bearer = await token('fay', currentKey, { alg: 'RS256', kid: 'k1' });
+    for (const lines of [
+      [`Authorization: Bearer ${bearer}`, 'Authorization: Bearer sbk_anything'],
+      ['Authorization: Basic Zm9vOmJhcg==', `Authorization: Bearer ${bearer}`],
+      ['X-API-Key: sbk_one', 'X-API-Key: sbk_two'],
+    ]) {
+      const res = await postRaw(daemon.baseUrl, '/mcp', lines, INITIALIZE);
+      expect(res.status, lines.join(' | ')).toBe(400);
+      expect(res.head).toMatch(/WWW-Authenticate: Bearer resource_metadata="[^"]+", error="invalid_request"/i);
+      expect(res.body).not.toContain('"result"');
+    }
+    const rows = await eventually(() => {
+      const found = auditRows(dataDir, `rule = 'auth:two-credentials' AND error_message LIKE '%header twice%'`);
+      return found.length >= 3 ? found : undefined;
+    });
+    expect(rows.map((row) => row.error_message)).toEqual([
+      'two credentials were sent, the Authorization header twice; send one',
+      'two credentials were sent, the Authorization header twice; send one',
+      'two credentials were sent, the API key (X-API-Key) header twice; send one',
+    ]);
+    expect(rows[0]).toMatchObject({ decision: 'unauthenticated', name: 'POST /mcp' });
   });
 });
 

@@ -186,6 +186,30 @@ describe('HttpAuthenticator', () => {
     expect((await auth.authenticate(request({ authorization: 'Basic Zm9vOmJhcg==', 'x-api-key': key }))).principal).toMatchObject({ id: 'carol' });
   });
 
+  it('two Authorization or two X-API-Key headers are two credentials, whichever is valid: Node keeps only the first Authorization', async () => {
+    // What Node's parser makes of repeated headers: the first Authorization alone in
+    // headers, X-API-Key values joined with ", ", every line in rawHeaders.
+    const repeated = (name: string, values: string[], merged: string) => {
+      const req = request({ [name.toLowerCase()]: merged });
+      req.rawHeaders = ['Host', '127.0.0.1:8780', ...values.flatMap((value, i) => [i % 2 ? name.toLowerCase() : name, value])];
+      return req;
+    };
+    for (const mode of ['none', 'required'] as const) {
+      const { auth, key } = await authenticator(mode);
+      for (const req of [
+        repeated('Authorization', [`Bearer ${key}`, 'Bearer sbk_wrong'], `Bearer ${key}`),
+        repeated('Authorization', ['Basic Zm9vOmJhcg==', 'Bearer sbk_wrong'], 'Basic Zm9vOmJhcg=='),
+        repeated('X-API-Key', [key, 'sbk_wrong'], `${key}, sbk_wrong`),
+      ]) {
+        expect((await auth.authenticate(req)).refusal, `${mode}: ${JSON.stringify(req.rawHeaders)}`).toMatchObject({
+          rule: 'auth:two-credentials',
+        });
+      }
+      // One of each line is one credential, as before.
+      expect((await auth.authenticate(repeated('Authorization', [`Bearer ${key}`], `Bearer ${key}`))).principal).toMatchObject({ id: 'carol' });
+    }
+  });
+
   it('a Bearer credential or X-API-Key that is there but malformed is refused, not taken for no credential (mode none would serve it anonymously)', async () => {
     for (const mode of ['none', 'required'] as const) {
       const { auth, key } = await authenticator(mode);

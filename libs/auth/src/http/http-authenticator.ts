@@ -43,6 +43,29 @@ function malformedCredential(headers: IncomingMessage['headers']): string | unde
   return undefined;
 }
 
+/** The credential headers, by their lower-case names. */
+const CREDENTIAL_HEADERS = ['authorization', 'x-api-key'];
+
+/**
+ * Which credential header a request sent more than once, as the refusal names it, if one. Node keeps the first
+ * Authorization line and drops the others (and joins X-API-Key lines with ", "), so a
+ * valid token followed by any other went unchecked; like a Bearer token beside an
+ * X-API-Key, it is two credentials (RFC 6750 section 3.1: more than one method), and
+ * neither is chosen. Only a parsed request has raw headers; one made up of headers alone
+ * (the inbox's login form) has one line per name.
+ */
+function repeatedCredentialHeader(req: IncomingMessage): string | undefined {
+  const raw = req.rawHeaders ?? [];
+  const seen = new Set<string>();
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i].toLowerCase();
+    if (!CREDENTIAL_HEADERS.includes(name)) continue;
+    if (seen.has(name)) return name === 'authorization' ? 'Authorization' : 'API key (X-API-Key)';
+    seen.add(name);
+  }
+  return undefined;
+}
+
 /**
  * Establishes who sent an HTTP request, with passport strategies: `Authorization: Bearer`
  * with an API key (`sbk_...`) or, when `auth.jwt` is configured, a JWT from its issuer; or
@@ -129,6 +152,12 @@ export class HttpAuthenticator {
     if (req.headers['x-api-key'] !== undefined && /^\s*bearer\s/i.test(req.headers.authorization ?? '')) {
       // Not "Authorization: Bearer and ...": the audit log's redaction took the "and" for the token.
       return { refusal: { rule: 'auth:two-credentials', reason: 'two credentials were sent, a Bearer token in Authorization and an X-API-Key; send one' } };
+    }
+    const repeated = repeatedCredentialHeader(req);
+    if (repeated !== undefined) {
+      // Worded so that the audit log's redaction leaves it whole: a colon after Authorization
+      // reads to it as a header line, and "X-API-Key headers" as a flag and its value.
+      return { refusal: { rule: 'auth:two-credentials', reason: `two credentials were sent, the ${repeated} header twice; send one` } };
     }
     const malformed = malformedCredential(req.headers);
     if (malformed !== undefined) return { refusal: { rule: 'auth:malformed', reason: malformed } };
