@@ -114,6 +114,24 @@ describe('loadConfig: formats', () => {
     ]);
   });
 
+  it('warns of a JWKS fetched over plain HTTP from a host off loopback: whoever is on the path could swap the keys and sign tokens as anyone', () => {
+    const jwt = (jwksUrl: string) => ({ auth: { jwt: { issuer: 'https://login.example.com', audience: 'switchboard', jwksUrl } }, mcpServers: {} });
+    const file = write('jwks-http.json', JSON.stringify(jwt('http://keycloak.internal:8080/realms/eng/protocol/openid-connect/certs')));
+    const { config, warnings } = loadConfigWithWarnings(file, {});
+    expect(config.auth.jwt?.jwksUrl).toBe('http://keycloak.internal:8080/realms/eng/protocol/openid-connect/certs');
+    expect(warnings).toEqual([
+      {
+        file,
+        path: 'auth.jwt.jwksUrl',
+        reason:
+          "is plain http to keycloak.internal:8080, which is not a loopback address: whoever is on the path can replace the issuer's keys with their own and sign tokens as anyone; use https",
+      },
+    ]);
+    for (const url of ['https://login.example.com/certs', 'http://127.0.0.1:8080/certs', 'http://localhost/certs', 'http://[::1]:9000/certs']) {
+      expect(loadConfigWithWarnings(write('jwks-ok.json', JSON.stringify(jwt(url))), {}).warnings, url).toEqual([]);
+    }
+  });
+
   it('names the known key a misspelt one was likely meant to be, at every level, and keeps it a warning', () => {
     const file = write(
       'typos.yaml',

@@ -6,7 +6,7 @@ import { ConfigError, ConfigErrorCode, formatPath } from './config.errors.js';
 import { expandVariables } from './config.expand.js';
 import { normalizeConfig } from './config.normalize.js';
 import { parseConfigText, readConfigBytes } from './config.parse.js';
-import { checkRules } from './config.rules.js';
+import { checkRules, ruleWarnings } from './config.rules.js';
 import { configInputSchema, type ConfigInput } from './config.schema.js';
 import { knownKeysAt, unknownKeyReason } from './config.suggest.js';
 import type { ConfigProblem, GatewayConfig } from './config.types.js';
@@ -66,6 +66,7 @@ export function loadConfigBytes(file: string, bytes: Buffer, env: Env): LoadedCo
     }
   }
   problems.push(...checkRules(expanded.value).map((p) => at(p.path, p.reason)));
+  warnings.push(...ruleWarnings(expanded.value).map((w) => at(w.path, w.reason)));
   const loop = servingLoopProblem(file, env);
   if (loop) problems.push(at('', loop));
   if (problems.length > 0) {

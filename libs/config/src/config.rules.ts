@@ -84,6 +84,39 @@ export function checkRules(raw: unknown): RuleProblem[] {
   return problems;
 }
 
+/**
+ * What the file allows but is likely a mistake, said at every load (start, reload, the CLI)
+ * without refusing the file. Runs on the raw (expanded) file; values of the wrong type are
+ * the schema's problems.
+ */
+export function ruleWarnings(raw: unknown): RuleProblem[] {
+  const auth = isRecord(raw) ? raw['auth'] : undefined;
+  const jwt = isRecord(auth) ? auth['jwt'] : undefined;
+  const jwksUrl = isRecord(jwt) ? jwt['jwksUrl'] : undefined;
+  const reason = typeof jwksUrl === 'string' ? cleartextKeysReason(jwksUrl) : undefined;
+  return reason ? [{ path: formatPath(['auth', 'jwt', 'jwksUrl']), reason }] : [];
+}
+
+/**
+ * Why fetching the issuer's keys from `url` is unsafe, or undefined: the JWKS decides whose
+ * signature makes a token, so keys fetched in the clear are a credential for anyone on the
+ * path. A warning, not a refusal: an issuer reached over a private network (a compose file's
+ * `http://keycloak:8080`) is a setup people run, and one the operator can judge.
+ */
+function cleartextKeysReason(url: string): string | undefined {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return undefined; // the schema says what is wrong with it
+  }
+  if (parsed.protocol !== 'http:' || isLoopbackHost(parsed.hostname)) return undefined;
+  return (
+    `is plain http to ${parsed.host}, which is not a loopback address: whoever is on the path can replace the ` +
+    "issuer's keys with their own and sign tokens as anyone; use https"
+  );
+}
+
 type Report = (path: PropertyKey[], reason: string) => void;
 
 /**
