@@ -1,8 +1,9 @@
+import { createHmac } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { exportJWK, generateKeyPair, SignJWT, type CryptoKey as JoseKey, type JWTHeaderParameters } from 'jose';
+import { exportJWK, exportSPKI, generateKeyPair, SignJWT, type CryptoKey as JoseKey, type JWTHeaderParameters } from 'jose';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditRows } from './support/audit-rows.js';
@@ -28,6 +29,8 @@ describe('JWT bearer tokens the gateway must judge with care', () => {
   /** The issuer is rotating its keys: both are in its JWKS, both of type RSA. */
   let currentKey: JoseKey;
   let nextKey: JoseKey;
+  /** The current key's public half as PEM: what an alg-confusion attacker signs HS256 with. */
+  let currentPublicPem: string;
 
   const token = (sub: string, key: JoseKey, header: JWTHeaderParameters = { alg: 'RS256' }) =>
     new SignJWT({ roles: ['dev'] }).setProtectedHeader(header).setIssuer(ISSUER).setAudience(AUDIENCE).setSubject(sub).setIssuedAt().setExpirationTime('5m').sign(key);
@@ -37,6 +40,7 @@ describe('JWT bearer tokens the gateway must judge with care', () => {
   beforeAll(async () => {
     const pairs = [await generateKeyPair('RS256'), await generateKeyPair('RS256')];
     [currentKey, nextKey] = pairs.map((pair) => pair.privateKey);
+    currentPublicPem = await exportSPKI(pairs[0].publicKey);
     const keys = await Promise.all(pairs.map(async (pair, i) => ({ ...(await exportJWK(pair.publicKey)), kid: `k${i + 1}`, use: 'sig' })));
     jwks = createServer((_req, res) => res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ keys })));
     await new Promise<void>((resolve) => jwks.listen(0, '127.0.0.1', resolve));
@@ -99,6 +103,35 @@ describe('JWT bearer tokens the gateway must judge with care', () => {
     expect(res.body.error.message).toMatch(/"exp" claim is 30 days away: more than this gateway accepts \(auth.jwt.maxTokenLifetimeSec: 86400\)/);
     await eventually(() => auditRows(dataDir, `rule = 'auth:invalid-token' AND error_message LIKE '%maxTokenLifetimeSec%'`).length > 0 || undefined);
     expect((await initializeWith(await expiringIn(12 * 3600))).status).toBe(200);
+  });
+
+  it("a token the issuer's keys did not sign is refused: HS256 keyed with the RSA public key (alg confusion), ES256 under an RSA key's kid, a key of its own in the jwk header", async () => {
+    const part = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+    const claims = part({ iss: ISSUER, aud: AUDIENCE, sub: 'mallory', exp: Math.floor(Date.now() / 1000) + 300 });
+    const signingInput = `${part({ alg: 'HS256', kid: 'k1', typ: 'JWT' })}.${claims}`;
+    const confused = `${signingInput}.${createHmac('sha256', currentPublicPem).update(signingInput).digest('base64url')}`;
+    const ec = await generateKeyPair('ES256');
+    const embedded = await generateKeyPair('RS256');
+    for (const [bearer, reason] of [
+      [confused, 'the token is signed with an algorithm that is not accepted'],
+      [await token('mallory', ec.privateKey, { alg: 'ES256', kid: 'k1' }), "no key of the issuer's JWKS matches the token"],
+      [await token('mallory', embedded.privateKey, { alg: 'RS256', jwk: await exportJWK(embedded.publicKey) }), 'the token signature is not valid'],
+    ] as const) {
+      const res = await initializeWith(bearer);
+      expect(res.status, reason).toBe(401);
+      expect(res.headers['www-authenticate']).toContain(`error="invalid_token", error_description="${reason}"`);
+      expect(res.text).not.toMatch(/at .+\.js:\d+/);
+    }
+    await eventually(() => auditRows(dataDir, `rule = 'auth:invalid-token' AND error_message = ?`, 'the token is signed with an algorithm that is not accepted').length > 0 || undefined);
+  });
+
+  it('nbf further in the future than the clock tolerance (30 s by default) is refused; within it the token serves', async () => {
+    const notBefore = (seconds: number) =>
+      new SignJWT({}).setProtectedHeader({ alg: 'RS256', kid: 'k1' }).setIssuer(ISSUER).setAudience(AUDIENCE).setSubject('fay').setNotBefore(Math.floor(Date.now() / 1000) + seconds).setExpirationTime('5m').sign(currentKey);
+    const res = await initializeWith(await notBefore(600));
+    expect(res.status).toBe(401);
+    expect(res.headers['www-authenticate']).toContain('error="invalid_token", error_description="the token\'s nbf claim');
+    expect((await initializeWith(await notBefore(10))).status).toBe(200);
   });
 
   it('a token sent with X-API-Key as well is a bad request (RFC 6750: more than one method), 400 invalid_request, whichever is valid', async () => {

@@ -9,7 +9,7 @@ describe('JwksCache', () => {
   let server: Server;
   let url: URL;
   let jwk: jose.JWK;
-  let answer: { status: number; body: string; location?: string; chunked?: boolean };
+  let answer: { status: number; body: string; location?: string; chunked?: boolean; stall?: 'before-headers' | 'mid-body' };
   let fetches = 0;
   let clock = 0;
   let failures: string[];
@@ -32,6 +32,13 @@ describe('JwksCache', () => {
     jwk = { ...(await jose.exportJWK(pair.publicKey)), kid: 'a', alg: 'ES256' };
     server = createServer((_req, res) => {
       fetches += 1;
+      if (answer.stall === 'before-headers') return;
+      if (answer.stall === 'mid-body') {
+        // A byte of white space now and then, forever: each read succeeds, the body never ends.
+        res.writeHead(200, { 'Content-Type': 'application/json' }).write('{"keys":[');
+        const drip = setInterval(() => res.write(' '), 100);
+        return void res.on('close', () => clearInterval(drip));
+      }
       res.writeHead(answer.status, { 'Content-Type': 'application/json', ...(answer.location ? { Location: answer.location } : {}) });
       if (!answer.chunked) return void res.end(answer.body);
       // No Content-Length: the size shows only while it is read.
@@ -41,7 +48,10 @@ describe('JwksCache', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     url = new URL(`http://127.0.0.1:${(server.address() as AddressInfo).port}/jwks`);
   });
-  afterAll(() => server.close());
+  afterAll(() => {
+    server.closeAllConnections();
+    server.close();
+  });
   beforeEach(() => {
     fetches = 0;
     clock = 1_000_000;
@@ -99,6 +109,15 @@ describe('JwksCache', () => {
     clock += 30_000;
     await expect(keys.resolve(header('b'), token)).resolves.toBeDefined();
     expect(fetches).toBe(3);
+  });
+
+  it('gives up after timeoutMs on an issuer that never answers, or whose answer never ends', async () => {
+    for (const stall of ['before-headers', 'mid-body'] as const) {
+      answer = { status: 200, body: '', stall };
+      failures = [];
+      await expect(cache().resolve(header(), token), stall).rejects.toBeInstanceOf(JwksUnavailableError);
+      expect(failures).toEqual(['no answer in time']);
+    }
   });
 
   it('refuses what is not a key set, and does not follow redirects', async () => {
