@@ -459,11 +459,14 @@ describe('HTTP+SSE (legacy)', () => {
       { jsonrpc: '2.0', id: 'c1', method: 'tools/call', params: { name: 'fx__slow', arguments: { ms: 20_000 } } },
       { jsonrpc: '2.0', id: 'c2', method: 'ping' },
     ]);
-    await new Promise((r) => setTimeout(r, 300));
-    expect(messagesOf(stream).slice(from)).toEqual([]);
+    // A later ping's answer proves both batches were taken in (a ping is answered at once, on
+    // the same stream): whatever they were to send before the cancel would be there by now.
+    await send({ jsonrpc: '2.0', id: 'later', method: 'ping' });
+    await stream.waitFor(/event: message\ndata: \{"jsonrpc":"2.0","id":"later","result":\{\}\}\n\n/);
+    expect(messagesOf(stream).slice(from)).toEqual([{ jsonrpc: '2.0', id: 'later', result: {} }]);
     await send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'c1', reason: 'test' } });
     await stream.waitFor(/event: message\ndata: \[/);
-    expect(messagesOf(stream).slice(from)).toEqual([[{ jsonrpc: '2.0', id: 'c2', result: {} }]]);
+    expect(messagesOf(stream).slice(from)).toEqual([{ jsonrpc: '2.0', id: 'later', result: {} }, [{ jsonrpc: '2.0', id: 'c2', result: {} }]]);
     stream.close();
   });
 });
@@ -489,21 +492,29 @@ describe('idle sessions', () => {
       .send(JSON.stringify(init()))
       .expect(200);
     const sid = res.headers['mcp-session-id'];
-    const ping = () =>
+    const ping = (session: string = sid) =>
       request(idle.baseUrl)
         .post('/mcp')
         .set('Accept', ACCEPT)
         .set('Content-Type', 'application/json')
-        .set('Mcp-Session-Id', sid)
+        .set('Mcp-Session-Id', session)
         .send(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping' }));
+    const sessions = async () => (await request(idle.baseUrl).get('/readyz')).body.sessions as number;
     // While its GET stream is open the session lives, however quiet.
     const stream = await openStream(idle.mcpUrl, { Accept: 'text/event-stream', 'Mcp-Session-Id': sid });
     expect(stream.status).toBe(200);
-    await new Promise((r) => setTimeout(r, 2_500));
+    // A second session, opened later and without a stream, is the clock: once the sweep has
+    // ended it, the first one's quiet time was longer still, so only its stream kept it.
+    const quiet = (await request(idle.baseUrl).post('/mcp').set('Accept', ACCEPT).set('Content-Type', 'application/json').send(JSON.stringify(init())).expect(200))
+      .headers['mcp-session-id'];
+    expect(quiet).not.toBe(sid);
+    await eventually(async () => (await sessions()) < 2, 10_000, 'the streamless session to end');
+    expect(await sessions()).toBe(1);
+    await ping(quiet).expect(404);
     await ping().expect(200);
     stream.close();
     // Watched from outside (a ping would be traffic and keep it alive).
-    await eventually(async () => (await request(idle.baseUrl).get('/readyz')).body.sessions === 0, 10_000, 'the idle session to end');
+    await eventually(async () => (await sessions()) === 0, 10_000, 'the idle session to end');
     await ping().expect(404);
   });
 });

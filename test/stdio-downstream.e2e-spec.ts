@@ -142,11 +142,15 @@ describe('switchboard stdio: JSON-RPC batches (2025-03-26)', () => {
       { jsonrpc: '2.0', id: 'c1', method: 'tools/call', params: { name: 'fx__slow', arguments: { ms: 20_000 } } },
       { jsonrpc: '2.0', id: 'c2', method: 'ping' },
     ]);
-    await new Promise((r) => setTimeout(r, 300));
-    expect(host.lines.slice(from)).toEqual([]);
+    // A later ping's answer proves both batches were read (stdin is taken in order, a ping
+    // answered at once): whatever they were to send before the cancel would be on stdout by now.
+    host.send({ jsonrpc: '2.0', id: 'later', method: 'ping' });
+    await host.next((l) => !isBatch(l) && l.id === 'later', from);
+    expect(host.lines.slice(from)).toEqual([{ jsonrpc: '2.0', id: 'later', result: {} }]);
+    const cancelFrom = host.lines.length;
     host.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'c1', reason: 'test' } });
-    expect(await host.next(isBatch, from)).toEqual([{ jsonrpc: '2.0', id: 'c2', result: {} }]);
-    expect(host.lines.slice(from)).toHaveLength(1);
+    expect(await host.next(isBatch, cancelFrom)).toEqual([{ jsonrpc: '2.0', id: 'c2', result: {} }]);
+    expect(host.lines.slice(cancelFrom)).toHaveLength(1);
   });
 
   it('sends what a batch has when the host closes stdin before every request is answered', async () => {
@@ -156,10 +160,13 @@ describe('switchboard stdio: JSON-RPC batches (2025-03-26)', () => {
       { jsonrpc: '2.0', id: 's1', method: 'tools/call', params: { name: 'fx__slow', arguments: { ms: 20_000 } } },
       { jsonrpc: '2.0', id: 's2', method: 'ping' },
     ]);
-    await new Promise((r) => setTimeout(r, 300));
+    // The batch is read (a later ping is answered) before stdin closes: else the test would
+    // only show what a gateway that never read the batch sends.
+    host.send({ jsonrpc: '2.0', id: 'later', method: 'ping' });
+    await host.next((l) => !isBatch(l) && l.id === 'later', from);
     host.proc.stdin.end();
     await host.exited;
-    expect(host.lines.slice(from)).toEqual([[{ jsonrpc: '2.0', id: 's2', result: {} }]]);
+    expect(host.lines.slice(from)).toEqual([{ jsonrpc: '2.0', id: 'later', result: {} }, [{ jsonrpc: '2.0', id: 's2', result: {} }]]);
   });
 
   it('2025-06-18 refuses a batch with one -32600', async () => {
