@@ -150,11 +150,23 @@ describe('policies through the daemon (CASL, from a policy file)', () => {
     for (const [name, client] of Object.entries(clients)) {
       client.setNotificationHandler('notifications/message', (n) => void seen[name].push(String(n.params.data)));
     }
+    // A tool fx adds is announced to every session, bob's too, on the stream a log line for
+    // him would take, and after it: once bob hears of it, a line sent before it would be there.
+    let bobListChanges = 0;
+    clients.bob.setNotificationHandler('notifications/tools/list_changed', () => void bobListChanges++);
+    const announceAfter = async (tool: string) => {
+      const before = bobListChanges;
+      await clients.olga.callTool({ name: 'fx__add_tool', arguments: { name: tool } });
+      await eventually(() => bobListChanges > before || undefined, 10_000, `bob told of ${tool}`);
+    };
+    // The first settles what the policy reload above announced, so the second is the one we wait for.
+    await announceAfter('log_barrier_1');
     // olga's ops role has `allow: "*", server: fx`, which includes log; bob's rules only call.
     await clients.olga.callTool({ name: 'fx__log', arguments: { level: 'error', message: 'olga private' } });
     await eventually(async () => seen.olga.includes('olga private'), 5_000, "olga's log line");
-    await new Promise((r) => setTimeout(r, 300));
+    await announceAfter('log_barrier_2');
     expect(seen.bob).toEqual([]);
+    for (const tool of ['log_barrier_1', 'log_barrier_2']) await clients.olga.callTool({ name: 'fx__remove_tool', arguments: { name: tool } });
     await Promise.all(Object.values(clients).map((c) => c.close()));
   });
 
