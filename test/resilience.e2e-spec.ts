@@ -33,6 +33,15 @@ async function stats(client: Client, tool = 'fx__stats'): Promise<{ pid: number;
   return JSON.parse((result.content as { text: string }[])[0].text);
 }
 
+/**
+ * Waits until the fixture behind `tool` has taken a call other than the stats polls made
+ * here since it reported `before` calls: it counts every call, those polls included.
+ */
+async function untilAnotherCall(client: Client, before: number, tool = 'fx__stats'): Promise<void> {
+  let polls = 0;
+  await eventually(async () => (await stats(client, tool)).calls - before - ++polls >= 1, 15_000, 'the call to reach the fixture');
+}
+
 const errorOf = (p: Promise<unknown>) => p.then(() => undefined, (e: { code?: number; message?: string }) => e);
 
 describe('an upstream that dies mid-call', () => {
@@ -710,9 +719,11 @@ describe('stopping the daemon', () => {
   it('SIGTERM lets in-flight calls finish, stops every upstream child, and exits 0', async () => {
     const daemon = await startDaemon({ mcpServers: { fx: stdioFixture(), fy: stdioFixture({ FIXTURE_NAME: 'fy' }) } });
     const client = await host(daemon);
-    const pids = [(await stats(client)).pid, (await stats(client, 'fy__stats')).pid];
+    const fx = await stats(client);
+    const pids = [fx.pid, (await stats(client, 'fy__stats')).pid];
     const inFlight = client.callTool({ name: 'fx__slow', arguments: { ms: 1_500 } }, { timeout: 30_000 });
-    await eventually(async () => (await stats(client, 'fy__stats')).calls >= 2);
+    // In flight: fx has it when SIGTERM comes.
+    await untilAnotherCall(client, fx.calls);
     const exit = daemon.stop('SIGTERM');
     const result = await inFlight;
     expect(result.isError).toBeFalsy();
@@ -728,7 +739,7 @@ describe('stopping the daemon', () => {
       const client = await host(daemon);
       // Far beyond shutdownMs: the drain gives up on it.
       const inFlight = errorOf(client.callTool({ name: 'fx__slow', arguments: { ms: 120_000 } }, { timeout: 120_000 }));
-      await eventually(async () => (await stats(client)).calls >= 3, 15_000, 'the slow call to reach the fixture');
+      await untilAnotherCall(client, 0);
       expect(await daemon.stop('SIGTERM')).toEqual({ code: 0, signal: null });
       await inFlight;
 
