@@ -33,6 +33,18 @@ function post(body: unknown, sessionId?: string, headers: Record<string, string>
   return r.send(typeof body === 'string' ? body : JSON.stringify(body));
 }
 
+/** How many calls fx has counted: every call, this stats call included. */
+async function fxCalls(sid: string): Promise<number> {
+  const res = await post({ jsonrpc: '2.0', id: 'fx-stats', method: 'tools/call', params: { name: 'fx__stats', arguments: {} } }, sid).expect(200);
+  return JSON.parse(res.body.result.content[0].text).calls as number;
+}
+
+/** Resolves once fx has counted a call other than the stats calls asking, since it reported `before`. */
+async function untilFxHasAnotherCall(sid: string, before: number): Promise<void> {
+  let polls = 0;
+  await eventually(async () => (await fxCalls(sid)) - before - ++polls >= 1, 15_000, 'the call to reach fx');
+}
+
 beforeAll(async () => {
   daemon = await startDaemon({ mcpServers: { fx: stdioFixture() } });
 });
@@ -266,9 +278,10 @@ describe('Streamable HTTP: JSON-RPC errors', () => {
 
   it('a request id still in use by a running request is refused; the running one still gets its answer', async () => {
     const sid = await openSession();
+    const before = await fxCalls(sid);
     const slow = post({ jsonrpc: '2.0', id: 'dup', method: 'tools/call', params: { name: 'fx__slow', arguments: { ms: 1_500 } } }, sid);
     const first = new Promise<request.Response>((resolve, reject) => slow.end((err, res) => (err ? reject(err) : resolve(res))));
-    await new Promise((r) => setTimeout(r, 300));
+    await untilFxHasAnotherCall(sid, before);
     const second = await post({ jsonrpc: '2.0', id: 'dup', method: 'ping' }, sid).expect(400);
     expect(second.body).toMatchObject({ id: 'dup', error: { code: -32600, message: expect.stringContaining('already used by a request in progress') } });
     const answered = await first;
@@ -285,8 +298,9 @@ describe('Streamable HTTP: JSON-RPC errors', () => {
     const cancel = (id: string, session: string) =>
       post({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: 'test' } }, session).expect(202);
 
+    let before = await fxCalls(sid);
     const slow = pending({ jsonrpc: '2.0', id: 'c1', method: 'tools/call', params: { name: 'fx__slow', arguments: { ms: 20_000 } } }, sid);
-    await new Promise((r) => setTimeout(r, 300));
+    await untilFxHasAnotherCall(sid, before);
     await cancel('c1', sid);
     const ended = await slow;
     expect(ended.status).toBe(200);
@@ -295,6 +309,7 @@ describe('Streamable HTTP: JSON-RPC errors', () => {
     await post({ jsonrpc: '2.0', id: 'c1', method: 'ping' }, sid).expect(200);
 
     const sid2 = await openSession('2025-03-26');
+    before = await fxCalls(sid);
     const batch = pending(
       [
         { jsonrpc: '2.0', id: 'b1', method: 'tools/call', params: { name: 'fx__slow', arguments: { ms: 20_000 } } },
@@ -302,7 +317,7 @@ describe('Streamable HTTP: JSON-RPC errors', () => {
       ],
       sid2,
     );
-    await new Promise((r) => setTimeout(r, 300));
+    await untilFxHasAnotherCall(sid, before);
     await cancel('b1', sid2);
     const answered = await batch;
     expect(answered.status).toBe(200);
@@ -522,17 +537,10 @@ describe('idle sessions', () => {
 describe('ending a session with a request in flight', () => {
   it('DELETE answers the pending request with -32000 instead of leaving it hanging', async () => {
     const sid = await openSession();
-    const calls = async () => {
-      const s = await post({ jsonrpc: '2.0', id: 's', method: 'tools/call', params: { name: 'fx__stats', arguments: {} } }, sid);
-      return JSON.parse(s.body.result.content[0].text).calls as number;
-    };
-    const before = await calls();
+    const before = await fxCalls(sid);
     const pending = post({ jsonrpc: '2.0', id: 'slow', method: 'tools/call', params: { name: 'fx__slow', arguments: { ms: 20_000 } } }, sid);
     const answered = new Promise<request.Response>((resolve, reject) => pending.end((err, res) => (err ? reject(err) : resolve(res))));
-    // The upstream counts every call, its stats calls included: the slow one has arrived when
-    // the count exceeds what our own polls explain.
-    let polls = 0;
-    await eventually(async () => (await calls()) - before - ++polls >= 1);
+    await untilFxHasAnotherCall(sid, before);
     await request(daemon.baseUrl).delete('/mcp').set('Mcp-Session-Id', sid).expect(200);
     const res = await answered;
     expect(res.status).toBe(200);
