@@ -58,8 +58,8 @@ async function callText(name: string, args: Json = {}): Promise<string> {
   return String((result.content as Json[])[0]?.text);
 }
 
-async function stats(tool: string): Promise<{ name: string; pid: number }> {
-  return JSON.parse(await callText(tool)) as { name: string; pid: number };
+async function stats(tool: string): Promise<{ name: string; pid: number; calls: number }> {
+  return JSON.parse(await callText(tool)) as { name: string; pid: number; calls: number };
 }
 
 async function toolNames(): Promise<string[]> {
@@ -284,13 +284,14 @@ describe('changes read at use time: applied to the running server, no restart', 
   it('an alias (and pin) change during a slow call: the call completes, same pid, renamed tools, one list_changed per list', async () => {
     saveByRename(fileText({ mcpServers: { a: A(), fx: fx() } }));
     await eventually(async () => (await toolNames()).includes('fx__slow'), 15_000, 'fx listed');
-    const pid = (await stats('fx__stats')).pid;
+    const { pid, calls } = await stats('fx__stats');
     const reloads = logEntries('config reloaded').length;
     const before = { tools: listChangedOf('tools'), prompts: listChangedOf('prompts'), resources: listChangedOf('resources') };
 
     const call = host.client.callTool({ name: 'fx__slow', arguments: { ms: 3000 } });
-    // The call is on its way to the upstream before the save.
-    await new Promise((r) => setTimeout(r, 300));
+    // The upstream has the call before the save: fx counts it beyond the stats calls asking.
+    let polls = 0;
+    await eventually(async () => (await stats('fx__stats')).calls - calls - ++polls >= 1, 15_000, 'the slow call to reach fx');
     saveByRename(fileText({ mcpServers: { a: A(), fx: fx({ alias: 'ff', pin: 'warn' }) } }));
 
     await eventually(() => listChangedOf('tools') > before.tools, 15_000, 'tools/list_changed after the alias change');
