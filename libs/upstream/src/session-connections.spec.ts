@@ -1,7 +1,7 @@
 import type { ServerConfig } from '@switchboard/config';
 import { ErrorCode, McpError, type JsonRpcMessage, type JsonRpcRequest } from '@switchboard/core';
 import { silentLogger } from '@switchboard/observability';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { SessionConnections } from './session-connections.js';
 import type { TransportFactory } from './transports/transport-factory.js';
 import type { UpstreamTransport } from './transports/upstream-transport.js';
@@ -117,8 +117,8 @@ describe('SessionConnections', () => {
   it('closes idle connections', async () => {
     make({ idleMs: 30, sweepEveryMs: 10 });
     const s1 = await pool.connectionFor(server(), 's1');
-    await new Promise((r) => setTimeout(r, 120));
-    expect(s1.state).toBe('stopped');
+    // The sweep's turn, however late on a busy machine: waited for, not slept for.
+    await vi.waitFor(() => expect(s1.state).toBe('stopped'), { timeout: 5_000 });
     expect([...pool.all()]).toEqual([]);
   });
 
