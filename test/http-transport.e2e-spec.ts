@@ -237,7 +237,8 @@ describe('Streamable HTTP: JSON-RPC errors', () => {
     }
     // A well-formed one still goes through.
     const ok = await post({ jsonrpc: '2.0', id: ++id, method: 'tools/call', params: { name: 'fx__echo', arguments: { text: 'x' }, _meta: { progressToken: 'p' } } }, sid);
-    expect(ok.body.result).toBeDefined();
+    expect(ok.body).toMatchObject({ id, result: { content: [{ type: 'text', text: 'x' }] } });
+    expect(ok.body.result.isError).toBeUndefined();
   });
 
   it('a request id that is neither a string nor an integer is -32600', async () => {
