@@ -68,7 +68,7 @@ describe.each<FixtureKind>(['stdio', 'http', 'sse'])('fixture process over %s', 
       expect(pages).toBe(Math.max(1, Math.ceil(names.length / 2)));
       walked[method] = names;
     }
-    expect(walked['tools/list']).toHaveLength(22 + 5 + 1);
+    expect(walked['tools/list']).toHaveLength(24 + 5 + 1);
     expect(walked['tools/list']).toEqual(expect.arrayContaining(['echo', 'extra_000', 'extra_004', LONG_TOOL_NAME]));
     expect(LONG_TOOL_NAME).toHaveLength(70);
     expect(walked['prompts/list']).toEqual(['greet', 'extra_prompt_000', 'extra_prompt_001']);
