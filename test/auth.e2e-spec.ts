@@ -159,7 +159,14 @@ describe('authentication with API keys (auth.mode: required)', () => {
     expect(cli(['keys', 'revoke', '--config', configPath, 'carol']).code).toBe(0);
     const res = await request(daemon.baseUrl).post('/mcp').set('Accept', MCP_ACCEPT).set('X-API-Key', keys.carol).send(INITIALIZE).expect(401);
     expect(res.body.error.message).toMatch(/revoked/);
-    await eventually(() => auditRows(dataDir, `rule = 'auth:revoked-key'`).length > 0 || undefined);
+    // Whoever holds the revoked key is not told whose it was; the audit row says.
+    expect(res.body.error.message).not.toContain('carol');
+    expect(res.headers['www-authenticate']).toMatch(/error="invalid_token"/);
+    expect(res.headers['www-authenticate']).not.toContain('carol');
+    const admin = await request(daemon.baseUrl).get('/admin/api/audit').set('X-API-Key', keys.carol).expect(401);
+    expect(JSON.stringify(admin.body) + admin.headers['www-authenticate']).not.toContain('carol');
+    const row = await eventually(() => auditRows(dataDir, `rule = 'auth:revoked-key'`)[0]);
+    expect(String(row.error_message)).toContain("API key 'carol' was revoked");
     expect(cli(['keys', 'revoke', '--config', configPath, 'carol']).code).toBe(1);
   });
 

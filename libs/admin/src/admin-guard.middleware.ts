@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Inject, Injectable, type NestMiddleware } from '@nestjs/common';
-import { refusalAnswer } from '@switchboard/auth';
+import { refusalAnswer, toldReason } from '@switchboard/auth';
 import { httpRefusal, refusedForeign, type ForeignAnswer } from '@switchboard/downstream';
 import { ADMIN_OPTIONS, ADMIN_ROLE, type AdminOptions } from './admin-options.js';
 import { InboxAccess, inboxPathOf } from './inbox/inbox-access.js';
@@ -35,7 +35,7 @@ export class AdminGuardMiddleware implements NestMiddleware {
       this.options.onRefused?.({ ...httpRefusal(req, why), decision: 'unauthenticated', rule });
       const answer = refusalAnswer(req, auth.refusal);
       for (const [name, value] of Object.entries(answer.headers)) res.setHeader(name, value);
-      return sendError(res, answer.status, `${answer.statusText.toLowerCase()}: ${why}`);
+      return sendError(res, answer.status, `${answer.statusText.toLowerCase()}: ${toldReason(auth.refusal)}`);
     }
     const roleNeeded = this.options.config().auth.mode === 'required';
     if (roleNeeded && !auth?.principal?.roles.includes(ADMIN_ROLE)) {

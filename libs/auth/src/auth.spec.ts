@@ -72,8 +72,8 @@ describe('API keys', () => {
     const auth = new HttpAuthenticator(verifier, () => 'required');
     const lapseOf = (keyId: number, expiresAt?: number) => auth.credentialLapse({ credential: { keyId, expiresAt } }, now);
     expect(lapseOf(kept.info.id)).toBeUndefined();
-    expect(lapseOf(revoked.info.id)).toEqual({ rule: 'auth:revoked-key', reason: "API key 'gone' was revoked" });
-    expect(lapseOf(expiring.info.id)).toEqual({ rule: 'auth:expired-key', reason: "API key 'temp' expired" });
+    expect(lapseOf(revoked.info.id)).toEqual({ rule: 'auth:revoked-key', reason: "API key 'gone' was revoked", told: 'the API key was revoked' });
+    expect(lapseOf(expiring.info.id)).toEqual({ rule: 'auth:expired-key', reason: "API key 'temp' expired", told: 'the API key expired' });
     expect(lapseOf(expiring.info.id, now)).toEqual({ rule: 'auth:expired-key', reason: 'the API key expired' });
     db.prepare('DELETE FROM api_key WHERE id = ?').run(kept.info.id);
     expect(lapseOf(kept.info.id)).toEqual({ rule: 'auth:unknown-key', reason: 'the API key was deleted' });

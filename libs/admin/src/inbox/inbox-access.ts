@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Inject, Injectable } from '@nestjs/common';
-import { LOOPBACK_PRINCIPAL, refusalAnswer, type AuthPrincipal, type AuthRefusal, type HttpAuthResult } from '@switchboard/auth';
+import { LOOPBACK_PRINCIPAL, refusalAnswer, toldReason, type AuthPrincipal, type AuthRefusal, type HttpAuthResult } from '@switchboard/auth';
 import { callerName } from '@switchboard/core';
 import { httpRefusal } from '@switchboard/downstream';
 import type { InboxViewer } from '@switchboard/inbox';
@@ -74,7 +74,7 @@ export class InboxAccess {
     this.options.onRefused?.({ ...httpRefusal(req, reason), decision: 'unauthenticated', rule });
     const answer = refusalAnswer(req, resolved.refusal);
     for (const [name, value] of Object.entries(answer.headers)) res.setHeader(name, value);
-    return sendError(res, answer.status, `${answer.statusText.toLowerCase()}: ${reason}`);
+    return sendError(res, answer.status, `${answer.statusText.toLowerCase()}: ${toldReason(resolved.refusal)}`);
   }
 
   /** The caller admit() established for this request; undefined on an open route without one. */

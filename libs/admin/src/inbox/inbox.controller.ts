@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Controller, Get, Inject, Param, Post, Req, Res } from '@nestjs/common';
 import type { Inbox } from '@switchboard/inbox';
+import { toldReason } from '@switchboard/auth';
 import { ADMIN_OPTIONS, type AdminOptions } from '../admin-options.js';
 import { sendError, sendJson } from '../json-response.js';
 import { InboxAccess, inboxPathOf, type InboxCaller } from './inbox-access.js';
@@ -103,7 +104,7 @@ export class InboxController {
       if (outcome.status === 401) {
         this.options.onRefused?.({ httpMethod: 'POST', path: '/admin/inbox/login', decision: 'unauthenticated', rule, reason, address: req.socket?.remoteAddress });
       }
-      return sendError(res, outcome.status, `sign-in refused: ${reason}`);
+      return sendError(res, outcome.status, `sign-in refused: ${toldReason(outcome.refusal)}`);
     }
     res.setHeader('Set-Cookie', sessionCookie(req, outcome.sessionId));
     sendJson(res, 200, { viewer: outcome.caller.viewer });

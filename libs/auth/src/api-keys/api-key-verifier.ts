@@ -4,7 +4,7 @@ import { hashApiKey } from './key-material.js';
 
 export type KeyVerdict =
   | { ok: true; principal: AuthPrincipal }
-  | { ok: false; rule: 'auth:unknown-key' | 'auth:expired-key' | 'auth:revoked-key'; reason: string };
+  | { ok: false; rule: 'auth:unknown-key' | 'auth:expired-key' | 'auth:revoked-key'; reason: string; told?: string };
 
 interface KeyRow {
   id: number;
@@ -93,7 +93,9 @@ export class ApiKeyVerifier {
 
 /** Why a stored key does not serve at `now` (revoked, expired), or undefined while it does. */
 function refusalOf(row: Pick<KeyRow, 'name' | 'revokedAt' | 'expiresAt'>, now: number): Extract<KeyVerdict, { ok: false }> | undefined {
-  if (row.revokedAt !== null) return { ok: false, rule: 'auth:revoked-key', reason: `API key '${row.name}' was revoked` };
-  if (row.expiresAt !== null && row.expiresAt <= now) return { ok: false, rule: 'auth:expired-key', reason: `API key '${row.name}' expired` };
+  // The name is for the audit row and the operator; the caller is told without it: whoever
+  // holds a leaked, revoked key would otherwise learn whose it was.
+  if (row.revokedAt !== null) return { ok: false, rule: 'auth:revoked-key', reason: `API key '${row.name}' was revoked`, told: 'the API key was revoked' };
+  if (row.expiresAt !== null && row.expiresAt <= now) return { ok: false, rule: 'auth:expired-key', reason: `API key '${row.name}' expired`, told: 'the API key expired' };
   return undefined;
 }

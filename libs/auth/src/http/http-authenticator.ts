@@ -7,10 +7,17 @@ import { runStrategy, type PassportStrategy } from './strategy-runner.js';
 
 export type AuthMode = 'none' | 'required';
 
-/** Why a request was not authenticated: the audit row's rule, and what the caller is told. */
+/** Why a request was not authenticated: the audit row's rule and reason, and what the caller is told. */
 export interface AuthRefusal {
   rule: 'auth:missing' | 'auth:two-credentials' | 'auth:malformed' | KeyRefusalRule | TokenRefusalRule | 'auth:error';
   reason: string;
+  /** What the caller is told, where `reason` says more than it should learn (a key's name); else `reason`. */
+  told?: string;
+}
+
+/** What the caller of a refused request is told (AuthRefusal.told, or the reason). */
+export function toldReason(refusal: Pick<AuthRefusal, 'reason' | 'told'>): string {
+  return refusal.told ?? refusal.reason;
 }
 type KeyRefusalRule = Extract<KeyVerdict, { ok: false }>['rule'];
 type TokenRefusalRule = Extract<TokenVerdict, { ok: false }>['rule'];
@@ -139,7 +146,7 @@ export class HttpAuthenticator {
     if (credential.keyId === undefined) return undefined;
     try {
       const lapse = this.keys.lapseOf(credential.keyId);
-      return lapse && { rule: lapse.rule, reason: lapse.reason };
+      return lapse && { rule: lapse.rule, reason: lapse.reason, told: lapse.told };
     } catch {
       return { rule: 'auth:error', reason: 'the API key could not be checked' };
     }
@@ -172,7 +179,7 @@ export class HttpAuthenticator {
         if ('error' in outcome) return { refusal: { rule: 'auth:error', reason: 'the credential could not be checked' } };
         const verdict = this.verdicts.get(headersOnly);
         // The strategy found a credential and it was refused: that is the answer.
-        if (verdict && !verdict.ok) return { refusal: { rule: verdict.rule, reason: verdict.reason } };
+        if (verdict && !verdict.ok) return { refusal: { rule: verdict.rule, reason: verdict.reason, told: 'told' in verdict ? verdict.told : undefined } };
       }
     }
     if (this.mode() === 'none') return { principal: LOOPBACK_PRINCIPAL };

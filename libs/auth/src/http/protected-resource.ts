@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import type { AuthRefusal } from './http-authenticator.js';
+import { toldReason, type AuthRefusal } from './http-authenticator.js';
 
 /** RFC 9728: where an OAuth client learns how this resource wants to be called. */
 export const PROTECTED_RESOURCE_PATH = '/.well-known/oauth-protected-resource';
@@ -66,16 +66,16 @@ const UNCHECKED_RETRY_AFTER_SEC = 5;
  * an OAuth host that hears `invalid_token` drops it and signs its user in again, against an
  * issuer that is failing already.
  */
-export function refusalAnswer(req: IncomingMessage, refusal: Pick<AuthRefusal, 'rule' | 'reason'>): RefusalAnswer {
+export function refusalAnswer(req: IncomingMessage, refusal: Pick<AuthRefusal, 'rule' | 'reason' | 'told'>): RefusalAnswer {
   switch (refusal.rule) {
     case 'auth:missing':
       return { status: 401, statusText: 'Unauthorized', headers: { 'WWW-Authenticate': bearerChallenge(req) } };
     case 'auth:two-credentials':
     case 'auth:malformed':
-      return { status: 400, statusText: 'Bad Request', headers: { 'WWW-Authenticate': bearerChallenge(req, 'invalid_request', refusal.reason) } };
+      return { status: 400, statusText: 'Bad Request', headers: { 'WWW-Authenticate': bearerChallenge(req, 'invalid_request', toldReason(refusal)) } };
     case 'auth:error':
       return { status: 503, statusText: 'Service Unavailable', headers: { 'Retry-After': String(UNCHECKED_RETRY_AFTER_SEC) } };
     default:
-      return { status: 401, statusText: 'Unauthorized', headers: { 'WWW-Authenticate': bearerChallenge(req, 'invalid_token', refusal.reason) } };
+      return { status: 401, statusText: 'Unauthorized', headers: { 'WWW-Authenticate': bearerChallenge(req, 'invalid_token', toldReason(refusal)) } };
   }
 }
