@@ -5,7 +5,7 @@ import { ITEM_TEMPLATE } from '@switchboard/testing';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditRows } from './support/audit-rows.js';
-import { eventually, startDaemon, stdioFixture, stopAllDaemons, tempDir, writeConfig, type DaemonHandle } from './support/daemon.js';
+import { REPO_ROOT, eventually, startDaemon, stdioFixture, stopAllDaemons, tempDir, writeConfig, type DaemonHandle } from './support/daemon.js';
 import { openStream } from './support/sse-client.js';
 import { rawHost } from './support/raw-host.js';
 
@@ -277,10 +277,26 @@ describe("a host's error answer to a relayed request whose data nests thousands 
   });
 });
 
+/**
+ * Progress that the gateway sends an upstream right before the answer is kept in order on the
+ * wire, but an SDK server may drop it: the SDK's Protocol (@modelcontextprotocol/server 2.x)
+ * runs a notification's handler a microtask later than it handles a response, and handling
+ * the response forgets the request's progress handler, so a progress read from stdin in the
+ * same chunk as the answer that follows it is "a progress notification for an unknown token"
+ * (its onerror) and never reaches the request's onprogress (typescript-sdk#2580). Whether the
+ * two lines share a chunk is the upstream process's scheduling: on a loaded machine, now and
+ * then, though the gateway wrote them apart, in order (the SDK fixture's ask_client, used here
+ * before, missed the plain progress in about one run in three). So what the gateway does is
+ * read on the wire, by the hand-written upstream, which keeps the progress and the answer in
+ * the order it reads them.
+ */
 describe("a host's progress for a relayed request that nests thousands of levels deep", () => {
-  it('is dropped (it cannot be encoded for the upstream), not a 500 or, on stdio, the end of the gateway; the rest of the exchange goes on', async () => {
-    const host = await rawHost(daemon, { roots: {} }, '2025-06-18');
-    const call = host.post({ jsonrpc: '2.0', id: 'call', method: 'tools/call', params: { name: 'fx__ask_client', arguments: { method: 'roots/list', progress: true } } });
+  it('is dropped (it cannot be encoded for the upstream), not a 500 or, on stdio, the end of the gateway; the plain progress after it reaches the upstream, before the answer', async () => {
+    const wire = await startDaemon({ mcpServers: { hx: { command: process.execPath, args: [join(REPO_ROOT, 'test/fixtures/hostile-upstream.mjs')] } } });
+    const host = await rawHost(wire, { roots: {} }, '2025-06-18');
+    // The upstream asks while the call is open (raw answers nothing), asking for progress.
+    const roots = '{"jsonrpc":"2.0","id":"probe-roots","method":"roots/list","params":{"_meta":{"progressToken":"probe-roots"}}}';
+    const call = host.post({ jsonrpc: '2.0', id: 'call', method: 'tools/call', params: { name: 'hx__raw', arguments: { lines: [roots] } } });
     const ask = (await host.waitFor([call], (m) => m.method === 'roots/list')) as { id: number; params: { _meta: { progressToken: number } } };
     const token = ask.params._meta.progressToken;
     const depth = 100_000;
@@ -288,15 +304,22 @@ describe("a host's progress for a relayed request that nests thousands of levels
     expect(await host.post(deep).status).toBe(202);
     expect(await host.post({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: token, progress: 2 } }).status).toBe(202);
     expect(await host.post({ jsonrpc: '2.0', id: ask.id, result: { roots: [] } }).status).toBe(202);
-    const result = (await host.waitFor([call], (m) => m.id === 'call', 15_000)) as { result: { content: { text: string }[] } };
-    // The fixture reports the answer and the progress it was given.
-    const seen = JSON.parse(result.result.content[0].text) as { answer: unknown; progress: { progress: number }[] };
-    expect(seen.answer).toEqual({ roots: [] });
-    // Never the deep one. (The plain one was, now and then, missing from the fixture's list in
-    // runs of the whole file: a race not looked into yet, and not what this test is about.)
-    expect(seen.progress.filter((p) => p.progress !== 2)).toEqual([]);
-    const other = await openSession();
-    await post({ jsonrpc: '2.0', id: 'alive', method: 'ping' }, { 'Mcp-Session-Id': other }).expect(200);
-    await host.close();
+    // What the upstream read, in its order, once the answer is among it: never the deep one.
+    let n = 0;
+    const replies = await eventually(async () => {
+      const id = `stats-${++n}`;
+      const stats = host.post({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'hx__stats', arguments: {} } });
+      const answer = (await host.waitFor([stats], (m) => m.id === id)) as { result: { content: { text: string }[] } };
+      const { replies } = JSON.parse(answer.result.content[0].text) as { replies: { id?: string }[] };
+      return replies.some((r) => r.id === 'probe-roots') && replies;
+    }, 15_000, "the upstream's reading of the answer");
+    expect(replies).toEqual([
+      { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 'probe-roots', progress: 2 } },
+      { jsonrpc: '2.0', id: 'probe-roots', result: { roots: [] } },
+    ]);
+    const other = await rawHost(wire, {}, '2025-06-18');
+    const ping = other.post({ jsonrpc: '2.0', id: 'alive', method: 'ping' });
+    expect(await other.waitFor([ping], (m) => m.id === 'alive')).toEqual({ jsonrpc: '2.0', id: 'alive', result: {} });
+    await Promise.all([host.close(), other.close()]);
   });
 });
