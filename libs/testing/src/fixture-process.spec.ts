@@ -127,6 +127,28 @@ describe('stdio fixture process', () => {
     expect(await next()).toBeNull();
   });
 
+  it("hands ask_client the progress that came in the same chunk as the answer after it (the SDK alone drops it: typescript-sdk#2580)", async () => {
+    const child = spawn(process.execPath, [fixturePath('stdio')], { stdio: 'pipe' });
+    cleanup.push(async () => child.kill('SIGKILL'));
+    const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
+    const next = async () => JSON.parse(((await lines.next()).value as string | undefined) ?? 'null') as Record<string, unknown>;
+    const line = (message: object) => `${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`;
+    child.stdin.write(line({ id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: { roots: {} }, clientInfo: { name: 'raw', version: '1' } } }));
+    child.stdin.write(line({ method: 'notifications/initialized' }));
+    expect(await next()).toMatchObject({ id: 1 });
+    child.stdin.write(line({ id: 2, method: 'tools/call', params: { name: 'ask_client', arguments: { method: 'roots/list', progress: true } } }));
+    const ask = (await next()) as { id: number; method: string; params: { _meta: { progressToken: number } } };
+    expect(ask.method).toBe('roots/list');
+    // One write, so one chunk: as a gateway's writes may reach the upstream.
+    child.stdin.write(
+      line({ method: 'notifications/progress', params: { progressToken: ask.params._meta.progressToken, progress: 1, total: 2 } }) +
+        line({ id: ask.id, result: { roots: [] } }),
+    );
+    const result = (await next()) as { id: number; result: { content: { text: string }[] } };
+    expect(result.id).toBe(2);
+    expect(JSON.parse(result.result.content[0].text)).toEqual({ answer: { roots: [] }, progress: [{ progress: 1, total: 2 }] });
+  });
+
   it('exits with code 0 once stdin closes', async () => {
     const { child, next } = spawnStdio();
     await next();
