@@ -12,7 +12,7 @@ import { KEYS_ARGUMENTS } from './commands/keys.js';
  * daemon and `audit verify` reading it), audit.checkpointEvery (the same) and
  * `keys create --expires`. A cell is the milliseconds read, 'off', or 'refused'; for the
  * config's two, a value the file accepts must also be one the daemon reads ('mismatch' if not).
- * All three read durationMs (libs/core); each keeps its own `off` and longest.
+ * All three read durationMs (libs/core); each keeps its own `off`, shortest and longest (retention: at least 1h).
  */
 
 let dir: string;
@@ -76,9 +76,14 @@ const R = 'refused';
 describe('duration settings: what each accepts', () => {
   it.each<[string, Cell, Cell, Cell]>([
     //  text          audit.retention  audit.checkpointEvery  --expires
-    ['30s', 30 * S, 30 * S, 30 * S],
-    ['1m', M, M, M],
-    ['30m', 30 * M, 30 * M, 30 * M],
+    ['30s', R, 30 * S, 30 * S],
+    ['1m', R, M, M],
+    ['30m', R, 30 * M, 30 * M],
+    ['59m', R, 59 * M, 59 * M],
+    ['3599s', R, 3599 * S, 3599 * S],
+    ['3600s', H, H, H],
+    ['60m', H, H, H],
+    ['1h', H, H, H],
     ['12h', 12 * H, 12 * H, 12 * H],
     ['90d', 90 * D, R, 90 * D],
     ['7d', 7 * D, 7 * D, 7 * D],
@@ -90,7 +95,8 @@ describe('duration settings: what each accepts', () => {
     ['604801s', 604_801 * S, R, 604_801 * S],
     ['999999w', 999_999 * W, R, 999_999 * W],
     ['999999s', 999_999 * S, R, 999_999 * S],
-    ['007m', 7 * M, 7 * M, 7 * M],
+    ['007m', R, 7 * M, 7 * M],
+    ['001h', H, H, H],
     ['off', 'off', 'off', R],
     ['0s', R, R, R],
     ['0m', R, R, R],
@@ -129,6 +135,8 @@ describe('duration settings: what each says when it refuses', () => {
     ['retention', '3months', "audit.retention: must be a count and a unit (s, m, h, d, w) like '90d', or 'off'"],
     ['retention', '1y', "audit.retention: must be a count and a unit (s, m, h, d, w) like '90d', or 'off'"],
     ['retention', '0d', "audit.retention: must be more than 0 (pruning would remove all but the newest row); 'off' keeps every row"],
+    ['retention', '30s', 'audit.retention: must be at least 1h (pruning would delete nearly every row)'],
+    ['retention', '59m', 'audit.retention: must be at least 1h (pruning would delete nearly every row)'],
     ['checkpointEvery', 'hourly', "audit.checkpointEvery: must be a count and a unit (s, m, h, d, w) like '1h', or 'off'"],
     ['checkpointEvery', '2w', 'audit.checkpointEvery: must be at most 7d'],
     ['checkpointEvery', '0s', "audit.checkpointEvery: must be more than 0; 'off' logs no checkpoints"],

@@ -132,6 +132,27 @@ describe('loadConfig: formats', () => {
     }
   });
 
+  it('warns of a retention under a day, and of one shorter than the checkpoint interval: pruning deletes for good and verify still passes', () => {
+    const audit = (settings: string) => write('audit.yaml', `audit: ${settings}\nmcpServers: {}\n`);
+    const underADay = (text: string) =>
+      `is ${text}, less than a day: each hourly pruning deletes every row older than that, for good, and \`audit verify\` still passes; 'off' keeps every row`;
+    const underEvery = (text: string, every: string) =>
+      `is ${text}, shorter than audit.checkpointEvery (${every}): each checkpoint's row is pruned before the next checkpoint is logged, ` +
+      'so `audit verify --checkpoint` has no row left to check it against';
+    const reasons = (settings: string) => loadConfigWithWarnings(audit(settings), {}).warnings.map((w) => `${w.path}: ${w.reason}`);
+
+    expect(reasons('{ retention: 23h }')).toEqual([`audit.retention: ${underADay('23h')}`]);
+    expect(reasons('{ retention: 2h, checkpointEvery: 3h }')).toEqual([`audit.retention: ${underADay('2h')}`, `audit.retention: ${underEvery('2h', '3h')}`]);
+    expect(reasons('{ retention: 2d, checkpointEvery: 7d }')).toEqual([`audit.retention: ${underEvery('2d', '7d')}`]);
+    // The default checkpoint interval (1h) is no longer than any retention the file takes.
+    expect(reasons('{ retention: 1h }')).toEqual([`audit.retention: ${underADay('1h')}`]);
+    for (const quiet of ['{}', '{ retention: 1d }', '{ retention: 90d, checkpointEvery: 7d }', '{ retention: 7d, checkpointEvery: 7d }', '{ retention: off }', '{ retention: 2d, checkpointEvery: off }']) {
+      expect(reasons(quiet), quiet).toEqual([]);
+    }
+    // A value the schema refuses is its problem alone, not also a warning.
+    expect(loadError(audit('{ retention: 30s }')).problems.map((p) => p.path)).toEqual(['audit.retention']);
+  });
+
   it('names the known key a misspelt one was likely meant to be, at every level, and keeps it a warning', () => {
     const file = write(
       'typos.yaml',

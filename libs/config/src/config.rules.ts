@@ -1,7 +1,7 @@
-import { isLoopbackHost } from '@switchboard/core';
+import { durationMs, durationProblem, isLoopbackHost, type DurationSetting } from '@switchboard/core';
 import { formatPath } from './config.errors.js';
 import { isRecord } from './config.expand.js';
-import { DEFAULT_TIMEOUTS, MAX_TIMER_MS, SERVER_NAME_MAX } from './config.schema.js';
+import { AUDIT_CHECKPOINT_EVERY, AUDIT_DURATION_DEFAULTS, AUDIT_RETENTION, DEFAULT_TIMEOUTS, MAX_TIMER_MS, SERVER_NAME_MAX } from './config.schema.js';
 
 export interface RuleProblem {
   path: string;
@@ -90,11 +90,53 @@ export function checkRules(raw: unknown): RuleProblem[] {
  * the schema's problems.
  */
 export function ruleWarnings(raw: unknown): RuleProblem[] {
+  const warnings: RuleProblem[] = [];
   const auth = isRecord(raw) ? raw['auth'] : undefined;
   const jwt = isRecord(auth) ? auth['jwt'] : undefined;
   const jwksUrl = isRecord(jwt) ? jwt['jwksUrl'] : undefined;
   const reason = typeof jwksUrl === 'string' ? cleartextKeysReason(jwksUrl) : undefined;
-  return reason ? [{ path: formatPath(['auth', 'jwt', 'jwksUrl']), reason }] : [];
+  if (reason) warnings.push({ path: formatPath(['auth', 'jwt', 'jwksUrl']), reason });
+  const audit = isRecord(raw) ? raw['audit'] : undefined;
+  for (const reason of shortRetentionReasons(isRecord(audit) ? audit : {})) {
+    warnings.push({ path: formatPath(['audit', 'retention']), reason });
+  }
+  return warnings;
+}
+
+/** A day: a retention shorter than this keeps less history than most people mean to keep. */
+const DAY_MS = 86_400_000;
+
+/** What the file sets for `audit.<key>` (or its default) and its milliseconds; undefined when the schema refuses it. */
+function auditDuration(audit: Record<string, unknown>, key: keyof typeof AUDIT_DURATION_DEFAULTS, setting: DurationSetting) {
+  const text = audit[key] ?? AUDIT_DURATION_DEFAULTS[key];
+  if (typeof text !== 'string' || durationProblem(text, setting) !== undefined) return undefined;
+  return { text, ms: durationMs(text, setting) };
+}
+
+/**
+ * Why the retention the file sets is likely shorter than meant, if it is. Pruning deletes
+ * for good and `audit verify` still passes after it, so a short retention is said at every
+ * load; one shorter than the checkpoint interval also leaves `verify --checkpoint` with
+ * nothing to check: each checkpoint's row is pruned before the next checkpoint is logged.
+ */
+function shortRetentionReasons(audit: Record<string, unknown>): string[] {
+  const retention = auditDuration(audit, 'retention', AUDIT_RETENTION);
+  if (retention?.ms === undefined) return []; // refused, or off
+  const reasons: string[] = [];
+  if (retention.ms < DAY_MS) {
+    reasons.push(
+      `is ${retention.text}, less than a day: each hourly pruning deletes every row older than that, for good, ` +
+        "and `audit verify` still passes; 'off' keeps every row",
+    );
+  }
+  const every = auditDuration(audit, 'checkpointEvery', AUDIT_CHECKPOINT_EVERY);
+  if (every?.ms !== undefined && retention.ms < every.ms) {
+    reasons.push(
+      `is ${retention.text}, shorter than audit.checkpointEvery (${every.text}): each checkpoint's row is pruned ` +
+        'before the next checkpoint is logged, so `audit verify --checkpoint` has no row left to check it against',
+    );
+  }
+  return reasons;
 }
 
 /**

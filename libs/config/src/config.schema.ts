@@ -122,13 +122,16 @@ function isFileUri(value: string): boolean {
 /**
  * `audit.retention`: rows older than this are pruned. Zero (`0d`) would have every hourly
  * run delete all but the newest row: almost certainly a mistake for `off`, which keeps every
- * row, so it is refused.
+ * row, so it is refused. So is anything under an hour: `30s` is one key from `30d`, and the
+ * first run, a minute after start, would delete all history but that last minute, for good,
+ * while `audit verify` still passes. Short retentions above it are warned of (config.rules).
  */
 export const AUDIT_RETENTION: DurationSetting = {
   name: 'audit.retention',
   example: '90d',
   off: 'keeps every row',
   zero: '(pruning would remove all but the newest row)',
+  min: { at: '1h', why: '(pruning would delete nearly every row)' },
 };
 
 /**
@@ -141,6 +144,9 @@ export const AUDIT_CHECKPOINT_EVERY: DurationSetting = {
   off: 'logs no checkpoints',
   max: '7d',
 };
+
+/** What the daemon reads for the two when the file leaves them out. */
+export const AUDIT_DURATION_DEFAULTS = { retention: '90d', checkpointEvery: '1h' } as const;
 
 /**
  * A setting that takes a duration (durationMs): its pattern is in the JSON schema for
@@ -194,10 +200,10 @@ const auditSchema = z
       .default(100_000)
       .describe('Rows held in memory while the database cannot be written; beyond it they are counted as lost.'),
     retention: duration(AUDIT_RETENTION)
-      .default('90d')
-      .describe('Rows older than this are pruned in the background; the hash chain stays verifiable.'),
+      .default(AUDIT_DURATION_DEFAULTS.retention)
+      .describe("Rows older than this (at least 1h, or 'off') are pruned in the background; the hash chain stays verifiable."),
     checkpointEvery: duration(AUDIT_CHECKPOINT_EVERY)
-      .default('1h')
+      .default(AUDIT_DURATION_DEFAULTS.checkpointEvery)
       .describe("How often the daemon logs the audit chain's head as a checkpoint line (when rows were written since the last one), for `audit verify --checkpoint`; 'off' logs none."),
     maxArgumentBytes: intIn(0, 1_048_576, 'must be an integer from 0 to 1048576')
       .default(8192)

@@ -48,6 +48,15 @@ describe('durationMs', () => {
     for (const text of ['604801s', '8d', '169h', '2w']) expect(durationProblem(text, WITH_OFF)).toBe('must be at most 7d');
   });
 
+  it("keeps to the setting's shortest, inclusive, in any unit, and still says zero's own reason for zero", () => {
+    const atLeastAnHour: DurationSetting = { ...WITH_OFF, min: { at: '1h', why: '(too eager)' } };
+    expect(durationMs('1h', atLeastAnHour)).toBe(H);
+    expect(durationMs('60m', atLeastAnHour)).toBe(H);
+    expect(durationMs('3600s', atLeastAnHour)).toBe(H);
+    for (const text of ['3599s', '59m', '30s', '1s']) expect(durationProblem(text, atLeastAnHour)).toBe('must be at least 1h (too eager)');
+    expect(durationProblem('0h', atLeastAnHour)).toBe("must be more than 0 (it would spin); 'off' does nothing");
+  });
+
   it('names the setting and the value in what it throws', () => {
     const refused = (() => {
       try {
@@ -62,10 +71,10 @@ describe('durationMs', () => {
 });
 
 describe('durationPattern', () => {
-  it('matches exactly what durationMs reads, the longest aside', () => {
+  it('matches exactly what durationMs reads, the shortest and longest aside', () => {
     const texts = ['off', '1s', '30m', '0d', '00m', '90', '1y', '8d', '1h ', ' off', 'off ', 'OFF', '1000000m', '999999w'];
     for (const setting of [WITH_OFF, WITHOUT_OFF]) {
-      const unbounded = { ...setting, max: undefined };
+      const unbounded = { ...setting, min: undefined, max: undefined };
       for (const text of texts) expect([text, durationPattern(setting).test(text)]).toEqual([text, durationProblem(text, unbounded) === undefined]);
     }
   });

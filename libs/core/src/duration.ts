@@ -3,7 +3,7 @@
  * digits and a unit, s m h d w (`30s`, `90d`, `2w`), or `off` where the setting has it.
  * Zero is refused everywhere: "never" is `off`, or leaving the setting out. One grammar for
  * audit.retention, audit.checkpointEvery and `keys create --expires`; each setting brings
- * what `off` means for it, if anything, and its longest (DurationSetting).
+ * what `off` means for it, if anything, and its shortest and longest (DurationSetting).
  */
 
 /** Milliseconds in one of each unit. */
@@ -20,6 +20,11 @@ export interface DurationSetting {
   readonly off?: string;
   /** Why zero is refused, said after "must be more than 0": '(pruning would ...)'. */
   readonly zero?: string;
+  /**
+   * The shortest it takes, written as a duration, and why, said after "must be at least":
+   * { at: '1h', why: '(pruning would ...)' }. Above zero: zero has its own message.
+   */
+  readonly min?: { readonly at: string; readonly why: string };
   /** The longest it takes, written as a duration: '7d'. */
   readonly max?: string;
 }
@@ -32,7 +37,7 @@ const WITH_OFF = new RegExp(`^(?:off|${NONZERO}\\d{1,6}[${UNITS}])$`);
 const WITHOUT_OFF = new RegExp(`^${NONZERO}\\d{1,6}[${UNITS}]$`);
 
 /**
- * What `setting` takes, its longest aside: a nonzero count and a unit, and `off` if it has
+ * What `setting` takes, its shortest and longest aside: a nonzero count and a unit, and `off` if it has
  * one. A value it refuses gets its reason from durationProblem.
  */
 export function durationPattern(setting: DurationSetting): RegExp {
@@ -52,14 +57,17 @@ function read(text: string, setting: DurationSetting): Reading {
   if (ms === 0) {
     return { problem: `must be more than 0${setting.zero ? ` ${setting.zero}` : ''}${setting.off === undefined ? '' : `; 'off' ${setting.off}`}` };
   }
-  if (setting.max !== undefined && ms > maxMs(setting)) return { problem: `must be at most ${setting.max}` };
+  const { min, max } = setting;
+  if (min !== undefined && ms < boundMs(setting, min.at)) return { problem: `must be at least ${min.at} ${min.why}` };
+  if (max !== undefined && ms > boundMs(setting, max)) return { problem: `must be at most ${max}` };
   return { ms };
 }
 
-function maxMs(setting: DurationSetting): number {
-  const max = FORM.exec(setting.max!);
-  if (!max) throw new Error(`${setting.name}: its max '${setting.max}' is not a duration`);
-  return Number(max[1]) * DURATION_UNITS_MS[max[2] as DurationUnit];
+/** A setting's own bound, written as a duration, in milliseconds. */
+function boundMs(setting: DurationSetting, bound: string): number {
+  const match = FORM.exec(bound);
+  if (!match) throw new Error(`${setting.name}: its bound '${bound}' is not a duration`);
+  return Number(match[1]) * DURATION_UNITS_MS[match[2] as DurationUnit];
 }
 
 /**
