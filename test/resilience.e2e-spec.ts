@@ -737,9 +737,11 @@ describe('stopping the daemon', () => {
       fixtures.push(fixture);
       const daemon = await startDaemon({ timeouts: { shutdownMs: 300 }, mcpServers: { fx: { type: kind, url: fixture.url } } });
       const client = await host(daemon);
+      // The count fx starts from, this stats call included: untilAnotherCall counts only from it.
+      const { calls } = await stats(client);
       // Far beyond shutdownMs: the drain gives up on it.
       const inFlight = errorOf(client.callTool({ name: 'fx__slow', arguments: { ms: 120_000 } }, { timeout: 120_000 }));
-      await untilAnotherCall(client, 0);
+      await untilAnotherCall(client, calls);
       expect(await daemon.stop('SIGTERM')).toEqual({ code: 0, signal: null });
       await inFlight;
 
