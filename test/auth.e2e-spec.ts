@@ -170,6 +170,42 @@ describe('authentication with API keys (auth.mode: required)', () => {
     expect(cli(['keys', 'revoke', '--config', configPath, 'carol']).code).toBe(1);
   });
 
+  it("an expired key's 401 does not name it either, on /mcp, /admin and the inbox sign-in; its audit row does", async () => {
+    const made = cli(['keys', 'create', '--config', configPath, '--name', 'erik', '--roles', 'admin', '--expires', '1s']);
+    expect(made.code, made.stderr).toBe(0);
+    const erik = made.stdout.trimEnd().split('\n').at(-1)!;
+    // A second after it was made it lapses: wait for the refusal rather than for the clock.
+    const res = await eventually(async () => {
+      const answer = await request(daemon.baseUrl).post('/mcp').set('Accept', MCP_ACCEPT).set('X-API-Key', erik).send(INITIALIZE);
+      return answer.status === 401 ? answer : undefined;
+    }, 15_000, 'the key to expire');
+    expect(res.body.error.message).toMatch(/the API key expired/);
+    expect(JSON.stringify(res.body) + res.headers['www-authenticate']).not.toContain('erik');
+    const admin = await request(daemon.baseUrl).get('/admin/api/audit').set('X-API-Key', erik).expect(401);
+    expect(admin.body.error.message).toMatch(/the API key expired/);
+    expect(JSON.stringify(admin.body) + admin.headers['www-authenticate']).not.toContain('erik');
+    const login = await request(daemon.baseUrl).post('/admin/inbox/login').send({ token: erik }).expect(401);
+    expect(login.body.error.message).toBe('sign-in refused: the API key expired');
+    const rows = await eventually(() => {
+      const found = auditRows(dataDir, `rule = 'auth:expired-key'`);
+      return found.length >= 3 ? found : undefined;
+    }, 15_000, 'the three refusals');
+    expect(rows.map((row) => row.name)).toEqual(expect.arrayContaining(['POST /mcp', 'GET /admin/api/audit', 'POST /admin/inbox/login']));
+    for (const row of rows) expect(String(row.error_message)).toContain("API key 'erik' expired");
+  });
+
+  it("the inbox sign-in with a revoked key does not name it; its audit row does", async () => {
+    const made = cli(['keys', 'create', '--config', configPath, '--name', 'fern', '--roles', 'dev']);
+    expect(made.code, made.stderr).toBe(0);
+    const fern = made.stdout.trimEnd().split('\n').at(-1)!;
+    expect(cli(['keys', 'revoke', '--config', configPath, 'fern']).code).toBe(0);
+    const login = await request(daemon.baseUrl).post('/admin/inbox/login').send({ token: fern }).expect(401);
+    expect(login.body.error.message).toBe('sign-in refused: the API key was revoked');
+    expect(JSON.stringify(login.body)).not.toContain('fern');
+    const row = await eventually(() => auditRows(dataDir, `rule = 'auth:revoked-key' AND name = 'POST /admin/inbox/login'`)[0], 15_000, 'the refused sign-in row');
+    expect(String(row.error_message)).toContain("API key 'fern' was revoked");
+  });
+
   it("a revoked key's open streams end too: the session's GET stream and a legacy SSE stream", async () => {
     const made = cli(['keys', 'create', '--config', configPath, '--name', 'dave', '--roles', 'dev']);
     const dave = made.stdout.trimEnd().split('\n').at(-1)!;
