@@ -51,11 +51,14 @@ export class UpstreamMessageReader {
       if (this.stray.take()) this.deps.logger.warn({ data: this.loggable(json) }, 'upstream sent something that is not JSON');
       return;
     }
-    try {
-      if (Array.isArray(value)) for (const item of value) this.take(item, undefined, extra);
-      else this.take(value, json, extra);
-    } catch (err) {
-      this.deps.logger.error({ err }, 'handling a message from the upstream failed');
+    // Each item of a batch on its own, so one that fails to be handled loses none after it.
+    const batch = Array.isArray(value);
+    for (const item of batch ? (value as unknown[]) : [value]) {
+      try {
+        this.take(item, batch ? undefined : json, json, extra);
+      } catch (err) {
+        this.deps.logger.error({ err }, 'handling a message from the upstream failed');
+      }
     }
   }
 
@@ -64,17 +67,20 @@ export class UpstreamMessageReader {
     this.stray.stop();
   }
 
-  private take(value: unknown, json: string | undefined, extra: MessageExtra | undefined): void {
-    if (classifyMessage(value) !== 'invalid') return this.deps.deliver(value as JsonRpcMessage, json, extra);
-    if (this.stray.take()) {
-      this.deps.logger.warn({ message: this.loggable(JSON.stringify(value) ?? String(value)) }, 'upstream sent something that is not a JSON-RPC message');
-    }
+  /** One message; `own`: its own text when it was the whole read, `read`: the whole read. */
+  private take(value: unknown, own: string | undefined, read: string, extra: MessageExtra | undefined): void {
+    if (classifyMessage(value) !== 'invalid') return this.deps.deliver(value as JsonRpcMessage, own, extra);
+    // Answered and failed before anything is logged, so that logging (which stringifies it)
+    // can never leave the upstream or the call waiting for a timeout.
     // A request in the wrong shape is answered, so the upstream does not wait on it.
     const refusal = invalidRequestAnswer(value);
     if (refusal) this.deps.answer(refusal);
     // An answer in the wrong shape still ends its request, as an error, rather than leave it to time out.
     const asError = invalidResponseAsError(value);
     if (asError) this.deps.deliver(asError, undefined, extra);
+    if (this.stray.take()) {
+      this.deps.logger.warn({ message: this.loggable(textOf(value, read)) }, 'upstream sent something that is not a JSON-RPC message');
+    }
   }
 
   /**
@@ -84,5 +90,18 @@ export class UpstreamMessageReader {
    */
   private loggable(text: string): string {
     return this.deps.redactText(text.slice(0, 800)).slice(0, 200);
+  }
+}
+
+/**
+ * The text of one value of a read, to log. JSON.stringify recurses, so a value nested deeply
+ * enough (some 100,000 levels, which JSON.parse reads) throws RangeError: then the read's own
+ * text stands for it.
+ */
+function textOf(value: unknown, read: string): string {
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return read;
   }
 }
