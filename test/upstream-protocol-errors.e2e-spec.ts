@@ -73,12 +73,27 @@ afterAll(async () => {
 
 type Reply = { id: string; result?: unknown; error?: { code: number; message: string } };
 
+/**
+ * What the upstream was answered under `ids`, once each has an answer: exactly one each. The
+ * upstream is asked once more after all have come, so that a second answer to one (sent with
+ * the first, as when two handlers take each message: legacy-sse-messages.ts) has arrived too.
+ */
 async function repliesOf(tool: string, ids: string[]): Promise<Reply[]> {
-  return eventually(async () => {
+  const read = async () => {
     const { replies } = JSON.parse(textOf(await host.client.callTool({ name: tool, arguments: {} }))) as { replies: Reply[] };
-    const got = replies.filter((r) => ids.includes(r.id));
-    return got.length >= ids.length ? got : undefined;
-  }, 30_000, `answers to ${ids.join(', ')}`);
+    return replies.filter((r) => ids.includes(r.id));
+  };
+  await eventually(
+    async () => {
+      const got = await read();
+      return ids.every((id) => got.some((r) => r.id === id)) || undefined;
+    },
+    30_000,
+    `answers to ${ids.join(', ')}`,
+  );
+  const got = await read();
+  expect(got.map((r) => r.id).sort(), 'one answer to each').toEqual([...ids].sort());
+  return got;
 }
 
 describe('a stdio upstream that writes a batch (a JSON array) to stdout', () => {

@@ -19,8 +19,9 @@ interface SdkSseTransport {
  * an answer in a shape JSON-RPC does not allow, or a batch, left its call waiting for its
  * timeout, and a request in the wrong shape was never answered. Once the transport's event
  * stream is open (start), its message events go to the reader instead. This reaches into the
- * SDK's private `_eventSource`: the SDK is pinned to an exact version, and
- * upstream-protocol-errors.e2e-spec.ts fails should that move.
+ * SDK's private `_eventSource`: the SDK is pinned to an exact version, start fails should
+ * that move (below), and so does upstream-protocol-errors.e2e-spec.ts (its legacy upstream
+ * never starts; and it requires each request answered exactly once).
  */
 export function readLegacyMessages(transport: UpstreamTransport, logger: Logger, redactText: (text: string) => string): UpstreamTransport {
   const sdk = transport as unknown as SdkSseTransport;
@@ -34,7 +35,18 @@ export function readLegacyMessages(transport: UpstreamTransport, logger: Logger,
   const close = sdk.close.bind(sdk);
   sdk.start = async () => {
     await start();
-    if (sdk._eventSource) sdk._eventSource.onmessage = (event) => reader.read(String(event.data));
+    const events = sdk._eventSource;
+    // Its own handler must be there to replace. Should the SDK rename the field, the messages
+    // would go on through its parser (the hangs above, back without a word); should it listen
+    // with addEventListener('message'), both would take each message and every upstream
+    // request be answered twice. Either way the upstream is refused at start, loudly, rather
+    // than served wrongly: a failed start shows in its status and the log, and the SDK's
+    // version is pinned, so only an upgrade brings it, caught by the spec and the e2e.
+    if (typeof events?.onmessage !== 'function') {
+      await close().catch(() => undefined);
+      throw new Error('legacy HTTP+SSE: the SDK SSEClientTransport no longer sets _eventSource.onmessage; the gateway cannot read its messages');
+    }
+    events.onmessage = (event) => reader.read(String(event.data));
   };
   sdk.close = async () => {
     reader.stop();
