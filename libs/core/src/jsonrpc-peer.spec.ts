@@ -306,6 +306,26 @@ describe('JsonRpcPeer', () => {
     expect(peer.pendingCount).toBe(0);
   });
 
+  it('an answer the channel cannot encode is replaced, once, by -32603 under its id; the hook is told why', async () => {
+    const sent: JsonRpcMessage[] = [];
+    const told: unknown[] = [];
+    let deep: unknown = {};
+    for (let i = 0; i < 100_000; i++) deep = { deep };
+    const peer = new JsonRpcPeer(
+      (m) => {
+        const text = JSON.stringify(m); // throws RangeError on the deep result, as a real channel does
+        sent.push(JSON.parse(text) as JsonRpcMessage);
+        return Promise.resolve();
+      },
+      { onRequest: async () => ({ deep }), onNotification: () => undefined, onInternalError: (err) => void told.push(err) },
+    );
+    peer.handle({ jsonrpc: '2.0', id: 'q', method: 'tools/call', params: {} });
+    await vi.waitFor(() => expect(sent).toHaveLength(1));
+    expect(sent).toEqual([{ jsonrpc: '2.0', id: 'q', error: { code: ErrorCode.InternalError, message: 'Internal error' } }]);
+    expect(told).toHaveLength(1);
+    expect(told[0]).toMatchObject({ message: 'the answer to tools/call could not be encoded: sent -32603 instead', cause: expect.any(RangeError) });
+  });
+
   it('a cancel of initialize is ignored (no client may cancel it): the request goes on and is answered', async () => {
     const held = heldPeer({ protocolVersion: '2025-06-18' });
     held.peer.handle({ jsonrpc: '2.0', id: 0, method: 'initialize' });

@@ -129,9 +129,10 @@ export class JsonRpcPeer {
   private readonly send: SendFn;
 
   constructor(
-    send: SendFn,
+    private readonly channel: SendFn,
     private readonly handlers: PeerHandlers,
   ) {
+    const send = channel;
     // Every caller handles a rejected send, but a throw escaped them: a channel throws when it
     // cannot encode (JSON nested thousands deep), and one host's progress ended the process.
     this.send = (message, options) => {
@@ -341,7 +342,26 @@ export class JsonRpcPeer {
     if (!cancelled) this.inbound.delete(request.id);
     this.questionSettled(inbound.about);
     if (cancelled) return;
-    await this.send(response, { relatedRequestId: request.id }).catch(() => undefined);
+    await this.answer(request, response);
+  }
+
+  /**
+   * Sends the answer to a request of the other side's. A channel throws (rather than reject)
+   * when it cannot encode a message: a result nested thousands deep, say. Such an answer is
+   * replaced, once, by -32603 under the same id, so the requester is not left to wait for its
+   * timeout; the hook (onInternalError) logs why.
+   */
+  private async answer(request: JsonRpcRequest, response: JsonRpcResponse): Promise<void> {
+    const options = { relatedRequestId: request.id };
+    let sent: Promise<void>;
+    try {
+      sent = this.channel(response, options);
+    } catch (err) {
+      const failure = new Error(`the answer to ${request.method} could not be encoded: sent -32603 instead`, { cause: err });
+      this.handlers.onInternalError?.(failure, request);
+      sent = this.send({ jsonrpc: '2.0', id: request.id, error: toWireError(failure) }, options);
+    }
+    await sent.catch(() => undefined);
   }
 
   private routeProgress(n: JsonRpcNotification): boolean {
