@@ -6,6 +6,9 @@ import { ADMIN_OPTIONS, ADMIN_ROLE, type AdminOptions } from './admin-options.js
 import { InboxAccess, inboxPathOf } from './inbox/inbox-access.js';
 import { sendError, setAdminHeaders } from './json-response.js';
 
+/** How the admin API refuses a request of a foreign Host or Origin: a JSON error body. */
+const refusedAsAdminError: ForeignAnswer = (res, status, reason) => sendError(res, status, `request refused: ${reason}`);
+
 /**
  * Runs ahead of every /admin route. The same Host/Origin check as the MCP endpoints: without
  * it a web page could rebind its DNS name to 127.0.0.1 and read the audit log through the
@@ -14,9 +17,6 @@ import { sendError, setAdminHeaders } from './json-response.js';
  * principal may use and which InboxAccess admits. Answers are never cached: they hold
  * arguments and principals.
  */
-/** The admin API's answer to a foreign request: its JSON error body. */
-const refusedAsAdminError: ForeignAnswer = (res, status, reason) => sendError(res, status, `request refused: ${reason}`);
-
 @Injectable()
 export class AdminGuardMiddleware implements NestMiddleware {
   constructor(

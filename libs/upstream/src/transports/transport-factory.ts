@@ -24,9 +24,9 @@ export const UPSTREAM_TRANSPORT_FACTORY = Symbol('UPSTREAM_TRANSPORT_FACTORY');
 export class DefaultTransportFactory implements TransportFactory {
   /**
    * @param gatewayEnv given to every stdio upstream besides its own env (servingChainFor).
-   * @param redactText hides secrets in what stdio upstreams write, and in a malformed message
-   *   of a Streamable HTTP one, before it is logged; the app passes the audit log's redactor,
-   *   which this lib does not depend on.
+   * @param redactText hides secrets in what stdio upstreams write, and in what an HTTP one
+   *   (Streamable HTTP or legacy HTTP+SSE: message-reader.ts) sends that is no message, before
+   *   it is logged; the app passes the audit log's redactor, which this lib does not depend on.
    */
   constructor(
     private readonly gatewayEnv: Readonly<Record<string, string>> = {},
