@@ -1,3 +1,4 @@
+import { dirname } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey } from './support/cli.js';
@@ -75,4 +76,60 @@ describe('URL elicitation completions on isolated servers', () => {
       expect([first.completed, other.completed]).toEqual([['1'], ['1']]);
     });
   }
+});
+
+/**
+ * A config change retires a per-session connection while a call on it is still running: the
+ * old connection finishes the call, and what it says goes on being tagged with the session
+ * it belongs to, as do the new connection's.
+ */
+describe('URL elicitations on a per-session connection a reload retired', () => {
+  let daemon: DaemonHandle;
+  let configPath: string;
+  let client: Client | undefined;
+  const config = (mark: string) => ({
+    auth: { mode: 'required' },
+    log: { level: 'info' },
+    mcpServers: { own: stdioFixture({ FIXTURE_NAME: 'own', FIXTURE_MARK: mark }, { isolation: 'per-session' }) },
+  });
+  const reloads = () => daemon.stderr().split('\n').filter((line) => line.includes('"msg":"config reloaded"')).length;
+
+  beforeAll(async () => {
+    configPath = writeConfig(config('before'), tempDir());
+    const key = createKey(configPath, 'alice');
+    daemon = await startDaemon(configPath);
+    client = new Client({ name: 'e2e-reload', version: '1.0.0' }, { capabilities: { elicitation: { url: {} } } });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(daemon.mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${key}` } } }),
+    );
+  });
+
+  afterAll(async () => {
+    await client?.close().catch(() => undefined);
+  });
+
+  it("relays the completion of a URL elicitation the host accepted from the retired connection", async () => {
+    const completed: unknown[] = [];
+    client!.setNotificationHandler('notifications/elicitation/complete', (n: { params?: { elicitationId?: string } }) => {
+      completed.push(n.params?.elicitationId);
+    });
+    // The host answers only once the reload has retired the connection that asked.
+    client!.setRequestHandler('elicitation/create', async () => {
+      writeConfig(config('after'), dirname(configPath));
+      await eventually(() => reloads() >= 1, 15_000, 'the reload');
+      return { action: 'accept' };
+    });
+    await eventually(async () => (await client!.listTools()).tools.some((t) => t.name === 'own__ask_client'));
+    const asked = await client!.callTool({
+      name: 'own__ask_client',
+      arguments: { method: 'elicitation/create', params: { mode: 'url', elicitationId: '1', url: 'https://auth.example.com/start', message: 'Sign in' } },
+    });
+    expect(JSON.parse(String((asked.content as { text: string }[])[0].text))).toEqual({ action: 'accept' });
+    // The session's new connection (an upstream of the same session) names the elicitation
+    // complete, once the restarted server's tools are listed again.
+    const complete = () => client!.callTool({ name: 'own__complete_url_elicitation', arguments: { elicitationId: '1' } });
+    await eventually(() => complete().then(() => true, () => false), 15_000, 'the completing call');
+    await eventually(() => completed.length > 0, 15_000, 'the completion');
+    expect(completed).toEqual(['1']);
+  });
 });

@@ -1,6 +1,4 @@
-import { callerName } from '@switchboard/core';
 import type { OwnedConnections, UpstreamConnection, UpstreamRegistry } from '@switchboard/upstream';
-import type { DownstreamSession } from './session.js';
 
 /** The owner of the registry's connections, which every host shares. */
 export const SHARED = '';
@@ -20,17 +18,21 @@ export class ConnectionOwners {
   ) {}
 
   /**
-   * The owner of `connection`, which a request of `session` went to. A connection no pool
-   * holds any more (replaced by a config change, finishing what it has in flight) is taken
-   * for the session's principal's, as routing gave it to them.
+   * The owner of `connection`: the owner a pool opened it for, though a config change has
+   * retired it and it is only finishing its calls, as it still tags what it says with that
+   * owner (a per-session one with the session's id). A connection no pool opened is the
+   * registry's, the current one or one a config change replaced, whose notifications still
+   * come as the registry's (SHARED). (Both were taken for the session's principal's, so a
+   * URL elicitation asked on a retired connection was kept under an owner its completion
+   * never came from.)
    */
-  ownerFor(connection: UpstreamConnection, session: DownstreamSession): string {
+  ownerFor(connection: UpstreamConnection): string {
     if (this.registry.get(connection.name) === connection) return SHARED;
     for (const pool of this.owned) {
       const owner = pool.ownerOf(connection);
       if (owner !== undefined) return owner;
     }
-    return callerName(session.principal);
+    return SHARED;
   }
 
   /** The connection of `owner` (SHARED: the registry's) to `server`, if one is open. */

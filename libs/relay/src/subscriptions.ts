@@ -110,7 +110,7 @@ export class SubscriptionManager {
     // Its session ended while the subscribe was on its way here: dropSession has run, and a
     // subscription held for it now would be kept (and held upstream) for nobody, for good.
     if (this.sessions.get(session.id) !== session) return Promise.reject(cancelledError());
-    const owner = this.owners.ownerFor(connection, session);
+    const owner = this.owners.ownerFor(connection);
     const key = keyOf(connection.name, owner, uri);
     let sub = this.subs.get(key);
     if (!(sub && holds(sub, session.id)) && this.bySession.reaches(session.id, MAX_SUBSCRIPTIONS_PER_SESSION)) {

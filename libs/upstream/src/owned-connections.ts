@@ -64,6 +64,12 @@ export class OwnedConnections {
   private readonly entries = new Map<string, Entry>();
   /** Replaced connections, closed once nothing is in flight on them. */
   private readonly retired = new Set<UpstreamConnection>();
+  /**
+   * The owner of every connection this pool opened, the retired ones still finishing their
+   * calls included: they go on asking and telling things for that owner (a URL elicitation,
+   * its completion) after the pool has let go of them.
+   */
+  private readonly owners = new WeakMap<UpstreamConnection, string>();
   private readonly sweeper: NodeJS.Timeout;
   private stopping = false;
 
@@ -119,10 +125,12 @@ export class OwnedConnections {
     for (const { server, owner, connection } of this.entries.values()) yield { server, owner, connection };
   }
 
-  /** Whose connection this is; undefined for one this pool does not hold. */
+  /**
+   * Whose connection this is, for any this pool opened: one retired by a config change or
+   * closed stays its owner's. Undefined for one this pool did not open.
+   */
   ownerOf(connection: UpstreamConnection): string | undefined {
-    for (const entry of this.entries.values()) if (entry.connection === connection) return entry.owner;
-    return undefined;
+    return this.owners.get(connection);
   }
 
   /** The owner's open connection to `server`, without opening one. */
@@ -201,6 +209,7 @@ export class OwnedConnections {
       },
     });
     const entry: Entry = { server: name, owner, config, connection, firstAttempt, lastUsed: Date.now() };
+    this.owners.set(connection, owner);
     this.entries.set(keyOf(name, owner), entry);
     connection.start();
     return entry;

@@ -20,6 +20,8 @@ class CountingUpstream implements UpstreamTransport {
     if (!('method' in m) || !('id' in m)) return;
     const req = m as JsonRpcRequest;
     if (req.method === 'initialize') this.declared = req.params?.capabilities;
+    // A call asked to hold stays in flight, unanswered, until the connection closes.
+    if ((req.params as { hold?: boolean } | undefined)?.hold) return;
     const result =
       req.method === 'initialize'
         ? { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'counter', version: '1' } }
@@ -86,6 +88,23 @@ describe('SessionConnections', () => {
     expect(await s2.request('tools/call', {})).toEqual({ calls: 1 });
     expect(opened.map((t) => t.declared)).toEqual([{ declaredFor: 's1' }, { declaredFor: 's2' }]);
     expect(pool.ownerOf(s2)).toBe('s2');
+  });
+
+  it('still names the owner of a connection a config change retired while a call was in flight on it', async () => {
+    make();
+    const before = await pool.connectionFor(server(), 's1');
+    const held = before.request('tools/call', { hold: true }).catch(() => undefined);
+    await vi.waitFor(() => expect(before.inFlight).toBe(1), { timeout: 5000 });
+    pool.refresh([server({ args: ['changed'] })]);
+    expect(pool.existing('shell', 's1')).toBeUndefined();
+    expect(before.state).not.toBe('stopped');
+    // The retired connection still tags what it says with 's1': its requests are s1's too.
+    expect(pool.ownerOf(before)).toBe('s1');
+    const after = await pool.connectionFor(server({ args: ['changed'] }), 's1');
+    expect(after).not.toBe(before);
+    expect([pool.ownerOf(before), pool.ownerOf(after)]).toEqual(['s1', 's1']);
+    await pool.stopAll();
+    await held;
   });
 
   it("closes a session's connections when it ends, and only those", async () => {

@@ -24,7 +24,7 @@ let hosts = 0;
 /** A host, with a live session, that records what it is sent. */
 function host(elicitation: Record<string, unknown>) {
   const sent: JsonRpcNotification[] = [];
-  const session = { id: `s${++hosts}`, clientCapabilities: { elicitation }, send: async (n: JsonRpcNotification) => void sent.push(n) } as unknown as DownstreamSession;
+  const session = { id: `s${++hosts}`, principal: { authMethod: 'api-key', id: 'alice' }, clientCapabilities: { elicitation }, send: async (n: JsonRpcNotification) => void sent.push(n) } as unknown as DownstreamSession;
   sessions.add(session);
   return { session, sent };
 }
@@ -81,6 +81,18 @@ describe('UrlElicitations', () => {
     // The shared connection's own '1' is apart from both.
     urls.notification('auth', complete('1'));
     expect(alice.sent).toEqual([complete('1'), complete('1')]);
+  });
+
+  it('relays the completion of an elicitation a replaced shared connection asked while finishing a call, as it tags it shared', () => {
+    const urls = urlElicitations();
+    const { session, sent } = host({ url: {} });
+    // A config change replaced the registry's 'auth'; the old one is finishing alice's call.
+    const replaced = connectionTo('auth');
+    urls.failed(session, replaced, required('r1'));
+    urls.given(session, replaced, 'r2');
+    urls.notification('auth', complete('r1'));
+    urls.notification('auth', complete('r2'));
+    expect(sent).toEqual([complete('r1'), complete('r2')]);
   });
 
   it('forgets an elicitation after its time', () => {

@@ -54,7 +54,7 @@ export class UrlElicitations {
     // An answer or a -32042 that arrived after the session ended: nothing could reach it.
     if (!this.sessions.get(session.id)) return;
     this.dropExpired();
-    this.keep(session, this.connectionKeyOf(connection, session), elicitationId);
+    this.keep(session, this.connectionKeyOf(connection), elicitationId);
   }
 
   /** A request the host `session` sent on `connection` failed: a -32042 gives it the elicitations it lists. */
@@ -64,7 +64,7 @@ export class UrlElicitations {
     const listed = (err.data as Item | undefined)?.elicitations;
     if (!Array.isArray(listed) || !this.sessions.get(session.id)) return;
     this.dropExpired();
-    const from = this.connectionKeyOf(connection, session);
+    const from = this.connectionKeyOf(connection);
     // The first ones listed, as many as a session may keep: the host is shown them in order.
     let taken = 0;
     let overlong = 0;
@@ -119,8 +119,8 @@ export class UrlElicitations {
     if (keys.size > URL_ELICITATIONS_PER_SESSION) this.drop(keys.values().next().value!);
   }
 
-  private connectionKeyOf(connection: UpstreamConnection, session: DownstreamSession): string {
-    return connectionKey(connection.name, this.owners.ownerFor(connection, session));
+  private connectionKeyOf(connection: UpstreamConnection): string {
+    return connectionKey(connection.name, this.owners.ownerFor(connection));
   }
 
   private dropExpired(): void {
