@@ -286,6 +286,8 @@ export class GatewayRuntime {
     const left = this.inFlight();
     if (left > 0) this.logger.warn({ left }, 'stopping with requests still in flight');
     await Promise.all([this.registry.stopAll(), this.principalConnections.stopAll(), this.sessionConnections.stopAll()]);
+    // Nothing of the gateway runs after shutdown: the task book sweeps no more.
+    this.dispatcher.services.tasks?.close();
   }
 
   /**

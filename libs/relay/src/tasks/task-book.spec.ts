@@ -122,6 +122,24 @@ describe('TaskBook', () => {
     }
   });
 
+  it('sweeps no more once closed, nor after a task added later', () => {
+    vi.useFakeTimers();
+    try {
+      const forgotten: string[] = [];
+      const limits = { ...DEFAULT_TASK_BOOK_LIMITS, marginMs: 0, sweepEveryMs: 5_000 };
+      const book = new TaskBook<Connection>(limits, () => Date.now(), (task) => forgotten.push(task.upstreamTaskId));
+      book.add(taskOf('alice', 'before', { ttlMs: 1_000 }));
+      expect(vi.getTimerCount()).toBe(1);
+      book.close();
+      expect(vi.getTimerCount()).toBe(0);
+      book.add(taskOf('alice', 'after', { ttlMs: 1_000 }));
+      vi.advanceTimersByTime(60_000);
+      expect([vi.getTimerCount(), forgotten, book.size]).toEqual([0, [], 2]);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it("keeps a task the upstream keeps forever (ttl null) for the gateway's longest ttl", () => {
     const { book, clock } = bookOf({ maxTtlMs: 3_600_000, marginMs: 0 });
     const task = book.add(taskOf('alice', 'forever', { ttlMs: null }));

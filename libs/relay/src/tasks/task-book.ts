@@ -117,6 +117,8 @@ export class TaskBook<Via extends object> {
   private readonly counts = new Map<string, number>();
   private nextSeq = 0;
   private sweeper: ReturnType<typeof setInterval> | undefined;
+  /** Set by close(): the gateway is shutting down, and no sweep may run after it. */
+  private closed = false;
 
   constructor(
     private readonly limits: TaskBookLimits = DEFAULT_TASK_BOOK_LIMITS,
@@ -144,8 +146,19 @@ export class TaskBook<Via extends object> {
     let ofVia = this.byUpstream.get(task.via);
     if (!ofVia) this.byUpstream.set(task.via, (ofVia = new Map()));
     ofVia.set(task.upstreamTaskId, task.id);
-    this.sweeper ??= setInterval(() => this.sweep(), this.limits.sweepEveryMs).unref();
+    if (!this.closed) this.sweeper ??= setInterval(() => this.sweep(), this.limits.sweepEveryMs).unref();
     return task;
+  }
+
+  /**
+   * The gateway is shutting down: the sweep stops, and none starts again (it would go on
+   * forgetting tasks, and telling connections already stopped to forget theirs). The tasks
+   * are left as they are; the book still answers lookups and forgets on use.
+   */
+  close(): void {
+    this.closed = true;
+    clearInterval(this.sweeper);
+    this.sweeper = undefined;
   }
 
   /** The principal's task with this id; undefined when there is none for it (see unknownTask). */

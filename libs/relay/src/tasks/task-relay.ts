@@ -42,6 +42,11 @@ export class TaskRelay {
     });
   }
 
+  /** The gateway is shutting down: the book's sweep stops (TaskBook.close). */
+  close(): void {
+    this.book.close();
+  }
+
   /**
    * Whether the gateway relays tasks for this session: it negotiated 2025-11-25 and declared
    * a `tasks` capability, the one sign a host gives that it knows tasks (ADR 012). Others
