@@ -151,7 +151,7 @@ export class GatewayRuntime {
     // A session's own connections end with it (and after the idle timeout, like any owned one).
     this.sessions.onClose((session) => void this.sessionConnections.closeOwner(session.id));
     const mayHearOfUpdate = (principal: Principal, server: string, uri: string) => this.policy.decide(principal, 'subscribe', 'Resource', { server, uri }).allowed;
-    subscriptions = new SubscriptionManager(this.registry, this.sessions, logger, [this.principalConnections, this.sessionConnections], mayHearOfUpdate);
+    subscriptions = new SubscriptionManager(this.registry, this.sessions, logger, owners, mayHearOfUpdate);
     this.dispatcher = new GatewayDispatcher({
       config: () => this.current,
       catalog: this.catalog,

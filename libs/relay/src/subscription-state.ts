@@ -1,14 +1,12 @@
 import { ErrorCode, McpError, type CancelSignal } from '@switchboard/core';
-import type { UpstreamConnection } from '@switchboard/upstream';
+import { connectionKey, type UpstreamConnection } from '@switchboard/upstream';
 import type { DownstreamSession } from './session.js';
 
 // The state SubscriptionManager keeps per (connection, URI), and the small judgements it
 // makes of it, apart from the manager's own ordering of requests (subscriptions.ts).
 
-/** An upstream connection's key: its server and owner (ConnectionOwners). */
-export const connectionKeyOf = (server: string, owner: string) => `${server}\u0000${owner}`;
-/** A subscription's key: its connection's and the URI the upstream knows. */
-export const keyOf = (server: string, owner: string, uri: string) => `${connectionKeyOf(server, owner)}\u0000${uri}`;
+/** A subscription's key: its connection's (server and owner: ConnectionOwners) and the URI the upstream knows. */
+export const keyOf = (server: string, owner: string, uri: string) => `${connectionKey(server, owner)}\u0000${uri}`;
 
 /** A host's subscribe waiting for the upstream to hold the subscription. */
 export interface Waiter {

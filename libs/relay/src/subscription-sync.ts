@@ -1,9 +1,9 @@
 import type { Logger } from '@switchboard/observability';
 import { cancelledError, type PeerRequestOptions } from '@switchboard/core';
-import type { UpstreamConnection } from '@switchboard/upstream';
+import { connectionKey, type UpstreamConnection } from '@switchboard/upstream';
 import type { ConnectionOwners } from './connection-owners.js';
 import type { SessionDirectory } from './session.js';
-import { connectionKeyOf, mayHaveSubscribed, type Subscription } from './subscription-state.js';
+import { mayHaveSubscribed, type Subscription } from './subscription-state.js';
 import type { TimedOutSubscribes } from './timed-out-subscribes.js';
 
 /**
@@ -95,7 +95,7 @@ export class SubscriptionSync {
         if (epoch !== sub.epoch) return;
         const failure = err ?? new Error('subscribe failed');
         sub.upstream = mayHaveSubscribed(failure) ? 'unknown' : 'none';
-        if (sub.upstream === 'unknown') this.timedOut.remember(connectionKeyOf(sub.server, sub.owner), sub.uri);
+        if (sub.upstream === 'unknown') this.timedOut.remember(connectionKey(sub.server, sub.owner), sub.uri);
         for (const waiter of sub.waiters.splice(0)) waiter.settle(failure);
         if (sub.sessions.size === 0) return;
         // Held by hosts already (a renewal after a reconnect).

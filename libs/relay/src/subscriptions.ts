@@ -7,14 +7,14 @@ import {
   type CancelSignal,
   type JsonRpcNotification,
 } from '@switchboard/core';
-import type { OwnedConnections, UpstreamConnection, UpstreamRegistry } from '@switchboard/upstream';
+import { connectionKey, serverOfConnectionKey, type UpstreamConnection, type UpstreamRegistry } from '@switchboard/upstream';
 import type { DownstreamSession, SessionDirectory } from './session.js';
-import { ancestorsOf, connectionKeyOf, keyOf, newSubscription, type Subscription, type Waiter } from './subscription-state.js';
+import { ancestorsOf, keyOf, newSubscription, type Subscription, type Waiter } from './subscription-state.js';
 import { SubscriptionSync } from './subscription-sync.js';
 import { holds, SessionSubscriptions } from './session-subscriptions.js';
 import { STRAY_UNSUBSCRIBE_INTERVAL_MS, StrayUpdates } from './stray-updates.js';
 import { TimedOutSubscribes } from './timed-out-subscribes.js';
-import { ConnectionOwners, SHARED } from './connection-owners.js';
+import { SHARED, type ConnectionOwners } from './connection-owners.js';
 
 /**
  * Subscriptions one session may hold (or be getting) at once. The URIs are the host's to
@@ -44,15 +44,14 @@ export class SubscriptionManager {
   private readonly bySession = new SessionSubscriptions((key) => this.subs.get(key));
   private readonly strays: StrayUpdates;
   private readonly timedOut = new TimedOutSubscribes();
-  private readonly owners: ConnectionOwners;
   private readonly upstream: SubscriptionSync;
 
   constructor(
     registry: UpstreamRegistry,
     private readonly sessions: SessionDirectory,
     private readonly logger: Logger,
-    /** The pools of isolated servers' connections (per-principal, per-session). */
-    owned: readonly OwnedConnections[] = [],
+    /** Whose each connection is, the registry's and the isolated servers' pools' (the runtime's one). */
+    private readonly owners: ConnectionOwners,
     /**
      * Whether a principal may hear of an update of `uri` (the upstream's own) on `server`:
      * the policy's `subscribe`. Asked per update, not only at subscribe: an update may be of
@@ -60,11 +59,10 @@ export class SubscriptionManager {
      */
     private readonly mayHear: (principal: DownstreamSession['principal'], server: string, uri: string) => boolean = () => true,
   ) {
-    this.owners = new ConnectionOwners(registry, owned);
     this.upstream = new SubscriptionSync(this.subs, sessions, logger, this.owners, this.timedOut);
     this.strays = new StrayUpdates((connection, limit) =>
       logger.warn(
-        { upstream: connection?.split('\u0000')[0], limit, intervalMs: STRAY_UNSUBSCRIBE_INTERVAL_MS },
+        { upstream: connection && serverOfConnectionKey(connection), limit, intervalMs: STRAY_UNSUBSCRIBE_INTERVAL_MS },
         connection === undefined
           ? 'resource updates of URIs no host holds: past the limit over all upstreams, no unsubscribe sent for more of them'
           : "resource updates of URIs no host holds: past the upstream connection's limit, no unsubscribe sent for more of them",
@@ -249,12 +247,12 @@ export class SubscriptionManager {
    * subscribed to is unsubscribed from, not the one updated (which would end nothing).
    */
   private unsubscribeStray(server: string, owner: string, updated: string): void {
-    const connectionKey = connectionKeyOf(server, owner);
+    const from = connectionKey(server, owner);
     // Under no subscription the gateway has (deliver): neither is the one it covers.
-    const uri = this.timedOut.covering(connectionKey, updated) ?? updated;
+    const uri = this.timedOut.covering(from, updated) ?? updated;
     const key = keyOf(server, owner, uri);
     const connection = this.owners.existing(server, owner);
-    if (!connection?.isAvailable || !this.strays.admit(connectionKey, uri)) return;
+    if (!connection?.isAvailable || !this.strays.admit(from, uri)) return;
     this.logger.debug({ upstream: server, uri, updated }, 'resource update of a URI no host holds: unsubscribing upstream');
     const sub = newSubscription(connection, owner, uri);
     sub.upstream = 'unknown';
@@ -264,7 +262,7 @@ export class SubscriptionManager {
 
   /** A reconnected upstream has forgotten our subscriptions; renew them. */
   private resubscribe(server: string, owner: string): void {
-    this.timedOut.forgetConnection(connectionKeyOf(server, owner));
+    this.timedOut.forgetConnection(connectionKey(server, owner));
     for (const [key, sub] of this.subs) {
       if (sub.server !== server || sub.owner !== owner) continue;
       sub.epoch++;

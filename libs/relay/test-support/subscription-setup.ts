@@ -1,6 +1,7 @@
 import { JsonRpcPeer, type JsonRpcMessage, type JsonRpcRequest } from '@switchboard/core';
 import { silentLogger } from '@switchboard/observability';
 import { DefaultTransportFactory, UpstreamRegistry, type OwnedConnections, type UpstreamConnection } from '@switchboard/upstream';
+import { ConnectionOwners } from '../src/connection-owners.js';
 import { SessionDirectory, type DownstreamSession } from '../src/session.js';
 import { SubscriptionManager } from '../src/subscriptions.js';
 
@@ -24,7 +25,7 @@ export function setup(upstream?: UpstreamConnection) {
     ownerOf: (c: UpstreamConnection) => (c === connection ? 'alice' : undefined),
     existing: (server: string, owner: string) => (server === 'fx' && owner === 'alice' ? connection : undefined),
   } as unknown as OwnedConnections;
-  const subscriptions = new SubscriptionManager(registry, sessions, silentLogger(), [pool]);
+  const subscriptions = new SubscriptionManager(registry, sessions, silentLogger(), new ConnectionOwners(registry, [pool]));
   const session = (id: string) => {
     heard[id] = [];
     const s = {

@@ -52,7 +52,15 @@ const SWEEP_EVERY_MS = 30_000;
 /** An upstream's own error text reaches the caller (it is about their connection), but bounded. */
 const MAX_REASON_CHARS = 300;
 
-const keyOf = (server: string, owner: string) => `${server}\u0000${owner}`;
+/**
+ * The key of one owner's connection to a server, as each keeper of what a connection holds
+ * under ids its upstream chose spells it (this pool, the relay's subscriptions and URL
+ * elicitations): the registry's connection is the one of the owner '' (the relay's SHARED).
+ */
+export const connectionKey = (server: string, owner: string) => `${server}\u0000${owner}`;
+
+/** The server a connectionKey is of. */
+export const serverOfConnectionKey = (key: string) => key.slice(0, key.indexOf('\u0000'));
 
 /**
  * Upstream connections that each belong to one owner (a principal, a session): one per
@@ -88,7 +96,7 @@ export class OwnedConnections {
   async connectionFor(server: ServerConfig, owner: string): Promise<UpstreamConnection> {
     if (this.stopping) throw new McpError(ErrorCode.ShuttingDown, 'Switchboard is shutting down');
     const config = this.ownership.configFor(server, owner);
-    const key = keyOf(server.name, owner);
+    const key = connectionKey(server.name, owner);
     let entry = this.entries.get(key);
     if (entry && restartNeeded(entry.config, config)) {
       this.retire(entry);
@@ -135,7 +143,7 @@ export class OwnedConnections {
 
   /** The owner's open connection to `server`, without opening one. */
   existing(server: string, owner: string): UpstreamConnection | undefined {
-    return this.entries.get(keyOf(server, owner))?.connection;
+    return this.entries.get(connectionKey(server, owner))?.connection;
   }
 
   /** Requests in flight on every connection, replaced ones included (drained at shutdown). */
@@ -210,13 +218,13 @@ export class OwnedConnections {
     });
     const entry: Entry = { server: name, owner, config, connection, firstAttempt, lastUsed: Date.now() };
     this.owners.set(connection, owner);
-    this.entries.set(keyOf(name, owner), entry);
+    this.entries.set(connectionKey(name, owner), entry);
     connection.start();
     return entry;
   }
 
   private retire(entry: Entry): void {
-    if (this.entries.get(keyOf(entry.server, entry.owner)) === entry) this.entries.delete(keyOf(entry.server, entry.owner));
+    if (this.entries.get(connectionKey(entry.server, entry.owner)) === entry) this.entries.delete(connectionKey(entry.server, entry.owner));
     if (entry.connection.inFlight === 0) void entry.connection.stop();
     else this.retired.add(entry.connection);
   }

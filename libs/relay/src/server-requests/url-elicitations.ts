@@ -1,6 +1,6 @@
 import { ErrorCode, McpError, withoutRelatedTask, type JsonRpcNotification } from '@switchboard/core';
 import type { Logger } from '@switchboard/observability';
-import type { UpstreamConnection } from '@switchboard/upstream';
+import { connectionKey, type UpstreamConnection } from '@switchboard/upstream';
 import { SHARED, type ConnectionOwners } from '../connection-owners.js';
 import type { DownstreamSession, SessionDirectory } from '../session.js';
 import { hostCanAnswer } from './host-capability.js';
@@ -143,5 +143,4 @@ export class UrlElicitations {
   }
 }
 
-const connectionKey = (server: string, owner: string) => `${server}\u0000${owner}`;
 const keyOf = (connection: string, elicitationId: string) => `${connection}\u0000${elicitationId}`;
