@@ -17,7 +17,6 @@ import {
 import type { ServerRequest, UpstreamConnection } from '@switchboard/upstream';
 import type { Item, RelayServices } from '../relay.types.js';
 import type { DownstreamSession, Principal } from '../session.js';
-import { elicitationSchemaProblems } from '@switchboard/inbox';
 import type { Inbox } from '@switchboard/inbox';
 import type { PolicyPrincipal } from '@switchboard/policy';
 import { elicitThroughInbox } from './inbox-elicitation.js';
@@ -30,7 +29,8 @@ import { checkHostAnswer } from './host-answer.js';
 import { shapeHostAnswer } from '../revision/shape-host-answer.js';
 import { Unanswerable } from '../revision/shape-server-request.js';
 import { progressRate } from '../forwarder.js';
-import { MAX_ELICITATION_ID_CHARS } from './url-elicitations.js';
+import { elicitationParamsProblem } from './elicitation-params.js';
+import { invalidAnswer } from './invalid-answer.js';
 
 export interface RelayLimits {
   /** How long a host (its user) has to answer. */
@@ -140,7 +140,7 @@ export class ServerRequestRelay {
         // Thousands of levels overflow the stack of every recursive walk after this one (the
         // checks, redaction, the row's JSON, the encoder towards the upstream), and the
         // upstream got a bare "Internal error" with no row. Hosts' requests have the same bound.
-        if (nestsDeeperThan(answer, MAX_JSON_DEPTH)) throw this.invalidAnswer(req, entry, [`it nests deeper than ${MAX_JSON_DEPTH} levels`]);
+        if (nestsDeeperThan(answer, MAX_JSON_DEPTH)) throw invalidAnswer(this.services.logger, req, entry, [`it nests deeper than ${MAX_JSON_DEPTH} levels`]);
         // The row holds what the host sent, even when the upstream does not get it.
         result = answer;
         // Checked against what the upstream asked: the answer is the upstream's.
@@ -161,7 +161,7 @@ export class ServerRequestRelay {
       // A host's error answer goes to the upstream as it came, but not with data too deep to
       // encode: JSON.stringify threw on its way to the upstream, outside any handler, and the
       // daemon exited. Only a host's answer can carry such data (the gateway's errors do not).
-      if (nestsDeeperThan(error.data, MAX_JSON_DEPTH)) error = this.invalidAnswer(req, entry, [`its error's data nests deeper than ${MAX_JSON_DEPTH} levels`]);
+      if (nestsDeeperThan(error.data, MAX_JSON_DEPTH)) error = invalidAnswer(this.services.logger, req, entry, [`its error's data nests deeper than ${MAX_JSON_DEPTH} levels`]);
       // Past the gates, a failure is the host's answer (declined by its user, timed out, gone).
       if (forwarded) {
         entry.decision = 'allowed';
@@ -245,17 +245,7 @@ export class ServerRequestRelay {
   private checked(req: ServerRequest, outgoing: Item, answer: Item, entry: AuditEntry): Item {
     const checked = checkHostAnswer(req.request.method, outgoing, answer);
     if ('result' in checked) return this.shapedForUpstream(req, checked.result, entry);
-    throw this.invalidAnswer(req, entry, checked.problems);
-  }
-
-  /** The error an upstream gets for a host's answer it may not have (`problems`), its rule and its log line. */
-  private invalidAnswer(req: ServerRequest, entry: AuditEntry, problems: string[]): McpError {
-    entry.rule = 'relay:invalid-answer';
-    this.services.logger?.warn(
-      { upstream: req.connection.name, method: req.request.method, session: entry.sessionId, problems },
-      'a host answered a relayed request with a result the request does not allow; the upstream gets an error',
-    );
-    return new McpError(ErrorCode.InternalError, `The host's answer to ${req.request.method} is invalid: ${problems.join('; ')}`);
+    throw invalidAnswer(this.services.logger, req, entry, checked.problems);
   }
 
   /**
@@ -323,23 +313,10 @@ export class ServerRequestRelay {
         throw refused(`Elicitation is not allowed for '${server}'`);
       }
       if (decision) entry.rule = decision.rule;
-      if (elicitationMode(params) === 'form') {
-        const problems = elicitationSchemaProblems(params.requestedSchema);
-        if (problems.length > 0) {
-          entry.rule = 'relay:invalid-schema';
-          throw new McpError(ErrorCode.InvalidParams, `Invalid requestedSchema: ${problems.join('; ')}`);
-        }
-      } else if (typeof params.url !== 'string' || typeof params.elicitationId !== 'string') {
-        entry.rule = 'relay:invalid-request';
-        throw new McpError(ErrorCode.InvalidParams, 'A url-mode elicitation needs url and elicitationId');
-      } else if (params.elicitationId.length > MAX_ELICITATION_ID_CHARS) {
-        // Kept as a key until its completion (UrlElicitations) once the host accepts.
-        entry.rule = 'relay:invalid-request';
-        throw new McpError(ErrorCode.InvalidParams, `A url-mode elicitation's elicitationId is over ${MAX_ELICITATION_ID_CHARS} characters`);
-      } else if (!isWebUrl(params.url)) {
-        // A user is asked to open it: javascript:, file: or data: URLs are not a web page to visit.
-        entry.rule = 'relay:invalid-request';
-        throw new McpError(ErrorCode.InvalidParams, 'A url-mode elicitation needs an http or https URL');
+      const problem = elicitationParamsProblem(params);
+      if (problem) {
+        entry.rule = problem.rule;
+        throw new McpError(ErrorCode.InvalidParams, problem.message);
       }
     }
     return params;
@@ -388,10 +365,6 @@ export class ServerRequestRelay {
 function relatedAsAsked(params: Item, answer: Item): Item {
   const taskId = relatedTaskIdOf(params);
   return taskId === undefined ? withoutRelatedTask(answer) : withRelatedTask(answer, taskId);
-}
-
-function isWebUrl(url: string): boolean {
-  return URL.canParse(url) && ['http:', 'https:'].includes(new URL(url).protocol);
 }
 
 /**
