@@ -152,6 +152,19 @@ describe('UrlElicitations', () => {
     expect(warned).toHaveLength(1);
   });
 
+  it("counts no over-long id against the session's bound: with them mixed in, the first ones it may keep are all kept", () => {
+    const urls = urlElicitations();
+    const { session, sent } = host({ url: {} });
+    const over = (i: number) => `${i}`.padEnd(MAX_ELICITATION_ID_CHARS + 1, 'y');
+    // An over-long id before each of the ones the session may keep, and one more of each past them.
+    const ids = Array.from({ length: URL_ELICITATIONS_PER_SESSION + 1 }, (_, i) => [over(i), `e${i}`]).flat();
+    urls.failed(session, auth, required(...ids));
+    expect(urls.size).toBe(URL_ELICITATIONS_PER_SESSION);
+    const last = `e${URL_ELICITATIONS_PER_SESSION - 1}`;
+    for (const id of [over(0), last, `e${URL_ELICITATIONS_PER_SESSION}`]) urls.notification('auth', complete(id));
+    expect(sent).toEqual([complete(last)]);
+  });
+
   it('lets a session\'s oldest go past its bound, and leaves other sessions\' alone', () => {
     const urls = urlElicitations();
     const busy = host({ url: {} });
