@@ -50,9 +50,6 @@ function malformedCredential(headers: IncomingMessage['headers']): string | unde
   return undefined;
 }
 
-/** The credential headers, by their lower-case names. */
-const CREDENTIAL_HEADERS = ['authorization', 'x-api-key'];
-
 /**
  * Which credential header a request sent more than once, as the refusal names it, if one. Node keeps the first
  * Authorization line and drops the others (and joins X-API-Key lines with ", "), so a
@@ -63,14 +60,34 @@ const CREDENTIAL_HEADERS = ['authorization', 'x-api-key'];
  */
 function repeatedCredentialHeader(req: IncomingMessage): string | undefined {
   const raw = req.rawHeaders ?? [];
-  const seen = new Set<string>();
+  let authorizations = 0;
+  let apiKeys = 0;
   for (let i = 0; i < raw.length; i += 2) {
     const name = raw[i].toLowerCase();
-    if (!CREDENTIAL_HEADERS.includes(name)) continue;
-    if (seen.has(name)) return name === 'authorization' ? 'Authorization' : 'API key (X-API-Key)';
-    seen.add(name);
+    if (name === 'authorization' && ++authorizations > 1) return 'Authorization';
+    if (name === 'x-api-key' && ++apiKeys > 1) return 'API key (X-API-Key)';
   }
   return undefined;
+}
+
+/**
+ * Why the credential headers a request sent cannot be taken as one credential, if so: two
+ * credentials (which of them is the caller? taking the first that passes would let a bad one
+ * ride along unchecked, so neither is chosen), or a header that holds none that can be read.
+ */
+function unreadableCredential(req: IncomingMessage): AuthRefusal | undefined {
+  if (req.headers['x-api-key'] !== undefined && /^\s*bearer\s/i.test(req.headers.authorization ?? '')) {
+    // Not "Authorization: Bearer and ...": the audit log's redaction took the "and" for the token.
+    return { rule: 'auth:two-credentials', reason: 'two credentials were sent, a Bearer token in Authorization and an X-API-Key; send one' };
+  }
+  const repeated = repeatedCredentialHeader(req);
+  if (repeated !== undefined) {
+    // Worded so that the audit log's redaction leaves it whole: a colon after Authorization
+    // reads to it as a header line, and "X-API-Key headers" as a flag and its value.
+    return { rule: 'auth:two-credentials', reason: `two credentials were sent, the ${repeated} header twice; send one` };
+  }
+  const malformed = malformedCredential(req.headers);
+  return malformed === undefined ? undefined : { rule: 'auth:malformed', reason: malformed };
 }
 
 /**
@@ -153,22 +170,11 @@ export class HttpAuthenticator {
   }
 
   async authenticate(req: IncomingMessage): Promise<HttpAuthResult> {
-    // Most loopback requests carry neither header: no strategy needs to look.
-    // Both a Bearer credential and X-API-Key: which of the two is the caller? Taking the first
-    // that passes would let a bad one ride along unchecked; neither is chosen.
-    if (req.headers['x-api-key'] !== undefined && /^\s*bearer\s/i.test(req.headers.authorization ?? '')) {
-      // Not "Authorization: Bearer and ...": the audit log's redaction took the "and" for the token.
-      return { refusal: { rule: 'auth:two-credentials', reason: 'two credentials were sent, a Bearer token in Authorization and an X-API-Key; send one' } };
-    }
-    const repeated = repeatedCredentialHeader(req);
-    if (repeated !== undefined) {
-      // Worded so that the audit log's redaction leaves it whole: a colon after Authorization
-      // reads to it as a header line, and "X-API-Key headers" as a flag and its value.
-      return { refusal: { rule: 'auth:two-credentials', reason: `two credentials were sent, the ${repeated} header twice; send one` } };
-    }
-    const malformed = malformedCredential(req.headers);
-    if (malformed !== undefined) return { refusal: { rule: 'auth:malformed', reason: malformed } };
+    // Most loopback requests carry neither header: nothing to check, no strategy needs to look
+    // (with neither parsed, no line of either name came, so none came twice).
     if (req.headers.authorization !== undefined || req.headers['x-api-key'] !== undefined) {
+      const unreadable = unreadableCredential(req);
+      if (unreadable !== undefined) return { refusal: unreadable };
       // The strategies see the headers only: passport-http-bearer also takes `access_token`
       // from the query string and the body, where Express has parsed them (the admin
       // routes), and a credential in a URL ends up in logs and browser history.
