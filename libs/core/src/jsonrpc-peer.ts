@@ -57,12 +57,11 @@ export class JsonRpcPeer {
     private readonly channel: SendFn,
     private readonly handlers: PeerHandlers,
   ) {
-    const send = channel;
     // Every caller handles a rejected send, but a throw escaped them: a channel throws when it
     // cannot encode (JSON nested thousands deep), and one host's progress ended the process.
     this.send = (message, options) => {
       try {
-        return send(message, options);
+        return channel(message, options);
       } catch (err) {
         return Promise.reject(err);
       }
