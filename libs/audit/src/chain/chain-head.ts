@@ -21,9 +21,12 @@ export function readChainHead(db: SqliteConnection): ChainHead {
   return anchor ? { id: anchor.anchorId, hash: anchor.anchorHash } : { id: 0, hash: GENESIS_HASH };
 }
 
-/** The newest row as a checkpoint names it (its time too); undefined when the log has none. */
+/**
+ * The newest row as a checkpoint names it (its time too); undefined when the log has none.
+ * Read once by `switchboard audit checkpoint`, so not among the writer's prepared statements.
+ */
 export function readNewestRow(db: SqliteConnection): (ChainHead & { at: number }) | undefined {
-  return statements(db).newest.get() as (ChainHead & { at: number }) | undefined;
+  return db.prepare('SELECT id, hash, at FROM audit_entry ORDER BY id DESC LIMIT 1').get() as (ChainHead & { at: number }) | undefined;
 }
 
 export interface ChainAnchor {
@@ -37,14 +40,13 @@ export function readAnchor(db: SqliteConnection): ChainAnchor | undefined {
 }
 
 // Prepared once per connection: the head is read at every group commit.
-const prepared = new WeakMap<SqliteConnection, { last: SqliteStatement; newest: SqliteStatement; anchor: SqliteStatement }>();
+const prepared = new WeakMap<SqliteConnection, { last: SqliteStatement; anchor: SqliteStatement }>();
 
 function statements(db: SqliteConnection) {
   let s = prepared.get(db);
   if (!s) {
     s = {
       last: db.prepare('SELECT id, hash FROM audit_entry ORDER BY id DESC LIMIT 1'),
-      newest: db.prepare('SELECT id, hash, at FROM audit_entry ORDER BY id DESC LIMIT 1'),
       anchor: db.prepare(
         'SELECT anchor_id AS anchorId, anchor_hash AS anchorHash, pruned_rows AS prunedRows FROM audit_chain WHERE key = ?',
       ),
