@@ -1,4 +1,4 @@
-import { durationMs, durationProblem, isLoopbackHost, type DurationSetting } from '@switchboard/core';
+import { DurationRefused, durationMs, isLoopbackHost, type DurationSetting } from '@switchboard/core';
 import { formatPath } from './config.errors.js';
 import { isRecord } from './config.expand.js';
 import { AUDIT_CHECKPOINT_EVERY, AUDIT_DURATION_DEFAULTS, AUDIT_RETENTION, DEFAULT_TIMEOUTS, MAX_TIMER_MS, SERVER_NAME_MAX } from './config.schema.js';
@@ -109,8 +109,13 @@ const DAY_MS = 86_400_000;
 /** What the file sets for `audit.<key>` (or its default) and its milliseconds; undefined when the schema refuses it. */
 function auditDuration(audit: Record<string, unknown>, key: keyof typeof AUDIT_DURATION_DEFAULTS, setting: DurationSetting) {
   const text = audit[key] ?? AUDIT_DURATION_DEFAULTS[key];
-  if (typeof text !== 'string' || durationProblem(text, setting) !== undefined) return undefined;
-  return { text, ms: durationMs(text, setting) };
+  if (typeof text !== 'string') return undefined;
+  try {
+    return { text, ms: durationMs(text, setting) };
+  } catch (err) {
+    if (err instanceof DurationRefused) return undefined;
+    throw err;
+  }
 }
 
 /**

@@ -31,10 +31,17 @@ export interface DurationSetting {
 
 const UNITS = Object.keys(DURATION_UNITS_MS).join('');
 const FORM = new RegExp(`^(\\d{1,6})([${UNITS}])$`);
-const NONZERO = `(?!0+[${UNITS}]$)`;
+/** A count and a unit, zero left out. */
+const NONZERO_FORM = `(?!0+[${UNITS}]$)\\d{1,6}[${UNITS}]`;
 /** The form with zero left out, and `off`: the pattern for editors (the JSON schema) and the config. */
-const WITH_OFF = new RegExp(`^(?:off|${NONZERO}\\d{1,6}[${UNITS}])$`);
-const WITHOUT_OFF = new RegExp(`^${NONZERO}\\d{1,6}[${UNITS}]$`);
+const WITH_OFF = new RegExp(`^(?:off|${NONZERO_FORM})$`);
+const WITHOUT_OFF = new RegExp(`^${NONZERO_FORM}$`);
+
+/** A count and a unit in milliseconds; undefined for anything else. */
+function msOf(text: string): number | undefined {
+  const match = FORM.exec(text);
+  return match ? Number(match[1]) * DURATION_UNITS_MS[match[2] as DurationUnit] : undefined;
+}
 
 /**
  * What `setting` takes, its shortest and longest aside: a nonzero count and a unit, and `off` if it has
@@ -48,12 +55,11 @@ type Reading = { ms: number | undefined } | { problem: string };
 
 function read(text: string, setting: DurationSetting): Reading {
   if (text === 'off' && setting.off !== undefined) return { ms: undefined };
-  const match = FORM.exec(text);
-  if (!match) {
+  const ms = msOf(text);
+  if (ms === undefined) {
     const units = Object.keys(DURATION_UNITS_MS).join(', ');
     return { problem: `must be a count and a unit (${units}) like '${setting.example}'${setting.off === undefined ? '' : ", or 'off'"}` };
   }
-  const ms = Number(match[1]) * DURATION_UNITS_MS[match[2] as DurationUnit];
   if (ms === 0) {
     return { problem: `must be more than 0${setting.zero ? ` ${setting.zero}` : ''}${setting.off === undefined ? '' : `; 'off' ${setting.off}`}` };
   }
@@ -65,9 +71,9 @@ function read(text: string, setting: DurationSetting): Reading {
 
 /** A setting's own bound, written as a duration, in milliseconds. */
 function boundMs(setting: DurationSetting, bound: string): number {
-  const match = FORM.exec(bound);
-  if (!match) throw new Error(`${setting.name}: its bound '${bound}' is not a duration`);
-  return Number(match[1]) * DURATION_UNITS_MS[match[2] as DurationUnit];
+  const ms = msOf(bound);
+  if (ms === undefined) throw new Error(`${setting.name}: its bound '${bound}' is not a duration`);
+  return ms;
 }
 
 /**

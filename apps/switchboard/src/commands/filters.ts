@@ -1,5 +1,6 @@
 import { AUDIT_DECISIONS, isAuditDecision, parseIsoInstant } from '@switchboard/audit';
 import type { AuditFilter } from '@switchboard/audit';
+import { DURATION_UNITS_MS } from '@switchboard/core';
 import { usageError } from './command-error.js';
 
 /** The filter options of `audit tail`, `export` and `stats`. */
@@ -16,8 +17,9 @@ export const FILTER_OPTIONS = {
 
 export type FilterValues = Partial<Record<keyof typeof FILTER_OPTIONS, string>>;
 
+// The settings' units, but not their grammar (durationMs): "that long ago" may be 0 (now)
+// and up to 9 digits (`1000000s`), which no setting takes.
 const DURATION = /^(\d{1,9})(s|m|h|d|w)$/;
-const UNIT_MS = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 } as const;
 
 /**
  * `--since`/`--until` values: an ISO 8601 date or date-time, or a duration (`30m`, `24h`,
@@ -25,7 +27,7 @@ const UNIT_MS = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_0
  */
 export function parseWhen(text: string, now: number): number | undefined {
   const duration = DURATION.exec(text);
-  if (duration) return now - Number(duration[1]) * UNIT_MS[duration[2] as keyof typeof UNIT_MS];
+  if (duration) return now - Number(duration[1]) * DURATION_UNITS_MS[duration[2] as keyof typeof DURATION_UNITS_MS];
   return parseIsoInstant(text);
 }
 
