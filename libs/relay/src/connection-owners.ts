@@ -27,7 +27,6 @@ export class ConnectionOwners {
    * never came from.)
    */
   ownerFor(connection: UpstreamConnection): string {
-    if (this.registry.get(connection.name) === connection) return SHARED;
     for (const pool of this.owned) {
       const owner = pool.ownerOf(connection);
       if (owner !== undefined) return owner;

@@ -157,8 +157,7 @@ export class TaskBook<Via extends object> {
    */
   close(): void {
     this.closed = true;
-    clearInterval(this.sweeper);
-    this.sweeper = undefined;
+    this.stopSweeping();
   }
 
   /** The principal's task with this id; undefined when there is none for it (see unknownTask). */
@@ -277,6 +276,11 @@ export class TaskBook<Via extends object> {
   }
 
   /** Forgets every expired task: O(tasks), at most `total`, on add and list and every sweepEveryMs. */
+  private stopSweeping(): void {
+    clearInterval(this.sweeper);
+    this.sweeper = undefined;
+  }
+
   private sweep(): void {
     for (const task of this.tasks.values()) if (this.expired(task)) this.forget(task);
   }
@@ -284,10 +288,7 @@ export class TaskBook<Via extends object> {
   private forget(task: RelayedTask<Via>): void {
     if (!this.tasks.delete(task.id)) return;
     task.progressUntil?.abort();
-    if (this.tasks.size === 0) {
-      clearInterval(this.sweeper);
-      this.sweeper = undefined;
-    }
+    if (this.tasks.size === 0) this.stopSweeping();
     const left = (this.counts.get(task.principal) ?? 1) - 1;
     if (left > 0) this.counts.set(task.principal, left);
     else this.counts.delete(task.principal);
