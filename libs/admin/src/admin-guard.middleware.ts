@@ -1,8 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Inject, Injectable, type NestMiddleware } from '@nestjs/common';
-import { refusalAnswer, toldReason } from '@switchboard/auth';
 import { httpRefusal, refusedForeign, type ForeignAnswer } from '@switchboard/downstream';
 import { ADMIN_OPTIONS, ADMIN_ROLE, type AdminOptions } from './admin-options.js';
+import { sendAuthRefusal } from './auth-refusal.js';
 import { InboxAccess, inboxPathOf } from './inbox/inbox-access.js';
 import { sendError, setAdminHeaders } from './json-response.js';
 
@@ -30,13 +30,7 @@ export class AdminGuardMiddleware implements NestMiddleware {
     const inboxPath = inboxPathOf(req);
     if (inboxPath !== undefined) return this.inbox.admit(req, res, inboxPath, next);
     const auth = await this.options.authenticate?.(req);
-    if (auth?.refusal) {
-      const { rule, reason: why } = auth.refusal;
-      this.options.onRefused?.({ ...httpRefusal(req, why), decision: 'unauthenticated', rule });
-      const answer = refusalAnswer(req, auth.refusal);
-      for (const [name, value] of Object.entries(answer.headers)) res.setHeader(name, value);
-      return sendError(res, answer.status, `${answer.statusText.toLowerCase()}: ${toldReason(auth.refusal)}`);
-    }
+    if (auth?.refusal) return sendAuthRefusal(req, res, auth.refusal, this.options.onRefused);
     const roleNeeded = this.options.config().auth.mode === 'required';
     if (roleNeeded && !auth?.principal?.roles.includes(ADMIN_ROLE)) {
       const why = `the admin API needs a key with the '${ADMIN_ROLE}' role`;

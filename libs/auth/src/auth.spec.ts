@@ -256,7 +256,7 @@ describe('protected resource metadata (RFC 9728)', () => {
     const two = refusalAnswer(req, { rule: 'auth:two-credentials', reason: 'two' });
     expect(two.status).toBe(400);
     expect(challenge(two)).toContain('error="invalid_request"');
-    expect(refusalAnswer(req, { rule: 'auth:error', reason: 'keys unavailable' })).toEqual({ status: 503, statusText: 'Service Unavailable', headers: { 'Retry-After': '5' } });
+    expect(refusalAnswer(req, { rule: 'auth:error', reason: 'keys unavailable' })).toEqual({ status: 503, statusText: 'Service Unavailable', headers: { 'Retry-After': '5' }, told: 'keys unavailable' });
   });
 
   it('says https behind a TLS-terminating proxy (X-Forwarded-Proto), as the caller called it', () => {

@@ -1,10 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Inject, Injectable } from '@nestjs/common';
-import { LOOPBACK_PRINCIPAL, refusalAnswer, toldReason, type AuthPrincipal, type AuthRefusal, type HttpAuthResult } from '@switchboard/auth';
+import { LOOPBACK_PRINCIPAL, type AuthPrincipal, type AuthRefusal, type HttpAuthResult } from '@switchboard/auth';
 import { callerName } from '@switchboard/core';
-import { httpRefusal } from '@switchboard/downstream';
 import type { InboxViewer } from '@switchboard/inbox';
 import { ADMIN_OPTIONS, ADMIN_ROLE, type AdminOptions } from '../admin-options.js';
+import { sendAuthRefusal } from '../auth-refusal.js';
 import { sendError } from '../json-response.js';
 import { ASSETS } from './inbox-page.js';
 import { INBOX_PATH, InboxSessions, sessionCookie, sessionIdOf } from './inbox-sessions.js';
@@ -70,11 +70,7 @@ export class InboxAccess {
       return next();
     }
     if (OPEN_ROUTES.has(`${req.method} ${path}`)) return next();
-    const { rule, reason } = resolved.refusal;
-    this.options.onRefused?.({ ...httpRefusal(req, reason), decision: 'unauthenticated', rule });
-    const answer = refusalAnswer(req, resolved.refusal);
-    for (const [name, value] of Object.entries(answer.headers)) res.setHeader(name, value);
-    return sendError(res, answer.status, `${answer.statusText.toLowerCase()}: ${toldReason(resolved.refusal)}`);
+    return sendAuthRefusal(req, res, resolved.refusal, this.options.onRefused);
   }
 
   /** The caller admit() established for this request; undefined on an open route without one. */

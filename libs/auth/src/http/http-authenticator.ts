@@ -70,6 +70,11 @@ function repeatedCredentialHeader(req: IncomingMessage): string | undefined {
   return undefined;
 }
 
+/** A refused key's or token's verdict as the refusal of the request that carried it. */
+function refusalOf(verdict: Extract<KeyVerdict | TokenVerdict, { ok: false }>): AuthRefusal {
+  return { rule: verdict.rule, reason: verdict.reason, told: 'told' in verdict ? verdict.told : undefined };
+}
+
 /**
  * Why the credential headers a request sent cannot be taken as one credential, if so: two
  * credentials (which of them is the caller? taking the first that passes would let a bad one
@@ -163,7 +168,7 @@ export class HttpAuthenticator {
     if (credential.keyId === undefined) return undefined;
     try {
       const lapse = this.keys.lapseOf(credential.keyId);
-      return lapse && { rule: lapse.rule, reason: lapse.reason, told: lapse.told };
+      return lapse && refusalOf(lapse);
     } catch {
       return { rule: 'auth:error', reason: 'the API key could not be checked' };
     }
@@ -185,7 +190,7 @@ export class HttpAuthenticator {
         if ('error' in outcome) return { refusal: { rule: 'auth:error', reason: 'the credential could not be checked' } };
         const verdict = this.verdicts.get(headersOnly);
         // The strategy found a credential and it was refused: that is the answer.
-        if (verdict && !verdict.ok) return { refusal: { rule: verdict.rule, reason: verdict.reason, told: 'told' in verdict ? verdict.told : undefined } };
+        if (verdict && !verdict.ok) return { refusal: refusalOf(verdict) };
       }
     }
     if (this.mode() === 'none') return { principal: LOOPBACK_PRINCIPAL };

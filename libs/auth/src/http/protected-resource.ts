@@ -51,6 +51,8 @@ export interface RefusalAnswer {
   status: 400 | 401 | 503;
   statusText: 'Bad Request' | 'Unauthorized' | 'Service Unavailable';
   headers: Record<string, string>;
+  /** What the caller is told of why (toldReason), for the body beside the challenge. */
+  told: string;
 }
 
 /** What a client is told to wait when the credential could not be checked: the JWKS backoff starts at 1 s. */
@@ -67,15 +69,16 @@ const UNCHECKED_RETRY_AFTER_SEC = 5;
  * issuer that is failing already.
  */
 export function refusalAnswer(req: IncomingMessage, refusal: Pick<AuthRefusal, 'rule' | 'reason' | 'told'>): RefusalAnswer {
+  const told = toldReason(refusal);
   switch (refusal.rule) {
     case 'auth:missing':
-      return { status: 401, statusText: 'Unauthorized', headers: { 'WWW-Authenticate': bearerChallenge(req) } };
+      return { status: 401, statusText: 'Unauthorized', headers: { 'WWW-Authenticate': bearerChallenge(req) }, told };
     case 'auth:two-credentials':
     case 'auth:malformed':
-      return { status: 400, statusText: 'Bad Request', headers: { 'WWW-Authenticate': bearerChallenge(req, 'invalid_request', toldReason(refusal)) } };
+      return { status: 400, statusText: 'Bad Request', headers: { 'WWW-Authenticate': bearerChallenge(req, 'invalid_request', told) }, told };
     case 'auth:error':
-      return { status: 503, statusText: 'Service Unavailable', headers: { 'Retry-After': String(UNCHECKED_RETRY_AFTER_SEC) } };
+      return { status: 503, statusText: 'Service Unavailable', headers: { 'Retry-After': String(UNCHECKED_RETRY_AFTER_SEC) }, told };
     default:
-      return { status: 401, statusText: 'Unauthorized', headers: { 'WWW-Authenticate': bearerChallenge(req, 'invalid_token', toldReason(refusal)) } };
+      return { status: 401, statusText: 'Unauthorized', headers: { 'WWW-Authenticate': bearerChallenge(req, 'invalid_token', told) }, told };
   }
 }

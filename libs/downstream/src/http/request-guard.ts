@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { LOOPBACK_PRINCIPAL, refusalAnswer, toldReason, type AuthPrincipal, type AuthRefusal, type HttpAuthResult } from '@switchboard/auth';
+import { LOOPBACK_PRINCIPAL, refusalAnswer, type AuthPrincipal, type AuthRefusal, type HttpAuthResult } from '@switchboard/auth';
 import { ErrorCode, isLoopbackHost } from '@switchboard/core';
 import type { GatewayConfig } from '@switchboard/config';
 import { replyError } from './http-replies.js';
@@ -101,7 +101,7 @@ export async function authenticated(
   const { rule, reason } = result.refusal;
   onRefused?.({ ...requestLine(req), decision: 'unauthenticated', rule, reason });
   const answer = refusalAnswer(req, result.refusal);
-  replyError(res, answer.status, ErrorCode.InvalidRequest, `${answer.statusText}: ${toldReason(result.refusal)}`, null, answer.headers);
+  replyError(res, answer.status, ErrorCode.InvalidRequest, `${answer.statusText}: ${answer.told}`, null, answer.headers);
   return undefined;
 }
 
