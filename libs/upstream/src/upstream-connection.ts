@@ -202,12 +202,8 @@ export class UpstreamConnection {
     void this.health.probe();
     // The status (or the content type of a 2xx) says what happened; the body (an error page,
     // a stack trace) stays in the log.
-    const what =
-      err instanceof ContentTypeError
-        ? `answered with ${err.what}, not JSON or an event stream`
-        : status === undefined
-          ? 'could not be reached'
-          : `answered HTTP ${status}`;
+    let what = status === undefined ? 'could not be reached' : `answered HTTP ${status}`;
+    if (err instanceof ContentTypeError) what = err.answered;
     return new McpError(ErrorCode.ConnectionClosed, `Upstream '${this.name}' ${what}`);
   }
 

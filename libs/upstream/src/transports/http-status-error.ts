@@ -29,15 +29,17 @@ export class HttpStatusError extends Error {
 /**
  * A 2xx answer to a request whose content type is neither JSON nor an event stream (an HTML
  * page of a proxy, say): the server was reached and answered what no client reads. The
- * connection names the type to the host (`what`), cut, as it names a status.
+ * connection names the type to the host (`answered`), cut, as it names a status.
  */
 export class ContentTypeError extends Error {
-  readonly what: string;
+  /** What the upstream did, as the host is told it: "answered with content type '...', not ...". */
+  readonly answered: string;
 
   constructor(contentType: string) {
     const what = contentType === '' ? 'no content type' : `content type '${contentType.slice(0, 100)}'`;
-    super(`upstream answered with ${what}, not JSON or an event stream`);
-    this.what = what;
+    const answered = `answered with ${what}, not JSON or an event stream`;
+    super(`upstream ${answered}`);
+    this.answered = answered;
     this.name = 'ContentTypeError';
   }
 }
