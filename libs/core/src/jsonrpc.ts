@@ -83,6 +83,11 @@ export function hasPositionalParams(value: unknown): boolean {
   return value.jsonrpc === '2.0' && typeof value.method === 'string' && Array.isArray(value.params);
 }
 
+/** The error for a request whose params are a list: valid JSON-RPC, but MCP's params are always named. */
+export const POSITIONAL_PARAMS_ERROR = { code: ErrorCode.InvalidParams, message: 'Invalid params: MCP params must be an object' } as const;
+/** The error for a message JSON-RPC 2.0 does not allow. */
+export const NOT_JSON_RPC_ERROR = { code: ErrorCode.InvalidRequest, message: 'Invalid request: not a JSON-RPC 2.0 message' } as const;
+
 /**
  * The answer owed to a peer's request that JSON-RPC or MCP does not allow (params that are a
  * list, an empty method, a `jsonrpc` other than "2.0"), under the id it named: -32602 for
@@ -91,12 +96,7 @@ export function hasPositionalParams(value: unknown): boolean {
  */
 export function invalidRequestAnswer(value: unknown): JsonRpcErrorResponse | undefined {
   if (!isObject(value) || !('method' in value) || !isId(value.id)) return undefined;
-  return errorResponse(
-    value.id,
-    hasPositionalParams(value)
-      ? { code: ErrorCode.InvalidParams, message: 'Invalid params: MCP params must be an object' }
-      : { code: ErrorCode.InvalidRequest, message: 'Invalid request: not a JSON-RPC 2.0 message' },
-  );
+  return errorResponse(value.id, hasPositionalParams(value) ? POSITIONAL_PARAMS_ERROR : NOT_JSON_RPC_ERROR);
 }
 
 /** The id of a message that may be a request, for answering an invalid one where possible. */

@@ -1,5 +1,7 @@
 import {
   ErrorCode,
+  NOT_JSON_RPC_ERROR,
+  POSITIONAL_PARAMS_ERROR,
   allowsBatches,
   classifyMessage,
   errorResponse,
@@ -76,7 +78,7 @@ export function takeMessages(value: unknown, protocolVersion: string | undefined
   for (const item of items) {
     if (hasPositionalParams(item)) {
       // Valid JSON-RPC, but MCP's params are always named (an object).
-      errors.push(errorResponse(idOf(item), { code: ErrorCode.InvalidParams, message: 'Invalid params: MCP params must be an object' }));
+      errors.push(errorResponse(idOf(item), POSITIONAL_PARAMS_ERROR));
     } else if (classifyMessage(item) === 'invalid') {
       const failed = invalidResponseAsError(item, 'host');
       if (failed) {
@@ -87,7 +89,7 @@ export function takeMessages(value: unknown, protocolVersion: string | undefined
         messages.push(failed);
         errors.push(errorResponse(null, { code: ErrorCode.InvalidRequest, message: 'Invalid request: a response in a shape JSON-RPC does not allow' }));
       } else {
-        errors.push(errorResponse(idOf(item), { code: ErrorCode.InvalidRequest, message: 'Invalid request: not a JSON-RPC 2.0 message' }));
+        errors.push(errorResponse(idOf(item), NOT_JSON_RPC_ERROR));
       }
     } else if (batch && (item as { method?: unknown }).method === 'initialize') {
       errors.push(errorResponse(idOf(item), { code: ErrorCode.InvalidRequest, message: 'Invalid request: initialize cannot be batched' }));
