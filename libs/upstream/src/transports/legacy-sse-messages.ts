@@ -28,7 +28,7 @@ export function readLegacyMessages(transport: UpstreamTransport, logger: Logger,
   const reader = new UpstreamMessageReader({
     logger,
     redactText,
-    answer: (refusal) => void sdk.send(refusal).catch(() => undefined),
+    send: (refusal) => sdk.send(refusal),
     deliver: (message) => sdk.onmessage?.(message),
   });
   const start = sdk.start.bind(sdk);

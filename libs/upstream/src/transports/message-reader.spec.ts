@@ -11,7 +11,7 @@ function reading() {
   const reader = new UpstreamMessageReader({
     logger: pino({ level: 'debug' }, { write: (line: string) => void logged.push(line) }),
     redactText: (text) => text.replace(/hunter2/g, '[redacted]'),
-    answer: (refusal) => void answered.push(refusal),
+    send: async (refusal) => void answered.push(refusal),
     deliver: (message) => void delivered.push(message),
   });
   return { reader, logged, answered, delivered };
@@ -58,7 +58,7 @@ describe('UpstreamMessageReader', () => {
     const reader = new UpstreamMessageReader({
       logger: pino({ level: 'debug' }, { write: (line: string) => void logged.push(line) }),
       redactText: (text) => text,
-      answer: () => undefined,
+      send: async () => undefined,
       deliver: (message) => {
         if ('id' in message && message.id === 1) throw new Error('handler broke');
         delivered.push(message);

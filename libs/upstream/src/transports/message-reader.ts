@@ -14,15 +14,42 @@ export interface MessageReaderDeps {
   logger: Logger;
   /** Hides secrets in what is logged of something that is no message (the audit log's redactor). */
   redactText: (text: string) => string;
-  /** Sends the answer owed to a request in a shape JSON-RPC does not allow. */
-  answer: (refusal: JsonRpcErrorResponse) => void;
+  /** Sends to the upstream: the answer owed to a request in a shape JSON-RPC does not allow. */
+  send: (refusal: JsonRpcErrorResponse) => Promise<void>;
   /** One message, checked; `json` is its own text when it was the whole of what was read. */
   deliver: (message: JsonRpcMessage, json: string | undefined, extra: MessageExtra | undefined) => void;
+  /** How strays are logged; an HTTP upstream's (HTTP_STRAYS) unless given. */
+  strays?: StrayLogging;
 }
 
 /**
- * Reads the JSON text an HTTP upstream sends (an SSE event's data, a POST answer's body) the
- * way both HTTP transports must: a message or a batch of them (taken one by one, whatever the
+ * How what is no message is logged. A stdio upstream's log lines predate the reader and stay
+ * as they were (operators search for them), so they differ from an HTTP upstream's.
+ */
+export interface StrayLogging {
+  /** The log field and message of a read that is no JSON. */
+  notJson: { field: string; message: string };
+  /** The log field and message of a value that is no JSON-RPC message. */
+  notMessage: { field: string; message: string };
+  /** The log line for the strays a second left out. */
+  skipped: (count: number) => string;
+  /** What is logged of a stray value is the whole read (a stdio line), not the value alone. */
+  logWholeRead: boolean;
+  /** An empty batch is a stray (a stdio line `[]`), rather than a read of no messages. */
+  emptyBatchIsStray: boolean;
+}
+
+export const HTTP_STRAYS: StrayLogging = {
+  notJson: { field: 'data', message: 'upstream sent something that is not JSON' },
+  notMessage: { field: 'message', message: 'upstream sent something that is not a JSON-RPC message' },
+  skipped: (count) => `upstream messages: ${counted(count, 'stray message')} not logged (over ${MAX_STRAY_LINES_PER_SECOND} a second)`,
+  logWholeRead: false,
+  emptyBatchIsStray: false,
+};
+
+/**
+ * Reads the JSON text an upstream sends (an SSE event's data, a POST answer's body, a stdio line) the
+ * way every transport must: a message or a batch of them (taken one by one, whatever the
  * revision), each checked as JSON-RPC. What is no message is logged, redacted and at most 100
  * a second (as a stdio upstream's stray lines); an answer in the wrong shape still ends its
  * request as an error, and a request in the wrong shape is answered, so neither side waits
@@ -30,13 +57,11 @@ export interface MessageReaderDeps {
  */
 export class UpstreamMessageReader {
   private readonly stray: LogBudget;
+  private readonly strays: StrayLogging;
 
   constructor(private readonly deps: MessageReaderDeps) {
-    this.stray = new LogBudget(
-      deps.logger,
-      MAX_STRAY_LINES_PER_SECOND,
-      (count) => `upstream messages: ${counted(count, 'stray message')} not logged (over ${MAX_STRAY_LINES_PER_SECOND} a second)`,
-    );
+    this.strays = deps.strays ?? HTTP_STRAYS;
+    this.stray = new LogBudget(deps.logger, MAX_STRAY_LINES_PER_SECOND, this.strays.skipped);
   }
 
   /**
@@ -48,14 +73,24 @@ export class UpstreamMessageReader {
     try {
       value = JSON.parse(json);
     } catch {
-      if (this.stray.take()) this.deps.logger.warn({ data: this.loggable(json) }, 'upstream sent something that is not JSON');
-      return;
+      return this.readNotJson(json);
     }
-    // Each item of a batch on its own, so one that fails to be handled loses none after it.
+    this.readValue(value, json, extra);
+  }
+
+  /** A read that is no JSON (for a reader that parses on its own, as stdio does): logged. */
+  readNotJson(text: string): void {
+    this.logStray(this.strays.notJson, text);
+  }
+
+  /** What was read, already parsed from `text`: a message or a batch of them. */
+  readValue(value: unknown, text: string, extra?: MessageExtra): void {
     const batch = Array.isArray(value);
+    if (batch && value.length === 0 && this.strays.emptyBatchIsStray) return this.logStray(this.strays.notMessage, text);
+    // Each item of a batch on its own, so one that fails to be handled loses none after it.
     for (const item of batch ? (value as unknown[]) : [value]) {
       try {
-        this.take(item, batch ? undefined : json, json, extra);
+        this.take(item, batch ? undefined : text, text, extra);
       } catch (err) {
         this.deps.logger.error({ err }, 'handling a message from the upstream failed');
       }
@@ -74,13 +109,16 @@ export class UpstreamMessageReader {
     // can never leave the upstream or the call waiting for a timeout.
     // A request in the wrong shape is answered, so the upstream does not wait on it.
     const refusal = invalidRequestAnswer(value);
-    if (refusal) this.deps.answer(refusal);
+    // A refusal that cannot be sent (the connection is going) has nobody left to wait on it.
+    if (refusal) void this.deps.send(refusal).catch(() => undefined);
     // An answer in the wrong shape still ends its request, as an error, rather than leave it to time out.
     const asError = invalidResponseAsError(value);
     if (asError) this.deps.deliver(asError, undefined, extra);
-    if (this.stray.take()) {
-      this.deps.logger.warn({ message: this.loggable(textOf(value, read)) }, 'upstream sent something that is not a JSON-RPC message');
-    }
+    this.logStray(this.strays.notMessage, this.strays.logWholeRead ? read : textOf(value, read));
+  }
+
+  private logStray(as: { field: string; message: string }, text: string): void {
+    if (this.stray.take()) this.deps.logger.warn({ [as.field]: this.loggable(text) }, as.message);
   }
 
   /**

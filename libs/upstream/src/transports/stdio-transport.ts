@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { LineSplitter, LineWriter, classifyMessage, invalidRequestAnswer, invalidResponseAsError, type JsonRpcMessage, counted } from '@switchboard/core';
+import { LineSplitter, LineWriter, type JsonRpcMessage, counted } from '@switchboard/core';
 import type { StdioServerConfig } from '@switchboard/config';
 import type { Logger } from '@switchboard/observability';
 import { inheritedEnvironment } from './inherited-env.js';
@@ -7,8 +7,9 @@ import { spawnFailure } from './spawn-failure.js';
 import { registerChildGroup, unregisterChildGroup } from './child-reaper.js';
 import { endProcessGroup } from './process-group.js';
 import { keepResultText } from './keep-result-text.js';
-import { LogBudget, MAX_STRAY_LINES_PER_SECOND } from '../log-budget.js';
+import { MAX_STRAY_LINES_PER_SECOND } from '../log-budget.js';
 import { MAX_MESSAGE_CHARS } from './message-limit.js';
+import { UpstreamMessageReader, type StrayLogging } from './message-reader.js';
 import type { UpstreamTransport } from './upstream-transport.js';
 
 const GRACE_MS = 2000;
@@ -21,8 +22,6 @@ const EXIT_WAIT_MS = 1000;
 export const MAX_STDERR_LINE_CHARS = 8 * 1024;
 /** And at most this many lines a second of it; the rest is counted, not logged. */
 export const MAX_STDERR_LINES_PER_SECOND = 100;
-/** Of a stdout line that is not a message, this much is logged (it is often a stray debug print). */
-const LOGGED_STDOUT_CHARS = 200;
 
 /**
  * The stdio upstream transport. Our own rather than the SDK's because the gateway must own
@@ -48,8 +47,8 @@ export class StdioUpstreamTransport implements UpstreamTransport {
   onerror?: (error: Error) => void;
 
   private child?: ChildProcess;
-  /** Stdout lines that are no messages are logged, at most so many a second. */
-  private readonly strayLines: LogBudget;
+  /** Checks each stdout line's value as JSON-RPC, answers or logs what is none (message-reader.ts). */
+  private readonly reader: UpstreamMessageReader;
   private readonly lines = new LineSplitter({ maxLength: MAX_MESSAGE_CHARS, onOverflow: (length) => this.tooLong(length) });
   private readonly writer = new LineWriter((text, done) => {
     const stdin = this.child?.stdin;
@@ -75,11 +74,16 @@ export class StdioUpstreamTransport implements UpstreamTransport {
     /** Hides secrets in what the child writes before it is logged (the app gives the audit log's). */
     private readonly redactText: (text: string) => string = (text) => text,
   ) {
-    this.strayLines = new LogBudget(
+    this.reader = new UpstreamMessageReader({
       logger,
-      MAX_STRAY_LINES_PER_SECOND,
-      (count) => `upstream stdout: ${counted(count, 'stray line')} not logged (over ${MAX_STRAY_LINES_PER_SECOND} a second)`,
-    );
+      redactText,
+      send: (refusal) => this.send(refusal),
+      deliver: (message, json) => {
+        if (json !== undefined) keepResultText(message, json);
+        this.onmessage?.(message);
+      },
+      strays: STDOUT_STRAYS,
+    });
   }
 
   get pid(): number | undefined {
@@ -167,48 +171,14 @@ export class StdioUpstreamTransport implements UpstreamTransport {
 
   /**
    * One stdout line. It runs inside the stream's 'data' handler, where an exception would be
-   * uncaught and end the daemon: whatever the line holds, or whatever handling it throws, is
-   * logged instead.
+   * uncaught and end the daemon: the reader logs whatever the line holds, or whatever
+   * handling it throws. A batch (JSON-RPC's; of MCP's revisions only 2025-03-26 has them) is
+   * taken message by message, as an HTTP upstream's.
    */
   private onLine(line: string): void {
     const value = parsedLine(line);
-    if (value === NOT_A_MESSAGE || (Array.isArray(value) && value.length === 0)) {
-      if (this.strayLines.take()) this.logger.warn({ line: this.strayLine(line) }, STRAY_LINE);
-      return;
-    }
-    // A batch (JSON-RPC's; of MCP's revisions only 2025-03-26 has them) is taken message by
-    // message, as the Streamable HTTP transport takes a batch body: dropped whole, its
-    // answers left their calls to time out and its requests were never answered.
-    if (Array.isArray(value)) for (const item of value) this.onValue(item, line, undefined);
-    else this.onValue(value, line, line);
-  }
-
-  /** One message of a line; `json`: its own text, when it is the whole line (keepResultText). */
-  private onValue(value: unknown, line: string, json: string | undefined): void {
-    let message = value;
-    if (classifyMessage(message) === 'invalid') {
-      if (this.strayLines.take()) this.logger.warn({ line: this.strayLine(line) }, STRAY_LINE);
-      // A request in the wrong shape is answered, so the upstream does not wait on it.
-      const refusal = invalidRequestAnswer(message);
-      if (refusal) void this.send(refusal).catch(() => undefined);
-      // An answer in the wrong shape still ends its request, as an error, rather than leave it to time out.
-      message = invalidResponseAsError(message);
-      if (message === undefined) return;
-    }
-    try {
-      if (json !== undefined) keepResultText(message as JsonRpcMessage, json);
-      this.onmessage?.(message as JsonRpcMessage);
-    } catch (err) {
-      this.logger.error({ err }, 'handling a message from the upstream failed');
-    }
-  }
-
-  /**
-   * What is logged of a stdout line that is not a message: its start, redacted. Redacted
-   * before it is cut, so that a secret across the cut is still recognised (and not half shown).
-   */
-  private strayLine(line: string): string {
-    return this.redactText(line.slice(0, 4 * LOGGED_STDOUT_CHARS)).slice(0, LOGGED_STDOUT_CHARS);
+    if (value === NOT_A_MESSAGE) this.reader.readNotJson(line);
+    else this.reader.readValue(value, line);
   }
 
   /**
@@ -333,7 +303,7 @@ export class StdioUpstreamTransport implements UpstreamTransport {
   }
 
   private finish(): void {
-    this.strayLines.stop();
+    this.reader.stop();
     const cb = this.onclose;
     this.onclose = undefined;
     this.closed = true;
@@ -342,6 +312,14 @@ export class StdioUpstreamTransport implements UpstreamTransport {
 }
 
 const STRAY_LINE = 'upstream wrote something that is not a JSON-RPC message to stdout';
+/** A stray stdout line is logged whole (its start), under one message whatever is wrong with it. */
+const STDOUT_STRAYS: StrayLogging = {
+  notJson: { field: 'line', message: STRAY_LINE },
+  notMessage: { field: 'line', message: STRAY_LINE },
+  skipped: (count) => `upstream stdout: ${counted(count, 'stray line')} not logged (over ${MAX_STRAY_LINES_PER_SECOND} a second)`,
+  logWholeRead: true,
+  emptyBatchIsStray: true,
+};
 const NOT_A_MESSAGE = Symbol('not a message');
 
 /**

@@ -99,7 +99,7 @@ export class StreamableHttpUpstreamTransport implements UpstreamTransport, Liste
     this.reader = new UpstreamMessageReader({
       logger,
       redactText,
-      answer: (refusal) => void this.send(refusal).catch(() => undefined),
+      send: (refusal) => this.send(refusal),
       deliver: (message, json, extra) => this.deliver(message, json, extra),
     });
   }
