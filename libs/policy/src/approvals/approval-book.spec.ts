@@ -28,4 +28,17 @@ describe('ApprovalBook', () => {
     expect(book.covers(binding)).toBe(false);
     expect(book.covers({ ...binding, principal: 'bob' })).toBe(true);
   });
+
+  it('at its bound, drops approvals that ran out before one still running', () => {
+    let now = 0;
+    const book = new ApprovalBook(() => now);
+    // The oldest entry runs for a day; the 9,999 after it for a minute each.
+    book.remember(binding, 86_400_000);
+    for (let i = 1; i < 10_000; i++) book.remember({ ...binding, argumentsDigest: `short${i}` }, 60_000);
+    now += 120_000;
+    book.remember({ ...binding, argumentsDigest: 'new' }, 60_000);
+    expect(book.covers(binding)).toBe(true);
+    expect(book.covers({ ...binding, argumentsDigest: 'new' })).toBe(true);
+    expect(book.size).toBe(2);
+  });
 });

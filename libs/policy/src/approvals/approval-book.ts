@@ -9,7 +9,7 @@ export interface ApprovalBinding {
   policyDigest: string;
 }
 
-/** Bound on remembered approvals; the oldest go first. */
+/** Bound on remembered approvals; those run out go first, then the oldest. */
 const MAX_REMEMBERED = 10_000;
 
 /**
@@ -27,7 +27,7 @@ export class ApprovalBook {
     if (forMs <= 0) return;
     const key = keyOf(binding);
     this.until.delete(key);
-    if (this.until.size >= MAX_REMEMBERED) this.until.delete(this.until.keys().next().value!);
+    if (this.until.size >= MAX_REMEMBERED) this.makeRoom();
     this.until.set(key, this.now() + forMs);
   }
 
@@ -45,6 +45,18 @@ export class ApprovalBook {
   forget(principal?: string): void {
     if (principal === undefined) return this.until.clear();
     for (const key of [...this.until.keys()]) if (key.startsWith(`${principal}\0`)) this.until.delete(key);
+  }
+
+  /**
+   * Only at the bound, so the sweep's cost is paid when the book is full, not on every
+   * approval. Expired entries go before the oldest: insertion order is not expiry order (an
+   * approval remembered for a day may be older than a thousand remembered for a minute), and
+   * evicting it would ask its human again while entries that no longer cover anything stay.
+   */
+  private makeRoom(): void {
+    const now = this.now();
+    for (const [key, until] of this.until) if (until <= now) this.until.delete(key);
+    if (this.until.size >= MAX_REMEMBERED) this.until.delete(this.until.keys().next().value!);
   }
 
   get size(): number {
