@@ -35,3 +35,26 @@ describe('RelayedTasks.create', () => {
     await expect(none.create({}, {})).rejects.toThrow('without a task');
   });
 });
+
+describe('RelayedTasks.forget', () => {
+  it('cancels upstream a task the gateway forgot while it had not ended: nobody can fetch its result any more', async () => {
+    const { sent, tasks } = upstream(true);
+    await tasks.create({ name: 'x', task: {} }, {});
+    tasks.forget('t1');
+    await expect.poll(() => sent).toEqual(['tools/call', 'tasks/cancel t1']);
+    // Once only: a stop after it has nothing left to cancel.
+    await tasks.cancelAll();
+    expect(sent).toEqual(['tools/call', 'tasks/cancel t1']);
+  });
+
+  it('sends nothing for a task known to have ended', async () => {
+    const { sent, tasks } = upstream(true);
+    await tasks.create({ name: 'x', task: {} }, {});
+    // The fixture answers every tasks/* request with the task cancelled: a terminal status.
+    await tasks.get('t1', {});
+    tasks.forget('t1');
+    await tasks.cancelAll();
+    expect(sent).toEqual(['tools/call', 'tasks/get t1']);
+  });
+});
+

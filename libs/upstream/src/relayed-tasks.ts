@@ -22,8 +22,8 @@ export interface UpstreamTask {
  * task-augmented tools/call, tasks/get, tasks/result and tasks/cancel on this connection,
  * each answer checked (an upstream's task id or status the gateway would pass on is never
  * taken on trust), and the upstream's notifications/tasks/status handed to whoever listens.
- * Tasks not known to have ended are cancelled at the connection's stop: their ids die with
- * the gateway's mapping, so nobody could fetch their results. When the connection is lost,
+ * Tasks not known to have ended are cancelled at the connection's stop, and when the gateway
+ * forgets them: their ids die with the gateway's mapping, so nobody could fetch their results. When the connection is lost,
  * listeners hear so: a stdio child's tasks end with it.
  */
 export class RelayedTasks {
@@ -73,9 +73,14 @@ export class RelayedTasks {
     return this.seen(this.checked(await this.send('tasks/cancel', { taskId }, options)));
   }
 
-  /** The gateway forgot the task (it expired): nothing left to cancel at a stop. */
+  /**
+   * The gateway forgot the task (its ttl and margin passed, nobody fetched it). One not known
+   * to have ended is cancelled now, as at a stop: its id died with the gateway's mapping, so
+   * its result can never be fetched, and an upstream that keeps running tasks past their ttl
+   * would go on working for nobody. Nobody waits for the answer; the bound is a stop's.
+   */
   forget(taskId: string): void {
-    this.open.delete(taskId);
+    if (this.open.delete(taskId)) void cancelQuietly(this.send, taskId, STOP_CANCEL_MS);
   }
 
   /** A notifications/tasks/status from the upstream; one that is not a valid task is ignored. */
