@@ -85,6 +85,16 @@ function logEntries(msg: string): Json[] {
     .filter((entry) => entry.msg === msg);
 }
 
+/**
+ * Resolves once a log line sent now through `a` has reached the host. It rides the GET
+ * stream, behind every message the daemon sent there before it (list_changed among them).
+ */
+async function getStreamCaughtUp(): Promise<void> {
+  const marker = `caught-up-${Date.now()}-${Math.random()}`;
+  await callText('a__log', { level: 'error', message: marker });
+  await eventually(() => (host.notifications.get('notifications/message') ?? []).some((m) => m.data === marker), 10_000, 'the marker on the GET stream');
+}
+
 beforeAll(async () => {
   dir = tempDir('sb-reload-');
   // Info level: the test reads the daemon's "config reloaded" entries.
@@ -307,8 +317,10 @@ describe('changes read at use time: applied to the running server, no restart', 
 
     const applied = (await eventually(() => logEntries('config reloaded')[reloads], 10_000, 'the reload logged')) as Json;
     expect(applied).toMatchObject({ added: [], removed: [], changed: [], updated: ['fx'] });
-    // One rename, one notification per list whose names moved; none from a restart.
-    await new Promise((r) => setTimeout(r, 500));
+    // One rename, one notification per list whose names moved; none from a restart. The
+    // rename's notifications were sent before the reload was logged; a marker sent now on the
+    // same GET stream arrives after them, so each list's count is final once it is heard.
+    await getStreamCaughtUp();
     expect(listChangedOf('tools')).toBe(before.tools + 1);
     expect(listChangedOf('prompts')).toBe(before.prompts + 1);
     expect(listChangedOf('resources')).toBe(before.resources + 1);
