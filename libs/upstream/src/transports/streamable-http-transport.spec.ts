@@ -4,7 +4,7 @@ import { encodeMessage, type JsonRpcMessage, type JsonRpcRequest } from '@switch
 import type { RemoteServerConfig } from '@switchboard/config';
 import { silentLogger, type Logger } from '@switchboard/observability';
 import { pino } from 'pino';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { MAX_MESSAGE_CHARS } from './message-limit.js';
 import { MIN_RETRY_MS } from './stream-support.js';
 import { StreamableHttpUpstreamTransport } from './streamable-http-transport.js';
@@ -71,8 +71,16 @@ function sse(res: ServerResponse): ServerResponse {
 
 const servers: TestServer[] = [];
 const transports: StreamableHttpUpstreamTransport[] = [];
+/**
+ * The real setTimeout, for the waits below: some tests fake the timers to see whether the
+ * transport schedules a reconnection, and a wait must not add a timer of its own to them.
+ */
+const realSetTimeout = globalThis.setTimeout;
+/** Fakes the timers a reconnection is scheduled with, so that one can be seen without waiting for it. */
+const fakeTimers = () => vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
 
 afterEach(async () => {
+  vi.useRealTimers();
   await Promise.all(transports.splice(0).map((t) => t.close()));
   await Promise.all(servers.splice(0).map((s) => s.stop()));
 });
@@ -111,7 +119,7 @@ async function setup(
       if (Date.now() > deadline) throw new Error(`only ${messages.length} of ${count} messages arrived`);
       await new Promise<void>((resolve) => {
         waiters.push(resolve);
-        setTimeout(resolve, 50);
+        realSetTimeout(resolve, 50);
       });
     }
     return messages;
@@ -132,7 +140,7 @@ async function until(check: () => boolean, ms = 5000): Promise<void> {
   const deadline = Date.now() + ms;
   while (!check()) {
     if (Date.now() > deadline) throw new Error('timed out waiting');
-    await new Promise((r) => setTimeout(r, 10));
+    await new Promise((r) => realSetTimeout(r, 10));
   }
 }
 
@@ -165,11 +173,13 @@ describe('StreamableHttpUpstreamTransport', () => {
   });
 
   it('resolves a 202 for a notification without delivering anything', async () => {
-    const { server, transport, messages } = await setup();
+    const { server, transport, received } = await setup();
     await transport.send({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 1, progress: 1 } });
     expect(server.posts()).toHaveLength(1);
-    await new Promise((r) => setTimeout(r, 50));
-    expect(messages).toEqual([]);
+    // Whatever the 202 made the transport deliver would come before the answer to a request
+    // sent after it: only that answer may be there.
+    await transport.send(request(2));
+    expect(await received(1)).toEqual([{ jsonrpc: '2.0', id: 2, result: { echoed: 'tools/call' } }]);
   });
 
   it('delivers a batch answer message by message', async () => {
@@ -342,15 +352,19 @@ describe('StreamableHttpUpstreamTransport', () => {
         req.socket.on('close', () => (closedByClient = true));
       };
     });
+    // A resumption would come on a timer, 0.5 s after the stream closed: faked, it is seen
+    // as soon as it is scheduled. The stream's close is handled before the cancellation's
+    // POST is answered.
+    fakeTimers();
     await transport.send(request(13));
     await transport.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 13 } });
     await until(() => closedByClient);
-    await new Promise((r) => setTimeout(r, 100));
+    expect(vi.getTimerCount()).toBe(0);
     expect(server.seen.filter((s) => s.method === 'GET')).toEqual([]);
   });
 
   it('stops resuming a stream whose request was cancelled during the resumption', async () => {
-    const { transport, server, received } = await setup((s) => {
+    const { transport, server, messages } = await setup((s) => {
       s.onPost = (seen, res) => {
         if ((seen.body as { method: string }).method === 'notifications/cancelled') return void res.writeHead(202).end();
         sse(res).end('id: r_0\nretry: 10\ndata:\n\n');
@@ -360,11 +374,15 @@ describe('StreamableHttpUpstreamTransport', () => {
     const gets = () => server.seen.filter((s) => s.method === 'GET').length;
     await transport.send(request(14));
     await until(() => gets() === 1);
+    // Another resumption would come on a timer once the aborted GET failed (0.25 s later):
+    // faked, it is seen as soon as it is scheduled. The GET's failure is handled before the
+    // cancellation's POST is answered.
+    fakeTimers();
     await transport.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 14 } });
-    await new Promise((r) => setTimeout(r, 200));
+    expect(vi.getTimerCount()).toBe(0);
     expect(gets()).toBe(1);
     // Nothing is owed any more: no -32000 for the abandoned request either.
-    await expect(received(1, 100)).rejects.toThrow();
+    expect(messages).toEqual([]);
   });
 
   it(`reopens a GET stream that a server ends at once with retry: 0 no sooner than ${MIN_RETRY_MS} ms later, every time`, async () => {
@@ -412,12 +430,15 @@ describe('StreamableHttpUpstreamTransport', () => {
 
   it('accepts a 405 to the standalone GET (no stream offered) without errors or retries', async () => {
     const { server, transport, received, errors } = await setup();
+    // A retry would come on a timer, 0.5 s after the 405: faked, it is seen as soon as it is scheduled.
+    fakeTimers();
     await transport.send(initialize());
     await transport.send(initialized);
     await until(() => server.seen.some((s) => s.method === 'GET'));
+    // The 405 was written before this request was sent, so the transport read it first.
     await transport.send(request(2));
     await received(2);
-    await new Promise((r) => setTimeout(r, 700));
+    expect(vi.getTimerCount()).toBe(0);
     expect(server.seen.filter((s) => s.method === 'GET')).toHaveLength(1);
     expect(errors).toEqual([]);
   });
