@@ -35,15 +35,21 @@ function recordingLogger() {
 describe('AuditWriter, strict with a journal', () => {
   it('releases a row once it is in the journal, and commits it within flushMs', async () => {
     const { writer, journal, count, dataSource } = await setup();
-    await Promise.all([writer.append(entry({ requestId: 'a' })), writer.append(entry({ requestId: 'b' }))]);
-    expect(count()).toBe(0);
-    expect(readJournal(journal.path).rows.map((r) => r.requestId)).toEqual(['a', 'b']);
-    expect(writer.status()).toMatchObject({ journalWrites: 1, commits: 0, journal: journal.path });
+    // The flush window's timer, faked: the test ends it rather than sleeping past it.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      await Promise.all([writer.append(entry({ requestId: 'a' })), writer.append(entry({ requestId: 'b' }))]);
+      expect(count()).toBe(0);
+      expect(readJournal(journal.path).rows.map((r) => r.requestId)).toEqual(['a', 'b']);
+      expect(writer.status()).toMatchObject({ journalWrites: 1, commits: 0, journal: journal.path });
 
-    await new Promise((r) => setTimeout(r, 60));
-    expect(count()).toBe(2);
-    // Everything journaled is in the database: the file starts its next generation.
-    expect(readJournal(journal.path)).toEqual({ generation: 2, rows: [], badLines: 0 });
+      vi.advanceTimersByTime(20);
+      expect(count()).toBe(2);
+    } finally {
+      vi.useRealTimers();
+    }
+    // Everything journaled is in the database: the file starts its next generation (once the commit has settled).
+    await vi.waitFor(() => expect(readJournal(journal.path)).toEqual({ generation: 2, rows: [], badLines: 0 }));
     expect(await verifyChain(dataSource)).toMatchObject({ ok: true, rows: 2 });
   });
 

@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { silentLogger } from '@switchboard/observability';
 import { entry, tempDatabasePerTest, writerFor } from '../../test-support/temp-db.js';
 import { verifyChain } from '../chain/verify-chain.js';
@@ -15,6 +15,10 @@ async function setup() {
 }
 
 const nextTurn = () => new Promise((r) => setImmediate(r));
+/** The writer's own retries come after 100, 200, 400 ms...: a loaded machine may take far longer. */
+const RECOVERY_WAIT = { timeout: 10_000 };
+/** Fakes the timers a relaxed window is kept with, so that a test decides when it ends. */
+const fakeTimers = () => vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
 
 describe('AuditWriter, strict', () => {
   it('resolves an append only once its row is committed', async () => {
@@ -133,9 +137,9 @@ describe('AuditWriter, strict', () => {
 
     other.prepare('COMMIT').run();
     other.close();
-    await new Promise((r) => setTimeout(r, 400)); // the first retries come after 100 and 200 ms
+    // Nothing but the writer's retry commits the row.
+    await vi.waitFor(() => expect(count()).toBe(1), RECOVERY_WAIT);
     expect(writer.writable).toBe(true);
-    expect(count()).toBe(1);
     // The host was not given its answer, and the row says so.
     const row = db.prepare('SELECT outcome, error_code AS code, error_message AS message FROM audit_record').get() as Record<string, unknown>;
     expect(row).toMatchObject({ outcome: 'error', code: AUDIT_UNAVAILABLE_CODE });
@@ -157,7 +161,8 @@ describe('AuditWriter, strict', () => {
 
     other.exec('DROP TRIGGER hide_mallory');
     other.close();
-    await new Promise((r) => setTimeout(r, 400)); // the first retries come after 100 and 200 ms
+    // Nothing but the writer's retry commits the row.
+    await vi.waitFor(() => expect(count()).toBe(2), RECOVERY_WAIT);
     expect(writer.writable).toBe(true);
     expect(db.prepare('SELECT principal FROM audit_record ORDER BY id').all()).toEqual([{ principal: 'alice' }, { principal: 'mallory' }]);
     expect(await verifyChain(dataSource)).toMatchObject({ ok: true, rows: 2 });
@@ -185,11 +190,16 @@ describe('AuditWriter, strict', () => {
 describe('AuditWriter, relaxed', () => {
   it('answers at once and commits within flushMs', async () => {
     const { db, count } = await setup();
-    const writer = writerFor(db, 'relaxed');
-    await writer.append(entry());
-    expect(count()).toBe(0);
-    await new Promise((r) => setTimeout(r, 60));
-    expect(count()).toBe(1);
+    fakeTimers();
+    try {
+      const writer = writerFor(db, 'relaxed'); // flushMs 20
+      await writer.append(entry());
+      expect(count()).toBe(0);
+      vi.advanceTimersByTime(20);
+      expect(count()).toBe(1);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('keeps serving while the log cannot be written, and records how many rows it had to drop', async () => {
@@ -287,15 +297,22 @@ describe('AuditWriter, one commit in flight', () => {
     const committer = heldCommitter();
     const { AuditWriter } = await import('./audit-writer.js');
     const { silentLogger } = await import('@switchboard/observability');
-    const writer = new AuditWriter(committer, { mode: 'relaxed', flushMs: 10, maxQueuedRows: 100, logger: silentLogger() });
-    void writer.append(entry());
-    await new Promise((r) => setTimeout(r, 30));
-    void writer.append(entry());
-    await new Promise((r) => setTimeout(r, 30)); // its window ends while the first commit is held
-    committer.release();
-    await new Promise((r) => setTimeout(r, 5));
-    expect(committer.batches).toEqual([1, 1]);
-    committer.release();
+    fakeTimers();
+    try {
+      const writer = new AuditWriter(committer, { mode: 'relaxed', flushMs: 10, maxQueuedRows: 100, logger: silentLogger() });
+      void writer.append(entry());
+      vi.advanceTimersByTime(10);
+      expect(committer.batches).toEqual([1]);
+      void writer.append(entry());
+      vi.advanceTimersByTime(10); // its window ends while the first commit is held
+      expect(committer.batches).toEqual([1]);
+      committer.release();
+      // Nothing but the end of the first commit can start the second: no window is left to end.
+      await vi.waitFor(() => expect(committer.batches).toEqual([1, 1]));
+      committer.release();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
 
