@@ -142,13 +142,25 @@ describe('PrincipalConnections', () => {
   it('closes idle connections, and the least recently used one at the cap', async () => {
     make({ idleMs: 50, sweepEveryMs: 20, maxPerServer: 2 });
     for (const p of ['a', 'b', 'c']) secrets[p] = { TOKEN: p };
-    const a = await pool.connectionFor(server, 'a');
-    await new Promise((r) => setTimeout(r, 5));
-    await pool.connectionFor(server, 'b');
-    await pool.connectionFor(server, 'c'); // the cap: a, least recently used, goes
-    expect(a.state).toBe('stopped');
-    expect([...pool.all()].map((c) => c.owner).sort()).toEqual(['b', 'c']);
-    // The sweep's turn, however late on a busy machine: waited for, not slept for.
-    await vi.waitFor(() => expect([...pool.all()]).toEqual([]), { timeout: 5_000 });
+    // Uses are told apart, and idleness measured, by Date.now(): the test steps that clock
+    // rather than sleeping on it (the sweep's timer stays real).
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      const a = await pool.connectionFor(server, 'a');
+      vi.advanceTimersByTime(1);
+      const b = await pool.connectionFor(server, 'b');
+      vi.advanceTimersByTime(1);
+      expect(await pool.connectionFor(server, 'a')).toBe(a); // used again: b is now the least recently used
+      vi.advanceTimersByTime(1);
+      await pool.connectionFor(server, 'c'); // the cap: b goes, though a was opened before it
+      expect(b.state).toBe('stopped');
+      expect(a.state).not.toBe('stopped');
+      expect([...pool.all()].map((c) => c.owner).sort()).toEqual(['a', 'c']);
+      vi.advanceTimersByTime(50);
+      // The sweep's turn, however late on a busy machine: waited for, not slept for.
+      await vi.waitFor(() => expect([...pool.all()]).toEqual([]), { timeout: 5_000 });
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
