@@ -1,6 +1,7 @@
 import { dirname, resolve } from 'node:path';
 import { resolveTransport } from './config.rules.js';
-import type { ConfigInput, ServerInput } from './config.schema.js';
+import type { ConfigInput } from './config.schema.js';
+import type { ServerInput } from './config.schema.servers.js';
 import type { GatewayConfig, ListLimits, ServerConfig, Timeouts } from './config.types.js';
 
 /**

@@ -1,7 +1,10 @@
 import { DurationRefused, durationMs, isLoopbackHost, type DurationSetting } from '@switchboard/core';
 import { formatPath } from './config.errors.js';
 import { isRecord } from './config.expand.js';
-import { AUDIT_CHECKPOINT_EVERY, AUDIT_DURATION_DEFAULTS, AUDIT_RETENTION, DEFAULT_TIMEOUTS, MAX_TIMER_MS, SERVER_NAME_MAX } from './config.schema.js';
+import { DEFAULT_TIMEOUTS } from './config.schema.js';
+import { AUDIT_CHECKPOINT_EVERY, AUDIT_DURATION_DEFAULTS, AUDIT_RETENTION } from './config.schema.audit.js';
+import { MAX_TIMER_MS } from './config.schema.fields.js';
+import { SERVER_NAME_MAX } from './config.schema.servers.js';
 
 export interface RuleProblem {
   path: string;

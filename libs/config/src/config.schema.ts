@@ -1,5 +1,8 @@
-import { durationPattern, durationProblem, type DurationSetting } from '@switchboard/core';
 import { z } from 'zod';
+import { auditSchema } from './config.schema.audit.js';
+import { authSchema } from './config.schema.auth.js';
+import { BYTES_TEXT, ITEMS_TEXT, intIn, listBytes, listItems, millis, NAMESPACE_MODES, nonEmpty } from './config.schema.fields.js';
+import { serverMap } from './config.schema.servers.js';
 
 /*
  * The config file as written by people (YAML or JSON). Every key is optional; defaults are
@@ -23,38 +26,16 @@ import { z } from 'zod';
  *   mcpServers    name -> server (Claude Desktop / Cursor style)
  *   servers       the same (VS Code mcp.json style); only one of the two may appear
  *
- * A server:
- *   type          stdio | http | streamable-http (= http) | sse; inferred from command/url if absent
- *   command       stdio: the program to run                       } ${NAME} and ${env:NAME} are
- *   args          stdio: its arguments                            } expanded in these six from
- *   env           stdio: extra environment variables              } the environment, and
- *   cwd           stdio: working directory, relative to the file  } ${NAME:-default}; $${ is a
- *   url           http/sse: the endpoint, http(s) only            } literal ${
- *   headers       http/sse: sent with every request               }
- *   alias         replaces the server name as the tool prefix, [A-Za-z0-9_-]{1,24}
- *   namespace     overrides the top-level namespace for this server
- *   timeouts      per-server connectMs / requestMs / maxRequestMs, merged over the top-level ones
- *   lists         per-server maxItems / maxBytes, merged over the top-level ones
- *   disabled      true keeps the entry without starting it
- *   isolation     shared (one connection for everyone) | per-session (one per downstream
- *                 session) | per-principal (one per user; env and headers may then use
- *                 ${secret:NAME}, the caller's own secret)
- *   roots         [{ uri: file://..., name? }]: the gateway answers the server's roots/list
- *                 with these itself, never asking a host
+ * A server's entry is in config.schema.servers.ts; the audit and auth sections in
+ * config.schema.audit.ts and config.schema.auth.ts; the kinds of value several sections take
+ * (timeouts, list limits, strings) in config.schema.fields.ts. The checks that compare one
+ * setting with another are in config.rules.ts.
  *
  * Objects are strict so that unknown keys surface as issues; the loader turns those into
  * warnings rather than errors, because Claude Desktop and other hosts add keys of their own.
  */
 
-/** setTimeout treats anything above 2^31-1 ms as 1 ms, so a "very long" timeout would fire at once. */
-export const MAX_TIMER_MS = 2_147_483_647;
-
 const LOG_LEVEL_NAMES = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
-const NAMESPACE_MODES = ['prefix', 'auto', 'none'] as const;
-const SERVER_TYPES = ['stdio', 'http', 'streamable-http', 'sse'] as const;
-
-export const SERVER_NAME_MAX = 64;
-const ALIAS_PATTERN = /^[A-Za-z0-9_-]{1,24}$/;
 const SEPARATOR_PATTERN = /^[A-Za-z0-9_.-]{1,4}$/;
 
 export const DEFAULT_TIMEOUTS = {
@@ -83,218 +64,12 @@ export const DEFAULT_SESSIONS_PER_PRINCIPAL = 1_000;
  */
 const DEFAULT_LIST_LIMITS = { maxItems: 10_000, maxBytes: 8 * 1024 * 1024 };
 
-const MAX_LIST_ITEMS = 1_000_000;
-const MIN_LIST_BYTES = 1024;
-const MAX_LIST_BYTES = 1024 * 1024 * 1024;
-
-const intIn = (min: number, max: number, reason: string) =>
-  z.int({ error: reason }).min(min, { error: reason }).max(max, { error: reason });
-
-const millis = () => intIn(1, MAX_TIMER_MS, `must be a whole number of milliseconds from 1 to ${MAX_TIMER_MS}`);
-
-/** YAML reads `3000` and `true` as a number and a boolean; say how to get a string. */
-const text = () => z.string({ error: 'must be a string (quote numbers and booleans)' });
-const nonEmpty = () => z.string().min(1, { error: 'must not be empty' });
-
-/**
- * An env value. VS Code writes null to take a variable out of the inherited environment; a
- * stdio upstream inherits only a few (HOME, PATH, ...) here, so the entry can simply go.
- */
-const envValue = () =>
-  z.string({
-    error: (issue) =>
-      issue.input === null
-        ? 'must be a string; to keep a variable from the server, leave it out (a stdio server inherits only a few variables: HOME, PATH, ...)'
-        : 'must be a string (quote numbers and booleans)',
-  });
-
-function isHttpUrl(value: string): boolean {
-  if (!URL.canParse(value)) return false;
-  const { protocol, hostname } = new URL(value);
-  return (protocol === 'http:' || protocol === 'https:') && hostname !== '';
-}
-
-/** The spec's roots are file:// URIs only. */
-function isFileUri(value: string): boolean {
-  return value.startsWith('file://') && URL.canParse(value);
-}
-
-/**
- * `audit.retention`: rows older than this are pruned. Zero (`0d`) would have every hourly
- * run delete all but the newest row: almost certainly a mistake for `off`, which keeps every
- * row, so it is refused. So is anything under an hour: `30s` is one key from `30d`, and the
- * first run, a minute after start, would delete all history but that last minute, for good,
- * while `audit verify` still passes. Short retentions above it are warned of (config.rules).
- */
-export const AUDIT_RETENTION: DurationSetting = {
-  name: 'audit.retention',
-  example: '90d',
-  off: 'keeps every row',
-  zero: '(pruning would remove all but the newest row)',
-  min: { at: '1h', why: '(pruning would delete nearly every row)' },
-};
-
-/**
- * `audit.checkpointEvery`: how often the daemon logs a checkpoint. Node's timers take at most
- * 2^31-1 ms (24.8 days) and fire at once beyond it; a week is plenty.
- */
-export const AUDIT_CHECKPOINT_EVERY: DurationSetting = {
-  name: 'audit.checkpointEvery',
-  example: '1h',
-  off: 'logs no checkpoints',
-  max: '7d',
-};
-
-/** What the daemon reads for the two when the file leaves them out. */
-export const AUDIT_DURATION_DEFAULTS = { retention: '90d', checkpointEvery: '1h' } as const;
-
-/**
- * A setting that takes a duration (durationMs): its pattern is in the JSON schema for
- * editors; a value refused gets one reason, durationProblem's.
- */
-const duration = (setting: DurationSetting) => {
-  const pattern = durationPattern(setting);
-  const reason = (issue: { input?: unknown }) => durationProblem(String(issue.input), setting);
-  // Zod runs the refine after a failed regex too: it judges only a value of the right form (its longest).
-  return text()
-    .regex(pattern, { error: reason })
-    .refine((value) => !pattern.test(value) || durationProblem(value, setting) === undefined, { error: reason });
-};
-
-/** A redaction pattern is a regex source, or /source/flags; it must compile. */
-function compiles(pattern: string): boolean {
-  const slashed = /^\/(.*)\/([a-z]*)$/s.exec(pattern);
-  try {
-    new RegExp(slashed ? slashed[1] : pattern, slashed ? slashed[2] : undefined);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 const bucketSchema = z
   .strictObject({
     points: intIn(1, 1_000_000, 'must be an integer from 1 to 1000000').describe('Requests allowed per window.'),
     durationSec: intIn(1, 86_400, 'must be an integer from 1 to 86400').describe('The window, in seconds.'),
   })
   .describe('A token bucket: points requests per durationSec.');
-
-/** Asymmetric JWS algorithms only: a shared secret would have to be in the gateway's config. */
-const JWT_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'] as const;
-
-const auditSchema = z
-  .strictObject({
-    enabled: z.boolean().default(true).describe('false turns the audit log off (a warning is logged at start).'),
-    mode: z
-      .enum(['strict', 'relaxed'])
-      .default('strict')
-      .describe('strict: an answer is released only after its row is written to the journal (synchronous: normal) or committed (full); relaxed: rows are committed within flushMs.'),
-    synchronous: z
-      .enum(['normal', 'full'])
-      .default('normal')
-      .describe('normal: a committed row survives a killed process (kill -9), not a power cut; full: each commit is also fsynced, surviving power loss.'),
-    flushMs: intIn(1, 60_000, 'must be a whole number of milliseconds from 1 to 60000')
-      .default(200)
-      .describe("The longest a row waits for its commit: relaxed mode, and strict mode's rows on their way from the journal."),
-    maxQueuedRows: intIn(1000, 10_000_000, 'must be an integer from 1000 to 10000000')
-      .default(100_000)
-      .describe('Rows held in memory while the database cannot be written; beyond it they are counted as lost.'),
-    retention: duration(AUDIT_RETENTION)
-      .default(AUDIT_DURATION_DEFAULTS.retention)
-      .describe("Rows older than this (at least 1h, or 'off') are pruned in the background; the hash chain stays verifiable."),
-    checkpointEvery: duration(AUDIT_CHECKPOINT_EVERY)
-      .default(AUDIT_DURATION_DEFAULTS.checkpointEvery)
-      .describe("How often the daemon logs the audit chain's head as a checkpoint line (when rows were written since the last one), for `audit verify --checkpoint`; 'off' logs none."),
-    maxArgumentBytes: intIn(0, 1_048_576, 'must be an integer from 0 to 1048576')
-      .default(8192)
-      .describe('Redacted arguments longer than this are cut; the digest covers the full arguments.'),
-    completions: z.boolean().default(true).describe('Record completion/complete requests (they come at every keystroke in some hosts).'),
-    redact: z
-      .strictObject({
-        defaults: z.boolean().default(true).describe('Apply the built-in secret patterns (docs/audit.md lists them).'),
-        keys: z.array(nonEmpty()).default([]).describe('More key names whose values are replaced; /regex/flags allowed.'),
-        patterns: z
-          .array(z.string().refine(compiles, { error: 'must be a valid regular expression' }))
-          .default([])
-          .describe('More value patterns (regex source or /source/flags); every match is replaced.'),
-      })
-      .prefault({}),
-  })
-  .describe('The audit log of tool calls and refusals (docs/audit.md).');
-
-const listItems = () => intIn(1, MAX_LIST_ITEMS, `must be an integer from 1 to ${MAX_LIST_ITEMS}`);
-const listBytes = () => intIn(MIN_LIST_BYTES, MAX_LIST_BYTES, `must be an integer from ${MIN_LIST_BYTES} to ${MAX_LIST_BYTES}`);
-const ITEMS_TEXT = 'Items kept of each list (tools, prompts, resources, resource templates) of an upstream; later ones are left out.';
-const BYTES_TEXT = "Bytes (of the entries' JSON) kept of each list of an upstream; the entry that would pass it and later ones are left out.";
-
-const serverLists = z
-  .strictObject({
-    maxItems: listItems().optional().describe(ITEMS_TEXT),
-    maxBytes: listBytes().optional().describe(BYTES_TEXT),
-  })
-  .describe('Overrides of the top-level lists limits for this server.');
-
-const serverTimeouts = z
-  .strictObject({
-    connectMs: millis().optional(),
-    requestMs: millis().optional(),
-    maxRequestMs: millis().optional(),
-  })
-  .describe('Overrides of the top-level timeouts for this server (milliseconds).');
-
-const pinnedRoot = z
-  .strictObject({
-    uri: z
-      .string()
-      .refine(isFileUri, { error: 'must be a file:// URI (roots are file URIs)' })
-      .describe('The root, a file:// URI.'),
-    name: text().optional().describe('A name for it that hosts and servers may show.'),
-  })
-  .describe('A root given to the server as it is.');
-
-const serverSchema = z
-  .strictObject({
-    type: z
-      .enum(SERVER_TYPES)
-      .optional()
-      .describe('Transport. Absent: `command` means stdio, `url` means http. streamable-http is a synonym of http.'),
-    command: nonEmpty().optional().describe('stdio: the program to run. ${NAME} and ${env:NAME} are expanded.'),
-    args: z.array(text()).optional().describe('stdio: its arguments (expanded like command).'),
-    env: z.record(z.string(), envValue()).optional().describe('stdio: extra environment variables (values expanded).'),
-    cwd: nonEmpty().optional().describe("stdio: working directory, relative to the config file's directory."),
-    url: z
-      .string()
-      .refine(isHttpUrl, { error: 'must be an http(s) URL' })
-      .optional()
-      .describe('http/sse: the endpoint URL (expanded).'),
-    headers: z.record(z.string(), text()).optional().describe('http/sse: headers sent with every request (values expanded).'),
-    alias: z
-      .string()
-      .regex(ALIAS_PATTERN, { error: 'must be 1 to 24 of A-Z a-z 0-9 _ -' })
-      .optional()
-      .describe('Prefix used instead of the server name for its tools and prompts.'),
-    namespace: z.enum(NAMESPACE_MODES).optional().describe('Overrides the top-level namespace mode.'),
-    timeouts: serverTimeouts.optional(),
-    lists: serverLists.optional(),
-    disabled: z.boolean().optional().describe('true keeps the entry without starting the server.'),
-    isolation: z
-      .enum(['shared', 'per-session', 'per-principal'])
-      .optional()
-      .describe(
-        'shared (default): one connection serves everyone. per-session: one connection per downstream session, for stateful servers. per-principal: one connection per principal, so per-user credentials (${secret:NAME} in env or headers) never mix.',
-      ),
-    roots: z
-      .array(pinnedRoot)
-      .optional()
-      .describe("The server's roots, answered by the gateway itself (hosts are never asked, nor told of their roots' changes)."),
-    pin: z
-      .enum(['strict', 'warn', 'off'])
-      .optional()
-      .describe('Tool-definition pinning: strict (default) holds back a changed tool until accepted; warn reports it; off.'),
-  })
-  .meta({ id: 'SwitchboardServer', description: 'One upstream MCP server.' });
-
-const serverMap = () => z.record(z.string(), serverSchema);
 
 export const configInputSchema = z
   .strictObject(
@@ -339,48 +114,7 @@ export const configInputSchema = z
         })
         .prefault({}),
       log: z.strictObject({ level: z.enum(LOG_LEVEL_NAMES).default('info') }).prefault({}),
-      auth: z
-        .strictObject({
-          mode: z
-            .enum(['none', 'required'])
-            .default('none')
-            .describe('required: every HTTP request needs a credential (an API key); none: loopback listeners only.'),
-          authorizationServers: z
-            .array(z.url({ error: 'must be an absolute URL' }))
-            .default([])
-            .describe('OAuth authorization servers named in /.well-known/oauth-protected-resource (RFC 9728).'),
-          jwt: z
-            .strictObject({
-              issuer: z.url({ error: 'must be an absolute URL' }).describe('The iss every token must carry.'),
-              audience: nonEmpty().describe('The aud every token must carry (this gateway).'),
-              jwksUrl: z
-                .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
-                .describe("Where the issuer's signing keys are (JWKS); fetched, cached, and refetched for an unknown key id."),
-              algorithms: z
-                .array(z.enum(JWT_ALGORITHMS))
-                .min(1)
-                .default(['RS256', 'ES256'])
-                .describe('Signature algorithms accepted; none is never accepted.'),
-              clockToleranceSec: intIn(0, 300, 'must be an integer from 0 to 300').default(30).describe('Leeway for exp and nbf.'),
-              requireAtJwt: z
-                .boolean()
-                .default(false)
-                .describe('true: only tokens whose typ header is at+jwt (RFC 9068). false: also none and JWT. Other kinds of JWT (dpop+jwt, logout+jwt, ...) are refused either way.'),
-              maxTokenLifetimeSec: intIn(60, 31_536_000, 'must be an integer from 60 to 31536000 (a year)')
-                .default(86_400)
-                .describe('Tokens whose exp is further away than this many seconds (plus clockToleranceSec) are refused; default a day.'),
-              claims: z
-                .strictObject({
-                  principal: nonEmpty().default('sub').describe('Claim naming the principal (dots for nested claims).'),
-                  roles: nonEmpty().default('roles').describe('Claim with the roles: an array, or a space-separated string.'),
-                  groups: nonEmpty().default('groups').describe('Claim with the groups: an array, or a space-separated string.'),
-                })
-                .prefault({}),
-            })
-            .optional()
-            .describe('Accept JWT bearer tokens from one OIDC issuer, verified against its JWKS.'),
-        })
-        .prefault({}),
+      auth: authSchema.prefault({}),
       policy: z
         .strictObject({
           file: nonEmpty().optional().describe("Policy file (docs/policy.md); relative to the config file's directory. Reloaded when it changes."),
@@ -438,7 +172,6 @@ export const configInputSchema = z
   .meta({ title: 'Switchboard gateway configuration' });
 
 export type ConfigInput = z.output<typeof configInputSchema>;
-export type ServerInput = z.output<typeof serverSchema>;
 
 /** JSON Schema of the input format, for editors; config/switchboard.schema.json is this. */
 export function configJsonSchema(): object {

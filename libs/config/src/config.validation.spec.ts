@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, ConfigErrorCode } from './config.errors.js';
 import { loadConfig } from './config.loader.js';
 import { durationMs } from '@switchboard/core';
-import { AUDIT_CHECKPOINT_EVERY } from './config.schema.js';
+import { AUDIT_CHECKPOINT_EVERY } from './config.schema.audit.js';
 
 let dir: string;
 let count = 0;

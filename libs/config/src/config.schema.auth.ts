@@ -1,0 +1,52 @@
+import { z } from 'zod';
+import { intIn, nonEmpty } from './config.schema.fields.js';
+
+/*
+ * The auth section of the config file (docs/auth.md): the mode, the authorization servers
+ * named to clients, and the one OIDC issuer whose JWTs are accepted. Apart because the JWT
+ * settings decide whose tokens are believed, and read best on their own.
+ */
+
+/** Asymmetric JWS algorithms only: a shared secret would have to be in the gateway's config. */
+const JWT_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'] as const;
+
+export const authSchema = z.strictObject({
+  mode: z
+    .enum(['none', 'required'])
+    .default('none')
+    .describe('required: every HTTP request needs a credential (an API key); none: loopback listeners only.'),
+  authorizationServers: z
+    .array(z.url({ error: 'must be an absolute URL' }))
+    .default([])
+    .describe('OAuth authorization servers named in /.well-known/oauth-protected-resource (RFC 9728).'),
+  jwt: z
+    .strictObject({
+      issuer: z.url({ error: 'must be an absolute URL' }).describe('The iss every token must carry.'),
+      audience: nonEmpty().describe('The aud every token must carry (this gateway).'),
+      jwksUrl: z
+        .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
+        .describe("Where the issuer's signing keys are (JWKS); fetched, cached, and refetched for an unknown key id."),
+      algorithms: z
+        .array(z.enum(JWT_ALGORITHMS))
+        .min(1)
+        .default(['RS256', 'ES256'])
+        .describe('Signature algorithms accepted; none is never accepted.'),
+      clockToleranceSec: intIn(0, 300, 'must be an integer from 0 to 300').default(30).describe('Leeway for exp and nbf.'),
+      requireAtJwt: z
+        .boolean()
+        .default(false)
+        .describe('true: only tokens whose typ header is at+jwt (RFC 9068). false: also none and JWT. Other kinds of JWT (dpop+jwt, logout+jwt, ...) are refused either way.'),
+      maxTokenLifetimeSec: intIn(60, 31_536_000, 'must be an integer from 60 to 31536000 (a year)')
+        .default(86_400)
+        .describe('Tokens whose exp is further away than this many seconds (plus clockToleranceSec) are refused; default a day.'),
+      claims: z
+        .strictObject({
+          principal: nonEmpty().default('sub').describe('Claim naming the principal (dots for nested claims).'),
+          roles: nonEmpty().default('roles').describe('Claim with the roles: an array, or a space-separated string.'),
+          groups: nonEmpty().default('groups').describe('Claim with the groups: an array, or a space-separated string.'),
+        })
+        .prefault({}),
+    })
+    .optional()
+    .describe('Accept JWT bearer tokens from one OIDC issuer, verified against its JWKS.'),
+});
