@@ -1,23 +1,20 @@
-import type { ClientRequest, IncomingMessage, OutgoingHttpHeaders } from 'node:http';
-import { encodeMessage, type JsonRpcMessage, type MessageExtra, type RequestId } from '@switchboard/core';
+import type { IncomingMessage, OutgoingHttpHeaders } from 'node:http';
+import { encodeMessage, type JsonRpcMessage, type MessageExtra } from '@switchboard/core';
 import type { RemoteServerConfig } from '@switchboard/config';
 import type { Logger } from '@switchboard/observability';
 import { HttpEndpoint } from './http-endpoint.js';
-import { ContentTypeError, HttpStatusError, statusError } from './http-status-error.js';
+import { ContentTypeError, statusError } from './http-status-error.js';
 import { keepResultText } from './keep-result-text.js';
 import { MAX_MESSAGE_CHARS } from './message-limit.js';
 import { UpstreamMessageReader } from './message-reader.js';
 import { ListenStream, type ListenHost } from './listen-stream.js';
-import { mediaType, readMessageEvents, reconnectDelay } from './stream-support.js';
+import { ResponseStreams, type ResponseStream, type ResponseStreamHost } from './response-streams.js';
+import { mediaType } from './stream-support.js';
 import type { UpstreamTransport } from './upstream-transport.js';
 
 const POST_ACCEPT = 'application/json, text/event-stream';
-const SSE_ACCEPT = 'text/event-stream';
-/** Resumptions of one response stream that may fail in a row before its requests are failed. */
-const MAX_RESUME_ATTEMPTS = 5;
 const DELETE_TIMEOUT_MS = 1000;
 const MAX_REDIRECTS = 5;
-const STREAM_CLOSED_EARLY = 'Upstream closed the response stream before answering';
 
 /** One message on its way: what post() needs again to retry it or follow a redirect. */
 interface Outgoing {
@@ -31,21 +28,6 @@ interface Outgoing {
   redirects: number;
 }
 
-/** The response stream of one POST that carried requests, followed across resumptions. */
-interface ResponseStream {
-  /** The request the POST carried: what the server sends on this stream relates to it. */
-  readonly requestId: RequestId;
-  /** Requests whose responses have not arrived yet. */
-  readonly owed: Set<RequestId>;
-  /** Set once the server has given an event id: the stream can then be resumed. */
-  lastEventId?: string;
-  /** Resumptions failed in a row. */
-  attempts: number;
-  /** The HTTP request carrying the stream now (the POST, then any resumption GET). */
-  req?: ClientRequest;
-  timer?: NodeJS.Timeout;
-}
-
 /**
  * The Streamable HTTP client transport, on node:http with a keep-alive pool. Our own rather
  * than the SDK's because the SDK's (fetch, web streams, a zod parse of every message) was
@@ -57,7 +39,7 @@ interface ResponseStream {
  *   on every later request;
  * - a response stream that ends before it delivered every response it owes is resumed with
  *   GET + Last-Event-ID when the server gave event ids; otherwise those requests are answered
- *   with a -32000 error at once, so no caller waits for its timeout;
+ *   with a -32000 error at once, so no caller waits for its timeout (response-streams.ts);
  * - after `notifications/initialized` a standalone GET stream carries server-initiated
  *   messages (listen-stream.ts);
  * - a non-2xx answer rejects send() with an HttpStatusError: the connection reads its status
@@ -66,7 +48,7 @@ interface ResponseStream {
  *   session is closed rather than the message held in memory;
  * - close() aborts everything, ends the session with DELETE and drops the pool.
  */
-export class StreamableHttpUpstreamTransport implements UpstreamTransport, ListenHost {
+export class StreamableHttpUpstreamTransport implements UpstreamTransport, ListenHost, ResponseStreamHost {
   onmessage?: (message: JsonRpcMessage, extra?: MessageExtra) => void;
   onclose?: () => void;
   onerror?: (error: Error) => void;
@@ -77,10 +59,7 @@ export class StreamableHttpUpstreamTransport implements UpstreamTransport, Liste
   private closed = false;
   private listener?: ListenStream;
   /** The open response streams, and which of them owes each response. */
-  private readonly streams = new Set<ResponseStream>();
-  private readonly owedBy = new Map<RequestId, ResponseStream>();
-  /** The server's `retry` hint: how long to wait before resuming a stream. */
-  private retryMs?: number;
+  private readonly responses: ResponseStreams;
   /** Why the transport closed itself, when it did. */
   private failure?: string;
   /** What the server sends, checked as JSON-RPC (message-reader.ts). */
@@ -96,6 +75,7 @@ export class StreamableHttpUpstreamTransport implements UpstreamTransport, Liste
     private readonly redactText: (text: string) => string = (text) => text,
   ) {
     this.endpoint = new HttpEndpoint(new URL(config.url));
+    this.responses = new ResponseStreams(this, this.endpoint);
     this.reader = new UpstreamMessageReader({
       logger,
       redactText,
@@ -122,9 +102,9 @@ export class StreamableHttpUpstreamTransport implements UpstreamTransport, Liste
 
   send(message: JsonRpcMessage): Promise<void> {
     if (this.closed) return Promise.reject(new Error('the transport is closed'));
-    if ('method' in message && message.method === 'notifications/cancelled') this.forget(message.params?.requestId);
+    if ('method' in message && message.method === 'notifications/cancelled') this.responses.forget(message.params?.requestId);
     const isRequest = 'method' in message && 'id' in message;
-    const stream = isRequest ? this.openStream(message.id) : undefined;
+    const stream = isRequest ? this.responses.open(message.id) : undefined;
     const body = encodeMessage(message);
     const isInitialize = isRequest && message.method === 'initialize';
     return new Promise((resolve, reject) =>
@@ -137,12 +117,7 @@ export class StreamableHttpUpstreamTransport implements UpstreamTransport, Liste
     this.closed = true;
     this.reader.stop();
     this.listener?.stop();
-    for (const stream of this.streams) {
-      clearTimeout(stream.timer);
-      stream.req?.destroy();
-    }
-    this.streams.clear();
-    this.owedBy.clear();
+    this.responses.stop();
     await this.endSession();
     this.endpoint.destroy();
     const onclose = this.onclose;
@@ -205,7 +180,7 @@ export class StreamableHttpUpstreamTransport implements UpstreamTransport, Liste
         out.retried = true;
         return this.post(out);
       }
-      if (stream) this.dropStream(stream);
+      if (stream) this.responses.drop(stream);
       out.reject(err);
       this.onerror?.(err);
     });
@@ -222,7 +197,7 @@ export class StreamableHttpUpstreamTransport implements UpstreamTransport, Liste
       return this.post(out);
     }
     if (status < 200 || status >= 300) {
-      if (stream) this.dropStream(stream);
+      if (stream) this.responses.drop(stream);
       void statusError(res).then(reject);
       return;
     }
@@ -234,20 +209,20 @@ export class StreamableHttpUpstreamTransport implements UpstreamTransport, Liste
     if (!stream || status === 202 || status === 204) {
       // Nothing owed (a notification or a response was accepted); if a request got a 202
       // after all, its answer can only come on the standalone stream.
-      if (stream) this.dropStream(stream);
+      if (stream) this.responses.drop(stream);
       res.resume();
       return resolve();
     }
     const type = mediaType(res.headers['content-type']);
     if (type === 'text/event-stream') {
       resolve();
-      return this.readEvents(res, stream);
+      return this.responses.readEvents(res, stream);
     }
     if (type === 'application/json') {
       resolve();
       return this.readJson(res, stream);
     }
-    this.dropStream(stream);
+    this.responses.drop(stream);
     res.resume();
     reject(new ContentTypeError(type));
   }
@@ -265,126 +240,13 @@ export class StreamableHttpUpstreamTransport implements UpstreamTransport, Liste
     });
     res.on('error', () => undefined); // close reports it
     res.on('end', () => this.receive(pieces.length === 1 ? pieces[0]! : pieces.join('')));
-    res.on('close', () => this.streamEnded(stream, res.complete, false));
-  }
-
-  private readEvents(res: IncomingMessage, stream: ResponseStream): void {
-    const parser = readMessageEvents(
-      res,
-      stream.lastEventId,
-      (json) => this.receive(json, stream),
-      (ms) => (this.retryMs = ms),
-      (length) => this.tooLong(length),
-    );
-    res.on('close', () => {
-      stream.lastEventId = parser.lastEventId;
-      this.streamEnded(stream, res.complete, true);
-    });
+    res.on('close', () => this.responses.ended(stream, res.complete, false));
   }
 
   private deliver(message: JsonRpcMessage, json: string | undefined, extra: MessageExtra | undefined): void {
-    if (!('method' in message) && message.id !== null) this.settle(message.id);
+    if (!('method' in message) && message.id !== null) this.responses.settle(message.id);
     if (json !== undefined) keepResultText(message, json);
     this.onmessage?.(message, extra);
-  }
-
-  private openStream(id: RequestId): ResponseStream {
-    const stream: ResponseStream = { requestId: id, owed: new Set([id]), attempts: 0 };
-    this.streams.add(stream);
-    this.owedBy.set(id, stream);
-    return stream;
-  }
-
-  /** A response arrived (on whichever stream): its request is no longer owed. */
-  private settle(id: RequestId): void {
-    const stream = this.owedBy.get(id);
-    if (!stream) return;
-    this.owedBy.delete(id);
-    stream.owed.delete(id);
-  }
-
-  /**
-   * The caller gave up on a request (timeout, cancellation): it gets no answer, so its
-   * stream is not worth keeping open or resuming (the server may never end it).
-   */
-  private forget(id: unknown): void {
-    const stream = this.owedBy.get(id as RequestId);
-    if (!stream) return;
-    this.settle(id as RequestId);
-    if (stream.owed.size > 0) return;
-    stream.req?.destroy();
-    this.dropStream(stream);
-  }
-
-  private dropStream(stream: ResponseStream): void {
-    clearTimeout(stream.timer);
-    stream.req = undefined;
-    for (const id of stream.owed) this.owedBy.delete(id);
-    stream.owed.clear();
-    this.streams.delete(stream);
-  }
-
-  private streamEnded(stream: ResponseStream, complete: boolean, resumable: boolean): void {
-    stream.req = undefined;
-    if (this.closed || stream.owed.size === 0) return this.dropStream(stream);
-    if (!complete) this.onerror?.(new Error('the upstream response stream broke off'));
-    if (resumable && stream.lastEventId !== undefined) return this.scheduleResume(stream);
-    this.failOwed(stream);
-  }
-
-  private scheduleResume(stream: ResponseStream): void {
-    if (stream.attempts >= MAX_RESUME_ATTEMPTS) {
-      this.onerror?.(new Error(`could not resume an upstream response stream in ${MAX_RESUME_ATTEMPTS} attempts`));
-      return this.failOwed(stream);
-    }
-    const delay = reconnectDelay(this.retryMs, stream.attempts++);
-    stream.timer = setTimeout(() => this.resume(stream), delay);
-  }
-
-  /** GET + Last-Event-ID: the server replays what the stream missed, then goes on with it. */
-  private resume(stream: ResponseStream): void {
-    stream.timer = undefined;
-    if (this.closed) return;
-    const headers = this.headers(SSE_ACCEPT);
-    headers['last-event-id'] = stream.lastEventId;
-    const req = this.endpoint.request('GET', headers);
-    stream.req = req;
-    let answered = false;
-    req.on('response', (res) => {
-      answered = true;
-      const status = res.statusCode ?? 0;
-      if (status >= 200 && status < 300 && mediaType(res.headers['content-type']) === 'text/event-stream') {
-        // Connected: a server that closes streams to make clients poll (2025-11-25) may do
-        // so any number of times; only failures in a row count against the limit.
-        stream.attempts = 0;
-        return this.readEvents(res, stream);
-      }
-      res.resume();
-      stream.req = undefined;
-      // A 4xx will not change on a retry (404: the session is gone; 405: no GET streams).
-      if (status >= 400 && status < 500) {
-        this.onerror?.(new HttpStatusError(status, res.statusMessage, ''));
-        return this.failOwed(stream);
-      }
-      this.scheduleResume(stream);
-    });
-    req.on('error', (err) => {
-      // After close() or forget() (which let go of the request) there is nothing to resume.
-      if (answered || this.closed || stream.req !== req) return;
-      stream.req = undefined;
-      this.onerror?.(err);
-      this.scheduleResume(stream);
-    });
-    req.end();
-  }
-
-  /** Answers every request the stream still owes with an error, so callers do not wait. */
-  private failOwed(stream: ResponseStream): void {
-    const ids = [...stream.owed];
-    this.dropStream(stream);
-    for (const id of ids) {
-      this.onmessage?.({ jsonrpc: '2.0', id, error: { code: -32000, message: STREAM_CLOSED_EARLY } });
-    }
   }
 
   private listen(): void {
