@@ -491,10 +491,13 @@ describe('a Streamable HTTP upstream that never answers notifications/initialize
       res.end(JSON.stringify({ jsonrpc: '2.0', id: message.id, result: initialized(message, 'stuck') }));
     });
     const daemon = await startDaemon({ timeouts: { connectMs: 1000 }, mcpServers: { stuck: { type: 'http', url }, fx: stdioFixture() } });
+    // stuck fails at connectMs however busy the machine is, while fx's child may still be
+    // starting then: the call below needs fx listed, so both are waited for.
     const lastError = await eventually(async () => {
-      const { upstreams } = (await request(daemon.baseUrl).get('/readyz')).body as { upstreams: { name: string; lastError?: string }[] };
+      const { upstreams } = (await request(daemon.baseUrl).get('/readyz')).body as { upstreams: { name: string; state: string; lastError?: string }[] };
+      if (!upstreams.some((u) => u.name === 'fx' && u.state === 'ready')) return undefined;
       return upstreams.find((u) => u.name === 'stuck')?.lastError;
-    }, 15_000, 'the handshake to fail');
+    }, 30_000, 'the handshake to fail and fx to be ready');
     expect(lastError).toMatch(/handshake .* did not finish within 1000 ms/);
     const client = await host(daemon);
     expect((await client.callTool({ name: 'fx__echo', arguments: { text: 'x' } })).isError).toBeFalsy();
