@@ -1,4 +1,3 @@
-import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { AuditWriter, InlineCommitter, checkpointIn, pruneBefore, type AuditEntry } from '@switchboard/audit';
@@ -10,7 +9,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { databasePath, openMigrated } from '../apps/switchboard/src/audit-store.js';
 import { entry } from '../libs/audit/test-support/temp-db.js';
 import { connectHost } from './support/hosts.js';
-import { eventually, SWITCHBOARD_BIN, startDaemon, stdioFixture, stopAllDaemons, tempDir, writeConfig } from './support/daemon.js';
+import { eventually, startDaemon, stdioFixture, stopAllDaemons, tempDir, writeConfig } from './support/daemon.js';
+import { runCli } from './support/cli.js';
 
 /**
  * Checkpoints, the chain's outside anchor: `audit checkpoint` and `audit verify --checkpoint`
@@ -21,10 +21,7 @@ afterAll(stopAllDaemons);
 
 const DAY = 86_400_000;
 
-function cli(args: string[]) {
-  const r = spawnSync(process.execPath, [SWITCHBOARD_BIN, ...args], { encoding: 'utf8', timeout: 60_000 });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
+const cli = (args: string[]) => runCli(args, { timeoutMs: 60_000 });
 
 /** A database of its own (retention 90d, the default), with `entries` committed by the writer. */
 async function logWith(entries: AuditEntry[]) {

@@ -12,6 +12,7 @@ import { databasePath, openMigrated } from '../apps/switchboard/src/audit-store.
 import { AUDIT_ENTITIES } from '@switchboard/audit';
 import { entry as sampleEntry } from '../libs/audit/test-support/temp-db.js';
 import { eventually, SWITCHBOARD_BIN, tempDir, writeConfig } from './support/daemon.js';
+import { runCli } from './support/cli.js';
 
 /**
  * `switchboard db` and `switchboard audit` against a real SQLite file: rows are written by
@@ -97,11 +98,6 @@ async function readRows(config: GatewayConfig): Promise<AuditRow[]> {
   }
 }
 
-function cli(args: string[]) {
-  const r = spawnSync(process.execPath, [SWITCHBOARD_BIN, ...args], { encoding: 'utf8', timeout: 30_000 });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
-
 /** RFC 4180: quoted fields may hold commas, CR, LF and doubled quotes; records end with CRLF. */
 function parseCsv(text: string): string[][] {
   const records: string[][] = [];
@@ -150,7 +146,7 @@ describe('switchboard audit and db commands', () => {
   });
 
   it('tail prints the newest rows oldest first, one line each', () => {
-    const r = cli(withConfig('audit', 'tail'));
+    const r = runCli(withConfig('audit', 'tail'));
     expect(r.code).toBe(0);
     const lines = r.stdout.trimEnd().split('\n');
     expect(lines).toHaveLength(5);
@@ -161,29 +157,29 @@ describe('switchboard audit and db commands', () => {
     expect(lines[2]).toContain('  denied  -32602  loopback:alice  tools/call  fx__nope  -  13ms  {"text":"hi"}');
     expect(lines[4]).toContain('  allowed  error:-32603  loopback:=HYPERLINK(');
 
-    const two = cli(withConfig('audit', 'tail', '-n', '2'));
+    const two = runCli(withConfig('audit', 'tail', '-n', '2'));
     expect(two.stdout.trimEnd().split('\n').map((l) => l.slice(0, 24))).toEqual(
       rows.slice(3).map((row) => new Date(row.at).toISOString()),
     );
   });
 
   it('tail --json prints JSONL and honours filters', () => {
-    const r = cli(withConfig('audit', 'tail', '--json', '--principal', 'bob'));
+    const r = runCli(withConfig('audit', 'tail', '--json', '--principal', 'bob'));
     expect(r.code).toBe(0);
     expect(r.stdout.trimEnd().split('\n').map((l) => JSON.parse(l))).toEqual([withTime(rows[1])]);
-    const recent = cli(withConfig('audit', 'tail', '--json', '--since', '90m'));
+    const recent = runCli(withConfig('audit', 'tail', '--json', '--since', '90m'));
     expect(recent.stdout.trimEnd().split('\n').map((l) => JSON.parse(l).id)).toEqual([3, 4, 5]);
   });
 
   it('export --format jsonl writes every row, oldest first, with an ISO time', () => {
-    const r = cli(withConfig('audit', 'export', '--format', 'jsonl'));
+    const r = runCli(withConfig('audit', 'export', '--format', 'jsonl'));
     expect(r.code).toBe(0);
     expect(r.stdout.endsWith('\n')).toBe(true);
     expect(r.stdout.trimEnd().split('\n').map((l) => JSON.parse(l))).toEqual(rows.map(withTime));
   });
 
   it('export --format csv is RFC 4180 with formulas neutralised, and parses back to the rows', () => {
-    const r = cli(withConfig('audit', 'export', '--format', 'csv'));
+    const r = runCli(withConfig('audit', 'export', '--format', 'csv'));
     expect(r.code).toBe(0);
     const [header, ...records] = parseCsv(r.stdout);
     expect(header.slice(0, 4)).toEqual(['id', 'time', 'at', 'principal']);
@@ -200,7 +196,7 @@ describe('switchboard audit and db commands', () => {
 
   it('export --output writes the same bytes to a file; filters apply', () => {
     const file = join(tempDir(), 'audit.csv');
-    const r = cli(withConfig('audit', 'export', '--format', 'csv', '--output', file, '--decision', 'denied'));
+    const r = runCli(withConfig('audit', 'export', '--format', 'csv', '--output', file, '--decision', 'denied'));
     expect(r.code).toBe(0);
     expect(r.stdout).toBe('');
     const [, ...records] = parseCsv(readFileSync(file, 'utf8'));
@@ -214,20 +210,20 @@ describe('switchboard audit and db commands', () => {
     const link = join(tempDir(), 'looks-harmless.csv');
     symlinkSync(file, link);
     for (const output of [file, `${file}-wal`, join(config.dataDir, 'audit-journal', 'x.journal'), link]) {
-      const r = cli(withConfig('audit', 'export', '--format', 'csv', '--output', output));
+      const r = runCli(withConfig('audit', 'export', '--format', 'csv', '--output', output));
       expect(r.code, output).toBe(2);
       expect(r.stderr).toBe(
         `switchboard: --output ${output} is in the data directory ${config.dataDir}, which holds the audit log itself; write the export elsewhere\n`,
       );
     }
     expect(statSync(file).size).toBeGreaterThan(0);
-    const verify = cli(withConfig('audit', 'verify'));
+    const verify = runCli(withConfig('audit', 'verify'));
     expect(verify.code).toBe(0);
     expect(verify.stdout).toMatch(new RegExp(`^ok: ${rows.length} rows`));
   });
 
   it('stats counts tool calls, errors and denials per tool and per principal, and every row by decision and method', () => {
-    const r = cli(withConfig('audit', 'stats', '--json'));
+    const r = runCli(withConfig('audit', 'stats', '--json'));
     expect(r.code).toBe(0);
     const stats = JSON.parse(r.stdout);
     expect(stats).toMatchObject({
@@ -250,7 +246,7 @@ describe('switchboard audit and db commands', () => {
       { method: 'resources/read', rows: 1, errors: 0, denials: 0 },
     ]);
 
-    const text = cli(withConfig('audit', 'stats', '--tool', 'fx__echo'));
+    const text = runCli(withConfig('audit', 'stats', '--tool', 'fx__echo'));
     expect(text.code).toBe(0);
     expect(text.stdout).toMatch(
       /^2 rows: 2 allowed, 0 denied, 0 limited, 0 unauthenticated, 0 refused\n2 tool calls \(tools\/call rows\): 1 error, 0 cancelled, 0 denials \(not allowed\)\n/,
@@ -286,16 +282,16 @@ describe('switchboard audit and db commands', () => {
   });
 
   it('bad filter values and options are usage errors (exit 2) that say what is wrong', () => {
-    const since = cli(withConfig('audit', 'tail', '--since', 'last tuesday'));
+    const since = runCli(withConfig('audit', 'tail', '--since', 'last tuesday'));
     expect(since.code).toBe(2);
     expect(since.stderr).toMatch(/--since 'last tuesday'/);
-    expect(cli(withConfig('audit', 'export', '--format', 'xml')).code).toBe(2);
-    expect(cli(withConfig('audit', 'export')).code).toBe(2);
-    expect(cli(withConfig('audit', 'stats', '--decision', 'maybe')).stderr).toMatch(/allowed, denied, limited, unauthenticated, refused/);
-    expect(cli(withConfig('audit', 'tail', '-n', '0')).code).toBe(2);
-    expect(cli(withConfig('audit', 'tail', '--frobnicate')).code).toBe(2);
-    expect(cli(withConfig('audit', 'rewrite')).code).toBe(2);
-    expect(cli(['db']).code).toBe(2);
+    expect(runCli(withConfig('audit', 'export', '--format', 'xml')).code).toBe(2);
+    expect(runCli(withConfig('audit', 'export')).code).toBe(2);
+    expect(runCli(withConfig('audit', 'stats', '--decision', 'maybe')).stderr).toMatch(/allowed, denied, limited, unauthenticated, refused/);
+    expect(runCli(withConfig('audit', 'tail', '-n', '0')).code).toBe(2);
+    expect(runCli(withConfig('audit', 'tail', '--frobnicate')).code).toBe(2);
+    expect(runCli(withConfig('audit', 'rewrite')).code).toBe(2);
+    expect(runCli(['db']).code).toBe(2);
   });
 
   it('tail -f prints rows committed after it started, and exits 0 on SIGINT', async () => {
@@ -321,7 +317,7 @@ describe('switchboard audit and db commands', () => {
   });
 
   it('verify reports an intact chain, then the first edited row (exit 1)', () => {
-    const ok = cli(withConfig('audit', 'verify'));
+    const ok = runCli(withConfig('audit', 'verify'));
     expect(ok.code).toBe(0);
     expect(ok.stdout).toMatch(
       new RegExp(`^ok: ${rows.length} rows, chain intact \\(head ${rows[rows.length - 1].hash}, 0 rows pruned by retention\\)\\n$`),
@@ -330,7 +326,7 @@ describe('switchboard audit and db commands', () => {
     const db = new Database(databasePath(config));
     db.prepare(`UPDATE audit_entry SET record = json_set(record, '$[2]', 'mallory'), principal = 'mallory' WHERE id = 3`).run();
     db.close();
-    const broken = cli(withConfig('audit', 'verify'));
+    const broken = runCli(withConfig('audit', 'verify'));
     expect(broken.code).toBe(1);
     expect(broken.stdout).toMatch(/^BROKEN at row 3: .*edited.* \(2 rows verified before it\)\n$/);
   });
@@ -366,14 +362,14 @@ describe('switchboard audit verify and retention pruning', () => {
       }
     };
     expect(await prune(Date.now())).toEqual({ rows: 10, throughId: 10, markerId: 13 });
-    const once = cli(['audit', 'verify', '--config', configPath]);
+    const once = runCli(['audit', 'verify', '--config', configPath]);
     expect(once.code).toBe(0);
     expect(once.stdout).toMatch(/^ok: 3 rows, chain intact \(head [0-9a-f]{64}, 10 rows pruned by retention\)\n/);
     expect(once.stdout).toMatch(/\npruned: rows through id 10, accounted for by the audit\/pruned row 13 written \S+Z, cut-off \S+Z\n$/);
 
     // Two minutes on: rows 11-12 and the first marker go; the second marker accounts for all 12.
     expect(await prune(Date.now() + 2 * MINUTE)).toEqual({ rows: 2, throughId: 12, markerId: 14 });
-    const twice = cli(['audit', 'verify', '--config', configPath]);
+    const twice = runCli(['audit', 'verify', '--config', configPath]);
     expect(twice.code).toBe(0);
     expect(twice.stdout).toMatch(/^ok: 2 rows, chain intact \(head [0-9a-f]{64}, 12 rows pruned by retention\)\npruned: rows through id 12, accounted for by the audit\/pruned row 14 /);
 
@@ -383,7 +379,7 @@ describe('switchboard audit verify and retention pruning', () => {
       'DELETE FROM audit_entry WHERE id <= 13',
       `UPDATE audit_chain SET anchor_id = 13, anchor_hash = (SELECT prev_hash FROM audit_entry WHERE id = 14), pruned_rows = 13`,
     );
-    const forged = cli(['audit', 'verify', '--config', configPath]);
+    const forged = runCli(['audit', 'verify', '--config', configPath]);
     expect(forged.code).toBe(1);
     expect(forged.stdout).toMatch(/^BROKEN before row 14: rows before id 14 are missing and no pruning marker in the chain accounts for them /);
   });
@@ -432,7 +428,7 @@ describe('switchboard audit verify and retention pruning', () => {
 
   it('refuses rows deleted with a forged anchor and no pruning marker, although the head hash is unchanged', async () => {
     const { configPath, file } = await logWith(Array.from({ length: 32 }, (_, i) => entry({ at: NOW - 3 * MINUTE + i })));
-    const before = cli(['audit', 'verify', '--config', configPath]);
+    const before = runCli(['audit', 'verify', '--config', configPath]);
     expect(before.code).toBe(0);
     const head = /head ([0-9a-f]{64})/.exec(before.stdout)![1];
     // The reviewer's reproduction.
@@ -444,7 +440,7 @@ describe('switchboard audit verify and retention pruning', () => {
     const db = new Database(file, { readonly: true });
     expect((db.prepare('SELECT hash FROM audit_entry ORDER BY id DESC LIMIT 1').get() as { hash: string }).hash).toBe(head);
     db.close();
-    const after = cli(['audit', 'verify', '--config', configPath]);
+    const after = runCli(['audit', 'verify', '--config', configPath]);
     expect(after.code).toBe(1);
     expect(after.stdout).toBe(
       'BROKEN before row 11: rows before id 11 are missing and no pruning marker in the chain accounts for them ' +
@@ -464,11 +460,11 @@ describe('switchboard audit verify and the schema the readers rely on', () => {
     db.exec(view.replace(`json_extract(record, '$[16]') AS decision`, `'allowed' AS decision`));
     db.close();
 
-    const verify = cli(['audit', 'verify', '--config', configPath]);
+    const verify = runCli(['audit', 'verify', '--config', configPath]);
     expect(verify.code).toBe(1);
     expect(verify.stdout).toMatch(/^BROKEN: the audit_record view, through which every reader shows the rows, is not the one the migrations made/);
     expect(verify.stderr).toBe('');
-    const exported = cli(['audit', 'export', '--format', 'jsonl', '--config', configPath]);
+    const exported = runCli(['audit', 'export', '--format', 'jsonl', '--config', configPath]);
     expect(exported.code).toBe(0);
     expect(exported.stderr).toMatch(/^warning: the audit_record view, .* run `switchboard audit verify`\n$/);
   });
@@ -480,7 +476,7 @@ describe('switchboard audit verify and the schema the readers rely on', () => {
     const db = new Database(databasePath(config));
     db.exec(`CREATE TRIGGER keep_quiet BEFORE INSERT ON audit_entry WHEN NEW.principal = 'mallory' BEGIN SELECT RAISE(IGNORE); END`);
     db.close();
-    const verify = cli(['audit', 'verify', '--config', configPath]);
+    const verify = runCli(['audit', 'verify', '--config', configPath]);
     expect(verify.code).toBe(1);
     expect(verify.stdout).toMatch(/^BROKEN: the database has triggers no migration made \("keep_quiet" on "audit_entry"\)/);
   });
@@ -490,21 +486,21 @@ describe('switchboard audit and db commands without a database', () => {
   it('db migrate creates the database, then finds it up to date', () => {
     const configPath = writeConfig({ mcpServers: {} });
     const file = databasePath(loadConfigWithWarnings(configPath).config);
-    const first = cli(['db', 'migrate', '--config', configPath]);
+    const first = runCli(['db', 'migrate', '--config', configPath]);
     expect(first.code).toBe(0);
     expect(first.stdout).toMatch(
       /^applied 8 migration\(s\):\n {2}CreateAuditLog\d+\n {2}SlimAuditIndexes\d+\n {2}AuditRecordAsJson\d+\n {2}CreateApiKeys\d+\n {2}CreateToolPins\d+\n {2}CreatePrincipalSecrets\d+\n {2}CreateAuditJournalMarks\d+\n {2}PrincipalIndexInIdOrder\d+\n/,
     );
     expect(first.stdout).toContain(`database: ${file}\n`);
     expect(existsSync(file)).toBe(true);
-    const again = cli(['db', 'migrate', '--config', configPath]);
+    const again = runCli(['db', 'migrate', '--config', configPath]);
     expect(again.stdout).toBe(`database is up to date\ndatabase: ${file}\n`);
-    expect(cli(['audit', 'verify', '--config', configPath]).stdout).toMatch(/^ok: 0 rows, chain intact/);
+    expect(runCli(['audit', 'verify', '--config', configPath]).stdout).toMatch(/^ok: 0 rows, chain intact/);
   });
 
   it('--data-dir overrides the config', () => {
     const dir = tempDir();
-    const r = cli(['db', 'migrate', '--config', writeConfig({ mcpServers: {} }), '--data-dir', dir]);
+    const r = runCli(['db', 'migrate', '--config', writeConfig({ mcpServers: {} }), '--data-dir', dir]);
     expect(r.code).toBe(0);
     expect(existsSync(join(dir, 'switchboard.sqlite'))).toBe(true);
   });
@@ -514,7 +510,7 @@ describe('switchboard audit and db commands without a database', () => {
     (...args) => {
       const configPath = writeConfig({ mcpServers: {} });
       const file = databasePath(loadConfigWithWarnings(configPath).config);
-      const r = cli(['audit', ...args, '--config', configPath]);
+      const r = runCli(['audit', ...args, '--config', configPath]);
       expect(r.code).toBe(1);
       expect(r.stderr).toBe(`switchboard: no audit database at ${file}; start the daemon once or run \`switchboard db migrate\`\n`);
       expect(r.stderr).not.toMatch(STACK_TRACE);
@@ -535,15 +531,15 @@ describe('switchboard audit on a database an older Switchboard made', () => {
       await migrate(old);
       await old.destroy();
       const before = readFileSync(file);
-      const r = cli(['audit', ...args, '--config', configPath]);
+      const r = runCli(['audit', ...args, '--config', configPath]);
       expect(r.code).toBe(1);
       expect(r.stderr).toMatch(/^switchboard: the audit database .* is from an older Switchboard \(6 migration\(s\) not applied: AuditRecordAsJson\d+, /);
       expect(r.stderr).toContain('run `switchboard db migrate` (or start the daemon) first');
       expect(r.stderr).not.toMatch(STACK_TRACE);
       expect(readFileSync(file).equals(before)).toBe(true);
       // And once migrated, it reads.
-      expect(cli(['db', 'migrate', '--config', configPath]).code).toBe(0);
-      expect(cli(['audit', 'verify', '--config', configPath]).stdout).toMatch(/^ok: 0 rows, chain intact/);
+      expect(runCli(['db', 'migrate', '--config', configPath]).code).toBe(0);
+      expect(runCli(['audit', 'verify', '--config', configPath]).stdout).toMatch(/^ok: 0 rows, chain intact/);
     },
   );
 });

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditRows, type AuditRowRecord } from './support/audit-rows.js';
 import { relayHost } from './support/hosts.js';
 import { SWITCHBOARD_BIN, eventually, startDaemon, stdioFixture, stopAllDaemons, tempDir, writeConfig, type DaemonHandle } from './support/daemon.js';
+import { runCli } from './support/cli.js';
 
 /**
  * Every refusal writes exactly one audit row, with what is known at that point and nothing
@@ -17,10 +18,7 @@ import { SWITCHBOARD_BIN, eventually, startDaemon, stdioFixture, stopAllDaemons,
 
 afterAll(stopAllDaemons);
 
-function cli(configPath: string, args: string[], env: Record<string, string> = {}) {
-  const r = spawnSync(process.execPath, [SWITCHBOARD_BIN, ...args, '--config', configPath], { encoding: 'utf8', timeout: 30_000, env: { ...process.env, ...env } });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
+const cli = (configPath: string, args: string[]) => runCli([...args, '--config', configPath]);
 
 /** Polls until exactly the rows `where` picks have appeared (at least `count`), then returns them all. */
 async function rowsOnceThere(dataDir: string, where: string, ...params: unknown[]): Promise<AuditRowRecord[]> {

@@ -9,16 +9,12 @@ import { exportJWK, generateKeyPair, SignJWT, type CryptoKey as JoseKey } from '
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, SWITCHBOARD_BIN, startDaemon, stdioFixture, stopAllDaemons, tempDir, writeConfig, type DaemonHandle } from './support/daemon.js';
+import { runCli } from './support/cli.js';
 import { auditRows, type AuditRowRecord } from './support/audit-rows.js';
 import { openStream } from './support/sse-client.js';
 import { expectNoCredentialIn, recordingProxy } from './support/recording-proxy.js';
 
 type Row = AuditRowRecord;
-
-function cli(args: string[], env: Record<string, string> = {}) {
-  const r = spawnSync(process.execPath, [SWITCHBOARD_BIN, ...args], { encoding: 'utf8', timeout: 30_000, env: { ...process.env, ...env } });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
 
 
 const INITIALIZE = {
@@ -54,7 +50,7 @@ describe('authentication with API keys (auth.mode: required)', () => {
     );
     // Keys are made before the first start: the command creates and migrates the database.
     for (const [name, roles] of [['alice', 'admin,dev'], ['bob', 'dev'], ['carol', '']] as const) {
-      const made = cli(['keys', 'create', '--config', configPath, '--name', name, ...(roles ? ['--roles', roles] : [])]);
+      const made = runCli(['keys', 'create', '--config', configPath, '--name', name, ...(roles ? ['--roles', roles] : [])]);
       expect(made.code, made.stderr).toBe(0);
       keys[name] = made.stdout.trimEnd().split('\n').at(-1)!;
       expect(keys[name]).toMatch(/^sbk_[A-Za-z0-9_-]{43}$/);
@@ -149,14 +145,14 @@ describe('authentication with API keys (auth.mode: required)', () => {
   });
 
   it('keys list shows each key once used; a revoked key is refused from the next request', async () => {
-    const listed = cli(['keys', 'list', '--config', configPath, '--json']);
+    const listed = runCli(['keys', 'list', '--config', configPath, '--json']);
     expect(listed.code).toBe(0);
     const byName = Object.fromEntries((JSON.parse(listed.stdout) as Row[]).map((k) => [k.name, k]));
     expect(byName.bob).toMatchObject({ roles: ['dev'], status: 'active' });
     expect(byName.bob.lastUsedAt).toEqual(expect.any(Number));
     expect(JSON.stringify(byName)).not.toContain(keys.bob);
 
-    expect(cli(['keys', 'revoke', '--config', configPath, 'carol']).code).toBe(0);
+    expect(runCli(['keys', 'revoke', '--config', configPath, 'carol']).code).toBe(0);
     const res = await request(daemon.baseUrl).post('/mcp').set('Accept', MCP_ACCEPT).set('X-API-Key', keys.carol).send(INITIALIZE).expect(401);
     expect(res.body.error.message).toMatch(/revoked/);
     // Whoever holds the revoked key is not told whose it was; the audit row says.
@@ -167,11 +163,11 @@ describe('authentication with API keys (auth.mode: required)', () => {
     expect(JSON.stringify(admin.body) + admin.headers['www-authenticate']).not.toContain('carol');
     const row = await eventually(() => auditRows(dataDir, `rule = 'auth:revoked-key'`)[0]);
     expect(String(row.error_message)).toContain("API key 'carol' was revoked");
-    expect(cli(['keys', 'revoke', '--config', configPath, 'carol']).code).toBe(1);
+    expect(runCli(['keys', 'revoke', '--config', configPath, 'carol']).code).toBe(1);
   });
 
   it("an expired key's 401 does not name it either, on /mcp, /admin and the inbox sign-in; its audit row does", async () => {
-    const made = cli(['keys', 'create', '--config', configPath, '--name', 'erik', '--roles', 'admin', '--expires', '1s']);
+    const made = runCli(['keys', 'create', '--config', configPath, '--name', 'erik', '--roles', 'admin', '--expires', '1s']);
     expect(made.code, made.stderr).toBe(0);
     const erik = made.stdout.trimEnd().split('\n').at(-1)!;
     // A second after it was made it lapses: wait for the refusal rather than for the clock.
@@ -195,10 +191,10 @@ describe('authentication with API keys (auth.mode: required)', () => {
   });
 
   it("the inbox sign-in with a revoked key does not name it; its audit row does", async () => {
-    const made = cli(['keys', 'create', '--config', configPath, '--name', 'fern', '--roles', 'dev']);
+    const made = runCli(['keys', 'create', '--config', configPath, '--name', 'fern', '--roles', 'dev']);
     expect(made.code, made.stderr).toBe(0);
     const fern = made.stdout.trimEnd().split('\n').at(-1)!;
-    expect(cli(['keys', 'revoke', '--config', configPath, 'fern']).code).toBe(0);
+    expect(runCli(['keys', 'revoke', '--config', configPath, 'fern']).code).toBe(0);
     const login = await request(daemon.baseUrl).post('/admin/inbox/login').send({ token: fern }).expect(401);
     expect(login.body.error.message).toBe('sign-in refused: the API key was revoked');
     expect(JSON.stringify(login.body)).not.toContain('fern');
@@ -207,7 +203,7 @@ describe('authentication with API keys (auth.mode: required)', () => {
   });
 
   it("a revoked key's open streams end too: the session's GET stream and a legacy SSE stream", async () => {
-    const made = cli(['keys', 'create', '--config', configPath, '--name', 'dave', '--roles', 'dev']);
+    const made = runCli(['keys', 'create', '--config', configPath, '--name', 'dave', '--roles', 'dev']);
     const dave = made.stdout.trimEnd().split('\n').at(-1)!;
     const opened = await request(daemon.baseUrl).post('/mcp').set('Accept', MCP_ACCEPT).set('X-API-Key', dave).send(INITIALIZE).expect(200);
     const sid = opened.headers['mcp-session-id'];
@@ -225,7 +221,7 @@ describe('authentication with API keys (auth.mode: required)', () => {
       });
     const streams = await Promise.all([open('/mcp', { 'Mcp-Session-Id': sid }), open('/sse', {})]);
     expect(streams.map((s) => s.status)).toEqual([200, 200]);
-    expect(cli(['keys', 'revoke', '--config', configPath, 'dave']).code).toBe(0);
+    expect(runCli(['keys', 'revoke', '--config', configPath, 'dave']).code).toBe(0);
     await Promise.all(streams.map((s) => s.ended));
   });
 
@@ -254,7 +250,7 @@ describe('authentication with API keys (auth.mode: required)', () => {
   });
 
   it('switchboard stdio ends, saying why on stderr, once its key is revoked while it runs', async () => {
-    const made = cli(['keys', 'create', '--config', configPath, '--name', 'stdio-frank']);
+    const made = runCli(['keys', 'create', '--config', configPath, '--name', 'stdio-frank']);
     expect(made.code, made.stderr).toBe(0);
     const transport = new StdioClientTransport({
       command: process.execPath,
@@ -268,7 +264,7 @@ describe('authentication with API keys (auth.mode: required)', () => {
     const closed = new Promise<void>((resolve) => (client.onclose = resolve));
     await client.connect(transport);
     await client.callTool({ name: 'fx__echo', arguments: { text: 'before the revoke' } });
-    const revoked = cli(['keys', 'revoke', '--config', configPath, 'stdio-frank']);
+    const revoked = runCli(['keys', 'revoke', '--config', configPath, 'stdio-frank']);
     expect(revoked.stdout).toContain('switchboard stdio processes using it end within 2 s');
     await closed;
     expect(stderr).toMatch(/switchboard stdio: ending: SWITCHBOARD_API_KEY stopped working: API key 'stdio-frank' was revoked/);
@@ -467,7 +463,7 @@ describe('a downstream credential never reaches an upstream', () => {
     const proxy = await recordingProxy(fixture.url);
     const dir = tempDir();
     const configPath = writeConfig({ auth: { mode: 'required' }, mcpServers: { web: { type: 'http', url: proxy.url } } }, dir);
-    const made = cli(['keys', 'create', '--config', configPath, '--name', 'dave']);
+    const made = runCli(['keys', 'create', '--config', configPath, '--name', 'dave']);
     const key = made.stdout.trimEnd().split('\n').at(-1)!;
     const daemon = await startDaemon(configPath);
     // Both ways a key can be sent, one host each (both at once is refused: auth:two-credentials).
@@ -494,9 +490,9 @@ describe('auth.mode and the listen address', () => {
 
   it('keys create refuses a bad name or --expires as usage errors (exit 2)', () => {
     const configPath = writeConfig({ mcpServers: {} });
-    expect(cli(['keys', 'create', '--config', configPath, '--name', 'has space']).code).toBe(2);
-    expect(cli(['keys', 'create', '--config', configPath, '--name', 'ok', '--expires', 'soon']).code).toBe(2);
-    expect(cli(['keys', 'create', '--config', configPath]).code).toBe(2);
+    expect(runCli(['keys', 'create', '--config', configPath, '--name', 'has space']).code).toBe(2);
+    expect(runCli(['keys', 'create', '--config', configPath, '--name', 'ok', '--expires', 'soon']).code).toBe(2);
+    expect(runCli(['keys', 'create', '--config', configPath]).code).toBe(2);
   });
 });
 

@@ -1,4 +1,3 @@
-import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -8,16 +7,12 @@ import { MAX_PRINCIPAL_CHARS } from '@switchboard/core';
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey as JoseKey } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditRows } from './support/audit-rows.js';
-import { eventually, SWITCHBOARD_BIN, startDaemon, stdioFixture, stopAllDaemons, tempDir, writeConfig, type DaemonHandle } from './support/daemon.js';
+import { eventually, startDaemon, stdioFixture, stopAllDaemons, tempDir, writeConfig, type DaemonHandle } from './support/daemon.js';
+import { runCli } from './support/cli.js';
 import { answerItem, inboxItems, pendingItem } from './support/inbox-client.js';
 
 type ToolResult = { content: { type: string; text?: string }[] };
 const textOf = (r: unknown) => (r as ToolResult).content.map((c) => c.text ?? '').join('\n');
-
-function cli(args: string[], input?: string) {
-  const r = spawnSync(process.execPath, [SWITCHBOARD_BIN, ...args], { encoding: 'utf8', timeout: 30_000, input });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
 
 const ISSUER = 'https://issuer.test';
 const AUDIENCE = 'switchboard';
@@ -55,7 +50,7 @@ describe('an API key and a token with the same name are two callers', () => {
       .sign(signingKey);
 
   const setSecret = (principal: string, value: string) => {
-    const r = cli(['secrets', 'set', '--config', configPath, '--principal', principal, 'FIXTURE_TOKEN'], `${value}\n`);
+    const r = runCli(['secrets', 'set', '--config', configPath, '--principal', principal, 'FIXTURE_TOKEN'], { input: `${value}\n` });
     expect(r.code, r.stderr).toBe(0);
     return r.stdout;
   };
@@ -92,7 +87,7 @@ describe('an API key and a token with the same name are two callers', () => {
       },
       dir,
     );
-    const made = cli(['keys', 'create', '--config', configPath, '--name', 'alice']);
+    const made = runCli(['keys', 'create', '--config', configPath, '--name', 'alice']);
     expect(made.code, made.stderr).toBe(0);
     aliceKey = made.stdout.trimEnd().split('\n').at(-1)!;
     setSecret('alice', 'key-alice-secret');
@@ -118,9 +113,9 @@ describe('an API key and a token with the same name are two callers', () => {
     await eventually(async () => (await token.listTools()).tools.some((t) => t.name === 'own__env'), 10_000, "the token's list to show the server");
     expect(textOf(await token.callTool({ name: 'own__env', arguments: { name: 'FIXTURE_TOKEN' } }))).toBe('token-alice-secret');
     expect(textOf(await key.callTool({ name: 'own__env', arguments: { name: 'FIXTURE_TOKEN' } }))).toBe('key-alice-secret');
-    expect(cli(['secrets', 'list', '--config', configPath, '--principal', 'key:alice']).stdout).toMatch(/^alice\s+FIXTURE_TOKEN/m);
+    expect(runCli(['secrets', 'list', '--config', configPath, '--principal', 'key:alice']).stdout).toMatch(/^alice\s+FIXTURE_TOKEN/m);
     // A bare name that is no key's is most likely meant for the token user: the command says so.
-    const bare = cli(['secrets', 'set', '--config', configPath, '--principal', 'idp-user-7f3a', 'FIXTURE_TOKEN'], 'x\n');
+    const bare = runCli(['secrets', 'set', '--config', configPath, '--principal', 'idp-user-7f3a', 'FIXTURE_TOKEN'], { input: 'x\n' });
     expect(bare.stderr).toContain("note: no API key is named 'idp-user-7f3a'");
     expect(bare.stderr).toContain('a token user is jwt:idp-user-7f3a');
   });

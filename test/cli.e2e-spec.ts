@@ -3,25 +3,21 @@ import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT, SWITCHBOARD_BIN, eventually, startDaemon, stdioFixture, stopAllDaemons, tempDir, writeConfig } from './support/daemon.js';
-
-/** The command line is a contract other tooling relies on: usage, exit codes, refusals. */
-function run(args: string[]) {
-  const r = spawnSync(process.execPath, [SWITCHBOARD_BIN, ...args], { encoding: 'utf8', timeout: 30_000 });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
+import { runCli } from './support/cli.js';
 
 // For the whole file: the port-clash test's first daemon too, also when -t runs that test alone.
 afterAll(stopAllDaemons);
 
+/** The command line is a contract other tooling relies on: usage, exit codes, refusals. */
 describe('switchboard CLI', () => {
   it('--help prints usage and exits 0; no command is a usage error (2)', () => {
-    const help = run(['--help']);
+    const help = runCli(['--help']);
     expect(help.code).toBe(0);
     expect(help.stdout).toMatch(/switchboard start \[--config FILE\] \[--port N\] \[--host ADDR\]/);
     expect(help.stdout).toMatch(/switchboard stdio/);
     expect(help.stdout).toMatch(/switchboard policy check --principal P .*\[--file FILE\]/);
-    expect(run([]).code).toBe(2);
-    expect(run(['frobnicate']).code).toBe(2);
+    expect(runCli([]).code).toBe(2);
+    expect(runCli(['frobnicate']).code).toBe(2);
   });
 
   it('on a clone that is not built, says in one line to build it, without a stack trace, exit 1', () => {
@@ -37,16 +33,16 @@ describe('switchboard CLI', () => {
 
   it('start and config check report an invalid config alike, prefixed switchboard:', () => {
     const file = writeConfig({ namespace: 'sometimes', mcpServers: {} });
-    const started = run(['start', '--config', file]);
-    const checked = run(['config', 'check', '--config', file]);
+    const started = runCli(['start', '--config', file]);
+    const checked = runCli(['config', 'check', '--config', file]);
     expect([started.code, checked.code]).toEqual([2, 2]);
     expect(started.stderr).toMatch(/^switchboard: Invalid config file /);
     expect(started.stderr).toBe(checked.stderr);
-    expect(run(['frobnicate']).stderr).toMatch(/^switchboard: unknown command 'frobnicate'\n/);
+    expect(runCli(['frobnicate']).stderr).toMatch(/^switchboard: unknown command 'frobnicate'\n/);
   });
 
   it('--version prints the package version', () => {
-    expect(run(['--version']).stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
+    expect(runCli(['--version']).stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
   });
 
   it('refuses an invalid config at start with every problem listed (file, path, reason), exit 2', () => {
@@ -63,7 +59,7 @@ describe('switchboard CLI', () => {
         '  c: { command: node, env: { K: "${env:SWITCHBOARD_TEST_UNSET_VAR}" } }',
       ].join('\n'),
     );
-    const r = run(['start', '--config', file]);
+    const r = runCli(['start', '--config', file]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(file);
     for (const path of ['listen.port', 'namespace', 'mcpServers.a', 'mcpServers.b.url', 'mcpServers.c.env.K']) {
@@ -74,40 +70,40 @@ describe('switchboard CLI', () => {
   it('config check reports what start would refuse, without starting anything', () => {
     const dir = tempDir();
     const good = writeConfig({ mcpServers: { a: stdioFixture(), b: { url: 'http://127.0.0.1:9/mcp', disabled: true } } }, dir);
-    const ok = run(['config', 'check', '--config', good]);
+    const ok = runCli(['config', 'check', '--config', good]);
     expect(ok.code).toBe(0);
     expect(ok.stdout).toContain(`ok: ${good}`);
     expect(ok.stdout).toMatch(/upstreams: 1 enabled: a \(stdio\); 1 disabled/);
     expect(existsSync(join(dir, 'data'))).toBe(false); // no database, no data dir
     writeFileSync(join(dir, 'strict.yaml'), 'defaultEffect: deny\nroles: {}\n');
-    const strict = run(['config', 'check', '--config', writeConfig({ policy: { file: 'strict.yaml' }, mcpServers: {} }, dir)]);
+    const strict = runCli(['config', 'check', '--config', writeConfig({ policy: { file: 'strict.yaml' }, mcpServers: {} }, dir)]);
     expect(strict.stdout).toMatch(/policy: .*strict\.yaml; default deny/);
 
     // A misspelt key is a warning (the setting keeps its default) that names the key meant.
-    const typo = run(['config', 'check', '--config', writeConfig({ listen: { prot: 9000 }, mcpServers: {} }, dir)]);
+    const typo = runCli(['config', 'check', '--config', writeConfig({ listen: { prot: 9000 }, mcpServers: {} }, dir)]);
     expect(typo.code).toBe(0);
     expect(typo.stderr).toMatch(/^warning: .*: listen\.prot: unknown key, ignored \(did you mean `port`\?\)$/m);
 
-    const bad = run(['config', 'check', '--config', writeConfig({ listen: { host: '0.0.0.0', port: 'x' }, mcpServers: {} })]);
+    const bad = runCli(['config', 'check', '--config', writeConfig({ listen: { host: '0.0.0.0', port: 'x' }, mcpServers: {} })]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/listen\.port/);
     expect(bad.stderr).toMatch(/auth\.mode: must be required/);
 
     writeFileSync(join(dir, 'policy.yaml'), 'roles: { dev: [] }\neveryone: [ghost]\n');
-    const badPolicy = run(['config', 'check', '--config', writeConfig({ policy: { file: 'policy.yaml' }, mcpServers: {} }, dir)]);
+    const badPolicy = runCli(['config', 'check', '--config', writeConfig({ policy: { file: 'policy.yaml' }, mcpServers: {} }, dir)]);
     expect(badPolicy.code).toBe(2);
     expect(badPolicy.stderr).toMatch(/invalid policy file .*policy\.yaml:\n {2}- everyone\.0: no role 'ghost'/);
 
     // A refused config and its policy file's problems in one run; a missing file is one of them.
-    const both = run(['config', 'check', '--config', writeConfig({ listen: { port: 'x' }, policy: { file: 'policy.yaml' }, mcpServers: {} }, dir)]);
+    const both = runCli(['config', 'check', '--config', writeConfig({ listen: { port: 'x' }, policy: { file: 'policy.yaml' }, mcpServers: {} }, dir)]);
     expect(both.code).toBe(2);
     expect(both.stderr).toMatch(/listen\.port[\s\S]*invalid policy file .*policy\.yaml:\n {2}- everyone\.0: no role 'ghost'/);
-    const missing = run(['config', 'check', '--config', writeConfig({ listen: { port: 'x' }, policy: { file: 'nope.yaml' }, mcpServers: {} }, dir)]);
+    const missing = runCli(['config', 'check', '--config', writeConfig({ listen: { port: 'x' }, policy: { file: 'nope.yaml' }, mcpServers: {} }, dir)]);
     expect(missing.stderr).toMatch(/listen\.port[\s\S]*nope\.yaml/);
   });
 
   it('a missing config file is a clear error, exit 2', () => {
-    const r = run(['start', '--config', '/nonexistent/switchboard.yaml']);
+    const r = runCli(['start', '--config', '/nonexistent/switchboard.yaml']);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/not found/);
   });
@@ -137,7 +133,7 @@ describe('switchboard CLI', () => {
   });
 
   it('bad --port is a usage error', () => {
-    expect(run(['start', '--port', 'eighty', '--config', writeConfig({ mcpServers: {} })]).code).toBe(2);
+    expect(runCli(['start', '--port', 'eighty', '--config', writeConfig({ mcpServers: {} })]).code).toBe(2);
   });
 
   it('a port already in use is a clear error, exit 1, with nothing left running', async () => {
@@ -180,14 +176,14 @@ describe('switchboard CLI', () => {
   });
 
   it('refuses to listen off loopback with auth.mode: none (the default), exit 2', () => {
-    const r = run(['start', '--host', '0.0.0.0', '--config', writeConfig({ mcpServers: {} })]);
+    const r = runCli(['start', '--host', '0.0.0.0', '--config', writeConfig({ mcpServers: {} })]);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/--host 0\.0\.0\.0: auth\.mode must be required .* not a loopback address/);
   });
 
   it('lists an unauthenticated listener off loopback with the config file\'s other problems', () => {
     const file = writeConfig({ listen: { host: '0.0.0.0', port: 'x' }, mcpServers: { a: { command: '' } } });
-    const r = run(['start', '--config', file]);
+    const r = runCli(['start', '--config', file]);
     expect(r.code).toBe(2);
     for (const path of ['listen.port', 'mcpServers.a.command', 'auth.mode']) expect(r.stderr).toContain(path);
     expect(r.stderr).toMatch(/auth\.mode.*not a loopback address/);

@@ -1,10 +1,10 @@
-import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditRows } from './support/audit-rows.js';
-import { eventually, SWITCHBOARD_BIN, startDaemon, stdioFixture, stopAllDaemons, tempDir, writeConfig, type DaemonHandle } from './support/daemon.js';
+import { eventually, startDaemon, stdioFixture, stopAllDaemons, tempDir, writeConfig, type DaemonHandle } from './support/daemon.js';
+import { runCli } from './support/cli.js';
 import { openStream } from './support/sse-client.js';
 
 /**
@@ -22,11 +22,6 @@ const INITIALIZE = {
   params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'curl', version: '1' } },
 };
 
-function cli(args: string[]) {
-  const r = spawnSync(process.execPath, [SWITCHBOARD_BIN, ...args], { encoding: 'utf8', timeout: 30_000 });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
-
 afterAll(stopAllDaemons);
 
 describe('a revoked API key ends what its holder has open', () => {
@@ -36,11 +31,11 @@ describe('a revoked API key ends what its holder has open', () => {
   let watcher: Client;
 
   const createKey = (name: string): string => {
-    const made = cli(['keys', 'create', '--config', configPath, '--name', name, '--roles', 'dev']);
+    const made = runCli(['keys', 'create', '--config', configPath, '--name', name, '--roles', 'dev']);
     expect(made.code, made.stderr).toBe(0);
     return made.stdout.trimEnd().split('\n').at(-1)!;
   };
-  const revoke = (name: string) => expect(cli(['keys', 'revoke', '--config', configPath, name]).code).toBe(0);
+  const revoke = (name: string) => expect(runCli(['keys', 'revoke', '--config', configPath, name]).code).toBe(0);
   /** The shared fixture upstream's counters: every host's calls reach the one connection. */
   const upstreamStats = async () => {
     const result = await watcher.callTool({ name: 'fx__stats', arguments: {} });

@@ -1,14 +1,9 @@
-import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditRows } from './support/audit-rows.js';
-import { eventually, SWITCHBOARD_BIN, startDaemon, stdioFixture, stopAllDaemons, tempDir, writeConfig, type DaemonHandle } from './support/daemon.js';
-
-function cli(args: string[], input?: string) {
-  const r = spawnSync(process.execPath, [SWITCHBOARD_BIN, ...args], { encoding: 'utf8', timeout: 30_000, input });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
+import { eventually, startDaemon, stdioFixture, stopAllDaemons, tempDir, writeConfig, type DaemonHandle } from './support/daemon.js';
+import { runCli } from './support/cli.js';
 
 type ToolResult = { content: { type: string; text?: string }[]; isError?: boolean };
 
@@ -22,7 +17,7 @@ describe('isolation: per-principal, with per-principal secrets', () => {
   const clients: Client[] = [];
 
   const setSecret = (principal: string, value: string, name = 'FIXTURE_TOKEN') => {
-    const r = cli(['secrets', 'set', '--config', configPath, '--principal', principal, name], `${value}\n`);
+    const r = runCli(['secrets', 'set', '--config', configPath, '--principal', principal, name], { input: `${value}\n` });
     expect(r.code, r.stderr).toBe(0);
   };
 
@@ -57,7 +52,7 @@ describe('isolation: per-principal, with per-principal secrets', () => {
       dir,
     );
     for (const name of ['alice', 'bob', 'carol']) {
-      const made = cli(['keys', 'create', '--config', configPath, '--name', name]);
+      const made = runCli(['keys', 'create', '--config', configPath, '--name', name]);
       expect(made.code, made.stderr).toBe(0);
       keys[name] = made.stdout.trimEnd().split('\n').at(-1)!;
     }
@@ -147,7 +142,7 @@ describe('isolation: per-principal, with per-principal secrets', () => {
   });
 
   it('lists secrets by name only', () => {
-    const listed = cli(['secrets', 'list', '--config', configPath]);
+    const listed = runCli(['secrets', 'list', '--config', configPath]);
     expect(listed.code, listed.stderr).toBe(0);
     expect(listed.stdout).toMatch(/alice\s+FIXTURE_TOKEN/);
     expect(listed.stdout).not.toMatch(/alpha|bravo|charlie/);
@@ -207,7 +202,7 @@ describe('a per-principal server nobody has secrets for', () => {
     expect(waiting.byName.shared).toMatchObject({ state: 'ready', isolation: 'shared' });
     expect(waiting.byName.shared).not.toHaveProperty('connected');
 
-    const set = cli(['secrets', 'set', '--config', configPath, '--principal', 'loopback:anonymous', 'FIXTURE_TOKEN'], 'a-token\n');
+    const set = runCli(['secrets', 'set', '--config', configPath, '--principal', 'loopback:anonymous', 'FIXTURE_TOKEN'], { input: 'a-token\n' });
     expect(set.code, set.stderr).toBe(0);
     const started = await eventually(async () => {
       const r = await readyz();

@@ -5,13 +5,9 @@ import { Client, ProtocolError, StreamableHTTPClientTransport } from '@modelcont
 import { MAX_URI_CHARS } from '@switchboard/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVERYTHING_SERVER, eventually, REPO_ROOT, SWITCHBOARD_BIN, startDaemon, stdioFixture, stopAllDaemons, tempDir, writeConfig, type DaemonHandle } from './support/daemon.js';
+import { runCli } from './support/cli.js';
 import { auditRows } from './support/audit-rows.js';
 
-
-function cli(args: string[]) {
-  const r = spawnSync(process.execPath, [SWITCHBOARD_BIN, ...args], { encoding: 'utf8', timeout: 30_000 });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
 
 
 async function failure(call: Promise<unknown>): Promise<{ code: number; message: string }> {
@@ -63,7 +59,7 @@ describe('policies through the daemon (CASL, from a policy file)', () => {
     const demo = { command: process.execPath, args: [join(REPO_ROOT, 'apps/demo-upstream/dist/main.js')] };
     configPath = writeConfig({ auth: { mode: 'required' }, policy: { file: 'policy.yaml' }, mcpServers: { fx: stdioFixture(), demo } }, dir);
     for (const [name, roles] of [['bob', ''], ['olga', 'ops']] as const) {
-      const made = cli(['keys', 'create', '--config', configPath, '--name', name, ...(roles ? ['--roles', roles] : [])]);
+      const made = runCli(['keys', 'create', '--config', configPath, '--name', name, ...(roles ? ['--roles', roles] : [])]);
       keys[name] = made.stdout.trimEnd().split('\n').at(-1)!;
     }
     daemon = await startDaemon(configPath);
@@ -177,21 +173,21 @@ describe('policies through the daemon (CASL, from a policy file)', () => {
 
   it('policy check prints the decision and the rule (exit 0 allow, 3 deny); lint lists every problem', () => {
     writeFileSync(policyFile, POLICY);
-    const allow = cli(['policy', 'check', '--config', configPath, '--principal', 'bob', '--tool', 'fx__echo', '--args', '{"text":"ok"}']);
+    const allow = runCli(['policy', 'check', '--config', configPath, '--principal', 'bob', '--tool', 'fx__echo', '--args', '{"text":"ok"}']);
     expect(allow.code).toBe(0);
     expect(allow.stdout).toMatch(/^allow {2}rule: echo-ok\n/);
-    const deny = cli(['policy', 'check', '--config', configPath, '--principal', 'bob', '--tool', 'fx__echo', '--args', '{"text":"no"}']);
+    const deny = runCli(['policy', 'check', '--config', configPath, '--principal', 'bob', '--tool', 'fx__echo', '--args', '{"text":"no"}']);
     expect(deny.code).toBe(3);
     expect(deny.stdout).toMatch(/^deny {2}rule: policy:default-deny\n/);
-    expect(cli(['policy', 'check', '--config', configPath, '--principal', 'x', '--roles', 'ops', '--tool', 'fx__crash']).stdout).toMatch(/^deny {2}rule: no-crash/);
+    expect(runCli(['policy', 'check', '--config', configPath, '--principal', 'x', '--roles', 'ops', '--tool', 'fx__crash']).stdout).toMatch(/^deny {2}rule: no-crash/);
     // A URI the daemon refuses before any rule sees it (-32602), whatever the rules say.
     for (const uri of ['fixture://items/../static/hello', 'switchboard://fy/fixture://items/%2e%2e/x', 'file:////etc/passwd']) {
-      const odd = cli(['policy', 'check', '--config', configPath, '--principal', 'x', '--roles', 'ops', '--resource', uri, '--server', 'fx']);
+      const odd = runCli(['policy', 'check', '--config', configPath, '--principal', 'x', '--roles', 'ops', '--resource', uri, '--server', 'fx']);
       expect([odd.code, odd.stdout]).toEqual([3, expect.stringMatching(/^deny {2}rule: request:unnormalized-uri \(the daemon refuses the URI: must not contain/)]);
     }
     // Longer than a host may send: refused before it is routed, so before the unnormalized check too.
     for (const uri of [`fixture://static/${'x'.repeat(MAX_URI_CHARS)}`, `switchboard://fy/fixture://items/../${'x'.repeat(MAX_URI_CHARS)}`]) {
-      const long = cli(['policy', 'check', '--config', configPath, '--principal', 'x', '--roles', 'ops', '--resource', uri, '--server', 'fx']);
+      const long = runCli(['policy', 'check', '--config', configPath, '--principal', 'x', '--roles', 'ops', '--resource', uri, '--server', 'fx']);
       expect([long.code, long.stdout]).toEqual([
         3,
         expect.stringMatching(new RegExp(`^deny {2}rule: request:uri-too-long \\(the daemon refuses the URI: 'uri' is ${uri.length} characters; the limit is ${MAX_URI_CHARS}\\)\n`)),
@@ -199,21 +195,21 @@ describe('policies through the daemon (CASL, from a policy file)', () => {
     }
     // At the limit, the rules decide.
     const atLimit = `fixture://static/${'x'.repeat(MAX_URI_CHARS - 'fixture://static/'.length)}`;
-    expect(cli(['policy', 'check', '--config', configPath, '--principal', 'x', '--roles', 'ops', '--resource', atLimit, '--server', 'fx']).stdout).toMatch(/^allow {2}rule: all-fx/);
+    expect(runCli(['policy', 'check', '--config', configPath, '--principal', 'x', '--roles', 'ops', '--resource', atLimit, '--server', 'fx']).stdout).toMatch(/^allow {2}rule: all-fx/);
     // With an alias, a tool's prefix is the alias; the rule's server: is still the upstream's name.
     const aliased = writeConfig({ policy: { file: policyFile }, mcpServers: { fx: stdioFixture({}, { alias: 'files' }) } });
-    expect(cli(['policy', 'check', '--config', aliased, '--principal', 'x', '--roles', 'ops', '--tool', 'files__env']).stdout).toMatch(/^allow {2}rule: all-fx/);
+    expect(runCli(['policy', 'check', '--config', aliased, '--principal', 'x', '--roles', 'ops', '--tool', 'files__env']).stdout).toMatch(/^allow {2}rule: all-fx/);
 
-    expect(cli(['policy', 'lint', '--config', configPath]).stdout).toMatch(/^ok: .*policy\.yaml: 2 roles, 5 rules\n$/);
+    expect(runCli(['policy', 'lint', '--config', configPath]).stdout).toMatch(/^ok: .*policy\.yaml: 2 roles, 5 rules\n$/);
     const bad = join(dir, 'bad-policy.yaml');
     writeFileSync(bad, 'roles:\n  dev:\n    - { allow: call, deny: call }\n    - { allow: fly, tool: x }\nusers: { bob: [nosuchrole] }\n');
-    const lint = cli(['policy', 'lint', '--file', bad]);
+    const lint = runCli(['policy', 'lint', '--file', bad]);
     expect(lint.code).toBe(1);
     expect(lint.stderr).toMatch(/roles\.dev\.0: a rule has exactly one of allow, deny or confirm/);
     expect(lint.stderr).toMatch(/roles\.dev\.1\.allow: must be one of list, call, .*, or a list of them/);
     // The generic problems read as in a config file, not as the schema library's wording.
     writeFileSync(bad, 'users: { bob: dev }\n');
-    const shapes = cli(['policy', 'lint', '--file', bad]);
+    const shapes = runCli(['policy', 'lint', '--file', bad]);
     expect(shapes.stderr).toMatch(/- roles: must be a mapping \(an object\)\n {2}- users\.bob: must be a list/);
   });
 
@@ -234,11 +230,11 @@ describe('policies through the daemon (CASL, from a policy file)', () => {
     const aliasDir = tempDir();
     writeFileSync(join(aliasDir, 'policy.yaml'), 'roles:\n  dev:\n    - { id: no-prod, deny: call, server: fs }\n');
     const config = writeConfig({ policy: { file: 'policy.yaml' }, mcpServers: { files: { ...stdioFixture(), alias: 'fs' } } }, aliasDir);
-    const lint = cli(['policy', 'lint', '--config', config]);
+    const lint = runCli(['policy', 'lint', '--config', config]);
     expect(lint.code).toBe(0);
     expect(lint.stderr).toMatch(/warning: .*policy\.yaml: roles\.dev\.0\.server: server: 'fs' matches no upstream's name, only the alias of 'files'/);
     // Without a config there is nothing to compare with, and nothing to warn of.
-    expect(cli(['policy', 'lint', '--file', join(aliasDir, 'policy.yaml')]).stderr).toBe('');
+    expect(runCli(['policy', 'lint', '--file', join(aliasDir, 'policy.yaml')]).stderr).toBe('');
   });
 });
 
@@ -317,7 +313,7 @@ describe('resource rules judge a URI as the MCP SDKs read it (the reference serv
     expect(await failure(client.readResource({ uri }))).toMatchObject({ message: `Resource not found: ${uri}` });
     expect(await failure(client.subscribeResource({ uri }))).toMatchObject({ message: `Resource not found: ${uri}` });
     // policy check decides as the daemon does.
-    const check = cli(['policy', 'check', '--config', configPath, '--principal', 'loopback:anonymous', '--resource', uri, '--server', 'everything']);
+    const check = runCli(['policy', 'check', '--config', configPath, '--principal', 'loopback:anonymous', '--resource', uri, '--server', 'everything']);
     expect([check.code, check.stdout]).toEqual([3, expect.stringMatching(/^deny {2}rule: no-static\n/)]);
   });
 

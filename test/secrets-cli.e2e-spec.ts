@@ -1,4 +1,3 @@
-import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadConfigWithWarnings } from '@switchboard/config';
@@ -7,7 +6,8 @@ import { PrincipalSecretStore } from '@switchboard/secrets';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { openMigrated } from '../apps/switchboard/src/audit-store.js';
 import { SECRETS_KEY_FILE, readKeyFile } from '../apps/switchboard/src/digest-key.js';
-import { SWITCHBOARD_BIN, tempDir, writeConfig } from './support/daemon.js';
+import { tempDir, writeConfig } from './support/daemon.js';
+import { runCli } from './support/cli.js';
 
 /**
  * `switchboard secrets` through the compiled CLI on a fresh data dir: values go in on stdin,
@@ -17,10 +17,7 @@ import { SWITCHBOARD_BIN, tempDir, writeConfig } from './support/daemon.js';
 
 const TOKEN = 'ghp_e2e-secret-value-0123456789';
 
-function cli(args: string[], input = '') {
-  const r = spawnSync(process.execPath, [SWITCHBOARD_BIN, 'secrets', ...args], { encoding: 'utf8', input, timeout: 30_000 });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
+const cli = (args: string[], input = '') => runCli(['secrets', ...args], { input });
 
 describe('switchboard secrets', () => {
   let configPath: string;

@@ -2,15 +2,45 @@ import { spawnSync } from 'node:child_process';
 import { expect } from 'vitest';
 import { SWITCHBOARD_BIN } from './daemon.js';
 
-/** Runs the real CLI (`switchboard <args>`) to its end. */
-export function runCli(args: string[], input?: string): { code: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [SWITCHBOARD_BIN, ...args], { encoding: 'utf8', timeout: 30_000, input });
+export interface CliRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export interface CliOptions {
+  /** What the CLI reads on stdin; without it, stdin is at its end at once. */
+  input?: string;
+  /** Set on top of this process's environment. */
+  env?: Record<string, string>;
+  /** The CLI resolves relative paths from here (the test's directory by default). */
+  cwd?: string;
+  /** It is killed after this long (code null); 30 s by default. */
+  timeoutMs?: number;
+}
+
+/**
+ * Runs the real CLI (`switchboard <args>`) to its end. It blocks this process, so nothing the
+ * CLI needs may be served by the test itself (the daemon is a process of its own and may).
+ */
+export function runCli(args: string[], options: CliOptions = {}): CliRun {
+  const { input, env, cwd, timeoutMs = 30_000 } = options;
+  const r = spawnSync(process.execPath, [SWITCHBOARD_BIN, ...args], {
+    encoding: 'utf8',
+    timeout: timeoutMs,
+    input,
+    cwd,
+    env: env ? { ...process.env, ...env } : undefined,
+  });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
-/** Creates an API key named `name` with `switchboard keys create`; returns the key, which is printed last. */
-export function createKey(configPath: string, name: string): string {
-  const made = runCli(['keys', 'create', '--config', configPath, '--name', name]);
+/**
+ * Creates an API key named `name` (with `roles`, comma-separated, if given) with
+ * `switchboard keys create`; returns the key, which is printed last.
+ */
+export function createKey(configPath: string, name: string, roles?: string): string {
+  const made = runCli(['keys', 'create', '--config', configPath, '--name', name, ...(roles ? ['--roles', roles] : [])]);
   expect(made.code, made.stderr).toBe(0);
   return made.stdout.trimEnd().split('\n').at(-1)!;
 }
