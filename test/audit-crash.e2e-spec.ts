@@ -1,4 +1,3 @@
-import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { AUDIT_ENTITIES, verifyChain } from '@switchboard/audit';
@@ -7,7 +6,8 @@ import { openDatabase } from '@switchboard/persistence';
 import { afterAll, describe, expect, it } from 'vitest';
 import { journaledRows } from './support/audit-rows.js';
 import { connectHost } from './support/hosts.js';
-import { SWITCHBOARD_BIN, startDaemon, stdioFixture, stopAllDaemons, tempDir, writeConfig } from './support/daemon.js';
+import { startDaemon, stdioFixture, stopAllDaemons, tempDir, writeConfig } from './support/daemon.js';
+import { runCli } from './support/cli.js';
 
 const HOSTS = 8;
 
@@ -89,8 +89,8 @@ describe('audit log across kill -9', () => {
     await daemon.stop(); // already killed: waits for the exit
 
     // Until a start moves them, a reader of the database is told where they are.
-    const stats = spawnSync(process.execPath, [SWITCHBOARD_BIN, 'audit', 'stats', '--config', configPath], { encoding: 'utf8' });
-    expect(stats.status).toBe(0);
+    const stats = runCli(['audit', 'stats', '--config', configPath]);
+    expect(stats.code).toBe(0);
     expect(stats.stderr).toMatch(/warning: 20 audit rows are in the journal of a process that stopped/);
 
     const again = await startDaemon(configPath);

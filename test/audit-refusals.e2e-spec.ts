@@ -1,4 +1,3 @@
-import { spawnSync } from 'node:child_process';
 import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/client';
@@ -8,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditRows, type AuditRowRecord } from './support/audit-rows.js';
 import { relayHost } from './support/hosts.js';
 import { SWITCHBOARD_BIN, eventually, startDaemon, stdioFixture, stopAllDaemons, tempDir, writeConfig, type DaemonHandle } from './support/daemon.js';
-import { runCli } from './support/cli.js';
+import { createKey, runCli, type CliOptions } from './support/cli.js';
 
 /**
  * Every refusal writes exactly one audit row, with what is known at that point and nothing
@@ -18,7 +17,7 @@ import { runCli } from './support/cli.js';
 
 afterAll(stopAllDaemons);
 
-const cli = (configPath: string, args: string[]) => runCli([...args, '--config', configPath]);
+const cli = (configPath: string, args: string[], options?: CliOptions) => runCli([...args, '--config', configPath], options);
 
 /** Polls until exactly the rows `where` picks have appeared (at least `count`), then returns them all. */
 async function rowsOnceThere(dataDir: string, where: string, ...params: unknown[]): Promise<AuditRowRecord[]> {
@@ -31,11 +30,6 @@ async function rowsOnceThere(dataDir: string, where: string, ...params: unknown[
 describe('switchboard stdio and its SWITCHBOARD_API_KEY', () => {
   let configPath: string;
   let dataDir: string;
-  const createKey = (name: string): string => {
-    const made = cli(configPath, ['keys', 'create', '--name', name]);
-    expect(made.code, made.stderr).toBe(0);
-    return made.stdout.trimEnd().split('\n').at(-1)!;
-  };
 
   beforeAll(() => {
     const dir = tempDir('sb-refusals-');
@@ -44,17 +38,12 @@ describe('switchboard stdio and its SWITCHBOARD_API_KEY', () => {
   });
 
   it('a key that does not serve (revoked, unknown) refuses the start, and the log has one row of it, with the user who ran it and not the key', () => {
-    const revokedKey = createKey('stdio-rita');
+    const revokedKey = createKey(configPath, 'stdio-rita');
     expect(cli(configPath, ['keys', 'revoke', 'stdio-rita']).code).toBe(0);
     const unknownKey = `sbk_${'Q'.repeat(43)}`;
     for (const key of [revokedKey, unknownKey]) {
-      const started = spawnSync(process.execPath, [SWITCHBOARD_BIN, 'stdio', '--config', configPath], {
-        encoding: 'utf8',
-        input: '',
-        timeout: 30_000,
-        env: { ...process.env, SWITCHBOARD_API_KEY: key },
-      });
-      expect(started.status).not.toBe(0);
+      const started = cli(configPath, ['stdio'], { input: '', env: { SWITCHBOARD_API_KEY: key } });
+      expect(started.code).not.toBe(0);
     }
     const rows = auditRows(dataDir, `method = 'session' AND name = 'refused'`);
     expect(rows).toHaveLength(2);
@@ -77,7 +66,7 @@ describe('switchboard stdio and its SWITCHBOARD_API_KEY', () => {
     const transport = new StdioClientTransport({
       command: process.execPath,
       args: [SWITCHBOARD_BIN, 'stdio', '--config', configPath],
-      env: { ...getDefaultEnvironment(), SWITCHBOARD_API_KEY: createKey('stdio-sam') },
+      env: { ...getDefaultEnvironment(), SWITCHBOARD_API_KEY: createKey(configPath, 'stdio-sam') },
       stderr: 'ignore',
     });
     const client = new Client({ name: 'e2e-stdio-lapse', version: '1.0.0' });
@@ -110,8 +99,7 @@ describe('HTTP refusals of a credential (auth.mode: required)', () => {
     const dir = tempDir('sb-refusals-');
     dataDir = join(dir, 'data');
     const configPath = writeConfig({ auth: { mode: 'required' }, mcpServers: { fx: stdioFixture() } }, dir);
-    const made = cli(configPath, ['keys', 'create', '--name', 'http-hal']);
-    key = made.stdout.trimEnd().split('\n').at(-1)!;
+    key = createKey(configPath, 'http-hal');
     daemon = await startDaemon(configPath);
   });
 

@@ -1,4 +1,3 @@
-import { spawnSync } from 'node:child_process';
 import { rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
@@ -7,7 +6,8 @@ import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditRows, type AuditRowRecord } from './support/audit-rows.js';
 import { connectHost, type Host } from './support/hosts.js';
-import { eventually, SWITCHBOARD_BIN, startDaemon, stdioFixture, stopAllDaemons, tempDir, writeConfig, type DaemonHandle } from './support/daemon.js';
+import { eventually, startDaemon, stdioFixture, stopAllDaemons, tempDir, writeConfig, type DaemonHandle } from './support/daemon.js';
+import { runCli } from './support/cli.js';
 
 type Row = AuditRowRecord;
 /** The daemon's audit rows, read through a second connection as an auditor with file access would. */
@@ -69,12 +69,8 @@ describe('audit rows written by the daemon (strict mode)', () => {
     expect(statSync(dataDir).mode & 0o777).toBe(0o700);
     expect(statSync(join(dataDir, 'switchboard.sqlite')).mode & 0o777).toBe(0o600);
     const [row] = rows(dataDir, `name = 'fx__echo'`);
-    const cli = spawnSync(
-      process.execPath,
-      [SWITCHBOARD_BIN, 'audit', 'digest', '--arguments', '{ "text": "hello audit" }', '--config', daemon.configPath],
-      { encoding: 'utf8' },
-    );
-    expect(cli.status).toBe(0);
+    const cli = runCli(['audit', 'digest', '--arguments', '{ "text": "hello audit" }', '--config', daemon.configPath]);
+    expect(cli.code).toBe(0);
     expect(cli.stdout.trim()).toBe(row.arguments_digest);
   });
 
@@ -116,10 +112,8 @@ describe('audit rows written by the daemon (strict mode)', () => {
     // Not an upstream error and not a timeout (-32001, which a host does get).
     expect(rows(dataDir, `outcome = 'error' AND error_code = -32001`)).toEqual([]);
     // `audit stats` counts it as cancelled, not as an error.
-    const cli = spawnSync(process.execPath, [SWITCHBOARD_BIN, 'audit', 'stats', '--json', '--tool', 'fx__slow', '--config', daemon.configPath], {
-      encoding: 'utf8',
-    });
-    expect(cli.status).toBe(0);
+    const cli = runCli(['audit', 'stats', '--json', '--tool', 'fx__slow', '--config', daemon.configPath]);
+    expect(cli.code).toBe(0);
     expect(JSON.parse(cli.stdout)).toMatchObject({ calls: 1, errors: 0, cancelled: 1, denials: 0 });
   });
 
@@ -171,9 +165,9 @@ describe('audit rows written by the daemon (strict mode)', () => {
       error_message: 'No answer: the session ended before the request completed',
     });
     // The new outcome is only a value in the chained record: the chain, older rows and these, verifies.
-    const verify = spawnSync(process.execPath, [SWITCHBOARD_BIN, 'audit', 'verify', '--config', daemon.configPath], { encoding: 'utf8' });
+    const verify = runCli(['audit', 'verify', '--config', daemon.configPath]);
     expect(verify.stdout + verify.stderr).toMatch(/ok|verified/i);
-    expect(verify.status).toBe(0);
+    expect(verify.code).toBe(0);
   });
 
   it('secrets in arguments are redacted before they are written; the digest still covers them', async () => {

@@ -1,4 +1,3 @@
-import { spawnSync } from 'node:child_process';
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
@@ -9,7 +8,7 @@ import { exportJWK, generateKeyPair, SignJWT, type CryptoKey as JoseKey } from '
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, SWITCHBOARD_BIN, startDaemon, stdioFixture, stopAllDaemons, tempDir, writeConfig, type DaemonHandle } from './support/daemon.js';
-import { runCli } from './support/cli.js';
+import { createKey, runCli } from './support/cli.js';
 import { auditRows, type AuditRowRecord } from './support/audit-rows.js';
 import { openStream } from './support/sse-client.js';
 import { expectNoCredentialIn, recordingProxy } from './support/recording-proxy.js';
@@ -50,9 +49,7 @@ describe('authentication with API keys (auth.mode: required)', () => {
     );
     // Keys are made before the first start: the command creates and migrates the database.
     for (const [name, roles] of [['alice', 'admin,dev'], ['bob', 'dev'], ['carol', '']] as const) {
-      const made = runCli(['keys', 'create', '--config', configPath, '--name', name, ...(roles ? ['--roles', roles] : [])]);
-      expect(made.code, made.stderr).toBe(0);
-      keys[name] = made.stdout.trimEnd().split('\n').at(-1)!;
+      keys[name] = createKey(configPath, name, roles);
       expect(keys[name]).toMatch(/^sbk_[A-Za-z0-9_-]{43}$/);
     }
     daemon = await startDaemon(configPath);
@@ -191,9 +188,7 @@ describe('authentication with API keys (auth.mode: required)', () => {
   });
 
   it("the inbox sign-in with a revoked key does not name it; its audit row does", async () => {
-    const made = runCli(['keys', 'create', '--config', configPath, '--name', 'fern', '--roles', 'dev']);
-    expect(made.code, made.stderr).toBe(0);
-    const fern = made.stdout.trimEnd().split('\n').at(-1)!;
+    const fern = createKey(configPath, 'fern', 'dev');
     expect(runCli(['keys', 'revoke', '--config', configPath, 'fern']).code).toBe(0);
     const login = await request(daemon.baseUrl).post('/admin/inbox/login').send({ token: fern }).expect(401);
     expect(login.body.error.message).toBe('sign-in refused: the API key was revoked');
@@ -203,8 +198,7 @@ describe('authentication with API keys (auth.mode: required)', () => {
   });
 
   it("a revoked key's open streams end too: the session's GET stream and a legacy SSE stream", async () => {
-    const made = runCli(['keys', 'create', '--config', configPath, '--name', 'dave', '--roles', 'dev']);
-    const dave = made.stdout.trimEnd().split('\n').at(-1)!;
+    const dave = createKey(configPath, 'dave', 'dev');
     const opened = await request(daemon.baseUrl).post('/mcp').set('Accept', MCP_ACCEPT).set('X-API-Key', dave).send(INITIALIZE).expect(200);
     const sid = opened.headers['mcp-session-id'];
     await request(daemon.baseUrl).post('/mcp').set('Accept', MCP_ACCEPT).set('X-API-Key', dave).set('Mcp-Session-Id', sid)
@@ -239,23 +233,16 @@ describe('authentication with API keys (auth.mode: required)', () => {
     await client.close();
     await eventually(() => auditRows(dataDir, `arguments LIKE '%stdio as alice%' AND principal = 'alice'`).length > 0 || undefined);
 
-    const bad = spawnSync(process.execPath, [SWITCHBOARD_BIN, 'stdio', '--config', configPath], {
-      encoding: 'utf8',
-      input: '',
-      timeout: 30_000,
-      env: { ...process.env, SWITCHBOARD_API_KEY: keys.carol },
-    });
-    expect(bad.status).not.toBe(0);
+    const bad = runCli(['stdio', '--config', configPath], { input: '', env: { SWITCHBOARD_API_KEY: keys.carol } });
+    expect(bad.code).not.toBe(0);
     expect(bad.stderr).toMatch(/SWITCHBOARD_API_KEY is not a usable key: API key 'carol' was revoked/);
   });
 
   it('switchboard stdio ends, saying why on stderr, once its key is revoked while it runs', async () => {
-    const made = runCli(['keys', 'create', '--config', configPath, '--name', 'stdio-frank']);
-    expect(made.code, made.stderr).toBe(0);
     const transport = new StdioClientTransport({
       command: process.execPath,
       args: [SWITCHBOARD_BIN, 'stdio', '--config', configPath],
-      env: { ...getDefaultEnvironment(), SWITCHBOARD_API_KEY: made.stdout.trimEnd().split('\n').at(-1)! },
+      env: { ...getDefaultEnvironment(), SWITCHBOARD_API_KEY: createKey(configPath, 'stdio-frank') },
       stderr: 'pipe',
     });
     let stderr = '';
@@ -463,8 +450,7 @@ describe('a downstream credential never reaches an upstream', () => {
     const proxy = await recordingProxy(fixture.url);
     const dir = tempDir();
     const configPath = writeConfig({ auth: { mode: 'required' }, mcpServers: { web: { type: 'http', url: proxy.url } } }, dir);
-    const made = runCli(['keys', 'create', '--config', configPath, '--name', 'dave']);
-    const key = made.stdout.trimEnd().split('\n').at(-1)!;
+    const key = createKey(configPath, 'dave');
     const daemon = await startDaemon(configPath);
     // Both ways a key can be sent, one host each (both at once is refused: auth:two-credentials).
     for (const headers of [{ Authorization: `Bearer ${key}` }, { 'X-API-Key': key }] as Record<string, string>[]) {

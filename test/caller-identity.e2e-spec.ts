@@ -8,7 +8,7 @@ import { exportJWK, generateKeyPair, SignJWT, type CryptoKey as JoseKey } from '
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditRows } from './support/audit-rows.js';
 import { eventually, startDaemon, stdioFixture, stopAllDaemons, tempDir, writeConfig, type DaemonHandle } from './support/daemon.js';
-import { runCli } from './support/cli.js';
+import { createKey, runCli } from './support/cli.js';
 import { answerItem, inboxItems, pendingItem } from './support/inbox-client.js';
 
 type ToolResult = { content: { type: string; text?: string }[] };
@@ -87,9 +87,7 @@ describe('an API key and a token with the same name are two callers', () => {
       },
       dir,
     );
-    const made = runCli(['keys', 'create', '--config', configPath, '--name', 'alice']);
-    expect(made.code, made.stderr).toBe(0);
-    aliceKey = made.stdout.trimEnd().split('\n').at(-1)!;
+    aliceKey = createKey(configPath, 'alice');
     setSecret('alice', 'key-alice-secret');
     daemon = await startDaemon(configPath);
   });

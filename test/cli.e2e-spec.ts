@@ -127,8 +127,8 @@ describe('switchboard CLI', () => {
     const lint = spawnSync('npm', ['--prefix', pkg, 'run', '-s', 'sb', '--', 'policy', 'lint', '--file', 'policy.yaml'], { cwd: mine, encoding: 'utf8', timeout: 60_000 });
     expect(lint.stdout).toContain(`ok: ${join(mine, 'policy.yaml')}`);
 
-    const direct = spawnSync(process.execPath, [SWITCHBOARD_BIN, ...args], { cwd: mine, encoding: 'utf8', timeout: 30_000 });
-    expect(direct.status, direct.stderr).toBe(0);
+    const direct = runCli(args, { cwd: mine });
+    expect(direct.code, direct.stderr).toBe(0);
     expect(direct.stdout).toContain(`data: ${join(mine, 'state')};`);
   });
 
@@ -143,11 +143,8 @@ describe('switchboard CLI', () => {
     // The marker in its upstream's command line, where ps sees it.
     const fixture = stdioFixture() as { args: string[] };
     const upstream = { ...fixture, args: [...fixture.args, marker] };
-    const r = spawnSync(process.execPath, [SWITCHBOARD_BIN, 'start', '--port', port, '--config', writeConfig({ mcpServers: { fx: upstream } })], {
-      encoding: 'utf8',
-      timeout: 30_000,
-    });
-    expect(r.status).toBe(1);
+    const r = runCli(['start', '--port', port, '--config', writeConfig({ mcpServers: { fx: upstream } })]);
+    expect(r.code).toBe(1);
     expect(r.stderr).toMatch(new RegExp(`cannot listen on 127\\.0\\.0\\.1:${port}: the address is already in use`));
     // What a new user meets on a second `npm start`: the way out, not only the cause.
     expect(r.stderr).toContain('another Switchboard, or another program, listens there: stop it, or give another port with --port N or listen.port');

@@ -4,7 +4,7 @@ import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditRows } from './support/audit-rows.js';
 import { eventually, startDaemon, stdioFixture, stopAllDaemons, tempDir, writeConfig, type DaemonHandle } from './support/daemon.js';
-import { runCli } from './support/cli.js';
+import { createKey, runCli } from './support/cli.js';
 import { openStream } from './support/sse-client.js';
 
 /**
@@ -30,11 +30,7 @@ describe('a revoked API key ends what its holder has open', () => {
   let dataDir: string;
   let watcher: Client;
 
-  const createKey = (name: string): string => {
-    const made = runCli(['keys', 'create', '--config', configPath, '--name', name, '--roles', 'dev']);
-    expect(made.code, made.stderr).toBe(0);
-    return made.stdout.trimEnd().split('\n').at(-1)!;
-  };
+  const devKey = (name: string): string => createKey(configPath, name, 'dev');
   const revoke = (name: string) => expect(runCli(['keys', 'revoke', '--config', configPath, name]).code).toBe(0);
   /** The shared fixture upstream's counters: every host's calls reach the one connection. */
   const upstreamStats = async () => {
@@ -69,14 +65,14 @@ describe('a revoked API key ends what its holder has open', () => {
     const dir = tempDir();
     dataDir = join(dir, 'data');
     configPath = writeConfig({ log: { level: 'info' }, auth: { mode: 'required' }, mcpServers: { fx: stdioFixture() } }, dir);
-    const watcherKey = createKey('watcher');
+    const watcherKey = devKey('watcher');
     daemon = await startDaemon(configPath);
     watcher = await connect(watcherKey);
   });
   afterAll(() => watcher?.close());
 
   it('Streamable HTTP: the streaming POST answer ends, the call is cancelled upstream, the session id is unknown, the audit log says why', async () => {
-    const key = createKey('gina');
+    const key = devKey('gina');
     const client = await connect(key);
     const sessionId = (client.transport as StreamableHTTPClientTransport).sessionId!;
     const before = await upstreamStats();
@@ -87,7 +83,7 @@ describe('a revoked API key ends what its holder has open', () => {
     expect(await call.outcome).toMatch(/Session ended/);
     await eventually(async () => (await upstreamStats()).cancelNotices > before.cancelNotices || undefined, 15_000, 'the upstream to be told of the cancel');
     // The same name again, a new key: the old session is no longer there for it.
-    const successor = createKey('gina');
+    const successor = devKey('gina');
     await request(daemon.baseUrl)
       .post('/mcp')
       .set('Accept', MCP_ACCEPT)
@@ -103,7 +99,7 @@ describe('a revoked API key ends what its holder has open', () => {
   });
 
   it('HTTP+SSE: the stream ends with the call cancelled upstream, later POSTs to the session are 404, the audit log says why', async () => {
-    const key = createKey('hank');
+    const key = devKey('hank');
     const stream = await openStream(daemon.sseUrl, { Accept: 'text/event-stream', 'X-API-Key': key });
     expect(stream.status).toBe(200);
     const sessionId = (await stream.waitFor(/sessionId=([0-9a-f]{32})/))[1]!;
@@ -119,14 +115,14 @@ describe('a revoked API key ends what its holder has open', () => {
     revoke('hank');
     await eventually(() => stream.ended() || undefined, 15_000, 'the SSE stream to end');
     await eventually(async () => (await upstreamStats()).cancelNotices > before.cancelNotices || undefined, 15_000, 'the upstream to be told of the cancel');
-    await post({ jsonrpc: '2.0', id: 3, method: 'tools/list' }, createKey('hank')).expect(404);
+    await post({ jsonrpc: '2.0', id: 3, method: 'tools/list' }, devKey('hank')).expect(404);
     const [row] = await eventually(() => (lapseRows(sessionId).length > 0 ? lapseRows(sessionId) : undefined), 15_000, 'the audit row');
     expect(row).toMatchObject({ principal: 'hank', decision: 'unauthenticated', rule: 'auth:revoked-key', transport: 'sse' });
     expect(warnedEnd(sessionId)).toBe(true);
   });
 
   it("the inbox's event stream ends within a heartbeat, with a warning and a session ended row saying why", async () => {
-    const key = createKey('kim');
+    const key = devKey('kim');
     const stream = await openStream(`${daemon.baseUrl}/admin/inbox/events`, { Accept: 'text/event-stream', 'X-API-Key': key });
     expect(stream.status).toBe(200);
     await stream.waitFor(/event: snapshot/);
@@ -144,7 +140,7 @@ describe('a revoked API key ends what its holder has open', () => {
   }, 90_000);
 
   it("signing out of the inbox ends its event stream quietly: no warning, no session ended row", async () => {
-    const key = createKey('lena');
+    const key = devKey('lena');
     const login = await request(daemon.baseUrl).post('/admin/inbox/login').send({ token: key }).expect(200);
     const cookie = String(login.headers['set-cookie']![0]!).split(';')[0]!;
     const stream = await openStream(`${daemon.baseUrl}/admin/inbox/events`, { Accept: 'text/event-stream', Cookie: cookie });
@@ -166,7 +162,7 @@ describe('a revoked API key ends what its holder has open', () => {
   }, 90_000);
 
   it("a revoked key signed in to the inbox: each of the cookie's event streams ends with a warning and its own session ended row, though another request ended the cookie session first", async () => {
-    const key = createKey('mona');
+    const key = devKey('mona');
     const login = await request(daemon.baseUrl).post('/admin/inbox/login').send({ token: key }).expect(200);
     const cookie = String(login.headers['set-cookie']![0]!).split(';')[0]!;
     // Two tabs of one browser: two event streams on the same cookie session.
@@ -196,7 +192,7 @@ describe('a revoked API key ends what its holder has open', () => {
   }, 120_000);
 
   it('a reload, and another key revoked, leave the sessions of keys that still hold as they were', async () => {
-    const key = createKey('ivy');
+    const key = devKey('ivy');
     const post = (message: Record<string, unknown>, sessionId?: string) => {
       const req = request(daemon.baseUrl).post('/mcp').set('Accept', MCP_ACCEPT).set('X-API-Key', key);
       return (sessionId ? req.set('Mcp-Session-Id', sessionId) : req).send(message);
@@ -210,7 +206,7 @@ describe('a revoked API key ends what its holder has open', () => {
     await getStream.waitFor(/notifications\/tools\/list_changed/, 20_000);
     // A control session whose key is revoked after the reload: once it has ended, the
     // check has run over every session since the reload.
-    const control = await connect(createKey('jack'));
+    const control = await connect(devKey('jack'));
     const controlId = (control.transport as StreamableHTTPClientTransport).sessionId!;
     revoke('jack');
     await eventually(() => lapseRows(controlId).length > 0 || undefined, 15_000, 'the control session to end');

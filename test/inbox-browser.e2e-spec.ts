@@ -1,11 +1,11 @@
-import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from './support/browser.js';
-import { EVERYTHING_SERVER, REPO_ROOT, SWITCHBOARD_BIN, eventually, startDaemon, stopAllDaemons, tempDir, writeConfig, type DaemonHandle } from './support/daemon.js';
+import { EVERYTHING_SERVER, REPO_ROOT, eventually, startDaemon, stopAllDaemons, tempDir, writeConfig, type DaemonHandle } from './support/daemon.js';
+import { createKey } from './support/cli.js';
 import { inboxItems } from './support/inbox-client.js';
 import { openStream, type OpenStream } from './support/sse-client.js';
 
@@ -60,12 +60,7 @@ describe('the inbox page in headless Chromium', { timeout: 180_000 }, () => {
       },
       dir,
     );
-    const made = spawnSync(process.execPath, [SWITCHBOARD_BIN, 'keys', 'create', '--config', configPath, '--name', 'dana', '--roles', 'dev'], {
-      encoding: 'utf8',
-      timeout: 30_000,
-    });
-    expect(made.status, made.stderr).toBe(0);
-    key = made.stdout.trimEnd().split('\n').at(-1)!;
+    key = createKey(configPath, 'dana', 'dev');
 
     [daemon, browser] = await Promise.all([startDaemon(configPath), launchChromium()]);
     // A host that declares no elicitation: whatever the upstream asks goes to the inbox.

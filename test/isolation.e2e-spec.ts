@@ -3,7 +3,7 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditRows } from './support/audit-rows.js';
 import { eventually, startDaemon, stdioFixture, stopAllDaemons, tempDir, writeConfig, type DaemonHandle } from './support/daemon.js';
-import { runCli } from './support/cli.js';
+import { createKey, runCli } from './support/cli.js';
 
 type ToolResult = { content: { type: string; text?: string }[]; isError?: boolean };
 
@@ -52,9 +52,7 @@ describe('isolation: per-principal, with per-principal secrets', () => {
       dir,
     );
     for (const name of ['alice', 'bob', 'carol']) {
-      const made = runCli(['keys', 'create', '--config', configPath, '--name', name]);
-      expect(made.code, made.stderr).toBe(0);
-      keys[name] = made.stdout.trimEnd().split('\n').at(-1)!;
+      keys[name] = createKey(configPath, name);
     }
     setSecret('alice', 'alpha-token');
     setSecret('bob', 'bravo-token');

@@ -1,11 +1,10 @@
-import { spawnSync } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client, ProtocolError, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { MAX_URI_CHARS } from '@switchboard/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EVERYTHING_SERVER, eventually, REPO_ROOT, SWITCHBOARD_BIN, startDaemon, stdioFixture, stopAllDaemons, tempDir, writeConfig, type DaemonHandle } from './support/daemon.js';
-import { runCli } from './support/cli.js';
+import { EVERYTHING_SERVER, eventually, REPO_ROOT, startDaemon, stdioFixture, stopAllDaemons, tempDir, writeConfig, type DaemonHandle } from './support/daemon.js';
+import { createKey, runCli } from './support/cli.js';
 import { auditRows } from './support/audit-rows.js';
 
 
@@ -59,8 +58,7 @@ describe('policies through the daemon (CASL, from a policy file)', () => {
     const demo = { command: process.execPath, args: [join(REPO_ROOT, 'apps/demo-upstream/dist/main.js')] };
     configPath = writeConfig({ auth: { mode: 'required' }, policy: { file: 'policy.yaml' }, mcpServers: { fx: stdioFixture(), demo } }, dir);
     for (const [name, roles] of [['bob', ''], ['olga', 'ops']] as const) {
-      const made = runCli(['keys', 'create', '--config', configPath, '--name', name, ...(roles ? ['--roles', roles] : [])]);
-      keys[name] = made.stdout.trimEnd().split('\n').at(-1)!;
+      keys[name] = createKey(configPath, name, roles);
     }
     daemon = await startDaemon(configPath);
   });
@@ -219,8 +217,8 @@ describe('policies through the daemon (CASL, from a policy file)', () => {
     const config = writeConfig({ policy: { file: 'policy.yaml' }, mcpServers: {} }, badDir);
     const dataDir = join(badDir, 'data');
     for (const command of ['start', 'stdio']) {
-      const r = spawnSync(process.execPath, [SWITCHBOARD_BIN, command, '--config', config, '--data-dir', dataDir], { encoding: 'utf8', timeout: 30_000 });
-      expect(r.status, command).toBe(2);
+      const r = runCli([command, '--config', config, '--data-dir', dataDir]);
+      expect(r.code, command).toBe(2);
       expect(r.stderr).toMatch(/invalid policy file .*policy\.yaml:\n {2}- everyone\.0: no role 'ghost' is defined under roles/);
       expect(existsSync(dataDir), 'no database was created or migrated').toBe(false);
     }
