@@ -355,12 +355,20 @@ describe('JWT bearer tokens from an OIDC issuer (auth.jwt)', () => {
     ['from another issuer', () => token({}, (jwt) => jwt.setIssuer('https://evil.test')), 'auth:invalid-token', /"iss"/],
     ['signed by another key', () => token({}, (jwt) => jwt, strangerKey), 'auth:invalid-token', /signature/],
     ['unsigned (alg: none)', async () => unsigned({ iss: ISSUER, aud: AUDIENCE, sub: 'mallory', exp: Math.floor(Date.now() / 1000) + 300 }), 'auth:invalid-token', /.+/],
-  ])('a token %s is refused with 401 and recorded', async (_what, make, rule, reason) => {
+  ])('a token %s is refused with 401 and recorded, in a row of its own', async (_what, make, rule, reason) => {
+    // Four of these share a rule: a row of an earlier one must not pass for this one's.
+    const before = auditRows(dataDir, `rule = ?`, rule).length;
     const res = await initializeWith(await make());
     expect(res.status).toBe(401);
     expect(res.headers['www-authenticate']).toContain('error="invalid_token"');
     expect(res.body.error.message).toMatch(reason);
-    await eventually(() => auditRows(dataDir, `rule = ?`, rule).length > 0 || undefined);
+    const rows = await eventually(() => {
+      const found = auditRows(dataDir, `rule = ?`, rule);
+      return found.length > before ? found : undefined;
+    }, 15_000, `a new ${rule} row`);
+    expect(rows).toHaveLength(before + 1);
+    expect(rows.at(-1)).toMatchObject({ decision: 'unauthenticated', method: 'http', name: 'POST /mcp' });
+    expect(String(rows.at(-1)!.error_message)).toMatch(reason);
   });
 });
 
