@@ -1,5 +1,6 @@
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { networkInterfaces } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/client/stdio';
@@ -443,6 +444,14 @@ describe('a JWT session outlives its first token when the host sends a reissued 
   });
 });
 
+/** An IPv4 address of this machine that is not 127.0.0.1: a network interface's, else 127.0.0.2 (Linux answers all of 127/8). */
+function offLoopbackAddress(): string {
+  const external = Object.values(networkInterfaces())
+    .flat()
+    .find((i) => i?.family === 'IPv4' && !i.internal);
+  return external?.address ?? '127.0.0.2';
+}
+
 /** An unsecured JWT, as an attacker would send one: header {"alg":"none"}, no signature. */
 function unsigned(payload: Record<string, unknown>): string {
   const part = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
@@ -479,7 +488,11 @@ describe('a downstream credential never reaches an upstream', () => {
 describe('auth.mode and the listen address', () => {
   it('with auth.mode: required the daemon listens off loopback; none refuses (see cli.e2e-spec)', async () => {
     const daemon = await startDaemon(writeConfig({ auth: { mode: 'required' }, mcpServers: {} }), ['--host', '0.0.0.0']);
-    const res = await request(daemon.baseUrl.replace('0.0.0.0', '127.0.0.1')).post('/mcp').set('Accept', MCP_ACCEPT).send(INITIALIZE);
+    expect(new URL(daemon.baseUrl).hostname).toBe('0.0.0.0');
+    // Reached through an address that is not 127.0.0.1, which a loopback-only listener would
+    // not answer: this machine's own address on a network, or else 127.0.0.2.
+    const offLoopback = `http://${offLoopbackAddress()}:${new URL(daemon.baseUrl).port}`;
+    const res = await request(offLoopback).post('/mcp').set('Accept', MCP_ACCEPT).send(INITIALIZE);
     expect(res.status).toBe(401);
     await daemon.stop();
   });
