@@ -611,6 +611,9 @@ describe('the public reference server (@modelcontextprotocol/server-everything) 
       params: { name: 'everything__echo', arguments: { message: 'as a task?' }, task: { ttl: 60_000 } },
     })) as Item;
     expect(echo).toEqual({ content: [{ type: 'text', text: 'Echo: as a task?' }] });
+
+    // And the task-only tool, called plainly, answers with its result.
+    expect(await callText(host, 'everything__simulate-research-query', { topic: 'gateways' })).toContain('# Research Report: gateways');
   });
 
   it('one of its resources reads through the gateway', async () => {
