@@ -320,6 +320,19 @@ describe('namespace: auto, with a per-server override and an alias', () => {
     expect(uris).toContain('switchboard://gamma/fixture://static/hello');
     // c alone lists fixture://extra/000: no collision, so it keeps its URI.
     expect(uris).toContain('fixture://extra/000');
+
+    // Every tool above collides, so auto mode alone would prefix it: the override shows in a
+    // name only c has, which auto would leave bare.
+    expect(await callText(host, 'gamma__add_tool', { name: 'gamma_only' })).toBe('added gamma_only');
+    const named = await until(async () => {
+      const n = await toolNames(host);
+      return (n.includes('gamma__gamma_only') || n.includes('gamma_only')) && n;
+    }, 10_000, 'gamma_only listed');
+    expect(named).toContain('gamma__gamma_only');
+    expect(named).not.toContain('gamma_only');
+    expect(await callText(host, 'gamma__gamma_only')).toBe('dynamic:gamma_only');
+    expect(await callText(host, 'gamma__remove_tool', { name: 'gamma_only' })).toBe('removed gamma_only');
+    await eventually(async () => !(await toolNames(host)).includes('gamma__gamma_only'), 10_000, 'gamma_only gone');
   });
 
   it('a tool added at runtime to one upstream appears bare; added to a prefix-mode one, it stays bare', async () => {
