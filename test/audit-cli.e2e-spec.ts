@@ -199,6 +199,9 @@ describe('switchboard audit and db commands', () => {
     const r = runCli(withConfig('audit', 'export', '--format', 'csv', '--output', file, '--decision', 'denied'));
     expect(r.code).toBe(0);
     expect(r.stdout).toBe('');
+    const toStdout = runCli(withConfig('audit', 'export', '--format', 'csv', '--decision', 'denied'));
+    expect(toStdout.code).toBe(0);
+    expect(readFileSync(file, 'utf8')).toBe(toStdout.stdout);
     const [, ...records] = parseCsv(readFileSync(file, 'utf8'));
     expect(records.map((rec) => rec[0])).toEqual(['3']);
     // The rows the database keeps owner-only, whatever the umask.
@@ -240,7 +243,14 @@ describe('switchboard audit and db commands', () => {
       { tool: 'fx__nope', upstream: null, calls: 1, errors: 0, denials: 1 },
     ]);
     // alice's resources/read is not a tool call: it is counted per method only.
-    expect(stats.byPrincipal).toEqual(expect.arrayContaining([{ principal: 'loopback:alice', calls: 2, errors: 0, denials: 1 }]));
+    expect(stats.byPrincipal).toEqual(
+      expect.arrayContaining([
+        { principal: 'loopback:alice', calls: 2, errors: 0, denials: 1 },
+        { principal: 'loopback:bob', calls: 1, errors: 1, denials: 0 },
+        { principal: 'loopback:=HYPERLINK("http://evil.example")', calls: 1, errors: 1, denials: 0 },
+      ]),
+    );
+    expect(stats.byPrincipal).toHaveLength(3);
     expect(stats.byMethod).toEqual([
       { method: 'tools/call', rows: 4, errors: 2, denials: 1 },
       { method: 'resources/read', rows: 1, errors: 0, denials: 0 },
@@ -282,16 +292,22 @@ describe('switchboard audit and db commands', () => {
   });
 
   it('bad filter values and options are usage errors (exit 2) that say what is wrong', () => {
-    const since = runCli(withConfig('audit', 'tail', '--since', 'last tuesday'));
-    expect(since.code).toBe(2);
-    expect(since.stderr).toMatch(/--since 'last tuesday'/);
-    expect(runCli(withConfig('audit', 'export', '--format', 'xml')).code).toBe(2);
-    expect(runCli(withConfig('audit', 'export')).code).toBe(2);
-    expect(runCli(withConfig('audit', 'stats', '--decision', 'maybe')).stderr).toMatch(/allowed, denied, limited, unauthenticated, refused/);
-    expect(runCli(withConfig('audit', 'tail', '-n', '0')).code).toBe(2);
-    expect(runCli(withConfig('audit', 'tail', '--frobnicate')).code).toBe(2);
-    expect(runCli(withConfig('audit', 'rewrite')).code).toBe(2);
-    expect(runCli(['db']).code).toBe(2);
+    const refusals: [string[], RegExp][] = [
+      [withConfig('audit', 'tail', '--since', 'last tuesday'), /^switchboard: --since 'last tuesday': expected an ISO 8601 date/],
+      [withConfig('audit', 'export', '--format', 'xml'), /^switchboard: --format 'xml': expected jsonl or csv\n$/],
+      [withConfig('audit', 'export'), /^switchboard: --format is required/],
+      [withConfig('audit', 'stats', '--decision', 'maybe'), /^switchboard: --decision 'maybe': expected one of allowed, denied, limited, unauthenticated, refused\n$/],
+      [withConfig('audit', 'tail', '-n', '0'), /^switchboard: -n '0': expected a number of rows from 1 to/],
+      [withConfig('audit', 'tail', '--frobnicate'), /^switchboard: Unknown option '--frobnicate'/],
+      [withConfig('audit', 'rewrite'), /^switchboard: unknown audit command 'rewrite'; try: tail, export, stats, verify/],
+      [['db'], /^switchboard: a command is missing\n/],
+    ];
+    for (const [args, says] of refusals) {
+      const r = runCli(args);
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.stderr, args.join(' ')).toMatch(says);
+      expect(r.stderr).not.toMatch(STACK_TRACE);
+    }
   });
 
   it('tail -f prints rows committed after it started, and exits 0 on SIGINT', async () => {
@@ -500,9 +516,11 @@ describe('switchboard audit and db commands without a database', () => {
 
   it('--data-dir overrides the config', () => {
     const dir = tempDir();
-    const r = runCli(['db', 'migrate', '--config', writeConfig({ mcpServers: {} }), '--data-dir', dir]);
+    const configPath = writeConfig({ mcpServers: {} });
+    const r = runCli(['db', 'migrate', '--config', configPath, '--data-dir', dir]);
     expect(r.code).toBe(0);
     expect(existsSync(join(dir, 'switchboard.sqlite'))).toBe(true);
+    expect(existsSync(loadConfigWithWarnings(configPath).config.dataDir), "the config's data dir").toBe(false);
   });
 
   it.each([['tail'], ['export', '--format', 'jsonl'], ['stats'], ['verify']])(
