@@ -301,6 +301,10 @@ describe('switchboard audit and db commands', () => {
       [withConfig('audit', 'tail', '--frobnicate'), /^switchboard: Unknown option '--frobnicate'/],
       [withConfig('audit', 'rewrite'), /^switchboard: unknown audit command 'rewrite'; try: tail, export, stats, verify/],
       [['db'], /^switchboard: a command is missing\n/],
+      // The shared options before the command: an option in the command's place is no command.
+      [['-c', configPath, 'audit'], /^switchboard: a command is missing \('-c' is an option, not a command\)\n\nUsage:/],
+      [['audit', '--config', configPath, 'tail'], /^switchboard: a command is missing \('--config' is an option, not a command\)\n/],
+      [['db', '--data-dir', 'elsewhere', 'migrate'], /^switchboard: a command is missing \('--data-dir' is an option, not a command\)\n/],
     ];
     for (const [args, says] of refusals) {
       const r = runCli(args);

@@ -1,4 +1,4 @@
-import { printUsage } from './command-args.js';
+import { isMissingCommand, missingCommand, printUsage } from './command-args.js';
 import { usageError } from './command-error.js';
 
 /** Each `audit` subcommand parses its own options and returns the exit code. */
@@ -15,7 +15,7 @@ const SUBCOMMANDS: Record<string, () => Promise<{ run(args: string[], usage: str
 export async function runAuditCommand(args: string[], usage: string): Promise<number> {
   const [subcommand, ...rest] = args;
   if (subcommand === '--help' || subcommand === '-h') return printUsage(usage);
-  if (subcommand === undefined) throw usageError(`a command is missing\n\n${usage}`);
+  if (isMissingCommand(subcommand)) throw usageError(`${missingCommand(subcommand)}\n\n${usage}`);
   const load = Object.hasOwn(SUBCOMMANDS, subcommand) ? SUBCOMMANDS[subcommand] : undefined;
   if (!load) throw usageError(`unknown audit command '${subcommand}'; try: ${Object.keys(SUBCOMMANDS).join(', ')}`);
   return (await load()).run(rest, usage);

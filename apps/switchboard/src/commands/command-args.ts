@@ -24,6 +24,19 @@ export function parseCommandArgs<O extends NonNullable<ParseArgsConfig['options'
 }
 
 /**
+ * Whether the word in a family's command place names no command: there is none, or it is an
+ * option (`switchboard -c FILE audit`, `switchboard keys --config FILE list`).
+ */
+export const isMissingCommand = (word: string | undefined): word is undefined | `-${string}` => word === undefined || word.startsWith('-');
+
+/**
+ * Says the command is missing, and why when an option stood in its place: told "unknown audit
+ * command '-c'", a user would look for a command named -c rather than add the missing one.
+ */
+export const missingCommand = (word: string | undefined): string =>
+  word === undefined ? 'a command is missing' : `a command is missing ('${word}' is an option, not a command)`;
+
+/**
  * `switchboard <family> <subcommand> ...`: runs the subcommand named first, or answers
  * --help; a missing or unknown one is a usage error naming the ones there are.
  */
@@ -37,7 +50,7 @@ export function runSubcommand(
   if (subcommand === '--help' || subcommand === '-h') return Promise.resolve(printUsage(usage));
   const run = subcommand !== undefined && Object.hasOwn(subcommands, subcommand) ? subcommands[subcommand] : undefined;
   if (!run) {
-    const problem = subcommand === undefined ? 'a command is missing' : `unknown ${family} command '${subcommand}'`;
+    const problem = isMissingCommand(subcommand) ? missingCommand(subcommand) : `unknown ${family} command '${subcommand}'`;
     throw usageError(`${problem}; try: ${Object.keys(subcommands).join(', ')}`);
   }
   return run(rest, usage);

@@ -1,6 +1,6 @@
 import type { GatewayConfig } from '@switchboard/config';
 import { databasePath, openMigrated } from '../audit-store.js';
-import { COMMON_OPTIONS, loadCommandConfig, parseCommandArgs, printUsage } from './command-args.js';
+import { COMMON_OPTIONS, isMissingCommand, loadCommandConfig, missingCommand, parseCommandArgs, printUsage } from './command-args.js';
 import { CommandError, usageError } from './command-error.js';
 
 /** What each `db` subcommand reads of its arguments, without running it; bad usage throws. */
@@ -10,7 +10,7 @@ export const DB_ARGUMENTS = { migrate: (args: string[]) => parseCommandArgs(args
 export async function runDbCommand(args: string[], usage: string): Promise<number> {
   const [subcommand, ...rest] = args;
   if (subcommand === '--help' || subcommand === '-h') return printUsage(usage);
-  if (subcommand === undefined) throw usageError(`a command is missing\n\n${usage}`);
+  if (isMissingCommand(subcommand)) throw usageError(`${missingCommand(subcommand)}\n\n${usage}`);
   if (subcommand !== 'migrate') throw usageError(`unknown db command '${subcommand}'; try: switchboard db migrate`);
   const { values } = DB_ARGUMENTS.migrate(rest);
   if (values.help) return printUsage(usage);
