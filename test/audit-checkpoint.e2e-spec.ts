@@ -8,6 +8,7 @@ import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { databasePath, openMigrated } from '../apps/switchboard/src/audit-store.js';
 import { entry } from '../libs/audit/test-support/temp-db.js';
+import { journaledRows } from './support/audit-rows.js';
 import { connectHost } from './support/hosts.js';
 import { eventually, startDaemon, stdioFixture, stopAllDaemons, tempDir, writeConfig } from './support/daemon.js';
 import { runCli } from './support/cli.js';
@@ -179,6 +180,38 @@ describe('the daemon logs checkpoints (audit.checkpointEvery)', () => {
     await host.close();
     expect((await daemon.stop('SIGTERM')).code).toBe(0);
     expect(logged()).toEqual([readOnce(file, 'SELECT id, hash, at FROM audit_entry ORDER BY id DESC LIMIT 1')]);
+  });
+
+  it('names the rows a start moved in from a crashed run\'s journal, with no call after the restart', async () => {
+    const dir = tempDir();
+    // flushMs far beyond the test: at the kill, the calls' rows are in the journal only.
+    const configPath = writeConfig(
+      { mcpServers: { fx: stdioFixture() }, log: { level: 'info' }, audit: { flushMs: 60_000, checkpointEvery: '1s' } },
+      dir,
+    );
+    const crashed = await startDaemon(configPath);
+    const host = await connectHost('streamable-http', { daemon: crashed });
+    for (let i = 0; i < 5; i++) await host.client.callTool({ name: 'fx__echo', arguments: { text: `journaled ${i}` } });
+    expect(journaledRows(join(dir, 'data'))).toBe(5);
+    crashed.proc.kill('SIGKILL');
+    await host.close().catch(() => undefined);
+    await crashed.stop(); // already killed: waits for the exit
+
+    const again = await startDaemon(configPath);
+    expect(again.stderr()).toMatch(/moved rows into the log from the journal/);
+    const file = databasePath(loadConfigWithWarnings(configPath).config);
+    const head = readOnce<{ id: number; hash: string; at: number }>(file, 'SELECT id, hash, at FROM audit_entry ORDER BY id DESC LIMIT 1');
+    const moved = readOnce<{ n: number }>(file, `SELECT COUNT(*) AS n FROM audit_record WHERE arguments LIKE '%journaled%'`);
+    expect(moved?.n).toBe(5);
+    const logged = () => again.stderr().split('\n').flatMap((line) => checkpointIn(line).checkpoint ?? []);
+    // Idle after the restart: the periodic checkpoint must come anyway, naming the moved rows' head.
+    expect(await eventually(() => logged().find((c) => c.id === head?.id), 30_000, 'a checkpoint naming the moved rows')).toEqual(head);
+    expect((await again.stop('SIGTERM')).code).toBe(0);
+    const log = join(dir, 'daemon.log');
+    writeFileSync(log, again.stderr());
+    const r = cli(['audit', 'verify', '--checkpoint', log, '--config', configPath]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(`row ${head!.id} written ${new Date(head!.at).toISOString()}`);
   });
 
   it('logs none with checkpointEvery: off', async () => {

@@ -11,6 +11,7 @@ import {
   committingInPlace,
   createRedactor,
   journalFor,
+  readNewestRow,
   recoverJournals,
 } from '@switchboard/audit';
 import { AUTH_ENTITIES } from '@switchboard/auth';
@@ -102,7 +103,7 @@ export async function openAuditStore(config: GatewayConfig, logger: Logger): Pro
   const { dataSource } = await openMigrated(config, logger, WRITER_BUSY_TIMEOUT_MS);
   const db = sqliteConnection(dataSource);
   // Whatever this run's settings: rows a strict run left in its journal belong in the log.
-  recoverJournals(db, journalDir(config), logger);
+  const recovered = recoverJournals(db, journalDir(config), logger);
   if (!settings.enabled) {
     logger.warn('audit log disabled by configuration (audit.enabled: false): tool calls are not recorded');
     return { dataSource, close: () => dataSource.destroy() };
@@ -118,6 +119,9 @@ export async function openAuditStore(config: GatewayConfig, logger: Logger): Pro
   // The head each commit leaves, for the checkpoints (when on): known without a query.
   const checkpointMs = durationMs(settings.checkpointEvery, AUDIT_CHECKPOINT_EVERY);
   const heads = checkpointMs === undefined ? undefined : new HeadKeeper();
+  // Rows moved in from a crashed run's journal are checkpointed like rows written now: read
+  // once here, as no commit of this process reports them (an idle daemon would make none).
+  if (recovered > 0) heads?.note(readNewestRow(db));
   const committer = heads ? heads.keeping(inner) : inner;
   const writer = new AuditWriter(committer, {
     mode: settings.mode,

@@ -23,7 +23,8 @@ export function readChainHead(db: SqliteConnection): ChainHead {
 
 /**
  * The newest row as a checkpoint names it (its time too); undefined when the log has none.
- * Read once by `switchboard audit checkpoint`, so not among the writer's prepared statements.
+ * Read once, by `switchboard audit checkpoint` and by a start that moved rows in from a
+ * journal, so not among the writer's prepared statements.
  */
 export function readNewestRow(db: SqliteConnection): (ChainHead & { at: number }) | undefined {
   return db.prepare('SELECT id, hash, at FROM audit_entry ORDER BY id DESC LIMIT 1').get() as (ChainHead & { at: number }) | undefined;

@@ -6,16 +6,26 @@ import type { Committer } from '../writer/committer.js';
 import { checkpointLine, type Checkpoint } from './checkpoint-line.js';
 
 /**
- * Keeps the head each commit leaves (id and hash from the commit itself, the time from its
- * last row), so that a checkpoint costs no query: nothing is read from the database, and a
- * call never waits for one.
+ * Keeps the newest head this process left: each commit's (id and hash from the commit itself,
+ * the time from its last row), and those of rows it appended outside the writer (`note`:
+ * rows moved in from a crashed run's journal at start, a pruning run's `audit/pruned` row).
+ * A checkpoint then costs no query, and a call never waits for one.
  */
 export class HeadKeeper {
   private last: Checkpoint | undefined;
 
-  /** The newest row this process wrote, if any yet. */
+  /** The newest row this process wrote or moved in, if any yet. */
   get head(): Checkpoint | undefined {
     return this.last;
+  }
+
+  /**
+   * A row this process appended without the writer. Rows appended meanwhile by the writer
+   * can be newer: a commit in the worker thread (`synchronous: full`) reports its head after
+   * the main thread wrote a pruning marker, so a head older than the one kept is not taken.
+   */
+  note(head: Checkpoint | undefined): void {
+    if (head) this.keep(head);
   }
 
   /** `inner`, noting the head of every commit that succeeds. */
@@ -23,17 +33,26 @@ export class HeadKeeper {
     return {
       commit: async (entries: readonly AuditEntry[], mark?: JournalMark): Promise<ChainHead> => {
         const head = await inner.commit(entries, mark);
-        if (entries.length > 0) this.last = { ...head, at: entries[entries.length - 1].at };
+        if (entries.length > 0) this.keep({ ...head, at: entries[entries.length - 1].at });
         return head;
       },
       close: () => inner.close(),
     };
   }
+
+  /**
+   * Ids only rise, so the newest head has the highest id. The same id again is taken (its
+   * hash may differ: rows cut under the running daemon and written again); a lower one is a
+   * late report, or rows cut under the daemon, where the higher head is what shows the cut.
+   */
+  private keep(head: Checkpoint): void {
+    if (!this.last || head.id >= this.last.id) this.last = head;
+  }
 }
 
 /**
  * Logs a checkpoint of the chain's head every `everyMs` (at info, to the daemon's log), when
- * rows were written since the last one, and once more at stop (after the writer's final
+ * rows were written or moved in since the last one, and once more at stop (after the writer's final
  * commit). A log shipper then keeps them outside the database, with no other setup: the
  * anchor `audit verify --checkpoint` checks the log against.
  */
