@@ -137,7 +137,7 @@ export async function openAuditStore(config: GatewayConfig, logger: Logger): Pro
     digestKey: loadDigestKey(config.dataDir),
   });
   const retentionMs = durationMs(settings.retention, AUDIT_RETENTION);
-  const retention = retentionMs === undefined ? undefined : new RetentionJob(db, retentionMs, logger);
+  const retention = retentionMs === undefined ? undefined : new RetentionJob(db, retentionMs, logger, heads);
   retention?.start();
   const checkpoints = heads && new CheckpointJob(heads, checkpointMs!, logger);
   checkpoints?.start();

@@ -7,6 +7,7 @@ import { entry, tempDatabasePerTest } from '../../test-support/temp-db.js';
 import type { AuditEntry } from '../audit.types.js';
 import { verifyChain } from '../chain/verify-chain.js';
 import { pruneBefore } from '../retention/prune.js';
+import { RetentionJob } from '../retention/retention-job.js';
 import { AuditWriter } from '../writer/audit-writer.js';
 import { InlineCommitter } from '../writer/committer.js';
 import type { SqliteConnection } from '@switchboard/persistence';
@@ -159,6 +160,35 @@ describe('CheckpointJob', () => {
     const logged = lines.map((l) => JSON.parse(l) as { level: number; msg: string });
     expect(logged.map((l) => l.level)).toEqual([30, 30]);
     expect(lines.map((l) => checkpointIn(l).checkpoint?.id)).toEqual([1, 2]);
+  });
+
+  it('logs the audit/pruned row a retention run appended as the head, not the writer\'s last row', async () => {
+    const messages: string[] = [];
+    const logger = { info: (msg: string) => messages.push(msg) } as unknown as Logger;
+    const t = await database();
+    const heads = new HeadKeeper();
+    const writer = new AuditWriter(heads.keeping(new InlineCommitter(t.db)), { mode: 'strict', flushMs: 20, maxQueuedRows: 1000, logger: silentLogger() });
+    const now = Date.now();
+    for (const e of [...Array.from({ length: 4 }, (_, i) => entry({ at: now - 100 * DAY + i })), ...recentRows(3)]) await writer.append(e);
+    const retention = new RetentionJob(t.db, 90 * DAY, silentLogger(), heads);
+    expect(await retention.runOnce(now)).toBe(4);
+    new CheckpointJob(heads, 3_600_000, logger).logHead();
+    const newest = t.db.prepare('SELECT id, hash, at FROM audit_entry ORDER BY id DESC LIMIT 1').get() as Checkpoint;
+    expect(t.db.prepare('SELECT method FROM audit_record WHERE id = ?').get(newest.id)).toEqual({ method: 'audit/pruned' });
+    const logged = messages.map((m) => checkpointIn(m.replace('audit: checkpoint ', '')).checkpoint);
+    expect(logged).toEqual([newest]);
+    expect(await check(t.db, [newest], { retentionMs: 90 * DAY, now })).toMatchObject({ matched: 1, problems: {} });
+    await writer.close();
+  });
+
+  it('keeps a noted head when a commit reports an older one late (the worker thread\'s reply after a pruning marker)', async () => {
+    const heads = new HeadKeeper();
+    const late = { id: 7, hash: 'a'.repeat(64) };
+    const committer = heads.keeping({ commit: async () => late, close: async () => undefined });
+    const marker = { id: 8, hash: 'b'.repeat(64), at: Date.now() };
+    heads.note(marker);
+    await committer.commit([entry()]);
+    expect(heads.head).toEqual(marker);
   });
 
   it('logs a head that took a logged id with another hash (rows cut under the running daemon)', async () => {

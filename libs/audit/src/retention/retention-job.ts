@@ -1,6 +1,12 @@
 import type { Logger } from '@switchboard/observability';
 import type { SqliteConnection } from '@switchboard/persistence';
+import type { Checkpoint } from '../checkpoint/checkpoint-line.js';
 import { pruneBefore } from './prune.js';
+
+/** Told of the `audit/pruned` row a run appends (the checkpoints' HeadKeeper). */
+export interface AppendedRows {
+  note(head: Checkpoint | undefined): void;
+}
 
 const EVERY_MS = 3_600_000;
 
@@ -20,6 +26,8 @@ export class RetentionJob {
     private readonly db: SqliteConnection,
     private readonly retentionMs: number,
     private readonly logger: Logger,
+    /** The marker is appended beside the writer, so no commit of its reports it. */
+    private readonly appended?: AppendedRows,
   ) {}
 
   start(firstRunMs = 60_000): void {
@@ -46,6 +54,11 @@ export class RetentionJob {
     const before = now - this.retentionMs;
     try {
       const result = await pruneBefore(this.db, before, undefined, now, this.stopping.signal);
+      if (result.markerId !== undefined && this.appended) {
+        // Read by id once the run is over (hourly at most): no run removes its own marker.
+        const marker = this.db.prepare('SELECT id, hash, at FROM audit_entry WHERE id = ?').get(result.markerId);
+        this.appended.note(marker as Checkpoint | undefined);
+      }
       if (result.rows > 0) {
         this.logger.info(
           { rows: result.rows, throughId: result.throughId, marker: result.markerId, before: new Date(before).toISOString() },
