@@ -80,15 +80,25 @@ describe('switchboard audit checkpoint and verify --checkpoint', () => {
     expect(checkpointIn(takeCheckpoint(configPath)).checkpoint).toEqual(head);
     const ok = cli(['audit', 'verify', '--checkpoint', kept, '--config', configPath]);
     expect(ok.code).toBe(0);
-    expect(ok.stdout).toMatch(/^ok: 3 rows, chain intact .*\ncheckpoints: 1 checkpoint hold: 1 found with their hash \(the newest, row 3 written \S+Z\)\n$/);
+    expect(ok.stdout).toMatch(
+      /^ok: 3 rows, chain intact .*\ncheckpoints: the chain holds up to the newest checkpoint, row 3 written \S+Z \(1 checkpoint checked: 1 matches the log\)\n$/,
+    );
 
+    // No checkpoint yet: the error says where they come from, and the command it names writes one.
+    const daemonWrites =
+      'Checkpoints come from the daemon: it logs one every audit.checkpointEvery (1h) while calls are recorded, at log.level info, ' +
+      "as 'audit: checkpoint switchboard-audit-checkpoint v1 ...' in its log; give that log (or the file your log shipper keeps) to --checkpoint. " +
+      `Or write one now: switchboard audit checkpoint --config ${configPath} >> `;
     writeFileSync(kept, 'nothing here\n');
     const none = cli(['audit', 'verify', '--checkpoint', kept, '--config', configPath]);
-    expect(none.code).toBe(1);
-    expect(none.stderr).toMatch(/no checkpoint lines in .*checkpoints\.txt/);
-    const missing = cli(['audit', 'verify', '--checkpoint', join(tempDir(), 'absent.txt'), '--config', configPath]);
-    expect(missing.code).toBe(1);
-    expect(missing.stderr).toMatch(/^switchboard: cannot read the checkpoints file .*absent\.txt: ENOENT/);
+    expect([none.code, none.stdout.split('\n')[1], none.stderr]).toEqual([1, '', `switchboard: no checkpoint in ${kept} yet. ${daemonWrites}${kept}\n`]);
+    const absent = join(tempDir(), 'absent.txt');
+    const missing = cli(['audit', 'verify', '--checkpoint', absent, '--config', configPath]);
+    expect([missing.code, missing.stdout, missing.stderr]).toEqual([1, '', `switchboard: the checkpoints file ${absent} does not exist. ${daemonWrites}${absent}\n`]);
+    const advised = none.stderr.split('Or write one now: ')[1].trim().split(' >> ')[0].split(' ');
+    expect(advised.slice(0, 1)).toEqual(['switchboard']);
+    writeFileSync(absent, cli(advised.slice(1)).stdout);
+    expect(cli(['audit', 'verify', '--checkpoint', absent, '--config', configPath]).code).toBe(0);
     const bare = cli(['audit', 'verify', '--checkpoint']);
     expect([bare.code, bare.stderr]).toEqual([2, "switchboard: Option '--checkpoint <value>' argument missing\n"]);
   });
@@ -136,7 +146,9 @@ describe('switchboard audit checkpoint and verify --checkpoint', () => {
     writeFileSync(kept, old + takeCheckpoint(configPath));
     const ok = cli(['audit', 'verify', '--checkpoint', kept, '--config', configPath]);
     expect(ok.code).toBe(0);
-    expect(ok.stdout).toMatch(/\ncheckpoints: 2 checkpoints hold: 1 found with their hash \(the newest, row 8 written \S+Z\), 1 pruned by retention/);
+    expect(ok.stdout).toMatch(
+      /\ncheckpoints: the chain holds up to the newest checkpoint, row 8 written \S+Z \(2 checkpoints checked: 1 matches the log, 1 names a row pruned by retention, older than audit\.retention\)\n$/,
+    );
 
     sql(file, `UPDATE audit_entry SET hash = '${'0'.repeat(64)}' WHERE id = 8`);
     const r = cli(['audit', 'verify', '--checkpoint', kept, '--config', configPath]);
@@ -170,7 +182,7 @@ describe('the daemon logs checkpoints (audit.checkpointEvery)', () => {
     writeFileSync(log, daemon.stderr());
     const r = cli(['audit', 'verify', '--checkpoint', log, '--config', configPath]);
     const count = logged().length;
-    expect(r.stdout).toMatch(new RegExp(`\\ncheckpoints: ${count} checkpoints? hold: ${count} found with their hash`));
+    expect(r.stdout).toMatch(new RegExp(`\\ncheckpoints: the chain holds up to the newest checkpoint, row \\d+ written \\S+Z \\(${count} checkpoints? checked: ${count} match(es)? the log\\)\\n$`));
     expect(r.code).toBe(0);
   });
 
@@ -215,10 +227,19 @@ describe('the daemon logs checkpoints (audit.checkpointEvery)', () => {
   });
 
   it('logs none with checkpointEvery: off', async () => {
-    const { daemon, host } = await daemonAfterACall('off');
+    const { dir, configPath, daemon, host } = await daemonAfterACall('off');
     await host.close();
     expect((await daemon.stop('SIGTERM')).code).toBe(0);
     expect(daemon.stderr()).toMatch(/audit log open/);
     expect(daemon.stderr()).not.toMatch(/switchboard-audit-checkpoint/);
+    // verify then says why its log has none, and how to write one.
+    const log = join(dir, 'daemon.log');
+    writeFileSync(log, daemon.stderr());
+    const r = cli(['audit', 'verify', '--checkpoint', log, '--config', configPath]);
+    expect([r.code, r.stderr]).toEqual([
+      1,
+      `switchboard: no checkpoint in ${log} yet. audit.checkpointEvery is off in this config, so the daemon logs none. ` +
+        `Write one with: switchboard audit checkpoint --config ${configPath} >> ${log}\n`,
+    ]);
   });
 });

@@ -23,7 +23,7 @@ describe('checkpointsOfFile', () => {
     dirs.push(dir);
     const file = join(dir, 'switchboard.log');
     writeFileSync(file, `${checkpointLine(checkpoint(1))}\nother\n`);
-    const size = await readableSize(file);
+    const size = await readableSize(file, 'where from');
     appendFileSync(file, `${checkpointLine(checkpoint(2))}\n`);
     expect(await read(file, size)).toEqual({ found: [1], unreadable: 0 });
     expect(await read(file, statSync(file).size)).toEqual({ found: [1, 2], unreadable: 0 });

@@ -14,14 +14,38 @@ export interface CheckpointsFileTally {
  * Fails now, before the database is opened, if `file` cannot be read; else its size now.
  * Only that much is read: a checkpoint the daemon logs later names a row committed after
  * verify's read snapshot began, which the snapshot does not hold and would call a cut tail.
+ * `whereFrom` (whereCheckpointsComeFrom) follows the error for a file that does not exist:
+ * a new user has usually not found the checkpoints yet.
  */
-export async function readableSize(file: string): Promise<number> {
+export async function readableSize(file: string, whereFrom: string): Promise<number> {
   try {
     await (await open(file, 'r')).close();
     return (await stat(file)).size;
   } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new CommandError(`the checkpoints file ${file} does not exist. ${whereFrom}`);
     throw new CommandError(`cannot read the checkpoints file ${file}: ${(err as Error).message}`);
   }
+}
+
+/**
+ * Where checkpoints come from, for a user whose file has none: the daemon's log (with the
+ * interval this config sets), or `audit checkpoint` run now, with the same --config and
+ * --data-dir as this command so that it reads the same database. One line (CommandError).
+ */
+export function whereCheckpointsComeFrom(every: string, file: string, options: { config?: string; 'data-dir'?: string }): string {
+  const given = (['config', 'data-dir'] as const).flatMap((name) => (options[name] === undefined ? [] : [`--${name}`, shellWord(options[name])]));
+  const write = ['switchboard audit checkpoint', ...given, '>>', shellWord(file)].join(' ');
+  if (every === 'off') return `audit.checkpointEvery is off in this config, so the daemon logs none. Write one with: ${write}`;
+  return (
+    `Checkpoints come from the daemon: it logs one every audit.checkpointEvery (${every}) while calls are recorded, at log.level info, ` +
+    "as 'audit: checkpoint switchboard-audit-checkpoint v1 ...' in its log; give that log (or the file your log shipper keeps) to --checkpoint. " +
+    `Or write one now: ${write}`
+  );
+}
+
+/** `text` as one POSIX shell word: as it is when nothing in it is special, else single-quoted. */
+function shellWord(text: string): string {
+  return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replaceAll("'", "'\\''")}'`;
 }
 
 /**

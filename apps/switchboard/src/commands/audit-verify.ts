@@ -2,7 +2,7 @@ import { checkCheckpoints, checkpointProblemLines, verifyChain, type CheckpointR
 import { AUDIT_RETENTION } from '@switchboard/config';
 import { counted, countedBe, durationMs } from '@switchboard/core';
 import { sqliteConnection } from '@switchboard/persistence';
-import { checkpointsOfFile, readableSize, type CheckpointsFileTally } from './audit-checkpoints-file.js';
+import { checkpointsOfFile, readableSize, whereCheckpointsComeFrom, type CheckpointsFileTally } from './audit-checkpoints-file.js';
 import { inReadSnapshot, withAuditReader } from './audit-reader.js';
 import { COMMON_OPTIONS, loadCommandConfig, parseCommandArgs, printUsage } from './command-args.js';
 import { CommandError } from './command-error.js';
@@ -19,8 +19,9 @@ export async function run(args: string[], usage: string): Promise<number> {
   if (values.help) return printUsage(usage);
   const config = loadCommandConfig(values);
   const file = values.checkpoint;
+  const whereFrom = file === undefined ? '' : whereCheckpointsComeFrom(config.audit.checkpointEvery, file, values);
   // Before the read snapshot begins (readableSize says why).
-  const size = file === undefined ? 0 : await readableSize(file);
+  const size = file === undefined ? 0 : await readableSize(file, whereFrom);
   const tally: CheckpointsFileTally = { unreadable: 0 };
   const { verdict, checkpoints } = await withAuditReader(
     config,
@@ -42,8 +43,8 @@ export async function run(args: string[], usage: string): Promise<number> {
   if (tally.unreadable > 0) {
     process.stderr.write(`warning: in ${file}, ${countedBe(tally.unreadable, 'checkpoint tag', 'present')} not a readable v1 checkpoint where one is read (a line's start, or the daemon's 'audit: checkpoint' message); skipped\n`);
   }
-  // A file with none is the wrong file: passing it would vouch for nothing.
-  if (checkpoints.checked === 0) throw new CommandError(`no checkpoint lines in ${file} (switchboard-audit-checkpoint v1 ...)`);
+  // A file with none is the wrong file, or none was written yet: passing it would vouch for nothing.
+  if (checkpoints.checked === 0) throw new CommandError(`no checkpoint in ${file} yet. ${whereFrom}`);
   const problems = checkpointProblemLines(checkpoints, config.audit.retention);
   for (const line of problems) process.stdout.write(`${line}\n`);
   if (problems.length === 0) process.stdout.write(`${formatCheckpoints(checkpoints)}\n`);
@@ -65,11 +66,21 @@ function printVerdict(verdict: Awaited<ReturnType<typeof verifyChain>>): boolean
   return false;
 }
 
-/** The line of an intact log's checkpoints: how many held, and how. */
+/**
+ * The line of an intact log's checkpoints: how far they vouch for the chain (the newest row
+ * still as its checkpoint recorded it, and so every row before it), then how many were
+ * checked and how. A checkpoint of a pruned row vouches for nothing still in the log.
+ */
 export function formatCheckpoints(r: CheckpointReport): string {
-  const newest = r.newestMatched ? ` (the newest, row ${r.newestMatched.id} written ${new Date(r.newestMatched.at).toISOString()})` : '';
-  const pruned = r.pruned > 0 ? `, ${r.pruned} pruned by retention (older than audit.retention)` : '';
-  return `checkpoints: ${counted(r.checked, 'checkpoint')} hold: ${r.matched} found with their hash${newest}${pruned}`;
+  const pruned = (count: number) => `${count} ${count === 1 ? 'names a row' : 'name rows'} pruned by retention`;
+  const checked = counted(r.checked, 'checkpoint');
+  if (!r.newestMatched) {
+    const naming = r.checked === 1 ? 'naming a row' : 'all naming rows';
+    return `checkpoints: ${checked} checked, ${naming} pruned by retention (older than audit.retention): none names a row still in the log to hold the chain to`;
+  }
+  const how = [`${r.matched} ${r.matched === 1 ? 'matches' : 'match'} the log`, ...(r.pruned > 0 ? [`${pruned(r.pruned)}, older than audit.retention`] : [])];
+  const newest = `row ${r.newestMatched.id} written ${new Date(r.newestMatched.at).toISOString()}`;
+  return `checkpoints: the chain holds up to the newest checkpoint, ${newest} (${checked} checked: ${how.join(', ')})`;
 }
 
 /** The second line of an intact, pruned log: which marker row accounts for the missing rows. */
