@@ -194,6 +194,25 @@ describe('switchboard audit and db commands', () => {
     expect(records[0][header.indexOf('errorMessage')]).toBe('line1\r\nline2');
   });
 
+  it('export --since takes a row at exactly that time and --until leaves one out; JSON and CSV name fields in camelCase', () => {
+    const iso = (row: AuditRow) => new Date(row.at).toISOString();
+    const between = (format: string) => runCli(withConfig('audit', 'export', '--format', format, '--since', iso(rows[1]), '--until', iso(rows[3])));
+    const jsonl = between('jsonl');
+    expect(jsonl.code).toBe(0);
+    const exported = jsonl.stdout.trimEnd().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(exported.map((r) => r.id)).toEqual([2, 3]);
+    const [header, ...records] = parseCsv(between('csv').stdout);
+    expect(records.map((rec) => rec[0])).toEqual(['2', '3']);
+    const fields = [
+      'id', 'time', 'at', 'principal', 'authMethod', 'sessionId', 'transport', 'clientName', 'clientVersion',
+      'protocolVersion', 'upstream', 'method', 'name', 'originalName', 'arguments', 'argumentsTruncated',
+      'argumentsDigest', 'decision', 'rule', 'outcome', 'errorCode', 'errorMessage', 'latencyMs',
+      'responseBytes', 'requestId', 'traceId', 'prevHash', 'hash',
+    ];
+    expect(header).toEqual(fields);
+    expect(Object.keys(exported[0])).toEqual(fields);
+  });
+
   it('export --output writes the same bytes to a file; filters apply', () => {
     const file = join(tempDir(), 'audit.csv');
     const r = runCli(withConfig('audit', 'export', '--format', 'csv', '--output', file, '--decision', 'denied'));
