@@ -190,6 +190,36 @@ describe('authentication with API keys (auth.mode: required)', () => {
     for (const row of rows) expect(String(row.error_message)).toContain("API key 'erik' expired");
   });
 
+  it("a session whose key expires is ended, and its audit row names the key, as the refusals' rows do", async () => {
+    // The key must outlive the initialize that opens the session, which a loaded machine may
+    // delay past a short life: each try makes a new key that lives twice as long.
+    let opened: { name: string; key: string; session: string } | undefined;
+    for (const seconds of [2, 4, 8, 16]) {
+      const name = `expiring-${seconds}`;
+      const made = runCli(['keys', 'create', '--config', configPath, '--name', name, '--roles', 'dev', '--expires', `${seconds}s`]);
+      expect(made.code, made.stderr).toBe(0);
+      const key = made.stdout.trimEnd().split('\n').at(-1)!;
+      const res = await request(daemon.baseUrl).post('/mcp').set('Accept', MCP_ACCEPT).set('X-API-Key', key).send(INITIALIZE);
+      if (res.status === 200) {
+        opened = { name, key, session: res.headers['mcp-session-id'] };
+        break;
+      }
+      // Only the key's lapse may stand in the way.
+      expect(res.status).toBe(401);
+      expect(res.body.error.message).toMatch(/the API key expired/);
+    }
+    if (!opened) throw new Error('no key lived long enough to open a session, at up to 16 s');
+    const { name, key, session } = opened;
+    const row = await eventually(() => auditRows(dataDir, `name = 'ended' AND session_id = ?`, session)[0], 60_000, 'the session to be ended');
+    expect(row).toMatchObject({ method: 'session', principal: name, decision: 'unauthenticated', rule: 'auth:expired-key' });
+    expect(String(row.error_message)).toBe(`the session was ended: API key '${name}' expired`);
+    // Its host is told neither which key nor more than that it expired.
+    const after = await request(daemon.baseUrl).post('/mcp').set('Accept', MCP_ACCEPT).set('X-API-Key', key).set('Mcp-Session-Id', session)
+      .send({ jsonrpc: '2.0', method: 'notifications/initialized' }).expect(401);
+    expect(after.body.error.message).toMatch(/the API key expired/);
+    expect(JSON.stringify(after.body) + after.headers['www-authenticate']).not.toContain(name);
+  });
+
   it("the inbox sign-in with a revoked key does not name it; its audit row does", async () => {
     const fern = createKey(configPath, 'fern', 'dev');
     expect(runCli(['keys', 'revoke', '--config', configPath, 'fern']).code).toBe(0);

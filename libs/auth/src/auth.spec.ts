@@ -67,14 +67,22 @@ describe('API keys', () => {
     const kept = await store.create({ name: 'kept', roles: [] });
     const revoked = await store.create({ name: 'gone', roles: [] });
     const expiring = await store.create({ name: 'temp', roles: [], expiresAt: now + 1000 });
+    const both = await store.create({ name: 'both', roles: [], expiresAt: now + 1000 });
     await store.revoke('gone');
+    await store.revoke('both');
     now += 1000;
     const auth = new HttpAuthenticator(verifier, () => 'required');
+    // A key's principal carries its expiresAt as verify() copied it from the row: the session's view of it.
     const lapseOf = (keyId: number, expiresAt?: number) => auth.credentialLapse({ credential: { keyId, expiresAt } }, now);
     expect(lapseOf(kept.info.id)).toBeUndefined();
     expect(lapseOf(revoked.info.id)).toEqual({ rule: 'auth:revoked-key', reason: "API key 'gone' was revoked", told: 'the API key was revoked' });
     expect(lapseOf(expiring.info.id)).toEqual({ rule: 'auth:expired-key', reason: "API key 'temp' expired", told: 'the API key expired' });
-    expect(lapseOf(expiring.info.id, now)).toEqual({ rule: 'auth:expired-key', reason: 'the API key expired' });
+    // The lapse comes from the key's row, as a request's refusal does: the audit row of the
+    // session it ends names the key (reason), and the caller is told without the name (told).
+    expect(lapseOf(expiring.info.id, now)).toEqual({ rule: 'auth:expired-key', reason: "API key 'temp' expired", told: 'the API key expired' });
+    // Revoked and expired both: revoked, as verify() says for a request with it.
+    expect(lapseOf(both.info.id, now)).toEqual({ rule: 'auth:revoked-key', reason: "API key 'both' was revoked", told: 'the API key was revoked' });
+    expect(verifier.verify(both.key)).toMatchObject({ ok: false, rule: 'auth:revoked-key' });
     db.prepare('DELETE FROM api_key WHERE id = ?').run(kept.info.id);
     expect(lapseOf(kept.info.id)).toEqual({ rule: 'auth:unknown-key', reason: 'the API key was deleted' });
     expect(auth.credentialLapse({ credential: { expiresAt: now } }, now)).toEqual({ rule: 'auth:expired-token', reason: 'the token expired' });

@@ -11,8 +11,9 @@ export interface AuthPrincipal {
   /** From a token's groups claim; policies will map groups to roles. */
   groups?: readonly string[];
   /**
-   * What a long-lived session must stay true to (credentialLapse): the API key's row id, and when
-   * the credential stops being accepted (epoch ms; a token's exp plus the clock tolerance).
+   * What a long-lived session must stay true to (credentialLapse): the API key's row id (whose
+   * row then says whether the key still serves), and when the credential stops being accepted
+   * (epoch ms; a token's exp plus the clock tolerance; for a key, its row's expiry as it was).
    * A session's requests are checked one by one; its streams are checked again from time to
    * time, against the latest credential its owner sent (renewCredential).
    */

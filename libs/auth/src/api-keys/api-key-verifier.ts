@@ -48,12 +48,14 @@ export class ApiKeyVerifier {
 
   /**
    * Why the key with this row id no longer serves (revoked, expired, deleted), or undefined
-   * while it does: for what outlives the request the key was checked on.
+   * while it does: for what outlives the request the key was checked on. One lookup by
+   * primary key through a prepared statement, as cheap as verify(): the credential check
+   * asks it for every session opened with a key, every few seconds (libs/downstream).
    */
-  lapseOf(keyId: number): Extract<KeyVerdict, { ok: false }> | undefined {
+  lapseOf(keyId: number, now = this.now()): Extract<KeyVerdict, { ok: false }> | undefined {
     const row = this.byId.get(keyId) as Pick<KeyRow, 'name' | 'revokedAt' | 'expiresAt'> | undefined;
     if (!row) return { ok: false, rule: 'auth:unknown-key', reason: 'the API key was deleted' };
-    return refusalOf(row, this.now());
+    return refusalOf(row, now);
   }
 
   verify(key: string): KeyVerdict {

@@ -157,17 +157,18 @@ export class HttpAuthenticator {
    * one request (a session and its streams); a database that cannot be read counts as a
    * lapse (auth:error), failing closed.
    */
-  credentialLapse(principal: Pick<AuthPrincipal, 'credential'>, now = Date.now()): AuthRefusal | undefined {
+  credentialLapse(principal: Pick<AuthPrincipal, 'credential'>, now?: number): AuthRefusal | undefined {
     const credential = principal.credential;
     if (credential === undefined) return undefined;
-    if (credential.expiresAt !== undefined && credential.expiresAt <= now) {
-      return credential.keyId === undefined
-        ? { rule: 'auth:expired-token', reason: 'the token expired' }
-        : { rule: 'auth:expired-key', reason: 'the API key expired' };
+    if (credential.keyId === undefined) {
+      const expired = credential.expiresAt !== undefined && credential.expiresAt <= (now ?? Date.now());
+      return expired ? { rule: 'auth:expired-token', reason: 'the token expired' } : undefined;
     }
-    if (credential.keyId === undefined) return undefined;
+    // A key's lapse comes from its row, not from the expiresAt the session copied: as a request
+    // with it is refused, revoked before expired, and with the key's name in the reason (the
+    // audit row of the session it ends says which key; the caller is told without it).
     try {
-      const lapse = this.keys.lapseOf(credential.keyId);
+      const lapse = this.keys.lapseOf(credential.keyId, now);
       return lapse && refusalOf(lapse);
     } catch {
       return { rule: 'auth:error', reason: 'the API key could not be checked' };
