@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, SWITCHBOARD_BIN, startDaemon, stdioFixture, stopAllDaemons, tempDir, writeConfig, type DaemonHandle } from './support/daemon.js';
 import { createKey, runCli } from './support/cli.js';
 import { auditRows, type AuditRowRecord } from './support/audit-rows.js';
-import { openStream } from './support/sse-client.js';
+import { openStream, type OpenStream } from './support/sse-client.js';
 import { expectNoCredentialIn, recordingProxy } from './support/recording-proxy.js';
 
 type Row = AuditRowRecord;
@@ -424,20 +424,20 @@ describe('a JWT session outlives its first token when the host sends a reissued 
   let jwks: Server;
   let signingKey: JoseKey;
 
-  /** A token for erin that expires `seconds` from now; the same claims every time. */
-  const tokenFor = (seconds: number) =>
+  /** A token for erin that expires at `exp` (epoch seconds); the same claims every time. */
+  const tokenUntil = (exp: number) =>
     new SignJWT({ roles: ['dev'] })
       .setProtectedHeader({ alg: 'RS256', kid: 'k1' })
       .setIssuer(ISSUER)
       .setAudience(AUDIENCE)
       .setSubject('erin')
       .setIssuedAt()
-      .setExpirationTime(Math.floor(Date.now() / 1000) + seconds)
+      .setExpirationTime(exp)
       .sign(signingKey);
-  const open = async (bearer: string) =>
-    (await request(daemon.baseUrl).post('/mcp').set('Accept', MCP_ACCEPT).set('Authorization', `Bearer ${bearer}`).send(INITIALIZE).expect(200)).headers[
-      'mcp-session-id'
-    ] as string;
+  /** A token for erin that expires `seconds` from now. */
+  const tokenFor = (seconds: number) => tokenUntil(Math.floor(Date.now() / 1000) + seconds);
+  const initialize = (bearer: string) =>
+    request(daemon.baseUrl).post('/mcp').set('Accept', MCP_ACCEPT).set('Authorization', `Bearer ${bearer}`).send(INITIALIZE);
   const notify = async (session: string, bearer: string) =>
     (
       await request(daemon.baseUrl)
@@ -448,6 +448,60 @@ describe('a JWT session outlives its first token when the host sends a reissued 
         .send({ jsonrpc: '2.0', method: 'notifications/initialized' })
     ).status;
   const ended = (session: string) => daemon.stderr().split('\n').some((line) => line.includes('ended a session') && line.includes(session));
+
+  /** The two sessions of a short token, the control's streams, and the renewal of the other; what the test then watches. */
+  interface Setup {
+    renewed: string;
+    control: string;
+    stream: OpenStream;
+    legacy: OpenStream;
+    /** When the short token stops being accepted (epoch ms; clockToleranceSec is 0). */
+    expiresAtMs: number;
+  }
+
+  /**
+   * Opens two sessions with a token that lives `seconds`, the control session's GET stream and
+   * an /sse stream with it, and renews the first session with a long token. Undefined when a
+   * step failed as the short token's expiry makes it fail, and only once the token had expired:
+   * a request with it refused (401), or the renewal finding its session ended by the check
+   * (404). The machine then took longer than the token's life, and the caller tries a longer
+   * one. Any other failure of a step fails the test.
+   */
+  const setUp = async (seconds: number): Promise<Setup | undefined> => {
+    const exp = Math.floor(Date.now() / 1000) + seconds;
+    const expiresAtMs = exp * 1000;
+    const short = await tokenUntil(exp);
+    const streams: OpenStream[] = [];
+    // Whether a step's answer is the one expected; false if the token's expiry explains the one it got.
+    const went = (what: string, status: number, expected: number, ifExpired = 401) => {
+      if (status === expected) return true;
+      // What expiry causes is decided at or after expiresAtMs, so it is seen after it too.
+      if (status === ifExpired && Date.now() >= expiresAtMs) return false;
+      throw new Error(`${what} answered ${status}, not ${expected} (nor ${ifExpired} after the ${seconds} s token expired)`);
+    };
+    const attempt = async (): Promise<Setup | undefined> => {
+      const first = await initialize(short);
+      if (!went('initialize (renewed)', first.status, 200)) return undefined;
+      const second = await initialize(short);
+      if (!went('initialize (control)', second.status, 200)) return undefined;
+      const renewed = first.headers['mcp-session-id'] as string;
+      const control = second.headers['mcp-session-id'] as string;
+      if (!went('notifications/initialized (control)', await notify(control, short), 202)) return undefined;
+      const stream = await openStream(daemon.mcpUrl, { Accept: 'text/event-stream', Authorization: `Bearer ${short}`, 'Mcp-Session-Id': control });
+      streams.push(stream);
+      if (!went('the GET stream', stream.status, 200)) return undefined;
+      const legacy = await openStream(daemon.sseUrl, { Accept: 'text/event-stream', Authorization: `Bearer ${short}` });
+      streams.push(legacy);
+      if (!went('the /sse stream', legacy.status, 200)) return undefined;
+      // The renewal: the renewed session is ended by the check unless this comes before the short token expires.
+      if (!went('the renewal', await notify(renewed, await tokenFor(300)), 202, 404)) return undefined;
+      return { renewed, control, stream, legacy, expiresAtMs };
+    };
+    const setup = await attempt();
+    // A failed try's sessions end with its token; its streams are closed here.
+    if (!setup) for (const stream of streams) stream.close();
+    return setup;
+  };
 
   beforeAll(async () => {
     const pair = await generateKeyPair('RS256');
@@ -466,21 +520,26 @@ describe('a JWT session outlives its first token when the host sends a reissued 
   });
   afterAll(() => jwks?.close());
 
-  it('a request with the reissued token extends the session; a session without one ends with its token, its GET stream and an /sse stream too, audited', async () => {
-    const short = await tokenFor(3);
-    const renewed = await open(short);
-    const control = await open(short);
-    expect(await notify(control, short)).toBe(202);
-    const stream = await openStream(daemon.mcpUrl, { Accept: 'text/event-stream', Authorization: `Bearer ${short}`, 'Mcp-Session-Id': control });
-    expect(stream.status).toBe(200);
-    const legacy = await openStream(daemon.sseUrl, { Accept: 'text/event-stream', Authorization: `Bearer ${short}` });
-    expect(legacy.status).toBe(200);
-    expect(await notify(renewed, await tokenFor(300))).toBe(202);
+  it('a request with the reissued token extends the session; a session without one ends with its token, its GET stream and an /sse stream too, audited', { timeout: 180_000 }, async () => {
+    // Warm-up, with a long token: the first token makes the daemon fetch the issuer's keys and
+    // load its strategies, which alone can take a loaded machine longer than a short token lives.
+    const warm = (await initialize(await tokenFor(300)).expect(200)).headers['mcp-session-id'] as string;
+    expect(await notify(warm, await tokenFor(300))).toBe(202);
+    const warmStream = await openStream(daemon.sseUrl, { Accept: 'text/event-stream', Authorization: `Bearer ${await tokenFor(300)}` });
+    expect(warmStream.status).toBe(200);
+    warmStream.close();
+    // The setup must end before the short token does; each try gives it twice the life.
+    let setup: Setup | undefined;
+    for (const seconds of [3, 6, 12, 24]) if ((setup = await setUp(seconds))) break;
+    if (!setup) throw new Error('the setup outlasted a short token of up to 24 s four times');
+    const { renewed, control, stream, legacy, expiresAtMs } = setup;
     // The control session holds the same first token: the check that ends it would end the other too, unrenewed.
-    await eventually(() => ended(control) || undefined, 15_000, 'the control session to end with its token');
-    await eventually(() => stream.ended() || undefined, 15_000, 'its GET stream to end');
-    await eventually(() => legacy.ended() || undefined, 15_000, 'the /sse stream of the same token to end');
+    const untilEnd = () => Math.max(0, expiresAtMs - Date.now()) + 30_000;
+    await eventually(() => ended(control) || undefined, untilEnd(), 'the control session to end with its token');
+    await eventually(() => stream.ended() || undefined, untilEnd(), 'its GET stream to end');
+    await eventually(() => legacy.ended() || undefined, untilEnd(), 'the /sse stream of the same token to end');
     expect(ended(renewed)).toBe(false);
+    // Still there: without the renewal the check would have ended it with the control (404 here).
     expect(await notify(renewed, await tokenFor(300))).toBe(202);
     const dataDir = join(dirname(daemon.configPath), 'data');
     const [row] = await eventually(() => auditRows(dataDir, `method = 'session' AND session_id = ?`, control)[0] ? auditRows(dataDir, `method = 'session' AND session_id = ?`, control) : undefined);
