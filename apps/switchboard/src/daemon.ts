@@ -12,19 +12,15 @@ import {
   StreamableHttpService,
   type DownstreamDeps,
 } from '@switchboard/downstream';
-import { PinoNestLogger, createLogger } from '@switchboard/observability';
+import { PinoNestLogger, createLogger, type Logger } from '@switchboard/observability';
 import { sqliteConnection } from '@switchboard/persistence';
 import { AppModule } from './app.module.js';
 import { openAuditStore } from './audit-store.js';
 import { GatewayRuntime } from './gateway-runtime.js';
 import { IdleGc } from './idle-gc.js';
 import { MAX_BODY_BYTES } from './limits.js';
+import { ShutdownSignals } from './shutdown-signals.js';
 
-
-/**
- * `switchboard start`: the HTTP daemon. Prints one line to stdout when it listens (tools and
- * tests read the URL from it); everything else goes to the log on stderr.
- */
 /**
  * What the config file itself said, before command-line overrides (`--port`, `--data-dir`):
  * a reload warns only when the file changes these, and the bytes let an edit saved while the
@@ -36,10 +32,25 @@ export interface FileSettings {
   bytes?: Buffer;
 }
 
+/**
+ * `switchboard start`: the HTTP daemon. Prints one line to stdout when it listens (tools and
+ * tests read the URL from it); everything else goes to the log on stderr. SIGTERM or SIGINT
+ * drains and stops it with exit 0 whenever it comes, also during start-up (shutdown-signals.ts).
+ */
 export async function runDaemon(config: GatewayConfig, fromFile: FileSettings): Promise<void> {
+  const logger = createLogger(config.log.level);
+  const signals = new ShutdownSignals(logger);
+  try {
+    await startDaemon(config, fromFile, logger, signals);
+  } catch (err) {
+    signals.release();
+    throw err;
+  }
+}
+
+async function startDaemon(config: GatewayConfig, fromFile: FileSettings, logger: Logger, signals: ShutdownSignals): Promise<void> {
   let fileListen = fromFile.listen;
   let fileDataDir = fromFile.dataDir;
-  const logger = createLogger(config.log.level);
   // The config check and `--host` refuse this first (exit 2); this is the last guard, for
   // callers that build a config themselves.
   const unsafe = unsafeListenReason(config.listen.host, config.auth.mode);
@@ -106,16 +117,6 @@ export async function runDaemon(config: GatewayConfig, fromFile: FileSettings): 
     const why = code === 'EADDRINUSE' ? inUse : code === 'EACCES' ? 'permission denied' : (err as Error).message;
     throw new Error(`cannot listen on ${config.listen.host}:${config.listen.port}: ${why}`, { cause: err });
   }
-  const address = server.address() as AddressInfo;
-  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  const url = `http://${host}:${address.port}`;
-  logger.info({ url, config: config.source }, 'listening');
-  // Whoever started us may have closed stdout (`switchboard start | true`): the line is for
-  // them, the daemon's log is on stderr, and an EPIPE must not end a daemon that is up.
-  process.stdout.on('error', (err) => logger.warn({ err: (err as Error).message }, 'stdout is closed; the listening line was not delivered'));
-  process.stdout.write(`Switchboard listening on ${url}/mcp\n`);
-  idleGc.activity();
-
   const watcher = new ConfigWatcher(config.source, (outcome) => {
     if ('error' in outcome) {
       logger.error({ problems: outcome.error.problems }, 'config change refused; the previous config stays in force');
@@ -161,7 +162,6 @@ export async function runDaemon(config: GatewayConfig, fromFile: FileSettings): 
     };
     void runtime.reload(next).catch((err) => logger.error({ err }, 'config reload failed'));
   }, { notice: (message) => logger.warn({ config: config.source }, message) });
-  watcher.start(fromFile.bytes);
 
   let stopping = false;
   const stop = async (signal: string) => {
@@ -189,8 +189,20 @@ export async function runDaemon(config: GatewayConfig, fromFile: FileSettings): 
     logger.flush?.();
     process.exit(0);
   };
-  process.on('SIGTERM', () => void stop('SIGTERM'));
-  process.on('SIGINT', () => void stop('SIGINT'));
+  // Everything stop closes exists now. A signal from here on stops the daemon; one that came
+  // during start-up stops it at once, and it is not announced as listening.
+  if (signals.handleWith((signal) => void stop(signal))) return;
+
+  const address = server.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const url = `http://${host}:${address.port}`;
+  logger.info({ url, config: config.source }, 'listening');
+  // Whoever started us may have closed stdout (`switchboard start | true`): the line is for
+  // them, the daemon's log is on stderr, and an EPIPE must not end a daemon that is up.
+  process.stdout.on('error', (err) => logger.warn({ err: (err as Error).message }, 'stdout is closed; the listening line was not delivered'));
+  process.stdout.write(`Switchboard listening on ${url}/mcp\n`);
+  idleGc.activity();
+  watcher.start(fromFile.bytes);
 }
 
 function listen(server: Server, port: number, host: string): Promise<void> {

@@ -1,0 +1,52 @@
+import type { Logger } from '@switchboard/observability';
+
+type StopHandler = (signal: NodeJS.Signals) => void;
+
+/**
+ * SIGTERM and SIGINT, caught from the first moment of the daemon's start-up. A process with
+ * no listener for them meets the signal's default action: killed, nothing drained, the audit
+ * log's last rows not committed. A supervisor may signal at any time, also the instant it
+ * reads the listening line, so the listeners go in before anything else and stay.
+ *
+ * Until the daemon has everything its shutdown closes, a signal is held, and acted on once
+ * it has (`handleWith`); a second signal during start-up means "now" (exit 1), as a second
+ * Ctrl-C does while draining.
+ */
+export class ShutdownSignals {
+  private handler?: StopHandler;
+  private held?: NodeJS.Signals;
+  private readonly listener = (signal: NodeJS.Signals) => this.receive(signal);
+
+  constructor(private readonly logger: Logger) {
+    process.on('SIGTERM', this.listener);
+    process.on('SIGINT', this.listener);
+  }
+
+  /**
+   * From now on a signal runs `stop`. A signal held during start-up runs it at once: then
+   * this returns true, and the caller announces nothing and starts nothing more.
+   */
+  handleWith(stop: StopHandler): boolean {
+    this.handler = stop;
+    if (this.held === undefined) return false;
+    stop(this.held);
+    return true;
+  }
+
+  /** Start-up failed and the caller ends the process itself: the signals' default action is back. */
+  release(): void {
+    process.off('SIGTERM', this.listener);
+    process.off('SIGINT', this.listener);
+  }
+
+  private receive(signal: NodeJS.Signals): void {
+    if (this.handler) return this.handler(signal);
+    if (this.held !== undefined) {
+      this.logger.warn({ signal }, 'second signal during start-up: exiting now');
+      this.logger.flush?.();
+      process.exit(1);
+    }
+    this.held = signal;
+    this.logger.info({ signal }, 'signal during start-up: shutting down as soon as start-up is done');
+  }
+}
