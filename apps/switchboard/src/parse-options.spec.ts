@@ -14,6 +14,16 @@ describe('parseOptions', () => {
     expect(() => parseOptions({ args: ['--since=1h', '--since', '2h'], options })).toThrow(/more than once/);
   });
 
+  it('names a repeated option as the user typed it: the short form, or both forms when they differ', () => {
+    const withShort = { ...options, lines: { type: 'string', short: 'n' }, json: { type: 'boolean', short: 'j' } } as const;
+    const refusal = (args: string[]) => () => parseOptions({ args, options: withShort });
+    expect(refusal(['-n', '1', '-n', '2'])).toThrow(/^Option '-n' was given more than once$/);
+    expect(refusal(['-n1', '-jn2'])).toThrow(/^Option '-n' was given more than once$/);
+    expect(refusal(['--lines', '1', '--lines=2'])).toThrow(/^Option '--lines' was given more than once$/);
+    expect(refusal(['-n', '1', '--lines', '2'])).toThrow(/^Option '-n' and '--lines' name the same option: give it once$/);
+    expect(refusal(['--lines=1', '-n', '2'])).toThrow(/^Option '--lines' and '-n' name the same option: give it once$/);
+  });
+
   it('lets options declared multiple, and booleans, repeat', () => {
     const { values } = parseOptions({ args: ['--tag', 'a', '--tag', 'b', '--json', '--json', '--since', '1h'], options });
     expect(values).toEqual({ tag: ['a', 'b'], json: true, since: '1h' });

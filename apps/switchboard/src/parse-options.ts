@@ -19,13 +19,16 @@ export function parseOptions<T extends ParseArgsConfig & { options: NonNullable<
   config: T,
 ): ReturnType<typeof parseArgs<T>> {
   const parsed = parseArgs({ ...config, strict: true, tokens: true });
-  const seen = new Set<string>();
+  // Option name -> how it was first typed: the refusal names what the user wrote (`-n`).
+  const seen = new Map<string, string>();
   for (const token of parsed.tokens ?? []) {
     if (token.kind !== 'option') continue;
     const declared = config.options[token.name];
     if (declared?.type !== 'string' || declared.multiple === true) continue;
-    if (seen.has(token.name)) throw new TypeError(`Option '--${token.name}' was given more than once`);
-    seen.add(token.name);
+    const first = seen.get(token.name);
+    if (first === token.rawName) throw new TypeError(`Option '${first}' was given more than once`);
+    if (first !== undefined) throw new TypeError(`Option '${first}' and '${token.rawName}' name the same option: give it once`);
+    seen.set(token.name, token.rawName);
   }
   const values = parsed.values as Record<string, unknown>;
   for (const name of PATH_OPTIONS) {
