@@ -14,7 +14,7 @@ interface Pending {
 }
 
 /** One upstream whose list reads stay pending until the test answers them, in any order. */
-function setup() {
+function setup(logger = silentLogger()) {
   const pending: Pending[] = [];
   let listener: UpstreamListener = {};
   const connection = {
@@ -32,7 +32,7 @@ function setup() {
     get: (name: string) => (name === 'up' ? connection : undefined),
   } as unknown as UpstreamRegistry;
   const store = new CatalogStore();
-  const sync = new CatalogSync(registry, store, silentLogger());
+  const sync = new CatalogSync(registry, store, logger);
   const server = {
     name: 'up',
     transport: 'stdio',
@@ -118,6 +118,38 @@ describe('CatalogSync: warm (what initialize waits for)', () => {
     await t.settle();
     expect(warmed).toBe(true);
     expect(t.names('tools')).toEqual(['up__early', 'up__late']);
+  });
+
+  it('does not wait for an upstream whose first connect failed', async () => {
+    const t = setup();
+    let warmed = false;
+    void t.sync.warm(60_000).then(() => (warmed = true));
+    t.emit().stateChanged!('up', 'down', 'connecting');
+    await t.settle();
+    expect(warmed).toBe(true);
+  });
+
+  it('logs the upstreams it stopped waiting for when the wait runs out, and nothing when they settle', async () => {
+    vi.useFakeTimers();
+    try {
+      const logger = silentLogger();
+      const info = vi.spyOn(logger, 'info');
+      const t = setup(logger);
+      const warmed = t.sync.warm(5_000);
+      await vi.advanceTimersByTimeAsync(5_000);
+      await warmed;
+      expect(info).toHaveBeenCalledWith({ upstreams: ['up'] }, expect.stringMatching(/stopped waiting for upstreams still on their first connect/));
+
+      const settled = setup(logger);
+      info.mockClear();
+      const answered = settled.sync.warm(5_000);
+      settled.emit().stateChanged!('up', 'down', 'connecting');
+      await vi.advanceTimersByTimeAsync(5_000);
+      await answered;
+      expect(info).not.toHaveBeenCalled();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('tells the catalog to keep what names mean once the first reads have ended, not before', async () => {

@@ -115,7 +115,11 @@ export class CatalogSync {
         this.warmWaiters.delete(done);
         resolve();
       };
-      const timer = setTimeout(done, maxMs);
+      const timer = setTimeout(() => {
+        // Says why a first session took maxMs, and which upstreams it came without.
+        this.logger.info({ upstreams: [...this.warming] }, 'a new session stopped waiting for upstreams still on their first connect; their lists follow once read');
+        done();
+      }, maxMs);
       this.warmWaiters.add(done);
     });
   }
