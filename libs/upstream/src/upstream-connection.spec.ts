@@ -219,9 +219,9 @@ describe('UpstreamConnection', () => {
     server.hang = true;
     connection.start();
     await until(() => connection.state === 'connecting' && server.transports.length === 1);
-    const started = Date.now();
+    // A stop() that waited for the handshake would wait out connectMs (60 s), past this
+    // test's own timeout (10 s): that is the failure, no clock needed.
     await connection.stop();
-    expect(Date.now() - started).toBeLessThan(5_000);
     expect(connection.state).toBe('stopped');
     // Ended on purpose, not failed: never `down` on the way, and no lastError to report.
     expect(states).toEqual(['connecting', 'stopped']);

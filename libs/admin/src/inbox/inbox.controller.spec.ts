@@ -121,11 +121,15 @@ describe('GET /admin/inbox/items: who sees what', () => {
     void inbox.ask(form('bob', 'for bob'));
     void inbox.ask(form(null, 'for nobody in particular'));
 
+    const before = Date.now();
     const alice = await api().get('/admin/inbox/items').set(bearer('sbk_alice')).expect(200);
+    const after = Date.now();
     expect(alice.headers['cache-control']).toBe('no-store');
     expect(alice.body.items.map((i: { message: string }) => i.message)).toEqual(['for alice']);
     expect(alice.body.viewer).toEqual({ principal: 'alice', admin: false });
-    expect(Math.abs(alice.body.now - Date.now())).toBeLessThan(5000);
+    // The server's clock while it answered (the page counts expiries down from it).
+    expect(alice.body.now).toBeGreaterThanOrEqual(before);
+    expect(alice.body.now).toBeLessThanOrEqual(after);
 
     const root = await api().get('/admin/inbox/items').set(bearer('sbk_root')).expect(200);
     expect(root.body.items).toHaveLength(3);

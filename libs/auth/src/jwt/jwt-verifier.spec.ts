@@ -54,16 +54,20 @@ describe('JwtVerifier', () => {
 
   it('maps principal, roles and groups from configured claim paths; lists may be arrays or space-separated', async () => {
     const v = verifier({ principal: 'email', roles: 'realm_access.roles', groups: 'grp' });
-    const verdict = await v.verify(await sign({ email: 'fay@example.com', realm_access: { roles: ['admin', 7] }, grp: 'eng  ops' }));
+    const signedFrom = Math.floor(Date.now() / 1000);
+    const token = await sign({ email: 'fay@example.com', realm_access: { roles: ['admin', 7] }, grp: 'eng  ops' });
+    const signedBy = Math.floor(Date.now() / 1000);
+    const verdict = await v.verify(token);
     expect(verdict).toEqual({
       ok: true,
       // The token's exp (2 minutes out), for the check of the session's streams.
       principal: { id: 'fay@example.com', authMethod: 'jwt', roles: ['admin'], groups: ['eng', 'ops'], credential: { expiresAt: expect.any(Number) } },
     });
     const expiresAt = (verdict as { principal: { credential: { expiresAt: number } } }).principal.credential.expiresAt;
-    expect(expiresAt - Date.now()).toBeGreaterThan(60_000);
-    // exp plus the 30 s clock tolerance: the session check ends it when verify would refuse it.
-    expect(expiresAt - Date.now()).toBeLessThanOrEqual(150_000);
+    // exp (2 minutes after signing) plus the 30 s clock tolerance: the session check ends it
+    // when verify would refuse it.
+    expect(expiresAt).toBeGreaterThanOrEqual((signedFrom + 120 + 30) * 1000);
+    expect(expiresAt).toBeLessThanOrEqual((signedBy + 120 + 30) * 1000);
   });
 
   it('a token past exp but within the clock tolerance holds until exp plus the tolerance, as verify says', async () => {

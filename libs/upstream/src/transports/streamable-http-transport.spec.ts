@@ -320,16 +320,15 @@ describe('StreamableHttpUpstreamTransport', () => {
         setTimeout(() => res.socket?.destroy(), 10);
       };
     });
-    const started = Date.now();
     await transport.send(request(11));
+    // The transport has no timeout of its own: a request it did not answer at once would stay
+    // unanswered, and received() would give up.
     const messages = await received(2);
     expect(messages[1]).toEqual({
       jsonrpc: '2.0',
       id: 11,
       error: { code: -32000, message: 'Upstream closed the response stream before answering' },
     });
-    // Far below any caller's timeout; generous, so a loaded CI machine does not fail it.
-    expect(Date.now() - started).toBeLessThan(5000);
     expect(errors).toHaveLength(1);
   });
 
@@ -470,10 +469,9 @@ describe('StreamableHttpUpstreamTransport', () => {
       s.onDelete = () => undefined;
     });
     await transport.send(initialize());
-    const started = Date.now();
+    // The DELETE is given up after 1 s; without that, close() would never return and this
+    // test would run into its timeout.
     await transport.close();
-    // The DELETE is given up after 1 s; without that, close() would never return.
-    expect(Date.now() - started).toBeLessThan(5000);
   });
 
   it('keeps the text of a large result, in a JSON answer and in an SSE event, so encoding splices it', async () => {
