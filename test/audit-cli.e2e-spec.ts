@@ -12,7 +12,7 @@ import { databasePath, openMigrated } from '../apps/switchboard/src/audit-store.
 import { AUDIT_ENTITIES } from '@switchboard/audit';
 import { entry as sampleEntry } from '../libs/audit/test-support/temp-db.js';
 import { eventually, SWITCHBOARD_BIN, tempDir, writeConfig } from './support/daemon.js';
-import { runCli } from './support/cli.js';
+import { cliRunsTimeout, runCli } from './support/cli.js';
 
 /**
  * `switchboard db` and `switchboard audit` against a real SQLite file: rows are written by
@@ -310,21 +310,24 @@ describe('switchboard audit and db commands', () => {
     }
   });
 
-  it('bad filter values and options are usage errors (exit 2) that say what is wrong', () => {
-    const refusals: [string[], RegExp][] = [
-      [withConfig('audit', 'tail', '--since', 'last tuesday'), /^switchboard: --since 'last tuesday': expected an ISO 8601 date/],
-      [withConfig('audit', 'export', '--format', 'xml'), /^switchboard: --format 'xml': expected jsonl or csv\n$/],
-      [withConfig('audit', 'export'), /^switchboard: --format is required/],
-      [withConfig('audit', 'stats', '--decision', 'maybe'), /^switchboard: --decision 'maybe': expected one of allowed, denied, limited, unauthenticated, refused\n$/],
-      [withConfig('audit', 'tail', '-n', '0'), /^switchboard: -n '0': expected a number of rows from 1 to/],
-      [withConfig('audit', 'tail', '--frobnicate'), /^switchboard: Unknown option '--frobnicate'/],
-      [withConfig('audit', 'rewrite'), /^switchboard: unknown audit command 'rewrite'; try: tail, export, stats, verify/],
-      [['db'], /^switchboard: a command is missing\n/],
-      // The shared options before the command: an option in the command's place is no command.
-      [['-c', configPath, 'audit'], /^switchboard: a command is missing \('-c' is an option, not a command\)\n\nUsage:/],
-      [['audit', '--config', configPath, 'tail'], /^switchboard: a command is missing \('--config' is an option, not a command\)\n/],
-      [['db', '--data-dir', 'elsewhere', 'migrate'], /^switchboard: a command is missing \('--data-dir' is an option, not a command\)\n/],
-    ];
+  /** Each run of the CLI the usage-error test makes, and what it must say. */
+  const usageRefusals = (): [string[], RegExp][] => [
+    [withConfig('audit', 'tail', '--since', 'last tuesday'), /^switchboard: --since 'last tuesday': expected an ISO 8601 date/],
+    [withConfig('audit', 'export', '--format', 'xml'), /^switchboard: --format 'xml': expected jsonl or csv\n$/],
+    [withConfig('audit', 'export'), /^switchboard: --format is required/],
+    [withConfig('audit', 'stats', '--decision', 'maybe'), /^switchboard: --decision 'maybe': expected one of allowed, denied, limited, unauthenticated, refused\n$/],
+    [withConfig('audit', 'tail', '-n', '0'), /^switchboard: -n '0': expected a number of rows from 1 to/],
+    [withConfig('audit', 'tail', '--frobnicate'), /^switchboard: Unknown option '--frobnicate'/],
+    [withConfig('audit', 'rewrite'), /^switchboard: unknown audit command 'rewrite'; try: tail, export, stats, verify/],
+    [['db'], /^switchboard: a command is missing\n/],
+    // The shared options before the command: an option in the command's place is no command.
+    [['-c', configPath, 'audit'], /^switchboard: a command is missing \('-c' is an option, not a command\)\n\nUsage:/],
+    [['audit', '--config', configPath, 'tail'], /^switchboard: a command is missing \('--config' is an option, not a command\)\n/],
+    [['db', '--data-dir', 'elsewhere', 'migrate'], /^switchboard: a command is missing \('--data-dir' is an option, not a command\)\n/],
+  ];
+
+  it('bad filter values and options are usage errors (exit 2) that say what is wrong', { timeout: cliRunsTimeout(usageRefusals().length) }, () => {
+    const refusals = usageRefusals();
     for (const [args, says] of refusals) {
       const r = runCli(args);
       expect(r.code, args.join(' ')).toBe(2);

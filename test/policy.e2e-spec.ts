@@ -4,7 +4,7 @@ import { Client, ProtocolError, StreamableHTTPClientTransport } from '@modelcont
 import { MAX_URI_CHARS } from '@switchboard/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVERYTHING_SERVER, eventually, REPO_ROOT, startDaemon, stdioFixture, stopAllDaemons, tempDir, writeConfig, type DaemonHandle } from './support/daemon.js';
-import { createKey, runCli } from './support/cli.js';
+import { cliRunsTimeout, createKey, runCli } from './support/cli.js';
 import { auditRows } from './support/audit-rows.js';
 
 
@@ -169,7 +169,8 @@ describe('policies through the daemon (CASL, from a policy file)', () => {
     await Promise.all(Object.values(clients).map((c) => c.close()));
   });
 
-  it('policy check prints the decision and the rule (exit 0 allow, 3 deny); lint lists every problem', () => {
+  // 13 runs of the CLI, one after another (cliRunsTimeout says why that needs more time).
+  it('policy check prints the decision and the rule (exit 0 allow, 3 deny); lint lists every problem', { timeout: cliRunsTimeout(13) }, () => {
     writeFileSync(policyFile, POLICY);
     const allow = runCli(['policy', 'check', '--config', configPath, '--principal', 'bob', '--tool', 'fx__echo', '--args', '{"text":"ok"}']);
     expect(allow.code).toBe(0);

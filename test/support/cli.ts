@@ -36,6 +36,16 @@ export function runCli(args: string[], options: CliOptions = {}): CliRun {
 }
 
 /**
+ * The timeout of a test that runs the CLI `runs` times, one after another. Each run is a Node
+ * process that needs about 0.5 s of CPU to start (0.6-0.8 s a run here when the machine is
+ * idle); on a loaded 2-core machine (load average ~17) a dozen runs went past the 60 s
+ * default, about 5 s a run. 10 s a run, and never less than the default.
+ */
+export function cliRunsTimeout(runs: number): number {
+  return Math.max(60_000, runs * 10_000);
+}
+
+/**
  * Creates an API key named `name` (with `roles`, comma-separated, if given) with
  * `switchboard keys create`; returns the key, which is printed last.
  */
