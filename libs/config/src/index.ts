@@ -11,3 +11,4 @@ export { MissingSecretsError, secretNamesOf, withSecrets } from './config.secret
 export { unsafeListenReason } from './config.rules.js';
 export { servingChainFor } from './config.chain.js';
 export { commandLineDir, commandLinePath } from './config.command-line.js';
+export { closestKey, knownKeysAt } from './config.suggest.js';

@@ -82,7 +82,8 @@ export const policyDocumentSchema = z.strictObject(
     groups: z.record(name, z.array(name)).default({}).describe('Group (from a token) -> roles.'),
     everyone: z.array(name).default([]).describe('Roles every principal has.'),
   },
-  { error: 'must be a mapping with roles (and optionally users, groups, everyone, defaultEffect)' },
+  // Only for what is no mapping at all: an unknown key in one is named by the loader.
+  { error: (issue) => (issue.code === 'unrecognized_keys' ? undefined : 'must be a mapping with roles (and optionally users, groups, everyone, defaultEffect)') },
 );
 
 export type PolicyRule = z.output<typeof ruleSchema>;

@@ -20,6 +20,23 @@ describe('a policy file with mistakes', () => {
       'roles.dev.0.when.path: conditions name an argument: args.<name>',
     ]);
   });
+
+  it('names an unknown key, at the top as in a rule, with the key it most likely meant', () => {
+    // `user:` for `users:` was refused as "must be a mapping with roles (and optionally ...)",
+    // which a file that is such a mapping cannot act on; a rule's `tol:` said zod's
+    // 'Unrecognized key: "tol"'.
+    const yaml = ['roles:', '  dev:', '    - { id: a, allow: call, tol: "github__*" }', 'user: { alice: [dev] }', 'defaulteffect: deny', 'extra: 1'].join('\n');
+    expect(problemsOf(yaml)).toEqual([
+      'roles.dev.0.tol: unknown key (did you mean `tool`?)',
+      'user: unknown key (did you mean `users`?)',
+      'defaulteffect: unknown key (did you mean `defaultEffect`?)',
+      'extra: unknown key (known here: defaultEffect, roles, users, groups, everyone)',
+    ]);
+  });
+
+  it('still says what the file must be when it is no mapping', () => {
+    expect(problemsOf('')).toEqual([': must be a mapping with roles (and optionally users, groups, everyone, defaultEffect)']);
+  });
 });
 
 describe('every problem of a policy file in one round', () => {

@@ -1,4 +1,14 @@
-import { ConfigError, ConfigErrorCode, describeIssue, formatPath, parseConfigText, readConfigBytes, type ConfigProblem } from '@switchboard/config';
+import {
+  closestKey,
+  ConfigError,
+  ConfigErrorCode,
+  describeIssue,
+  formatPath,
+  knownKeysAt,
+  parseConfigText,
+  readConfigBytes,
+  type ConfigProblem,
+} from '@switchboard/config';
 import { canonicalCallerName, foldCallerName } from '@switchboard/core';
 import { z } from 'zod';
 import { policyDocumentSchema, type PolicyDocument } from './policy-document.js';
@@ -12,11 +22,26 @@ export function loadPolicyBytes(file: string, bytes: Buffer): PolicyDocument {
   const value = parseConfigText(file, bytes);
   const at = (path: string, reason: string): ConfigProblem => ({ file, path, reason });
   const parsed = policyDocumentSchema.safeParse(value, { error: describeIssue });
-  const problems = parsed.success ? [] : parsed.error.issues.map((issue) => at(formatPath(issue.path), issue.message));
+  const problems = parsed.success ? [] : parsed.error.issues.flatMap((issue) => issueProblems(issue, at));
   // Also when the schema refused the file, so that one round lists every problem.
   problems.push(...crossReferenceProblems(parsed.success ? parsed.data : readableParts.parse(value), at));
   if (!parsed.success || problems.length > 0) throw new ConfigError(ConfigErrorCode.Invalid, file, problems);
   return parsed.data;
+}
+
+/**
+ * One problem per unknown key, named with the key it most likely meant: a policy key is
+ * refused, not ignored as a config key is, since a misspelt `tool:` or `users:` would widen
+ * or drop what a rule or a user gets.
+ */
+function issueProblems(issue: z.core.$ZodIssue, at: (path: string, reason: string) => ConfigProblem): ConfigProblem[] {
+  if (issue.code !== 'unrecognized_keys') return [at(formatPath(issue.path), issue.message)];
+  const known = knownKeysAt(policyDocumentSchema, issue.path);
+  return issue.keys.map((key) => {
+    const meant = closestKey(key, known);
+    const hint = meant ? `did you mean \`${meant}\`?` : `known here: ${known.join(', ')}`;
+    return at(formatPath([...issue.path, key]), `unknown key (${hint})`);
+  });
 }
 
 /** What the cross-reference checks read of a policy. */
