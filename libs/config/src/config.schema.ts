@@ -109,7 +109,7 @@ export const configInputSchema = z
         .prefault({}),
       security: z
         .strictObject({
-          allowedHosts: z.array(nonEmpty()).default([]).describe('Host header values accepted besides loopback names.'),
+          allowedHosts: z.array(nonEmpty()).default([]).describe('Host header values accepted: on a loopback listener besides loopback names; on any other address only these (empty: any Host).'),
           allowedOrigins: z.array(nonEmpty()).default([]).describe('Origin header values accepted from browsers.'),
         })
         .prefault({}),
