@@ -76,6 +76,14 @@ describe('RequestLimiter', () => {
     if (second.ok) second.release();
   });
 
+  it('names the limit in its reason, in the singular for one call', async () => {
+    const { l } = limiter({ perPrincipalTool: { points: 1, durationSec: 60 }, perPrincipal: { points: 2, durationSec: 30 } });
+    expect((await l.admit(call('a'))).ok).toBe(true);
+    expect(refused(await l.admit(call('a')))?.reason).toBe("limit of 1 call per principal of tool 'gh__search' per 60 s reached");
+    expect((await l.admit(call('a', 'gh__other'))).ok).toBe(true);
+    expect(refused(await l.admit(call('a', 'gh__third')))?.reason).toBe('limit of 2 calls per principal per 30 s reached');
+  });
+
   it('a changed limit applies to the next request (counting afresh)', async () => {
     const { l, set } = limiter({ perPrincipal: { points: 1, durationSec: 60 } });
     expect((await l.admit(call('a'))).ok).toBe(true);

@@ -52,13 +52,13 @@ export class RequestLimiter {
   async admit(request: LimitedRequest): Promise<Admission> {
     const limits = this.settings();
     const buckets: [LimitRule, BucketSpec | undefined, string, string][] = [
-      ['limit:principal', spec('principal', limits.perPrincipal), request.principal, 'calls per principal'],
-      ['limit:principal-server', spec('principal-server', limits.perPrincipalServer), `${request.principal}\n${request.server}`, `calls per principal to upstream '${request.server}'`],
+      ['limit:principal', spec('principal', limits.perPrincipal), request.principal, 'per principal'],
+      ['limit:principal-server', spec('principal-server', limits.perPrincipalServer), `${request.principal}\n${request.server}`, `per principal to upstream '${request.server}'`],
       [
         'limit:principal-tool',
         request.method === 'tools/call' && request.name !== null ? spec('principal-tool', limits.perPrincipalTool) : undefined,
         `${request.principal}\n${request.name}`,
-        `calls per principal of tool '${request.name}'`,
+        `per principal of tool '${request.name}'`,
       ],
     ];
     const taken: [BucketSpec, string][] = [];
@@ -68,7 +68,7 @@ export class RequestLimiter {
       if (!take.ok) {
         // This request is refused: the points earlier buckets gave it go back.
         await Promise.all(taken.map(([b, k]) => this.store.giveBack(b, k)));
-        return { ok: false, rule, retryAfterMs: take.retryAfterMs, reason: `limit of ${bucket.points} ${what} per ${bucket.durationSec} s reached` };
+        return { ok: false, rule, retryAfterMs: take.retryAfterMs, reason: `limit of ${counted(bucket.points, 'call')} ${what} per ${bucket.durationSec} s reached` };
       }
       taken.push([bucket, key]);
     }
