@@ -200,6 +200,9 @@ describe('policies through the daemon (CASL, from a policy file)', () => {
     expect(runCli(['policy', 'check', '--config', aliased, '--principal', 'x', '--roles', 'ops', '--tool', 'files__env']).stdout).toMatch(/^allow {2}rule: all-fx/);
 
     expect(runCli(['policy', 'lint', '--config', configPath]).stdout).toMatch(/^ok: .*policy\.yaml: 2 roles, 5 rules\n$/);
+    const single = join(dir, 'single-policy.yaml');
+    writeFileSync(single, 'roles:\n  dev:\n    - { allow: call, tool: "fx__*" }\n');
+    expect(runCli(['policy', 'lint', '--file', single]).stdout).toMatch(/^ok: .*single-policy\.yaml: 1 role, 1 rule\n$/);
     const bad = join(dir, 'bad-policy.yaml');
     writeFileSync(bad, 'roles:\n  dev:\n    - { allow: call, deny: call }\n    - { allow: fly, tool: x }\nusers: { bob: [nosuchrole] }\n');
     const lint = runCli(['policy', 'lint', '--file', bad]);

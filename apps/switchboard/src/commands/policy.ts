@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import type { GatewayConfig } from '@switchboard/config';
-import { callerName, MAX_URI_CHARS, parseCallerName } from '@switchboard/core';
+import { callerName, counted, MAX_URI_CHARS, parseCallerName } from '@switchboard/core';
 import { aliasedServerSelectors, PolicyEngine, unnormalizedPath, type PolicyDecision, type PolicyDocument } from '@switchboard/policy';
 import { policyDefaultEffect, readPolicyFile } from '../policy-setup.js';
 import { COMMON_OPTIONS, loadCommandConfig, parseCommandArgs, runSubcommand, printUsage } from './command-args.js';
@@ -57,7 +57,7 @@ async function lint(args: string[], usage: string): Promise<number> {
   const doc = loadPolicyForCommand(file);
   if (config) warnAliasedServers(doc, config, file);
   const rules = Object.values(doc.roles).reduce((n, r) => n + r.length, 0);
-  process.stdout.write(`ok: ${file}: ${Object.keys(doc.roles).length} roles, ${rules} rules\n`);
+  process.stdout.write(`ok: ${file}: ${counted(Object.keys(doc.roles).length, 'role')}, ${counted(rules, 'rule')}\n`);
   return 0;
 }
 
