@@ -1,10 +1,10 @@
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { Client, SSEClientTransport, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { startHttpFixture, type FixtureStatsReport, type HttpFixture } from '@switchboard/testing';
+import { fixturePath, startHttpFixture, type FixtureStatsReport, type HttpFixture } from '@switchboard/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { dirname, join } from 'node:path';
 import { auditRows } from './support/audit-rows.js';
-import { REPO_ROOT, SWITCHBOARD_BIN, eventually, stdioFixture, writeConfig } from './support/daemon.js';
+import { REPO_ROOT, SWITCHBOARD_BIN, eventually, stdioFixture, tempDir, writeConfig } from './support/daemon.js';
 
 /**
  * `switchboard stdio` byte by byte: a raw host writes newline-delimited JSON to the gateway's
@@ -30,9 +30,9 @@ interface RawHost {
 
 const hosts: RawHost[] = [];
 
-/** Starts `switchboard stdio` with `fx` as its one upstream; nothing is sent yet. */
-function spawnHost(fx: unknown): RawHost {
-  const configPath = writeConfig({ mcpServers: { fx } });
+/** Starts `switchboard stdio` with `fx` as its one upstream (and `settings` in its config); nothing is sent yet. */
+function spawnHost(fx: unknown, settings: Record<string, unknown> = {}): RawHost {
+  const configPath = writeConfig({ mcpServers: { fx }, ...settings });
   const proc = spawn(process.execPath, [SWITCHBOARD_BIN, 'stdio', '--config', configPath], { stdio: ['pipe', 'pipe', 'pipe'] });
   const lines: Line[] = [];
   const stray: string[] = [];
@@ -76,8 +76,8 @@ const initialize = (id: string | number, protocolVersion: string) => ({
   params: { protocolVersion, capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
 });
 
-async function launch(protocolVersion: string, fx: unknown = stdioFixture()): Promise<RawHost> {
-  const host = spawnHost(fx);
+async function launch(protocolVersion: string, fx: unknown = stdioFixture(), settings: Record<string, unknown> = {}): Promise<RawHost> {
+  const host = spawnHost(fx, settings);
   host.send(initialize(0, protocolVersion));
   await host.next((l) => !Array.isArray(l) && l.id === 0);
   host.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
@@ -348,6 +348,89 @@ describe('switchboard stdio: the host closes its end of stdout while a call runs
     await expectCancelledUpstream(fixture, 'http');
   });
 });
+
+describe('switchboard stdio: stopped by a signal', () => {
+  // A host that ends the server it launched, or a user's Ctrl-C, may come at any moment. The
+  // handlers used to go in only once the database was open and the upstreams started, and each
+  // for one signal: a signal before that, or a second one, met its default action (killed by
+  // the signal: no audit commit, no stopped upstreams).
+  const logged = { log: { level: 'info' } };
+  /** How it ended, once its stdout and stderr are read to the end (its last log lines too). */
+  const ended = (host: RawHost) =>
+    new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => host.proc.once('close', (code, signal) => resolve({ code, signal })));
+
+  it('SIGTERM at its first log line, while it starts: it stops once started, exit 0, logged stopped', async () => {
+    // The first line ('database migrated') comes before the upstreams are started. The signal
+    // arrives during start-up, but its listener may run only once start-up is done, so whether
+    // it is held ('signal during start-up') or acted on at once varies: either way a clean
+    // stop. It is a race, so several rounds (without the fix the first round was always killed).
+    for (let round = 0; round < 3; round++) {
+      const host = spawnHost(stdioFixture(), logged);
+      const end = ended(host);
+      host.proc.stderr.once('data', () => host.proc.kill('SIGTERM'));
+      expect({ round, ...(await end) }, host.stderr()).toEqual({ round, code: 0, signal: null });
+      expect(host.stderr()).toMatch(/"signal":"SIGTERM".*"msg":"shutting down/);
+      expect(host.stderr()).toContain('"msg":"stopped"');
+    }
+  });
+
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    it(`${signal} the moment it answers initialize: exit 0, logged stopped`, async () => {
+      const host = spawnHost(stdioFixture(), logged);
+      const end = ended(host);
+      host.proc.stdout.once('data', () => host.proc.kill(signal));
+      host.send(initialize(0, '2025-06-18'));
+      expect(await end, host.stderr()).toEqual({ code: 0, signal: null });
+      expect(host.lines).toMatchObject([{ id: 0, result: { protocolVersion: '2025-06-18' } }]);
+      expect(host.stderr()).toMatch(new RegExp(`"signal":"${signal}".*"msg":"shutting down`));
+      expect(host.stderr()).toContain('"msg":"stopped"');
+    });
+  }
+
+  it('SIGTERM after an audited call was answered, another still running: both rows are committed before it exits', async () => {
+    // Relaxed, with the longest flushMs: nothing but the shutdown commits the rows.
+    const host = await launch('2025-06-18', stdioFixture(), { ...logged, audit: { mode: 'relaxed', flushMs: 60_000 } });
+    host.send({ jsonrpc: '2.0', id: 'echo', method: 'tools/call', params: { name: 'fx__echo', arguments: { text: 'before the signal' } } });
+    await host.next((l) => !Array.isArray(l) && l.id === 'echo');
+    await startLongCall(host);
+    const end = ended(host);
+    host.proc.kill('SIGTERM');
+    expect(await end, host.stderr()).toEqual({ code: 0, signal: null });
+    expect(auditRows(host.dataDir, `name = 'fx__echo'`)).toMatchObject([{ transport: 'stdio', decision: 'allowed', outcome: 'ok' }]);
+    // The session ends with the signal: the call it left is cancelled, as when the host closes stdin.
+    expect(auditRows(host.dataDir, `name = 'fx__slow'`)).toMatchObject([
+      { transport: 'stdio', decision: 'allowed', outcome: 'cancelled', error_message: 'No answer: the session ended before the request completed' },
+    ]);
+  });
+
+  it('a second signal while it stops (a second Ctrl-C) exits at once, code 1, logged; the upstream it was stopping does not outlive it', async () => {
+    // An upstream that takes ~4 s to stop: the fixture exits when its stdin closes, and the
+    // shell around it then lingers, ignoring SIGTERM, until the SIGKILL after the grace periods.
+    // The marker names both in the process table (the fixture ignores its arguments; a loop,
+    // not a last command the shell could exec, keeps the shell itself).
+    const marker = join(tempDir(), 'lingering-server');
+    const lingering = { command: 'sh', args: ['-c', `trap '' TERM; "${process.execPath}" "${fixturePath('stdio')}" "${marker}"; while :; do sleep 1; done`] };
+    const host = await launch('2025-06-18', lingering, logged);
+    const processes = () => liveProcesses(marker);
+    expect(processes()).toHaveLength(2);
+    const end = ended(host);
+    host.proc.kill('SIGINT');
+    // The gateway is stopping its upstream once the fixture has gone and the shell lingers.
+    await eventually(() => processes().length === 1, 10_000, 'the upstream being stopped');
+    host.proc.kill('SIGINT');
+    expect(await end, host.stderr()).toEqual({ code: 1, signal: null });
+    expect(host.stderr()).toMatch(/"signal":"SIGINT".*"msg":"second signal while shutting down: exiting now/);
+    // The gateway's child reaper ends what it no longer waited for.
+    await eventually(() => processes().length === 0, 15_000, 'the lingering upstream gone');
+  });
+});
+
+/** Live (not zombie) processes whose command line names `marker`. */
+function liveProcesses(marker: string): string[] {
+  return execFileSync('ps', ['-eo', 'pid=,stat=,args='], { encoding: 'utf8' })
+    .split('\n')
+    .filter((line) => line.includes(marker) && !/^\s*\d+\s+Z/.test(line));
+}
 
 /** Starts a call long enough that only a cancellation ends it while a test looks, and waits until the fixture has it. */
 async function startLongCall(host: RawHost): Promise<void> {

@@ -3,12 +3,13 @@ import type { Logger } from '@switchboard/observability';
 type StopHandler = (signal: NodeJS.Signals) => void;
 
 /**
- * SIGTERM and SIGINT, caught from the first moment of the daemon's start-up. A process with
- * no listener for them meets the signal's default action: killed, nothing drained, the audit
- * log's last rows not committed. A supervisor may signal at any time, also the instant it
- * reads the listening line, so the listeners go in before anything else and stay.
+ * SIGTERM and SIGINT, caught from the first moment of the start-up of the daemon and of
+ * `switchboard stdio`. A process with no listener for them meets the signal's default action:
+ * killed, nothing drained, the audit log's last rows not committed. A supervisor may signal at
+ * any time, also the instant it reads the listening line, as may a host that launched stdio
+ * mode, so the listeners go in before anything else and stay.
  *
- * Until the daemon has everything its shutdown closes, a signal is held, and acted on once
+ * Until the process has everything its shutdown closes, a signal is held, and acted on once
  * it has (`handleWith`); a second signal during start-up means "now" (exit 1), as a second
  * Ctrl-C does while draining.
  */

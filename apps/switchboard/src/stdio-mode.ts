@@ -1,18 +1,33 @@
 import { ApiKeyVerifier, type AuthPrincipal } from '@switchboard/auth';
 import { CREDENTIAL_CHECK_MS, StdioFront, stdioPrincipal } from '@switchboard/downstream';
 import type { GatewayConfig } from '@switchboard/config';
-import { createLogger } from '@switchboard/observability';
+import { createLogger, type Logger } from '@switchboard/observability';
 import { sqliteConnection } from '@switchboard/persistence';
 import { openAuditStore } from './audit-store.js';
 import { GatewayRuntime } from './gateway-runtime.js';
 import { MAX_BODY_BYTES } from './limits.js';
+import { ShutdownSignals } from './shutdown-signals.js';
 
 /**
  * `switchboard stdio`: the same merged endpoint on stdin/stdout for hosts that launch MCP
- * servers as subprocesses. Ends when the host closes stdin or sends SIGTERM.
+ * servers as subprocesses. Ends when the host closes stdin (or its end of stdout), or on
+ * SIGTERM or SIGINT whenever it comes, also during start-up (shutdown-signals.ts): exit 0,
+ * the session's calls cancelled, upstreams stopped, the audit log committed. A second signal
+ * while it stops exits 1 at once, as the daemon's does.
  */
 export async function runStdio(config: GatewayConfig): Promise<void> {
   const logger = createLogger(config.log.level);
+  // A host may end the server it launched at any moment, the instant it starts included.
+  const signals = new ShutdownSignals(logger);
+  try {
+    await serveStdio(config, logger, signals);
+  } catch (err) {
+    signals.release();
+    throw err;
+  }
+}
+
+async function serveStdio(config: GatewayConfig, logger: Logger, signals: ShutdownSignals): Promise<void> {
   const auditStore = await openAuditStore(config, logger);
   // A host that launches `switchboard stdio` is the local user, unless it passes a key.
   const key = process.env.SWITCHBOARD_API_KEY;
@@ -47,12 +62,25 @@ export async function runStdio(config: GatewayConfig): Promise<void> {
   const stop = (code = 0) =>
     (stopping ??= (async () => {
       clearInterval(keyCheck);
+      // The host's calls still running end with the session: cancelled upstream, each with its row.
       front.close();
       await runtime.drainAndStop(runtime.config.timeouts.shutdownMs);
+      // Every answered call's row is committed before the process exits.
       await auditStore.close();
+      logger.info('stopped');
       logger.flush?.();
       process.exit(code);
     })());
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (stopping) {
+      // A second Ctrl-C (or SIGTERM) means: now. Upstream children are stopped by their watchdog.
+      logger.warn({ signal }, 'second signal while shutting down: exiting now, without waiting for the upstreams to stop');
+      logger.flush?.();
+      process.exit(1);
+    }
+    logger.info({ signal }, 'shutting down: ending the session');
+    void stop();
+  };
   // The whole process is one session: like an HTTP session's streams (credential-check.ts),
   // it ends within CREDENTIAL_CHECK_MS of its key being revoked or expiring.
   const keyCheck = !key
@@ -68,8 +96,9 @@ export async function runStdio(config: GatewayConfig): Promise<void> {
         void stop(1);
       }, CREDENTIAL_CHECK_MS);
   keyCheck?.unref();
-  process.once('SIGTERM', () => void stop());
-  process.once('SIGINT', () => void stop());
+  // Everything stop closes exists now. A signal held during start-up stops it at once, and
+  // the host's session is never begun.
+  if (signals.handleWith(onSignal)) return stopping;
   await front.run();
   await stop();
 }
