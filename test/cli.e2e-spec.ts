@@ -191,8 +191,11 @@ describe('switchboard CLI', () => {
  * Starts the daemon and sends SIGTERM the moment `trigger` first matches what it has written
  * (stdout and stderr alike), as a supervisor does that stops a service as soon as it is up.
  */
-async function signalWhen(trigger: RegExp): Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }> {
-  const config = writeConfig({ mcpServers: { fx: stdioFixture() }, log: { level: 'info' } });
+async function signalWhen(
+  trigger: RegExp,
+  extra: Record<string, unknown> = {},
+): Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }> {
+  const config = writeConfig({ mcpServers: { fx: stdioFixture() }, log: { level: 'info' }, ...extra });
   const child = spawn(process.execPath, [SWITCHBOARD_BIN, 'start', '--port', '0', '--config', config], { stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
@@ -233,6 +236,17 @@ describe('switchboard start stopped by SIGTERM', () => {
     expect(r.stderr).not.toMatch(/TypeError|Cannot read/);
     // It was held until start-up was done, and the daemon did not then announce itself.
     expect(r.stderr).toContain('"msg":"signal during start-up: shutting down as soon as start-up is done"');
+    expect(r.stdout).toBe('');
+  });
+
+  it('while the command line still reads its config, before anything is opened: not started, exit 0', async () => {
+    // A config warning is printed right after the config is read, before the daemon's modules
+    // (Nest, TypeORM) load, which takes most of start-up: the signal lands in that load.
+    const r = await signalWhen(/warning: .*: colour: unknown key/, { colour: 'blue' });
+    expect({ code: r.code, signal: r.signal }, r.stderr).toEqual({ code: 0, signal: null });
+    expect(r.stderr).toContain('switchboard: SIGTERM before start-up: not started');
+    // Nothing was opened: no database, no upstream, no listener.
+    expect(r.stderr).not.toContain('database migrated');
     expect(r.stdout).toBe('');
   });
 });

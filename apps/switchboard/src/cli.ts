@@ -3,6 +3,7 @@ import { ConfigError, defaultConfigPath, loadConfigWithWarnings, unsafeListenRea
 import type { CommandFamily } from './commands/index.js';
 import type { FileSettings } from './daemon.js';
 import { parseOptions } from './parse-options.js';
+import { ShutdownSignals } from './shutdown-signals.js';
 import { SWITCHBOARD_VERSION } from './version.js';
 
 export const USAGE = `Usage:
@@ -126,6 +127,9 @@ export async function main(argv: string[]): Promise<number> {
     return 2;
   }
 
+  // From here a signal is caught, not the process killed by it: before the config is read and
+  // the daemon's modules load, which is most of start-up (shutdown-signals.ts).
+  const signals = new ShutdownSignals();
   let config: GatewayConfig;
   let fromFile: FileSettings;
   try {
@@ -151,12 +155,14 @@ export async function main(argv: string[]): Promise<number> {
 
   if (command === 'stdio') {
     const { runStdio } = await import('./stdio-mode.js');
-    await runStdio(config);
+    if (stoppedBeforeStart(signals)) return 0;
+    await runStdio(config, signals);
     return 0;
   }
   const { runDaemon } = await import('./daemon.js');
+  if (stoppedBeforeStart(signals)) return 0;
   try {
-    await runDaemon(config, fromFile);
+    await runDaemon(config, fromFile, signals);
   } catch (err) {
     process.stderr.write(`switchboard: ${(err as Error).message}\n`);
     // runDaemon stops what it started; should anything still hold the event loop, a daemon
@@ -168,6 +174,17 @@ export async function main(argv: string[]): Promise<number> {
 }
 
 class UsageError extends Error {}
+
+/**
+ * Whether a signal came while the config was read or the modules loaded: nothing is open yet,
+ * nothing to drain, so the command ends here (exit 0) rather than start only to stop.
+ */
+function stoppedBeforeStart(signals: ShutdownSignals): boolean {
+  if (signals.pending === undefined) return false;
+  signals.release();
+  process.stderr.write(`switchboard: ${signals.pending} before start-up: not started\n`);
+  return true;
+}
 
 function applyOverrides(config: GatewayConfig, values: { port?: string; host?: string; 'data-dir'?: string }): GatewayConfig {
   const listen = { ...config.listen };

@@ -37,9 +37,9 @@ export interface FileSettings {
  * tests read the URL from it); everything else goes to the log on stderr. SIGTERM or SIGINT
  * drains and stops it with exit 0 whenever it comes, also during start-up (shutdown-signals.ts).
  */
-export async function runDaemon(config: GatewayConfig, fromFile: FileSettings): Promise<void> {
+export async function runDaemon(config: GatewayConfig, fromFile: FileSettings, signals: ShutdownSignals): Promise<void> {
   const logger = createLogger(config.log.level);
-  const signals = new ShutdownSignals(logger);
+  signals.logTo(logger);
   try {
     await startDaemon(config, fromFile, logger, signals);
   } catch (err) {

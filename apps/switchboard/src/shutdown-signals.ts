@@ -4,7 +4,8 @@ type StopHandler = (signal: NodeJS.Signals) => void;
 
 /**
  * SIGTERM and SIGINT, caught from the first moment of the start-up of the daemon and of
- * `switchboard stdio`. A process with no listener for them meets the signal's default action:
+ * `switchboard stdio`: the command line installs them before it reads the config (cli.ts),
+ * and the daemon or stdio mode hands them its logger (`logTo`) once it has one. A process with no listener for them meets the signal's default action:
  * killed, nothing drained, the audit log's last rows not committed. A supervisor may signal at
  * any time, also the instant it reads the listening line, as may a host that launched stdio
  * mode, so the listeners go in before anything else and stay.
@@ -16,11 +17,23 @@ type StopHandler = (signal: NodeJS.Signals) => void;
 export class ShutdownSignals {
   private handler?: StopHandler;
   private held?: NodeJS.Signals;
+  private logger?: Logger;
   private readonly listener = (signal: NodeJS.Signals) => this.receive(signal);
 
-  constructor(private readonly logger: Logger) {
+  constructor() {
     process.on('SIGTERM', this.listener);
     process.on('SIGINT', this.listener);
+  }
+
+  /** The signal held so far, if one came: the command line then starts nothing at all. */
+  get pending(): NodeJS.Signals | undefined {
+    return this.held;
+  }
+
+  /** The log for what follows; a signal held before there was one is logged now. */
+  logTo(logger: Logger): void {
+    this.logger = logger;
+    if (this.held !== undefined) this.logHeld(this.held);
   }
 
   /**
@@ -43,11 +56,19 @@ export class ShutdownSignals {
   private receive(signal: NodeJS.Signals): void {
     if (this.handler) return this.handler(signal);
     if (this.held !== undefined) {
-      this.logger.warn({ signal }, 'second signal during start-up: exiting now');
-      this.logger.flush?.();
+      if (this.logger) {
+        this.logger.warn({ signal }, 'second signal during start-up: exiting now');
+        this.logger.flush?.();
+      } else {
+        process.stderr.write(`switchboard: second signal (${signal}) during start-up: exiting now\n`);
+      }
       process.exit(1);
     }
     this.held = signal;
-    this.logger.info({ signal }, 'signal during start-up: shutting down as soon as start-up is done');
+    if (this.logger) this.logHeld(signal);
+  }
+
+  private logHeld(signal: NodeJS.Signals): void {
+    this.logger?.info({ signal }, 'signal during start-up: shutting down as soon as start-up is done');
   }
 }

@@ -15,10 +15,11 @@ import { ShutdownSignals } from './shutdown-signals.js';
  * the session's calls cancelled, upstreams stopped, the audit log committed. A second signal
  * while it stops exits 1 at once, as the daemon's does.
  */
-export async function runStdio(config: GatewayConfig): Promise<void> {
+export async function runStdio(config: GatewayConfig, signals: ShutdownSignals): Promise<void> {
   const logger = createLogger(config.log.level);
-  // A host may end the server it launched at any moment, the instant it starts included.
-  const signals = new ShutdownSignals(logger);
+  // A host may end the server it launched at any moment, the instant it starts included
+  // (the command line caught the signals before it read the config).
+  signals.logTo(logger);
   try {
     await serveStdio(config, logger, signals);
   } catch (err) {
