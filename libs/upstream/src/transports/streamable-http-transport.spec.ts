@@ -112,16 +112,12 @@ async function setup(
   };
   transport.onerror = (e) => errors.push(e);
   await transport.start();
-  /** Resolves once `count` messages have arrived. */
-  const received = async (count: number, ms = 5000): Promise<JsonRpcMessage[]> => {
-    const deadline = Date.now() + ms;
-    while (messages.length < count) {
-      if (Date.now() > deadline) throw new Error(`only ${messages.length} of ${count} messages arrived`);
-      await new Promise<void>((resolve) => {
-        waiters.push(resolve);
-        realSetTimeout(resolve, 50);
-      });
-    }
+  /**
+   * Resolves once `count` messages have arrived, woken by each message. It has no deadline of
+   * its own: messages that never come leave the test to its timeout, which is the only bound.
+   */
+  const received = async (count: number): Promise<JsonRpcMessage[]> => {
+    while (messages.length < count) await new Promise<void>((resolve) => waiters.push(resolve));
     return messages;
   };
   return { server, transport, messages, errors, received };
@@ -313,7 +309,7 @@ describe('StreamableHttpUpstreamTransport', () => {
     expect(errors).toEqual([]);
   });
 
-  it('answers -32000 at once for a request whose stream ends without event ids before its response', async () => {
+  it('answers -32000 for a request whose stream ends without event ids before its response, rather than leaving the request open', async () => {
     const { transport, received, errors } = await setup((s) => {
       s.onPost = (_seen, res) => {
         sse(res).write('data: {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"x"}}\n\n');
@@ -321,8 +317,8 @@ describe('StreamableHttpUpstreamTransport', () => {
       };
     });
     await transport.send(request(11));
-    // The transport has no timeout of its own: a request it did not answer at once would stay
-    // unanswered, and received() would give up.
+    // The transport has no timeout of its own: a request it left open would stay unanswered,
+    // and this test would run into its timeout.
     const messages = await received(2);
     expect(messages[1]).toEqual({
       jsonrpc: '2.0',
@@ -338,7 +334,7 @@ describe('StreamableHttpUpstreamTransport', () => {
       s.onGet = (_seen, res) => res.writeHead(503).end();
     });
     await transport.send(request(12));
-    const [message] = await received(1, 8000);
+    const [message] = await received(1);
     expect(message).toMatchObject({ id: 12, error: { code: -32000 } });
   });
 
@@ -415,7 +411,7 @@ describe('StreamableHttpUpstreamTransport', () => {
     await transport.send(initialize());
     transport.setProtocolVersion('2025-11-25');
     await transport.send(initialized);
-    const messages = await received(3, 5000);
+    const messages = await received(3);
     expect(messages.slice(1)).toEqual([
       { jsonrpc: '2.0', method: 'notifications/tools/list_changed' },
       { jsonrpc: '2.0', id: 'srv-1', method: 'ping' },
