@@ -32,7 +32,7 @@ describe('RetentionJob', () => {
     for (let i = 0; i < 12; i++) void writer.append(entry({ at: now - (i < 10 ? 100 : 1) * DAY }));
     await writer.flush();
 
-    const job = new RetentionJob(t.db, 90 * DAY, silentLogger());
+    const job = new RetentionJob(t.db, 90 * DAY, silentLogger(), undefined);
     expect(await job.runOnce(now)).toBe(10);
     await writer.flush();
     const rows = t.db.prepare('SELECT id, method, arguments FROM audit_record ORDER BY id').all() as Record<string, unknown>[];
@@ -61,7 +61,7 @@ describe('RetentionJob', () => {
     for (let i = 0; i < 3; i++) void writer.append(entry({ at: now - 3 * DAY }));
     await writer.flush();
 
-    const job = new RetentionJob(t.db, DAY, silentLogger());
+    const job = new RetentionJob(t.db, DAY, silentLogger(), undefined);
     expect(await job.runOnce(now)).toBe(0);
     expect((t.db.prepare('SELECT COUNT(*) AS n FROM audit_entry').get() as { n: number }).n).toBe(53);
     expect(await verifyChain(t.dataSource)).toMatchObject({ ok: true, rows: 53, prunedRows: 0 });
@@ -102,7 +102,7 @@ describe('RetentionJob', () => {
     await writer.flush();
     expect(pruned()).toBe(2500);
 
-    const job = new RetentionJob(t.db, 90 * DAY, silentLogger());
+    const job = new RetentionJob(t.db, 90 * DAY, silentLogger(), undefined);
     job.start(0);
     while (pruned() === 2500) await new Promise((r) => setTimeout(r, 1));
     await job.stop();
@@ -110,7 +110,7 @@ describe('RetentionJob', () => {
     expect(left).toBeGreaterThan(0);
     expect(await verifyChain(t.dataSource)).toMatchObject({ ok: true });
 
-    expect(await new RetentionJob(t.db, 90 * DAY, silentLogger()).runOnce(now)).toBe(left);
+    expect(await new RetentionJob(t.db, 90 * DAY, silentLogger(), undefined).runOnce(now)).toBe(left);
     expect(pruned()).toBe(0);
     expect(await verifyChain(t.dataSource)).toMatchObject({ ok: true });
   });
@@ -119,7 +119,7 @@ describe('RetentionJob', () => {
     const t = await tempDatabase();
     open.push(t.dataSource);
     const writer = writerFor(t.db, 'relaxed');
-    const job = new RetentionJob(t.db, MINUTE, silentLogger());
+    const job = new RetentionJob(t.db, MINUTE, silentLogger(), undefined);
     let now = Date.now();
     for (let run = 0; run < 3; run++) {
       for (let i = 0; i < 5; i++) void writer.append(entry({ at: now + i }));

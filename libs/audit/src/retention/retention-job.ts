@@ -26,8 +26,12 @@ export class RetentionJob {
     private readonly db: SqliteConnection,
     private readonly retentionMs: number,
     private readonly logger: Logger,
-    /** The marker is appended beside the writer, so no commit of its reports it. */
-    private readonly appended?: AppendedRows,
+    /**
+     * Told of the marker, which is appended beside the writer, so no commit of its reports it.
+     * Required, undefined only where no checkpoints are kept: a caller that left it out would
+     * compile and leave the marker out of every checkpoint until the next commit.
+     */
+    private readonly appended: AppendedRows | undefined,
   ) {}
 
   start(firstRunMs = 60_000): void {
