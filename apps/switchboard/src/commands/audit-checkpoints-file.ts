@@ -29,12 +29,25 @@ export async function readableSize(file: string, whereFrom: string): Promise<num
 
 /**
  * Where checkpoints come from, for a user whose file has none: the daemon's log (with the
- * interval this config sets), or `audit checkpoint` run now, with the same --config and
- * --data-dir as this command so that it reads the same database. One line (CommandError).
+ * interval this config sets; none when this config disables the log or the checkpoints), or
+ * `audit checkpoint` run now, with the same --config and --data-dir as this command so that
+ * it reads the same database. One line (CommandError).
  */
-export function whereCheckpointsComeFrom(every: string, file: string, options: { config?: string; 'data-dir'?: string }): string {
+export function whereCheckpointsComeFrom(
+  audit: { enabled: boolean; checkpointEvery: string },
+  file: string,
+  options: { config?: string; 'data-dir'?: string },
+): string {
   const given = (['config', 'data-dir'] as const).flatMap((name) => (options[name] === undefined ? [] : [`--${name}`, shellWord(options[name])]));
   const write = ['switchboard audit checkpoint', ...given, '>>', shellWord(file)].join(' ');
+  // A disabled log opens no writer and so no checkpoint job, whatever checkpointEvery says.
+  if (!audit.enabled) {
+    return (
+      'The audit log is disabled in this config (audit.enabled: false), so the daemon records no calls and logs no checkpoints. ' +
+      `For the rows recorded before, write one with: ${write}`
+    );
+  }
+  const every = audit.checkpointEvery;
   if (every === 'off') return `audit.checkpointEvery is off in this config, so the daemon logs none. Write one with: ${write}`;
   return (
     `Checkpoints come from the daemon: it logs one every audit.checkpointEvery (${every}) while calls are recorded, at log.level info, ` +

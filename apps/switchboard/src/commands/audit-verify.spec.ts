@@ -44,7 +44,7 @@ describe('formatCheckpoints', () => {
 
 describe('whereCheckpointsComeFrom', () => {
   it('names the daemon log and its interval, and the command that writes one with the options given', () => {
-    expect(whereCheckpointsComeFrom('1h', 'cp.txt', { config: '/etc/switchboard/config.yaml' })).toBe(
+    expect(whereCheckpointsComeFrom({ enabled: true, checkpointEvery: '1h' }, 'cp.txt', { config: '/etc/switchboard/config.yaml' })).toBe(
       'Checkpoints come from the daemon: it logs one every audit.checkpointEvery (1h) while calls are recorded, at log.level info, ' +
         "as 'audit: checkpoint switchboard-audit-checkpoint v1 ...' in its log; give that log (or the file your log shipper keeps) to --checkpoint. " +
         'Or write one now: switchboard audit checkpoint --config /etc/switchboard/config.yaml >> cp.txt',
@@ -52,9 +52,18 @@ describe('whereCheckpointsComeFrom', () => {
   });
 
   it('says the daemon logs none when checkpointEvery is off, and quotes a path the shell would split', () => {
-    expect(whereCheckpointsComeFrom('off', 'my checkpoints.txt', { 'data-dir': "/srv/bob's data" })).toBe(
+    expect(whereCheckpointsComeFrom({ enabled: true, checkpointEvery: 'off' }, 'my checkpoints.txt', { 'data-dir': "/srv/bob's data" })).toBe(
       'audit.checkpointEvery is off in this config, so the daemon logs none. ' +
         "Write one with: switchboard audit checkpoint --data-dir '/srv/bob'\\''s data' >> 'my checkpoints.txt'",
     );
+  });
+
+  it('says the daemon logs none when the audit log is disabled, whatever checkpointEvery says', () => {
+    for (const checkpointEvery of ['1h', 'off']) {
+      expect(whereCheckpointsComeFrom({ enabled: false, checkpointEvery }, 'cp.txt', {})).toBe(
+        'The audit log is disabled in this config (audit.enabled: false), so the daemon records no calls and logs no checkpoints. ' +
+          'For the rows recorded before, write one with: switchboard audit checkpoint >> cp.txt',
+      );
+    }
   });
 });

@@ -19,7 +19,7 @@ export async function run(args: string[], usage: string): Promise<number> {
   if (values.help) return printUsage(usage);
   const config = loadCommandConfig(values);
   const file = values.checkpoint;
-  const whereFrom = file === undefined ? '' : whereCheckpointsComeFrom(config.audit.checkpointEvery, file, values);
+  const whereFrom = file === undefined ? '' : whereCheckpointsComeFrom(config.audit, file, values);
   // Before the read snapshot begins (readableSize says why).
   const size = file === undefined ? 0 : await readableSize(file, whereFrom);
   const tally: CheckpointsFileTally = { unreadable: 0 };
