@@ -8,7 +8,7 @@ import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { databasePath, openMigrated } from '../apps/switchboard/src/audit-store.js';
 import { entry } from '../libs/audit/test-support/temp-db.js';
-import { journaledRows } from './support/audit-rows.js';
+import { auditRows, journaledRows } from './support/audit-rows.js';
 import { connectHost } from './support/hosts.js';
 import { eventually, startDaemon, stdioFixture, stopAllDaemons, tempDir, writeConfig } from './support/daemon.js';
 import { runCli } from './support/cli.js';
@@ -224,6 +224,32 @@ describe('the daemon logs checkpoints (audit.checkpointEvery)', () => {
     const r = cli(['audit', 'verify', '--checkpoint', log, '--config', configPath]);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain(`row ${head!.id} written ${new Date(head!.at).toISOString()}`);
+  });
+
+  it('names rows a killed run committed after its last checkpoint, with no call after the restart', async () => {
+    const dir = tempDir();
+    const config = (checkpointEvery: string) =>
+      writeConfig({ mcpServers: { fx: stdioFixture() }, log: { level: 'info' }, audit: { checkpointEvery } }, dir);
+    // An hour: the run is killed before its first checkpoint, with its rows committed.
+    const killed = await startDaemon(config('1h'));
+    const host = await connectHost('streamable-http', { daemon: killed });
+    for (let i = 0; i < 3; i++) await host.client.callTool({ name: 'fx__echo', arguments: { text: `committed ${i}` } });
+    const rows = auditRows(join(dir, 'data'), `arguments LIKE '%committed%'`);
+    expect(rows).toHaveLength(3);
+    expect(journaledRows(join(dir, 'data'))).toBe(0);
+    killed.proc.kill('SIGKILL');
+    await host.close().catch(() => undefined);
+    await killed.stop(); // already killed: waits for the exit
+    expect(killed.stderr().split('\n').some((line) => checkpointIn(line).checkpoint)).toBe(false);
+    const file = databasePath(loadConfigWithWarnings(config('1s')).config);
+    const head = readOnce<{ id: number; hash: string; at: number }>(file, 'SELECT id, hash, at FROM audit_entry ORDER BY id DESC LIMIT 1');
+    expect(head?.id).toBe(rows[2].id);
+
+    // Nothing in the journal to move, and idle: the periodic checkpoint must name that head anyway.
+    const again = await startDaemon(config('1s'));
+    const logged = () => again.stderr().split('\n').flatMap((line) => checkpointIn(line).checkpoint ?? []);
+    expect(await eventually(() => logged().find((c) => c.id === head?.id), 30_000, 'a checkpoint naming the killed run\'s head')).toEqual(head);
+    expect((await again.stop('SIGTERM')).code).toBe(0);
   });
 
   it('logs none with checkpointEvery: off', async () => {

@@ -103,7 +103,7 @@ export async function openAuditStore(config: GatewayConfig, logger: Logger): Pro
   const { dataSource } = await openMigrated(config, logger, WRITER_BUSY_TIMEOUT_MS);
   const db = sqliteConnection(dataSource);
   // Whatever this run's settings: rows a strict run left in its journal belong in the log.
-  const recovered = recoverJournals(db, journalDir(config), logger);
+  recoverJournals(db, journalDir(config), logger);
   if (!settings.enabled) {
     logger.warn('audit log disabled by configuration (audit.enabled: false): tool calls are not recorded');
     return { dataSource, close: () => dataSource.destroy() };
@@ -119,9 +119,13 @@ export async function openAuditStore(config: GatewayConfig, logger: Logger): Pro
   // The head each commit leaves, for the checkpoints (when on): known without a query.
   const checkpointMs = durationMs(settings.checkpointEvery, AUDIT_CHECKPOINT_EVERY);
   const heads = checkpointMs === undefined ? undefined : new HeadKeeper();
-  // Rows moved in from a crashed run's journal are checkpointed like rows written now: read
-  // once here, as no commit of this process reports them (an idle daemon would make none).
-  if (recovered > 0) heads?.note(readNewestRow(db));
+  // The log's head as this start finds it, read once: rows moved in from a killed run's
+  // journal, and rows that run committed after its last checkpoint, which no commit of this
+  // process reports (an idle daemon would make none). It vouches for nothing the next
+  // commit's checkpoint would not, as that head anchors the same rows through the chain; it
+  // only closes the window while the daemon is idle. A head the last run already logged is
+  // logged once more, at most.
+  heads?.note(readNewestRow(db));
   const committer = heads ? heads.keeping(inner) : inner;
   const writer = new AuditWriter(committer, {
     mode: settings.mode,

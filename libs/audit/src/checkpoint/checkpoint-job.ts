@@ -6,23 +6,25 @@ import type { Committer } from '../writer/committer.js';
 import { checkpointLine, type Checkpoint } from './checkpoint-line.js';
 
 /**
- * Keeps the newest head this process left: each commit's (id and hash from the commit itself,
- * the time from its last row), and those of rows it appended outside the writer (`note`:
- * rows moved in from a crashed run's journal at start, a pruning run's `audit/pruned` row).
+ * Keeps the newest head this process knows of: each commit's (id and hash from the commit itself,
+ * the time from its last row), and rows no commit of it reports (`note`: the log's newest
+ * row as a start finds it, after a killed run's journal is moved in; a pruning run's
+ * `audit/pruned` row).
  * A checkpoint then costs no query, and a call never waits for one.
  */
 export class HeadKeeper {
   private last: Checkpoint | undefined;
 
-  /** The newest row this process wrote or moved in, if any yet. */
+  /** The newest row this process wrote or was told of, if any yet. */
   get head(): Checkpoint | undefined {
     return this.last;
   }
 
   /**
-   * A row this process appended without the writer. Rows appended meanwhile by the writer
-   * can be newer: a commit in the worker thread (`synchronous: full`) reports its head after
-   * the main thread wrote a pruning marker, so a head older than the one kept is not taken.
+   * A row no commit of this process reports (found at start, or appended beside the
+   * writer). Rows appended meanwhile by the writer can be newer: a commit in the worker
+   * thread (`synchronous: full`) reports its head after the main thread wrote a pruning
+   * marker, so a head older than the one kept is not taken.
    */
   note(head: Checkpoint | undefined): void {
     if (head) this.keep(head);
@@ -52,7 +54,7 @@ export class HeadKeeper {
 
 /**
  * Logs a checkpoint of the chain's head every `everyMs` (at info, to the daemon's log), when
- * rows were written or moved in since the last one, and once more at stop (after the writer's final
+ * the head moved since the last one, and once more at stop (after the writer's final
  * commit). A log shipper then keeps them outside the database, with no other setup: the
  * anchor `audit verify --checkpoint` checks the log against.
  */
