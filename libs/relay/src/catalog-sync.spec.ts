@@ -1,59 +1,6 @@
-import { CatalogStore } from '@switchboard/catalog';
-import type { GatewayConfig, ListLimits, ServerConfig } from '@switchboard/config';
-import { silentLogger } from '@switchboard/observability';
-import type { UpstreamConnection, UpstreamListener, UpstreamRegistry } from '@switchboard/upstream';
-import { describe, expect, it, vi } from 'vitest';
-import { CatalogSync } from './catalog-sync.js';
-
-type Item = Record<string, unknown>;
-
-interface Pending {
-  method: string;
-  limits: ListLimits;
-  resolve(items: Item[]): void;
-}
-
-/** One upstream whose list reads stay pending until the test answers them, in any order. */
-function setup(logger = silentLogger()) {
-  const pending: Pending[] = [];
-  let listener: UpstreamListener = {};
-  const connection = {
-    name: 'up',
-    isAvailable: true,
-    capabilities: { tools: {}, prompts: {}, resources: {} },
-    listAll: (method: string, _key: string, limits: ListLimits) => new Promise<Item[]>((resolve) => pending.push({ method, limits, resolve })),
-    reportTrouble: () => undefined,
-  } as unknown as UpstreamConnection;
-  const registry = {
-    addListener: (l: UpstreamListener) => {
-      listener = l;
-      return () => undefined;
-    },
-    get: (name: string) => (name === 'up' ? connection : undefined),
-  } as unknown as UpstreamRegistry;
-  const store = new CatalogStore();
-  const sync = new CatalogSync(registry, store, logger);
-  const server = {
-    name: 'up',
-    transport: 'stdio',
-    command: 'x',
-    args: [],
-    env: {},
-    enabled: true,
-    lists: { maxItems: 100, maxBytes: 65_536 },
-  } as unknown as ServerConfig;
-  sync.configure({ namespace: 'prefix', separator: '__', servers: [server] } as unknown as GatewayConfig);
-
-  const answer = (method: string, items: Item[]) => {
-    const i = pending.findIndex((p) => p.method === method);
-    if (i < 0) throw new Error(`no pending ${method}`);
-    pending.splice(i, 1)[0].resolve(items);
-  };
-  const settle = () => new Promise((r) => setTimeout(r, 0));
-  const names = (kind: 'tools' | 'resources' | 'prompts') =>
-    store.current.items(kind).map((i) => String(kind === 'resources' ? i.uri : i.name));
-  return { pending, answer, settle, names, emit: () => listener, store, sync, server };
-}
+import type { GatewayConfig } from '@switchboard/config';
+import { describe, expect, it } from 'vitest';
+import { setup } from '../test-support/catalog-sync-setup.js';
 
 describe('CatalogSync: overlapping reads of one upstream', () => {
   it('a list_changed read that ends first is not undone by the full read, nor does it empty the other lists', async () => {
@@ -97,88 +44,6 @@ describe('CatalogSync: overlapping reads of one upstream', () => {
     expect(t.names('tools')).toEqual(['up__new']);
     expect(t.names('prompts')).toEqual(['up__p']);
     expect(t.names('resources')).toEqual(['r://1']);
-  });
-});
-
-describe('CatalogSync: warm (what initialize waits for)', () => {
-  it('waits for a list_changed read that supersedes the full read, so the first lists are complete', async () => {
-    const t = setup();
-    let warmed = false;
-    void t.sync.warm(60_000).then(() => (warmed = true));
-    t.emit().stateChanged!('up', 'ready', 'connecting');
-    // The upstream registers more tools once initialized, and says so at once.
-    t.emit().notification!('up', { jsonrpc: '2.0', method: 'notifications/tools/list_changed' });
-    t.answer('tools/list', [{ name: 'early' }]);
-    t.answer('prompts/list', []);
-    t.answer('resources/list', []);
-    t.answer('resources/templates/list', []);
-    await t.settle();
-    expect(warmed).toBe(false);
-    t.answer('tools/list', [{ name: 'early' }, { name: 'late' }]);
-    await t.settle();
-    expect(warmed).toBe(true);
-    expect(t.names('tools')).toEqual(['up__early', 'up__late']);
-  });
-
-  it('does not wait for an upstream whose first connect failed', async () => {
-    const t = setup();
-    let warmed = false;
-    void t.sync.warm(60_000).then(() => (warmed = true));
-    t.emit().stateChanged!('up', 'down', 'connecting');
-    await t.settle();
-    expect(warmed).toBe(true);
-  });
-
-  it('logs the upstreams it stopped waiting for when the wait runs out, and nothing when they settle', async () => {
-    vi.useFakeTimers();
-    try {
-      const logger = silentLogger();
-      const info = vi.spyOn(logger, 'info');
-      const t = setup(logger);
-      const warmed = t.sync.warm(5_000);
-      await vi.advanceTimersByTimeAsync(5_000);
-      await warmed;
-      expect(info).toHaveBeenCalledWith({ upstreams: ['up'] }, expect.stringMatching(/stopped waiting for upstreams still on their first connect/));
-
-      const settled = setup(logger);
-      info.mockClear();
-      const answered = settled.sync.warm(5_000);
-      settled.emit().stateChanged!('up', 'down', 'connecting');
-      await vi.advanceTimersByTimeAsync(5_000);
-      await answered;
-      expect(info).not.toHaveBeenCalled();
-    } finally {
-      vi.useRealTimers();
-    }
-  });
-
-  it('tells the catalog to keep what names mean once the first reads have ended, not before', async () => {
-    const t = setup();
-    const keepMeanings = vi.spyOn(t.store, 'keepMeanings');
-    t.emit().stateChanged!('up', 'ready', 'connecting');
-    t.answer('tools/list', [{ name: 'x' }]);
-    t.answer('prompts/list', []);
-    t.answer('resources/list', []);
-    await t.settle();
-    expect(keepMeanings).not.toHaveBeenCalled();
-    t.answer('resources/templates/list', []);
-    await t.settle();
-    expect(keepMeanings).toHaveBeenCalled();
-  });
-
-  it('tells the catalog to keep what names mean when a host is let in before the first reads end', async () => {
-    vi.useFakeTimers();
-    try {
-      const t = setup();
-      const keepMeanings = vi.spyOn(t.store, 'keepMeanings');
-      const warmed = t.sync.warm(5_000);
-      expect(keepMeanings).not.toHaveBeenCalled();
-      await vi.advanceTimersByTimeAsync(5_000);
-      await warmed;
-      expect(keepMeanings).toHaveBeenCalled();
-    } finally {
-      vi.useRealTimers();
-    }
   });
 });
 
@@ -286,38 +151,6 @@ describe('CatalogSync: config changes', () => {
       t.sync.configure({ namespace: 'prefix', separator: '__', servers } as unknown as GatewayConfig);
       t.emit().stateChanged!('up', 'stopped', 'ready');
       expect(t.store.departedTool('up__t')).toBeUndefined();
-    }
-  });
-});
-
-describe('CatalogSync.listsRead: waiting for an upstream just back to be read', () => {
-  it('resolves at once with no read under way, once every read of the upstream has ended, or after maxMs', async () => {
-    const t = setup();
-    let done = false;
-    await t.sync.listsRead('up', 60_000);
-    t.emit().stateChanged!('up', 'ready', 'connecting');
-    void t.sync.listsRead('up', 60_000).then(() => (done = true));
-    t.answer('tools/list', [{ name: 'echo' }]);
-    t.answer('prompts/list', []);
-    t.answer('resources/list', []);
-    await t.settle();
-    expect(done).toBe(false); // the templates are still being read
-    t.answer('resources/templates/list', []);
-    await t.settle();
-    expect(done).toBe(true);
-    expect(t.names('tools')).toEqual(['up__echo']); // read by the time it resolves
-
-    vi.useFakeTimers();
-    try {
-      t.emit().notification!('up', { jsonrpc: '2.0', method: 'notifications/tools/list_changed' });
-      let gaveUp = false;
-      void t.sync.listsRead('up', 1000).then(() => (gaveUp = true));
-      await vi.advanceTimersByTimeAsync(999);
-      expect(gaveUp).toBe(false);
-      await vi.advanceTimersByTimeAsync(1);
-      expect(gaveUp).toBe(true);
-    } finally {
-      vi.useRealTimers();
     }
   });
 });
