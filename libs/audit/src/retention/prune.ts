@@ -1,6 +1,7 @@
 import type { SqliteConnection } from '@switchboard/persistence';
 import { ANCHOR_KEY, readAnchor, type ChainAnchor } from '../chain/chain-head.js';
 import { appendRowInTransaction, pruningMarkerEntry } from '../chain/pruning-marker.js';
+import type { Checkpoint } from '../checkpoint/checkpoint-line.js';
 
 export interface PruneResult {
   rows: number;
@@ -77,6 +78,11 @@ export async function pruneBefore(
   now = Date.now(),
   /** Ends the run after the chunk in hand (a shutdown); the next run goes on from there. */
   signal?: AbortSignal,
+  /**
+   * Told of the `audit/pruned` row once its transaction committed, as it was written (the
+   * checkpoints' head): it is appended beside the writer, so no commit of the writer reports it.
+   */
+  onMarker?: (marker: Checkpoint) => void,
 ): Promise<PruneResult> {
   if (!(before <= now)) throw new RangeError(`pruning cut-off ${new Date(before).toISOString()} is after now`);
   // Read without the write lock: on a large backlog this scans the time index.
@@ -116,8 +122,9 @@ export async function pruneBefore(
       prunedTotal: (anchor?.prunedRows ?? 0) + rows,
       before: new Date(before).toISOString(),
     };
-    const marker = appendRowInTransaction(db, pruningMarkerEntry(facts, now));
-    return { markerId: marker.id, step: removeChunk(target.id) };
+    const entry = pruningMarkerEntry(facts, now);
+    const marker = appendRowInTransaction(db, entry);
+    return { marker: { ...marker, at: entry.at }, step: removeChunk(target.id) };
   });
 
   const next = db.transaction((throughId: number, expected: { anchorId: number; anchorHash: string }) => {
@@ -141,7 +148,8 @@ export async function pruneBefore(
   let chunkStarted = performance.now();
   const started = immediate(start)(planned);
   if (!started?.step) return { rows: 0 };
-  const result: PruneResult = { rows: 0, markerId: started.markerId };
+  onMarker?.(started.marker);
+  const result: PruneResult = { rows: 0, markerId: started.marker.id };
   let step: ReturnType<typeof removeChunk> = started.step;
   while (step) {
     result.rows += step.removed;

@@ -1,7 +1,7 @@
 import type { Logger } from '@switchboard/observability';
 import type { SqliteConnection } from '@switchboard/persistence';
 import type { Checkpoint } from '../checkpoint/checkpoint-line.js';
-import { pruneBefore, type PruneResult } from './prune.js';
+import { pruneBefore } from './prune.js';
 
 /** Told of the `audit/pruned` row a run appends (the checkpoints' HeadKeeper). */
 export interface AppendedRows {
@@ -9,9 +9,6 @@ export interface AppendedRows {
 }
 
 const EVERY_MS = 3_600_000;
-
-/** Reads a run's `audit/pruned` row back by its id, for the checkpoints. */
-export const MARKER_ROW_SQL = 'SELECT id, hash, at FROM audit_entry WHERE id = ?';
 
 /**
  * Prunes rows older than the retention period: a minute after start and then hourly, in
@@ -59,36 +56,18 @@ export class RetentionJob {
 
   async runOnce(now = Date.now()): Promise<number> {
     const before = now - this.retentionMs;
-    let result: PruneResult;
     try {
-      result = await pruneBefore(this.db, before, undefined, now, this.stopping.signal);
+      const result = await pruneBefore(this.db, before, undefined, now, this.stopping.signal, (marker) => this.appended?.note(marker));
+      if (result.rows > 0) {
+        this.logger.info(
+          { rows: result.rows, throughId: result.throughId, marker: result.markerId, before: new Date(before).toISOString() },
+          'audit: pruned old rows',
+        );
+      }
+      return result.rows;
     } catch (err) {
       this.logger.error({ err: (err as Error).message }, 'audit: pruning failed; will retry at the next run');
       return 0;
-    }
-    if (result.rows > 0) {
-      this.logger.info(
-        { rows: result.rows, throughId: result.throughId, marker: result.markerId, before: new Date(before).toISOString() },
-        'audit: pruned old rows',
-      );
-    }
-    if (result.markerId !== undefined && this.appended) this.noteMarker(this.appended, result.markerId);
-    return result.rows;
-  }
-
-  /**
-   * Read by id once the run is over (hourly at most): no run removes its own marker. The
-   * rows are pruned and the marker written whatever this read does, so a failure here is no
-   * failed pruning: the marker only waits for the next commit, whose head chains through it.
-   */
-  private noteMarker(appended: AppendedRows, markerId: number): void {
-    try {
-      appended.note(this.db.prepare(MARKER_ROW_SQL).get(markerId) as Checkpoint | undefined);
-    } catch (err) {
-      this.logger.warn(
-        { err: (err as Error).message, marker: markerId },
-        "audit: pruned, but could not read the audit/pruned row back for the checkpoints; the next commit's checkpoint covers it",
-      );
     }
   }
 }
