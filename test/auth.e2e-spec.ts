@@ -1,28 +1,20 @@
-import { createServer, request as httpRequest, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { request as httpRequest } from 'node:http';
 import { networkInterfaces } from 'node:os';
 import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { startHttpFixture, type HttpFixture } from '@switchboard/testing';
-import { exportJWK, generateKeyPair, SignJWT, type CryptoKey as JoseKey } from 'jose';
+import { generateKeyPair, SignJWT, type CryptoKey as JoseKey } from 'jose';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, SWITCHBOARD_BIN, startDaemon, stdioFixture, stopAllDaemons, tempDir, writeConfig, type DaemonHandle } from './support/daemon.js';
 import { createKey, runCli } from './support/cli.js';
 import { auditRows, type AuditRowRecord } from './support/audit-rows.js';
 import { expectNoCredentialIn, recordingProxy } from './support/recording-proxy.js';
+import { startJwksIssuer, type JwksIssuer } from './support/jwks-issuer.js';
+import { INITIALIZE, MCP_ACCEPT } from './support/mcp-http.js';
 
 type Row = AuditRowRecord;
-
-
-const INITIALIZE = {
-  jsonrpc: '2.0',
-  id: 1,
-  method: 'initialize',
-  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'curl', version: '1' } },
-};
-const MCP_ACCEPT = 'application/json, text/event-stream';
 
 afterAll(stopAllDaemons);
 
@@ -239,7 +231,7 @@ describe('JWT bearer tokens from an OIDC issuer (auth.jwt)', () => {
   const AUDIENCE = 'switchboard';
   let daemon: DaemonHandle;
   let dataDir: string;
-  let jwks: Server;
+  let jwks: JwksIssuer;
   let signingKey: JoseKey;
   let strangerKey: JoseKey;
 
@@ -258,18 +250,13 @@ describe('JWT bearer tokens from an OIDC issuer (auth.jwt)', () => {
     request(daemon.baseUrl).post('/mcp').set('Accept', MCP_ACCEPT).set('Authorization', `Bearer ${bearer}`).send(INITIALIZE);
 
   beforeAll(async () => {
-    const pair = await generateKeyPair('RS256');
-    signingKey = pair.privateKey;
-    strangerKey = (await generateKeyPair('RS256')).privateKey;
-    const publicJwk = { ...(await exportJWK(pair.publicKey)), kid: 'k1', alg: 'RS256', use: 'sig' };
     // The issuer's JWKS, served by the test as an identity provider would.
-    jwks = createServer((req, res) => {
-      res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ keys: [publicJwk] }));
-    });
-    await new Promise<void>((resolve) => jwks.listen(0, '127.0.0.1', resolve));
+    jwks = await startJwksIssuer();
+    [signingKey] = jwks.signingKeys;
+    strangerKey = (await generateKeyPair('RS256')).privateKey;
     const dir = tempDir();
     dataDir = join(dir, 'data');
-    const jwksUrl = `http://127.0.0.1:${(jwks.address() as AddressInfo).port}/jwks.json`;
+    const { jwksUrl } = jwks;
     daemon = await startDaemon(
       writeConfig(
         {

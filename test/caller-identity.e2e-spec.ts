@@ -1,15 +1,14 @@
 import { writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { MAX_PRINCIPAL_CHARS } from '@switchboard/core';
-import { exportJWK, generateKeyPair, SignJWT, type CryptoKey as JoseKey } from 'jose';
+import { SignJWT, type CryptoKey as JoseKey } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditRows } from './support/audit-rows.js';
 import { eventually, startDaemon, stdioFixture, stopAllDaemons, tempDir, writeConfig, type DaemonHandle } from './support/daemon.js';
 import { createKey, runCli } from './support/cli.js';
 import { answerItem, inboxItems, pendingItem } from './support/inbox-client.js';
+import { startJwksIssuer, type JwksIssuer } from './support/jwks-issuer.js';
 
 type ToolResult = { content: { type: string; text?: string }[] };
 const textOf = (r: unknown) => (r as ToolResult).content.map((c) => c.text ?? '').join('\n');
@@ -34,7 +33,7 @@ describe('an API key and a token with the same name are two callers', () => {
   let daemon: DaemonHandle;
   let configPath: string;
   let dataDir: string;
-  let jwks: Server;
+  let jwks: JwksIssuer;
   let signingKey: JoseKey;
   let aliceKey: string;
   const clients: Client[] = [];
@@ -63,11 +62,8 @@ describe('an API key and a token with the same name are two callers', () => {
   }
 
   beforeAll(async () => {
-    const pair = await generateKeyPair('RS256');
-    signingKey = pair.privateKey;
-    const publicJwk = { ...(await exportJWK(pair.publicKey)), kid: 'k1', alg: 'RS256', use: 'sig' };
-    jwks = createServer((_req, res) => res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ keys: [publicJwk] })));
-    await new Promise<void>((resolve) => jwks.listen(0, '127.0.0.1', resolve));
+    jwks = await startJwksIssuer();
+    [signingKey] = jwks.signingKeys;
     const dir = tempDir();
     dataDir = join(dir, 'data');
     const policyFile = join(dir, 'policy.yaml');
@@ -76,7 +72,7 @@ describe('an API key and a token with the same name are two callers', () => {
       {
         auth: {
           mode: 'required',
-          jwt: { issuer: ISSUER, audience: AUDIENCE, jwksUrl: `http://127.0.0.1:${(jwks.address() as AddressInfo).port}/jwks.json`, claims: { principal: 'preferred_username' } },
+          jwt: { issuer: ISSUER, audience: AUDIENCE, jwksUrl: jwks.jwksUrl, claims: { principal: 'preferred_username' } },
         },
         policy: { file: policyFile },
         approvals: { timeoutMs: 15_000, rememberMs: [900_000] },

@@ -1,13 +1,13 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
-import { exportJWK, generateKeyPair, SignJWT, type CryptoKey as JoseKey } from 'jose';
+import { SignJWT, type CryptoKey as JoseKey } from 'jose';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditRows } from './support/audit-rows.js';
 import { eventually, startDaemon, stdioFixture, stopAllDaemons, tempDir, writeConfig, type DaemonHandle } from './support/daemon.js';
 import { runCli } from './support/cli.js';
 import { openStream, type OpenStream } from './support/sse-client.js';
+import { startJwksIssuer, type JwksIssuer } from './support/jwks-issuer.js';
+import { INITIALIZE, MCP_ACCEPT } from './support/mcp-http.js';
 
 /**
  * A credential that expires: an API key made with --expires, refused once it lapses without
@@ -15,14 +15,6 @@ import { openStream, type OpenStream } from './support/sse-client.js';
  * session that a host keeps alive past its first token by sending a reissued one, while a
  * session without one ends with its token. (Revoked keys: credential-lapse.e2e-spec.ts.)
  */
-
-const INITIALIZE = {
-  jsonrpc: '2.0',
-  id: 1,
-  method: 'initialize',
-  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'curl', version: '1' } },
-};
-const MCP_ACCEPT = 'application/json, text/event-stream';
 
 afterAll(stopAllDaemons);
 
@@ -116,7 +108,7 @@ describe('a JWT session outlives its first token when the host sends a reissued 
   const ISSUER = 'https://issuer.test';
   const AUDIENCE = 'switchboard';
   let daemon: DaemonHandle;
-  let jwks: Server;
+  let jwks: JwksIssuer;
   let signingKey: JoseKey;
 
   /** A token for erin that expires at `exp` (epoch seconds); the same claims every time. */
@@ -199,12 +191,9 @@ describe('a JWT session outlives its first token when the host sends a reissued 
   };
 
   beforeAll(async () => {
-    const pair = await generateKeyPair('RS256');
-    signingKey = pair.privateKey;
-    const publicJwk = { ...(await exportJWK(pair.publicKey)), kid: 'k1', alg: 'RS256', use: 'sig' };
-    jwks = createServer((_req, res) => res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ keys: [publicJwk] })));
-    await new Promise<void>((resolve) => jwks.listen(0, '127.0.0.1', resolve));
-    const jwksUrl = `http://127.0.0.1:${(jwks.address() as AddressInfo).port}/jwks.json`;
+    jwks = await startJwksIssuer();
+    [signingKey] = jwks.signingKeys;
+    const { jwksUrl } = jwks;
     daemon = await startDaemon(
       writeConfig({
         log: { level: 'info' },

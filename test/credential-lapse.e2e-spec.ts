@@ -6,6 +6,7 @@ import { auditRows } from './support/audit-rows.js';
 import { eventually, startDaemon, stdioFixture, stopAllDaemons, tempDir, writeConfig, type DaemonHandle } from './support/daemon.js';
 import { createKey, runCli } from './support/cli.js';
 import { openStream } from './support/sse-client.js';
+import { INITIALIZE, MCP_ACCEPT } from './support/mcp-http.js';
 
 /**
  * A credential that stops holding while its holder has things open: a revoked API key's
@@ -13,14 +14,6 @@ import { openStream } from './support/sse-client.js';
  * must end (the streams, the POST answer, the session id, the call at the upstream), and the
  * audit log must say why. Sessions of keys that still hold are left alone, across reloads.
  */
-
-const MCP_ACCEPT = 'application/json, text/event-stream';
-const INITIALIZE = {
-  jsonrpc: '2.0',
-  id: 1,
-  method: 'initialize',
-  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'curl', version: '1' } },
-};
 
 afterAll(stopAllDaemons);
 

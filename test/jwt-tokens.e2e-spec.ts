@@ -8,16 +8,12 @@ import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditRows } from './support/audit-rows.js';
 import { postRaw } from './support/raw-http.js';
+import { startJwksIssuer, type JwksIssuer } from './support/jwks-issuer.js';
+import { INITIALIZE, MCP_ACCEPT } from './support/mcp-http.js';
 import { eventually, startDaemon, stdioFixture, stopAllDaemons, tempDir, writeConfig, type DaemonHandle } from './support/daemon.js';
 
 const ISSUER = 'https://issuer.test';
 const AUDIENCE = 'switchboard';
-const INITIALIZE = {
-  jsonrpc: '2.0',
-  id: 1,
-  method: 'initialize',
-  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'curl', version: '1' } },
-};
 
 afterAll(stopAllDaemons);
 
@@ -25,7 +21,7 @@ afterAll(stopAllDaemons);
 describe('JWT bearer tokens the gateway must judge with care', () => {
   let daemon: DaemonHandle;
   let dataDir: string;
-  let jwks: Server;
+  let jwks: JwksIssuer;
   /** The issuer is rotating its keys: both are in its JWKS, both of type RSA. */
   let currentKey: JoseKey;
   let nextKey: JoseKey;
@@ -35,18 +31,15 @@ describe('JWT bearer tokens the gateway must judge with care', () => {
   const token = (sub: string, key: JoseKey, header: JWTHeaderParameters = { alg: 'RS256' }) =>
     new SignJWT({ roles: ['dev'] }).setProtectedHeader(header).setIssuer(ISSUER).setAudience(AUDIENCE).setSubject(sub).setIssuedAt().setExpirationTime('5m').sign(key);
   const initializeWith = (bearer: string) =>
-    request(daemon.baseUrl).post('/mcp').set('Accept', 'application/json, text/event-stream').set('Authorization', `Bearer ${bearer}`).send(INITIALIZE);
+    request(daemon.baseUrl).post('/mcp').set('Accept', MCP_ACCEPT).set('Authorization', `Bearer ${bearer}`).send(INITIALIZE);
 
   beforeAll(async () => {
-    const pairs = [await generateKeyPair('RS256'), await generateKeyPair('RS256')];
-    [currentKey, nextKey] = pairs.map((pair) => pair.privateKey);
-    currentPublicPem = await exportSPKI(pairs[0].publicKey);
-    const keys = await Promise.all(pairs.map(async (pair, i) => ({ ...(await exportJWK(pair.publicKey)), kid: `k${i + 1}`, use: 'sig' })));
-    jwks = createServer((_req, res) => res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ keys })));
-    await new Promise<void>((resolve) => jwks.listen(0, '127.0.0.1', resolve));
+    jwks = await startJwksIssuer({ keys: 2, publishAlg: false });
+    [currentKey, nextKey] = jwks.signingKeys;
+    currentPublicPem = await exportSPKI(jwks.publicKeys[0]!);
     const dir = tempDir();
     dataDir = join(dir, 'data');
-    const jwksUrl = `http://127.0.0.1:${(jwks.address() as AddressInfo).port}/jwks.json`;
+    const { jwksUrl } = jwks;
     daemon = await startDaemon(
       writeConfig({ auth: { mode: 'required', jwt: { issuer: ISSUER, audience: AUDIENCE, jwksUrl } }, mcpServers: { fx: stdioFixture() } }, dir),
     );
@@ -145,7 +138,7 @@ describe('JWT bearer tokens the gateway must judge with care', () => {
   it('a Bearer header that holds no readable token (two spaces, a tab) is a bad request, 400 invalid_request, not a request without a credential', async () => {
     const bearer = await token('fay', currentKey, { alg: 'RS256', kid: 'k1' });
     for (const authorization of [`Bearer  ${bearer}`, `Bearer\t${bearer}`]) {
-      const res = await request(daemon.baseUrl).post('/mcp').set('Accept', 'application/json, text/event-stream').set('Authorization', authorization).send(INITIALIZE);
+      const res = await request(daemon.baseUrl).post('/mcp').set('Accept', MCP_ACCEPT).set('Authorization', authorization).send(INITIALIZE);
       expect(res.status).toBe(400);
       expect(res.headers['www-authenticate']).toContain('error="invalid_request"');
     }
@@ -199,7 +192,7 @@ describe('a JWT when the issuer keys cannot be fetched', () => {
 
   it('is answered 503 with Retry-After, not 401 invalid_token: the token may be good, and an OAuth host told it is not signs its user in again', async () => {
     const bearer = await new SignJWT({}).setProtectedHeader({ alg: 'RS256', kid: 'k1' }).setIssuer(ISSUER).setAudience(AUDIENCE).setSubject('fay').setExpirationTime('5m').sign(signingKey);
-    const res = await request(daemon.baseUrl).post('/mcp').set('Accept', 'application/json, text/event-stream').set('Authorization', `Bearer ${bearer}`).send(INITIALIZE);
+    const res = await request(daemon.baseUrl).post('/mcp').set('Accept', MCP_ACCEPT).set('Authorization', `Bearer ${bearer}`).send(INITIALIZE);
     expect(res.status).toBe(503);
     expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
     expect(res.headers['www-authenticate']).toBeUndefined();

@@ -1,12 +1,11 @@
 import { writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { exportJWK, generateKeyPair, SignJWT, type CryptoKey as JoseKey } from 'jose';
+import { SignJWT, type CryptoKey as JoseKey } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditRows } from './support/audit-rows.js';
 import { openStream } from './support/sse-client.js';
+import { startJwksIssuer, type JwksIssuer } from './support/jwks-issuer.js';
 import { startDaemon, stdioFixture, stopAllDaemons, tempDir, writeConfig, type DaemonHandle } from './support/daemon.js';
 
 const ISSUER = 'https://issuer.test';
@@ -22,7 +21,7 @@ afterAll(stopAllDaemons);
 describe('a token user whose name arrives in another case', () => {
   let daemon: DaemonHandle;
   let dataDir: string;
-  let jwks: Server;
+  let jwks: JwksIssuer;
   let signingKey: JoseKey;
 
   /** Calls fx__echo as the token user `name`; the answer's isError and text, or the JSON-RPC error. */
@@ -49,11 +48,8 @@ describe('a token user whose name arrives in another case', () => {
   };
 
   beforeAll(async () => {
-    const pair = await generateKeyPair('RS256');
-    signingKey = pair.privateKey;
-    const key = { ...(await exportJWK(pair.publicKey)), kid: 'k1', use: 'sig' };
-    jwks = createServer((_req, res) => res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ keys: [key] })));
-    await new Promise<void>((resolve) => jwks.listen(0, '127.0.0.1', resolve));
+    jwks = await startJwksIssuer({ publishAlg: false });
+    [signingKey] = jwks.signingKeys;
     const dir = tempDir();
     dataDir = join(dir, 'data');
     writeFileSync(
@@ -66,7 +62,7 @@ describe('a token user whose name arrives in another case', () => {
         'everyone: [dev]',
       ].join('\n'),
     );
-    const jwksUrl = `http://127.0.0.1:${(jwks.address() as AddressInfo).port}/jwks.json`;
+    const { jwksUrl } = jwks;
     daemon = await startDaemon(
       writeConfig(
         {
