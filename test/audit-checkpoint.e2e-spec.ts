@@ -210,7 +210,7 @@ describe('the daemon logs checkpoints (audit.checkpointEvery)', () => {
     await crashed.stop(); // already killed: waits for the exit
 
     const again = await startDaemon(configPath);
-    expect(again.stderr()).toMatch(/moved rows into the log from the journal/);
+    await again.waitForLog(/moved rows into the log from the journal/);
     const file = databasePath(loadConfigWithWarnings(configPath).config);
     const head = readOnce<{ id: number; hash: string; at: number }>(file, 'SELECT id, hash, at FROM audit_entry ORDER BY id DESC LIMIT 1');
     const moved = readOnce<{ n: number }>(file, `SELECT COUNT(*) AS n FROM audit_record WHERE arguments LIKE '%journaled%'`);

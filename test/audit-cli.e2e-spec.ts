@@ -304,7 +304,8 @@ describe('switchboard audit and db commands', () => {
       proc.stdout.destroy(); // `| true`: the reader is gone before anything is written
       let stderr = '';
       proc.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
-      const code = await new Promise<number | null>((resolve) => proc.once('exit', (c) => resolve(c)));
+      // 'close': after 'exit' the last of stderr may still be unread.
+      const code = await new Promise<number | null>((resolve) => proc.once('close', (c) => resolve(c)));
       expect(stderr, command.join(' ')).toBe('');
       expect(code).toBe(0);
     }
@@ -438,7 +439,8 @@ describe('switchboard audit verify and retention pruning', () => {
     const { config, configPath } = await logWith(entries.slice(0, 1000));
     for (let i = 1000; i < count; i += 1000) await appendRows(config, entries.slice(i, i + 1000));
     const proc = spawn(process.execPath, [SWITCHBOARD_BIN, 'audit', ...command, '--config', configPath], { stdio: ['ignore', 'pipe', 'pipe'] });
-    const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
+    // 'close': after 'exit' the last rows on stdout may still be unread.
+    const exited = new Promise<number | null>((resolve) => proc.once('close', (code) => resolve(code)));
     // Not read yet: the reader fills the pipe and waits, part-way through its first page of rows.
     proc.stdout.pause();
     await new Promise((resolve) => proc.stdout.once('readable', resolve));

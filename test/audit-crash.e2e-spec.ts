@@ -94,7 +94,7 @@ describe('audit log across kill -9', () => {
     expect(stats.stderr).toMatch(/warning: 20 audit rows are in the journal of a process that stopped/);
 
     const again = await startDaemon(configPath);
-    expect(again.stderr()).toMatch(/moved rows into the log from the journal/);
+    await again.waitForLog(/moved rows into the log from the journal/);
     await again.stop();
     const db = new Database(join(dataDir, 'switchboard.sqlite'), { readonly: true });
     const texts = (db.prepare(`SELECT arguments FROM audit_record WHERE method = 'tools/call' ORDER BY id`).all() as { arguments: string }[]).map(

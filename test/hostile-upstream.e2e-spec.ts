@@ -88,7 +88,7 @@ describe('an upstream whose tools/list cursors are huge and never end', () => {
     // per page, for a thousand pages.
     const stats = JSON.parse(textOf(await host.client.callTool({ name: 'cursors__stats', arguments: {} }))) as Json;
     expect(stats.toolsListPages).toBe(1);
-    expect(daemon.stderr()).toContain('nextCursor is longer than');
+    await daemon.waitForLog((line) => line.includes('nextCursor is longer than'));
   });
 });
 
@@ -165,11 +165,13 @@ describe('an upstream that declares no tools, resources or prompts capability', 
     const mute = await eventually(async () => (await upstreams()).find((u) => u.name === 'mute' && u.state === 'ready'), 60_000, 'mute ready');
     expect(mute.warning).toBe('declared no tools, resources or prompts capability: it serves none of them');
     expect((await upstreams()).find((u) => u.name === 'calm')).not.toHaveProperty('warning');
-    const warned = daemon
-      .stderr()
-      .split('\n')
-      .filter((l) => l.includes('"upstream":"mute"') && l.includes('declared no tools, resources or prompts capability'));
-    expect(warned).toHaveLength(1);
+    const warned = () =>
+      daemon
+        .stderr()
+        .split('\n')
+        .filter((l) => l.includes('"upstream":"mute"') && l.includes('declared no tools, resources or prompts capability'));
+    await eventually(() => warned().length > 0 || undefined, 15_000, 'the warning');
+    expect(warned()).toHaveLength(1);
   });
 });
 
@@ -229,7 +231,7 @@ describe('an upstream that lists one tool whose schema nests 100,000 levels deep
     const calm = names.filter((n) => n.startsWith('calm__')).map((n) => n.slice('calm__'.length));
     expect(names.filter((n) => n.startsWith('deep__')).map((n) => n.slice('deep__'.length))).toEqual(calm);
     expect(calm).toContain('echo');
-    expect(daemon.stderr()).toContain('nests deeper than 256 levels');
+    await daemon.waitForLog((line) => line.includes('nests deeper than 256 levels'));
   });
 });
 
@@ -244,7 +246,7 @@ describe('an upstream whose instructions are 10 MiB long', () => {
     expect(section).toMatch(/^## wordy\ni{16384}… \[10469376 more characters not served\]/);
     // Before, every host's initialize carried all 10 MiB.
     expect(instructions.length).toBeLessThan(20_000);
-    expect(daemon.stderr()).toContain('upstream instructions are longer than 16384 characters');
+    await daemon.waitForLog((line) => line.includes('upstream instructions are longer than 16384 characters'));
   });
 });
 

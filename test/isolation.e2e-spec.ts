@@ -167,7 +167,7 @@ describe('a per-principal server nobody has secrets for', () => {
     try {
       await eventually(async () => (await client.listTools()).tools.some((t) => t.name === 'shared__echo'));
       expect((await client.listTools()).tools.some((t) => t.name.startsWith('own__'))).toBe(false);
-      expect(daemon.stderr()).toContain("no principal has the secrets FIXTURE_TOKEN yet, so 'own' is not started");
+      await daemon.waitForLog((line) => line.includes("no principal has the secrets FIXTURE_TOKEN yet, so 'own' is not started"));
     } finally {
       await client.close();
     }

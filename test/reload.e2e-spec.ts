@@ -231,7 +231,10 @@ describe('config reloaded live', () => {
     }, 15_000, 'the dataDir warning');
     expect(dataDirLine).toMatchObject({ level: 40, dataDir: join(dirname(file), 'elsewhere'), inUse: join(dirname(file), 'data') });
     // pino's own level field stays the line's level (warn, 40), not the new setting.
-    const [levelLine] = logEntries('a new log level takes effect after a restart');
+    const [levelLine] = await eventually(() => {
+      const lines = logEntries('a new log level takes effect after a restart');
+      return lines.length > 0 ? lines : undefined;
+    }, 15_000, 'the log level warning');
     expect(levelLine).toMatchObject({ level: 40, newLevel: 'debug' });
     expect(await callText('echo', { text: 'still here' })).toBe('still here');
   });

@@ -436,9 +436,10 @@ describe('a stdio upstream whose tool list holds junk', () => {
     expect(listed).toEqual(expect.arrayContaining(['junk__echo', 'junk__switch', 'fx__echo']));
     expect(listed).not.toContain('junk__bad_schema');
     // Two reads left out the same four items: one warning, not one a read.
-    const warnings = daemon.stderr().split('\n').filter((line) => line.includes('left out that no host could be served'));
-    expect(warnings).toHaveLength(1);
-    expect(warnings[0]).toMatch(/tools\/list: 4 items left out that no host could be served/);
+    const warnings = () => daemon.stderr().split('\n').filter((line) => line.includes('left out that no host could be served'));
+    await daemon.waitForLog(/left out that no host could be served/, 15_000, 'the warning');
+    expect(warnings()).toHaveLength(1);
+    expect(warnings()[0]).toMatch(/tools\/list: 4 items left out that no host could be served/);
 
     // The rug pull: echo's definition changes, and the list that says so starts with a null.
     await client.callTool({ name: 'junk__switch', arguments: {} });

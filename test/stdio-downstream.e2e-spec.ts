@@ -54,7 +54,8 @@ function spawnHost(fx: unknown, settings: Record<string, unknown> = {}): RawHost
   let stderr = '';
   proc.stderr.setEncoding('utf8');
   proc.stderr.on('data', (chunk: string) => (stderr += chunk));
-  const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
+  // 'close', not 'exit': at 'exit' the last of its stdout and stderr may still be unread.
+  const exited = new Promise<number | null>((resolve) => proc.once('close', (code) => resolve(code)));
   const host: RawHost = {
     proc,
     lines,

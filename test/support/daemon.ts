@@ -36,8 +36,15 @@ export interface DaemonHandle {
   sseUrl: string;
   configPath: string;
   proc: ChildProcess;
+  /** Everything the daemon has logged so far that this process has read. */
   stderr(): string;
-  /** Sends the signal and resolves with how the process ended. */
+  /**
+   * The first log line that matches, waiting for it. The daemon's log is written asynchronously
+   * and read through its own pipe, so a line can arrive after an answer, a stream's end or a
+   * database row that came later in the daemon: never read the log at once after those.
+   */
+  waitForLog(match: RegExp | ((line: string) => boolean), timeoutMs?: number, what?: string): Promise<string>;
+  /** Sends the signal and resolves with how the process ended, once its log is read to the end. */
   stop(signal?: NodeJS.Signals): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
@@ -62,8 +69,9 @@ export async function startDaemon(
   let stdout = '';
   let stderr = '';
   proc.stderr!.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
+  // 'close', not 'exit': at 'exit' the last of stdout and stderr may still be unread.
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    proc.once('exit', (code, signal) => resolve({ code, signal })),
+    proc.once('close', (code, signal) => resolve({ code, signal })),
   );
   const baseUrl = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`daemon did not start within 30 s\n${stderr}`)), 30_000);
@@ -87,6 +95,8 @@ export async function startDaemon(
     configPath,
     proc,
     stderr: () => stderr,
+    waitForLog: (match, timeoutMs = 15_000, what = `a log line matching ${String(match)}`) =>
+      eventually(() => stderr.split('\n').find((line) => (typeof match === 'function' ? match(line) : match.test(line))), timeoutMs, what),
     stop: async (signal = 'SIGTERM') => {
       running.delete(handle);
       if (proc.exitCode === null && proc.signalCode === null) proc.kill(signal);
