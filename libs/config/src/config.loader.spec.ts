@@ -153,6 +153,32 @@ describe('loadConfig: formats', () => {
     expect(loadError(audit('{ retention: 30s }')).problems.map((p) => p.path)).toEqual(['audit.retention']);
   });
 
+  it('warns of a relay.timeoutMs longer than timeouts.maxRequestMs: a question asked during a call ends with the call', () => {
+    const file = (settings: string) => write('relay.yaml', `${settings}\nmcpServers: {}\n`);
+    const longer = (relay: string, max: number) =>
+      `is ${relay}, more than timeouts.maxRequestMs (${max}): a question an upstream asks during a call ends with the call, ` +
+      `which timeouts.maxRequestMs ends at ${max} ms, so it never gets the rest; lower relay.timeoutMs or raise timeouts.maxRequestMs`;
+    const reasons = (settings: string) => loadConfigWithWarnings(file(settings), {}).warnings.map((w) => `${w.path}: ${w.reason}`);
+
+    expect(reasons('relay: { timeoutMs: 900000 }')).toEqual([`relay.timeoutMs: ${longer('900000', 600_000)}`]);
+    expect(reasons('relay: { timeoutMs: 5000 }\ntimeouts: { requestMs: 1000, maxRequestMs: 4999 }')).toEqual([`relay.timeoutMs: ${longer('5000', 4999)}`]);
+    // The default relay.timeoutMs (5 minutes) against a shorter hard limit the file sets.
+    expect(reasons('timeouts: { maxRequestMs: 120000 }')).toEqual([`relay.timeoutMs: ${longer('300000 (the default)', 120_000)}`]);
+    // A warning, not a refusal: questions asked outside any call still get all of it.
+    expect(loadConfig(file('relay: { timeoutMs: 900000 }'), {}).relay.timeoutMs).toBe(900_000);
+    for (const quiet of ['pageSize: 250', 'relay: { timeoutMs: 600000 }', 'relay: { timeoutMs: 1000 }\ntimeouts: { requestMs: 1000, maxRequestMs: 1000 }', 'timeouts: { maxRequestMs: 300000 }']) {
+      expect(reasons(quiet), quiet).toEqual([]);
+    }
+    // A value the schema refuses is its problem alone, not also a warning.
+    for (const [settings, path] of [
+      ['relay: { timeoutMs: 0 }\ntimeouts: { maxRequestMs: 1000, requestMs: 1000 }', 'relay.timeoutMs'],
+      ['relay: { timeoutMs: 900000 }\ntimeouts: { maxRequestMs: 1.5 }', 'timeouts.maxRequestMs'],
+    ]) {
+      const refused = loadError(file(settings));
+      expect([refused.problems.map((p) => p.path), refused.warnings], settings).toEqual([[path], []]);
+    }
+  });
+
   it('names the known key a misspelt one was likely meant to be, at every level, and keeps it a warning', () => {
     const file = write(
       'typos.yaml',

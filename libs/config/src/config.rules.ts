@@ -1,7 +1,7 @@
 import { DurationRefused, durationMs, isLoopbackHost, type DurationSetting } from '@switchboard/core';
 import { formatPath } from './config.errors.js';
 import { isRecord } from './config.expand.js';
-import { DEFAULT_TIMEOUTS } from './config.schema.js';
+import { DEFAULT_RELAY_TIMEOUT_MS, DEFAULT_TIMEOUTS } from './config.schema.js';
 import { AUDIT_CHECKPOINT_EVERY, AUDIT_DURATION_DEFAULTS, AUDIT_RETENTION } from './config.schema.audit.js';
 import { MAX_TIMER_MS } from './config.schema.fields.js';
 import { SERVER_NAME_MAX } from './config.schema.servers.js';
@@ -103,7 +103,32 @@ export function ruleWarnings(raw: unknown): RuleProblem[] {
   for (const reason of shortRetentionReasons(isRecord(audit) ? audit : {})) {
     warnings.push({ path: formatPath(['audit', 'retention']), reason });
   }
+  const relay = relayLongerThanCallsReason(raw);
+  if (relay) warnings.push({ path: formatPath(['relay', 'timeoutMs']), reason: relay });
   return warnings;
+}
+
+/**
+ * Why the relay's answer time is longer than any call lasts, if it is. A question an upstream
+ * asks during a call is withdrawn when the call ends, and timeouts.maxRequestMs ends every
+ * call. A warning, not a refusal: a question asked outside any call (a per-session server's,
+ * with nothing in flight) still has all of relay.timeoutMs, and no per-server relay.timeoutMs
+ * exists, so a server's own shorter maxRequestMs is not warned of: nothing could be done about it.
+ */
+function relayLongerThanCallsReason(raw: unknown): string | undefined {
+  const relay = isRecord(raw) ? raw['relay'] : undefined;
+  const set = isRecord(relay) ? relay['timeoutMs'] : undefined;
+  const relayMs = set === undefined ? DEFAULT_RELAY_TIMEOUT_MS : millis(set);
+  const timeouts = isRecord(raw) ? raw['timeouts'] : undefined;
+  const setMax = isRecord(timeouts) ? timeouts['maxRequestMs'] : undefined;
+  if (relayMs === undefined || (setMax !== undefined && millis(setMax) === undefined)) return undefined; // the schema's problems
+  const { maxRequestMs } = topTimeouts(timeouts);
+  if (relayMs <= maxRequestMs) return undefined;
+  const text = set === undefined ? `${relayMs} (the default)` : String(relayMs);
+  return (
+    `is ${text}, more than timeouts.maxRequestMs (${maxRequestMs}): a question an upstream asks during a call ends with the call, ` +
+    `which timeouts.maxRequestMs ends at ${maxRequestMs} ms, so it never gets the rest; lower relay.timeoutMs or raise timeouts.maxRequestMs`
+  );
 }
 
 /** A day: a retention shorter than this keeps less history than most people mean to keep. */

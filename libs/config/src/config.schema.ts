@@ -46,6 +46,9 @@ export const DEFAULT_TIMEOUTS = {
   sessionIdleMs: 3_600_000,
 };
 
+/** How long a host (or the inbox) has to answer an upstream's question, when the file does not say. */
+export const DEFAULT_RELAY_TIMEOUT_MS = 300_000;
+
 /**
  * Each session costs ~3 KB however idle; hosts that never send DELETE leave theirs for
  * `sessionIdleMs`. A thousand is more than any person's hosts hold, and bounds one
@@ -139,7 +142,7 @@ export const configInputSchema = z
         .prefault({}),
       relay: z
         .strictObject({
-          timeoutMs: millis().default(300_000).describe('How long a host (its user) has to answer a relayed sampling, elicitation or roots request.'),
+          timeoutMs: millis().default(DEFAULT_RELAY_TIMEOUT_MS).describe('How long a host (its user) has to answer a relayed sampling, elicitation or roots request.'),
           maxSamplingTokens: intIn(1, 1_000_000, 'must be an integer from 1 to 1000000')
             .default(4096)
             .describe("A relayed sampling request's maxTokens is capped to this."),
