@@ -212,7 +212,7 @@ describe('policies through the daemon (CASL, from a policy file)', () => {
     // The generic problems read as in a config file, not as the schema library's wording.
     writeFileSync(bad, 'users: { bob: dev }\n');
     const shapes = runCli(['policy', 'lint', '--file', bad]);
-    expect(shapes.stderr).toMatch(/- roles: must be a mapping \(an object\)\n {2}- users\.bob: must be a list/);
+    expect(shapes.stderr).toMatch(/- roles: is required\n {2}- users\.bob: must be a list/);
   });
 
   it('an invalid policy file stops the start before anything is opened, exit 2 as a refused config, listing the problems', () => {

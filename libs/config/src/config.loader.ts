@@ -47,7 +47,7 @@ export function loadConfigBytes(file: string, bytes: Buffer, env: Env): LoadedCo
   // A value with a missing variable would also fail its format check; one problem is enough.
   const alreadyReported = new Set(expanded.issues.map((i) => i.path));
 
-  const parsed = configInputSchema.safeParse(expanded.value, { error: describeIssue });
+  const parsed = configInputSchema.safeParse(expanded.value, HAND_WRITTEN);
   const unknownKeys: UnknownKeys[] = [];
   if (!parsed.success) {
     for (const issue of parsed.error.issues) {
@@ -62,7 +62,7 @@ export function loadConfigBytes(file: string, bytes: Buffer, env: Env): LoadedCo
         continue;
       }
       const path = formatPath(issue.path);
-      if (!alreadyReported.has(path)) problems.push(at(path, issue.message));
+      if (!alreadyReported.has(path)) problems.push(at(path, issueReason(issue)));
     }
   }
   problems.push(...checkRules(expanded.value).map((p) => at(p.path, p.reason)));
@@ -124,3 +124,20 @@ export const describeIssue: z.core.$ZodErrorMap = (issue) => {
       return undefined;
   }
 };
+
+/** The codes zod gives a key that is absent (a string, a number, an enum, a union of them). */
+const ABSENT_CODES = new Set(['invalid_type', 'invalid_value', 'invalid_union']);
+
+/**
+ * The reason a refusal gives for an issue: a key the file leaves out "is required", whatever
+ * the field's own message says (its type or range, which is about a value that is there, and
+ * which its schema's own error takes from the error map). Needs the input in the issues
+ * (HAND_WRITTEN); a null is a value written, and keeps the type's message.
+ */
+export function issueReason(issue: z.core.$ZodIssue): string {
+  const absent = issue.path.length > 0 && ABSENT_CODES.has(issue.code) && 'input' in issue && issue.input === undefined;
+  return absent ? 'is required' : issue.message;
+}
+
+/** How the files people write (the config, the policy) are parsed: plain reasons, and the input issueReason needs. */
+export const HAND_WRITTEN = { error: describeIssue, reportInput: true } as const;

@@ -102,6 +102,25 @@ describe('top-level settings', () => {
   });
 });
 
+describe('a key left out, and a key of the wrong type', () => {
+  const JWT = 'auth: { mode: required, jwt: { issuer: "https://login.example.com"';
+  it.each([
+    // Left out: required, whatever the field's own message for a value that is there says.
+    [`${JWT} } }`, [['auth.jwt.audience', 'is required'], ['auth.jwt.jwksUrl', 'is required']]],
+    ['auth: { jwt: {} }', [['auth.jwt.issuer', 'is required'], ['auth.jwt.audience', 'is required'], ['auth.jwt.jwksUrl', 'is required']]],
+    ['rateLimits: { perPrincipal: { points: 5 } }', [['rateLimits.perPrincipal.durationSec', 'is required']]],
+    ['rateLimits: { perPrincipalTool: { durationSec: 60 } }', [['rateLimits.perPrincipalTool.points', 'is required']]],
+    ['mcpServers:\n  s: { command: x, roots: [{ name: r }] }', [['mcpServers.s.roots.0.uri', 'is required']]],
+    // There, of the wrong type (null included: the key is written): what it must be.
+    [`${JWT}, audience: 5, jwksUrl: 7 } }`, [['auth.jwt.audience', 'must be a string'], ['auth.jwt.jwksUrl', 'must be an http(s) URL']]],
+    [`${JWT}, audience: null, jwksUrl: "https://login.example.com/jwks" } }`, [['auth.jwt.audience', 'must be a string']]],
+    ['rateLimits: { perPrincipal: { points: 5, durationSec: "60" } }', [['rateLimits.perPrincipal.durationSec', 'must be an integer from 1 to 86400']]],
+    ['mcpServers:\n  s: { command: x, roots: [{ uri: 5 }] }', [['mcpServers.s.roots.0.uri', 'must be a string']]],
+  ])('%s', (yaml, expected) => {
+    expect(problemsOf(yaml)).toEqual(expected.map(([path, reason]) => ({ path, reason })));
+  });
+});
+
 describe('servers', () => {
   const one = (server: string) => `mcpServers:\n  s: ${server}\n`;
 
@@ -176,7 +195,7 @@ describe('servers', () => {
       { path: 'mcpServers.s.roots.0.uri', reason: ROOT },
       { path: 'mcpServers.s.roots.1.uri', reason: ROOT },
       { path: 'mcpServers.s.roots.1.name', reason: 'must be a string (quote numbers and booleans)' },
-      { path: 'mcpServers.s.roots.2.uri', reason: 'must be a string' },
+      { path: 'mcpServers.s.roots.2.uri', reason: 'is required' },
       { path: 'mcpServers.s.roots.3', reason: 'must be a mapping (an object)' },
       { path: 'mcpServers.t.roots', reason: 'must be a list' },
     ]);

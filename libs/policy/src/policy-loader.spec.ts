@@ -37,6 +37,12 @@ describe('a policy file with mistakes', () => {
   it('still says what the file must be when it is no mapping', () => {
     expect(problemsOf('')).toEqual([': must be a mapping with roles (and optionally users, groups, everyone, defaultEffect)']);
   });
+
+  it('says a key left out is required, and what a key given must be', () => {
+    expect(problemsOf('users: { alice: [dev] }')).toEqual(['roles: is required', "users.alice.0: no role 'dev' is defined under roles"]);
+    expect(problemsOf('roles: [dev]')).toEqual(['roles: must be a mapping (an object)']);
+    expect(problemsOf('roles: { dev: [ { allow: call, when: { args.path: { in: 1 } } } ] }')).toEqual(['roles.dev.0.when["args.path"].in: must be a list']);
+  });
 });
 
 describe('every problem of a policy file in one round', () => {

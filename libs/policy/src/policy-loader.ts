@@ -2,8 +2,9 @@ import {
   closestKey,
   ConfigError,
   ConfigErrorCode,
-  describeIssue,
   formatPath,
+  HAND_WRITTEN,
+  issueReason,
   knownKeysAt,
   parseConfigText,
   readConfigBytes,
@@ -21,7 +22,7 @@ export function loadPolicyFile(file: string): PolicyDocument {
 export function loadPolicyBytes(file: string, bytes: Buffer): PolicyDocument {
   const value = parseConfigText(file, bytes);
   const at = (path: string, reason: string): ConfigProblem => ({ file, path, reason });
-  const parsed = policyDocumentSchema.safeParse(value, { error: describeIssue });
+  const parsed = policyDocumentSchema.safeParse(value, HAND_WRITTEN);
   const problems = parsed.success ? [] : parsed.error.issues.flatMap((issue) => issueProblems(issue, at));
   // Also when the schema refused the file, so that one round lists every problem.
   problems.push(...crossReferenceProblems(parsed.success ? parsed.data : readableParts.parse(value), at));
@@ -35,7 +36,7 @@ export function loadPolicyBytes(file: string, bytes: Buffer): PolicyDocument {
  * or drop what a rule or a user gets.
  */
 function issueProblems(issue: z.core.$ZodIssue, at: (path: string, reason: string) => ConfigProblem): ConfigProblem[] {
-  if (issue.code !== 'unrecognized_keys') return [at(formatPath(issue.path), issue.message)];
+  if (issue.code !== 'unrecognized_keys') return [at(formatPath(issue.path), issueReason(issue))];
   const known = knownKeysAt(policyDocumentSchema, issue.path);
   return issue.keys.map((key) => {
     const meant = closestKey(key, known);
