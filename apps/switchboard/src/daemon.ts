@@ -18,6 +18,7 @@ import { AppModule } from './app.module.js';
 import { openAuditStore } from './audit-store.js';
 import { GatewayRuntime } from './gateway-runtime.js';
 import { IdleGc } from './idle-gc.js';
+import { RestartNotices } from './restart-notices.js';
 import { MAX_BODY_BYTES } from './limits.js';
 import { ShutdownSignals } from './shutdown-signals.js';
 
@@ -49,8 +50,6 @@ export async function runDaemon(config: GatewayConfig, fromFile: FileSettings, s
 }
 
 async function startDaemon(config: GatewayConfig, fromFile: FileSettings, logger: Logger, signals: ShutdownSignals): Promise<void> {
-  let fileListen = fromFile.listen;
-  let fileDataDir = fromFile.dataDir;
   // The config check and `--host` refuse this first (exit 2); this is the last guard, for
   // callers that build a config themselves.
   const unsafe = unsafeListenReason(config.listen.host, config.auth.mode);
@@ -117,37 +116,15 @@ async function startDaemon(config: GatewayConfig, fromFile: FileSettings, logger
     const why = code === 'EADDRINUSE' ? inUse : code === 'EACCES' ? 'permission denied' : (err as Error).message;
     throw new Error(`cannot listen on ${config.listen.host}:${config.listen.port}: ${why}`, { cause: err });
   }
+  // Only the command line's overrides differ from the file the daemon started from.
+  const restartNotices = new RestartNotices({ ...config, listen: fromFile.listen, dataDir: fromFile.dataDir }, () => runtime.config);
   const watcher = new ConfigWatcher(config.source, (outcome) => {
     if ('error' in outcome) {
       logger.error({ problems: outcome.error.problems }, 'config change refused; the previous config stays in force');
       return;
     }
     for (const w of outcome.warnings) logger.warn(w, 'config warning');
-    const { listen } = outcome.config;
-    if (listen.host !== fileListen.host || listen.port !== fileListen.port) {
-      logger.warn({ listen }, 'a new listen address takes effect after a restart');
-      fileListen = listen;
-    }
-    if (JSON.stringify(outcome.config.audit) !== JSON.stringify(runtime.config.audit)) {
-      logger.warn({ audit: outcome.config.audit }, 'new audit settings take effect after a restart');
-    }
-    if (JSON.stringify(outcome.config.auth) !== JSON.stringify(runtime.config.auth)) {
-      logger.warn({ auth: outcome.config.auth }, 'new auth settings take effect after a restart');
-    }
-    if (outcome.config.log.level !== runtime.config.log.level) {
-      // The upstreams' loggers are children made at their start: one level for all needs a restart.
-      // (Not `level`: that is the line's own level field in pino's JSON.)
-      logger.warn({ newLevel: outcome.config.log.level }, 'a new log level takes effect after a restart');
-    }
-    if (outcome.config.dataDir !== fileDataDir) {
-      // The audit database and the keys stay where they were opened; commands run with the
-      // new file would use another database than the daemon's.
-      logger.warn({ dataDir: outcome.config.dataDir, inUse: runtime.config.dataDir }, 'a new dataDir takes effect after a restart; until then the daemon keeps using the old one');
-      fileDataDir = outcome.config.dataDir;
-    }
-    if (JSON.stringify(outcome.config.policy) !== JSON.stringify(runtime.config.policy)) {
-      logger.warn({ policy: outcome.config.policy }, 'a new policy file path or default effect takes effect after a restart (edits to the file apply at once)');
-    }
+    for (const [fields, message] of restartNotices.changedBy(outcome.config)) logger.warn(fields, message);
     // The listener cannot move, the audit log and authentication stay as started (auth.mode
     // was checked against the listen address), and command-line overrides (--data-dir)
     // outlive a reload.
