@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { auditSchema } from './config.schema.audit.js';
 import { authSchema } from './config.schema.auth.js';
-import { BYTES_TEXT, ITEMS_TEXT, intIn, listBytes, listItems, millis, NAMESPACE_MODES, nonEmpty } from './config.schema.fields.js';
+import { BYTES_TEXT, ITEMS_TEXT, intIn, listBytes, listItems, MAX_TIMER_MS, millis, NAMESPACE_MODES, nonEmpty } from './config.schema.fields.js';
 import { serverMap } from './config.schema.servers.js';
 
 /*
@@ -66,6 +66,23 @@ export const DEFAULT_SESSIONS_PER_PRINCIPAL = 1_000;
  * daemon unresponsive.
  */
 const DEFAULT_LIST_LIMITS = { maxItems: 10_000, maxBytes: 8 * 1024 * 1024 };
+
+/**
+ * A duration an approver may choose to remember an approval for. Whole seconds, at least one:
+ * the choices are labelled in words ("For 15 minutes"), and anything else was labelled
+ * wrongly ("For 0 seconds" for 500, "For 2 seconds" for 1500, two choices of one label); a
+ * value under a second is also one no repeated call would find remembered, and is nearly
+ * always seconds written for milliseconds (900 for 15 minutes).
+ */
+const REMEMBER_MAX_MS = Math.floor(MAX_TIMER_MS / 1000) * 1000;
+const REMEMBER_REASON = `must be whole seconds in milliseconds, from 1000 (1 second) to ${REMEMBER_MAX_MS} (900000 is 15 minutes)`;
+const rememberDuration = () =>
+  z
+    .int({ error: REMEMBER_REASON })
+    // One reason per value: a value out of range is not also told it is no multiple.
+    .min(1000, { error: REMEMBER_REASON, abort: true })
+    .max(REMEMBER_MAX_MS, { error: REMEMBER_REASON, abort: true })
+    .multipleOf(1000, { error: REMEMBER_REASON });
 
 const bucketSchema = z
   .strictObject({
@@ -159,10 +176,10 @@ export const configInputSchema = z
             .default(120_000)
             .describe('How long a human has to approve a call a `confirm` rule holds; then the call fails with -32014.'),
           rememberMs: z
-            .array(millis())
+            .array(rememberDuration())
             .max(8, { error: 'offer at most 8 durations' })
             .default([900_000, 3_600_000, 28_800_000])
-            .describe('The durations an approver may choose to remember an approval for (same principal, tool, arguments and policy); [] offers none.'),
+            .describe('The durations an approver may choose to remember an approval for (same principal, tool, arguments and policy), in milliseconds of whole seconds, at least 1000; [] offers none.'),
         })
         .prefault({})
         .describe('Calls held by a policy rule with `confirm` until a human approves them (docs/approvals.md).'),

@@ -30,6 +30,7 @@ function problemsOf(yaml: string, env: NodeJS.ProcessEnv = {}): Array<{ path: st
 }
 
 const MS = 'must be a whole number of milliseconds from 1 to 2147483647';
+const REMEMBER = 'must be whole seconds in milliseconds, from 1000 (1 second) to 2147483000 (900000 is 15 minutes)';
 
 describe('top-level settings', () => {
   it.each([
@@ -81,9 +82,23 @@ describe('top-level settings', () => {
     ['audit: { redact: { patterns: ["(unclosed"] } }', 'audit.redact.patterns.0', 'must be a valid regular expression'],
     ['audit: { redact: { keys: [""] } }', 'audit.redact.keys.0', 'must not be empty'],
     ['mcpServers: [a, b]', 'mcpServers', 'must be a mapping (an object)'],
+    // Labelled "For 0 seconds" and "For 2 seconds" on the approval form, and seconds written
+    // for milliseconds (900 for 15 minutes) remembered an approval for under a second.
+    ['approvals: { rememberMs: [900] }', 'approvals.rememberMs.0', REMEMBER],
+    ['approvals: { rememberMs: [900000, 500] }', 'approvals.rememberMs.1', REMEMBER],
+    ['approvals: { rememberMs: [0] }', 'approvals.rememberMs.0', REMEMBER],
+    ['approvals: { rememberMs: [1500] }', 'approvals.rememberMs.0', REMEMBER],
+    ['approvals: { rememberMs: [2147483647] }', 'approvals.rememberMs.0', REMEMBER],
+    ['approvals: { rememberMs: ["15m"] }', 'approvals.rememberMs.0', REMEMBER],
     ['mcpServers: {}\nservers: {}', 'servers', 'cannot be used together with mcpServers (they are synonyms); keep one'],
   ])('%s', (yaml, path, reason) => {
     expect(problemsOf(yaml)).toEqual([{ path, reason }]);
+  });
+
+  it('takes approvals.rememberMs of whole seconds, a second and more', () => {
+    const file = join(dir, 'remember.yaml');
+    writeFileSync(file, 'approvals: { rememberMs: [1000, 90000, 900000, 2147483000] }\n');
+    expect(loadConfig(file, {}).approvals.rememberMs).toEqual([1000, 90_000, 900_000, 2_147_483_000]);
   });
 
   it('lists a bad audit.checkpointEvery with the other problems, and reads a good one', () => {
