@@ -44,6 +44,8 @@ describe('rate limits', () => {
     const retryAfterMs = (error.data as { retryAfterMs: number }).retryAfterMs;
     expect(retryAfterMs).toBeGreaterThan(0);
     expect(retryAfterMs).toBeLessThanOrEqual(1000);
+    // The message names the same wait, never less: in milliseconds while under a second.
+    expect(error.message).toMatch(retryAfterMs < 1000 ? new RegExp(`; retry in ${Math.ceil(retryAfterMs)} ms$`) : /; retry in 1 s$/);
     // Other tools have their own bucket.
     await host.client.callTool({ name: 'fx__add', arguments: { a: 1, b: 2 } });
 
@@ -82,7 +84,10 @@ describe('rate limits', () => {
     expect(slowSettled).toBe(false);
     expect(error).toBeInstanceOf(ProtocolError);
     expect((error as ProtocolError).code).toBe(-31429);
-    expect((error as ProtocolError).message).toMatch(/upstream 'fx' already has 2 calls in flight/);
+    // The concurrency cap's hint is a quarter of a second, and the message says so: rounded up
+    // to whole seconds it read "retry in 1 s", four times the wait in data.retryAfterMs.
+    expect((error as ProtocolError).message).toMatch(/upstream 'fx' already has 2 calls in flight; retry in 250 ms$/);
+    expect((error as ProtocolError).data).toEqual({ retryAfterMs: 250 });
     const done = await Promise.all(slow);
     expect(done.map((r) => r.isError ?? false)).toEqual([false, false]);
     // The slots are free again.

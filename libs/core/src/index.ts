@@ -19,3 +19,4 @@ export * from './counted.js';
 export { linearPatternEngine, PatternBudgetSpent, MAX_INSTRUCTIONS_PER_READ, type LinearPattern, type PatternMeter } from './pattern-matcher.js';
 export { UnsupportedPattern } from './pattern-program.js';
 export * from './duration.js';
+export * from './duration-text.js';

@@ -1,4 +1,4 @@
-import { ErrorCode, McpError, callerKey } from '@switchboard/core';
+import { ErrorCode, McpError, callerKey, durationText } from '@switchboard/core';
 import type { RequestContext, RelayServices } from '../relay.types.js';
 
 /**
@@ -13,8 +13,8 @@ export async function rateLimited<T>(ctx: RequestContext, services: RelayService
   const admission = await services.limiter.admit({ principal: callerKey(ctx.session.principal), server, method: ctx.request.method, name });
   if (!admission.ok) {
     ctx.audit.limitedBy = admission.rule;
-    const seconds = Math.ceil(admission.retryAfterMs / 1000);
-    throw new McpError(ErrorCode.RateLimited, `Rate limited: ${admission.reason}; retry in ${seconds} s`, {
+    // The message names the wait data.retryAfterMs holds, rounded up but not to whole seconds.
+    throw new McpError(ErrorCode.RateLimited, `Rate limited: ${admission.reason}; retry in ${durationText(admission.retryAfterMs)}`, {
       retryAfterMs: admission.retryAfterMs,
     });
   }
