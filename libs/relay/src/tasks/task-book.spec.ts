@@ -69,14 +69,30 @@ describe('TaskBook', () => {
     expect(own.code).toBe(ErrorCode.RateLimited);
     // The first of alice's expires at ttl + margin after its creation, 5 s ago.
     expect(own.data).toEqual({ retryAfterMs: 60_000 + 1000 - 5000 });
+    // The message names the wait too, as the rate limits' refusal does.
+    expect(own.message).toBe('Too many tasks: you hold as many as allowed; fetch or cancel some, or retry in 56 s, when the first of them expires');
     book.add(taskOf('bob', 'b1'));
     const all = errorOf(() => book.add(taskOf('carol', 'c1')));
     expect(all.code).toBe(ErrorCode.RateLimited);
-    expect(all.message).toContain('the gateway holds');
+    expect(all.message).toBe('Too many tasks: the gateway holds as many as allowed; fetch or cancel some, or retry in 56 s, when the first of them expires');
+    clock.now += 55_750;
+    expect(errorOf(() => book.add(taskOf('carol', 'c1'))).message).toMatch(/, or retry in 250 ms, when the first of them expires$/);
+    clock.now -= 55_750;
     // Once alice's first task expires, both she and carol may add one again.
     clock.now += 56_000;
     expect(book.add(taskOf('alice', 'a3')).upstreamTaskId).toBe('a3');
     expect(errorOf(() => book.add(taskOf('carol', 'c1'))).code).toBe(ErrorCode.RateLimited);
+  });
+
+  it('names no wait when no task it holds would make room', () => {
+    // No cap is 0 in the daemon; a book with one is the case where no expiry would help.
+    const { book } = bookOf({ perPrincipal: 0 });
+    const refused = errorOf(() => book.add(taskOf('alice', 'a1')));
+    expect({ code: refused.code, message: refused.message, data: refused.data }).toEqual({
+      code: ErrorCode.RateLimited,
+      message: 'Too many tasks: you hold as many as allowed; fetch or cancel some',
+      data: undefined,
+    });
   });
 
   it('forgets a task at its ttl plus the margin, or at its ttl once its terminal result was fetched, and says so', () => {

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { ErrorCode, McpError, invalidParams, type Cancellation } from '@switchboard/core';
+import { ErrorCode, McpError, durationText, invalidParams, type Cancellation } from '@switchboard/core';
 import { isTerminalStatus, type UpstreamTaskStatus } from '@switchboard/upstream';
 
 /** A task's status (2025-11-25 tasks): the upstream's, which the book relays. */
@@ -129,8 +129,9 @@ export class TaskBook<Via extends object> {
 
   /**
    * Records a task an upstream created for a principal, under a new gateway id. Refused with
-   * -31429 (data.retryAfterMs: when the principal's, or anyone's, first task expires) when a
-   * cap is reached; the caller then cancels the upstream task it cannot hand out.
+   * -31429 (data.retryAfterMs, and the message says it: when the principal's, or anyone's,
+   * first task expires) when a cap is reached; the caller then cancels the upstream task it
+   * cannot hand out.
    */
   add(fields: NewRelayedTask<Via>): RelayedTask<Via> {
     this.sweep();
@@ -306,8 +307,12 @@ export class TaskBook<Via extends object> {
     for (const task of this.tasks.values()) {
       if (counted(task)) soonest = Math.min(soonest, this.forgetAt(task) - now);
     }
+    const full = `Too many tasks: ${who} as many as allowed; fetch or cancel some`;
+    // No task held to wait for (a cap of 0): no time makes room, and none is named.
+    if (soonest === Infinity) return new McpError(ErrorCode.RateLimited, full);
     const retryAfterMs = Math.max(1, Math.ceil(soonest));
-    return new McpError(ErrorCode.RateLimited, `Too many tasks: ${who} as many as allowed; fetch or cancel some, or wait for them to expire`, { retryAfterMs });
+    // The message names the wait of data.retryAfterMs, as the rate limits' refusal does.
+    return new McpError(ErrorCode.RateLimited, `${full}, or retry in ${durationText(retryAfterMs)}, when the first of them expires`, { retryAfterMs });
   }
 }
 
