@@ -41,8 +41,9 @@ describe('approvals: a confirm rule holds the call until a human approves', () =
     policyFile = join(dir, 'policy.yaml');
     writeFileSync(policyFile, POLICY);
     daemon = await startDaemon(
-      // At info, the log says when a policy edit is in force (a test waits for it).
-      writeConfig({ log: { level: 'info' }, policy: { file: policyFile }, approvals: { timeoutMs: 2000, rememberMs: [900_000] }, mcpServers: { fix: stdioFixture() } }, dir),
+      // At info, the log says when a policy edit is in force (a test waits for it). A timeout
+      // of no whole second, which the expiry's message must say as it is.
+      writeConfig({ log: { level: 'info' }, policy: { file: policyFile }, approvals: { timeoutMs: 2500, rememberMs: [900_000] }, mcpServers: { fix: stdioFixture() } }, dir),
     );
   });
   afterAll(async () => Promise.all(clients.map((c) => c.close().catch(() => undefined))));
@@ -131,7 +132,8 @@ describe('approvals: a confirm rule holds the call until a human approves', () =
     expect(await declinedCall).toEqual({ code: -32014, message: expect.stringContaining('declined') });
 
     const expired = await echo(client, 'nobody answers').then(() => undefined, failure);
-    expect(expired).toEqual({ code: -32014, message: 'Nobody approved the call to fix__echo within 2 seconds' });
+    // Rounded to whole seconds, 2500 ms read "within 3 seconds": longer than anyone had.
+    expect(expired).toEqual({ code: -32014, message: 'Nobody approved the call to fix__echo within 2.5 seconds' });
     expect(await inboxItems(daemon)).toEqual([]);
     expect(asked).toEqual([]);
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { durationText } from './duration-text.js';
+import { durationText, durationWords } from './duration-text.js';
 
 describe('durationText', () => {
   it.each([
@@ -35,5 +35,43 @@ describe('durationText', () => {
   it('says zero as it is, and refuses what is no duration', () => {
     expect(durationText(0)).toBe('0 ms');
     for (const ms of [-1, Number.NaN, Number.POSITIVE_INFINITY]) expect(() => durationText(ms)).toThrow(RangeError);
+  });
+});
+
+describe('durationWords', () => {
+  it.each([
+    [1000, '1 second'],
+    [2000, '2 seconds'],
+    [90_000, '90 seconds'],
+    [60_000, '1 minute'],
+    [120_000, '2 minutes'],
+    [900_000, '15 minutes'],
+    [3_600_000, '1 hour'],
+    [5_400_000, '90 minutes'],
+    [28_800_000, '8 hours'],
+    [86_400_000, '1 day'],
+    [172_800_000, '2 days'],
+  ])('%d ms is "%s": the largest unit that says it exactly', (ms, text) => expect(durationWords(ms)).toBe(text));
+
+  it.each([
+    // Rounded to whole seconds these were "3 seconds", "1 seconds", "0 seconds".
+    [2500, '2.5 seconds'],
+    [1400, '1.4 seconds'],
+    [1001, '1.1 seconds'],
+    [60_050, '60.1 seconds'],
+    [1, '1 millisecond'],
+    [250, '250 milliseconds'],
+    [499, '499 milliseconds'],
+    [999.5, '1 second'],
+    [0, '0 milliseconds'],
+  ])('%d ms is "%s": otherwise rounded up as durationText, in words', (ms, text) => expect(durationWords(ms)).toBe(text));
+
+  it('says what durationText says, spelt out, whenever no larger unit fits', () => {
+    const spelt = (text: string) => text.replace(/ ms$/, ' milliseconds').replace(/ s$/, ' seconds').replace(/^1 (\w+)s$/, '1 $1');
+    for (let ms = 0; ms <= 3000; ms += 7) expect(durationWords(ms)).toBe(spelt(durationText(ms)));
+  });
+
+  it('refuses what is no duration', () => {
+    for (const ms of [-1, Number.NaN, Number.NEGATIVE_INFINITY]) expect(() => durationWords(ms)).toThrow(RangeError);
   });
 });

@@ -1,4 +1,4 @@
-import { ErrorCode, McpError, callerName } from '@switchboard/core';
+import { ErrorCode, McpError, callerName, durationWords } from '@switchboard/core';
 import { InboxFullError, type Inbox, type InboxOutcome } from '@switchboard/inbox';
 import type { Item, RequestContext } from '../relay.types.js';
 import { shapeServerRequest } from '../revision/shape-server-request.js';
@@ -35,7 +35,7 @@ export type ApprovalAnswer =
  * form is one optional choice, so every host that renders forms can show it.
  */
 export async function askHost(ctx: RequestContext, request: ApprovalRequest): Promise<ApprovalAnswer> {
-  const labels = new Map<string, number>([['Just this once', 0], ...request.rememberChoicesMs.map((ms): [string, number] => [`For ${duration(ms)}`, ms])]);
+  const labels = new Map<string, number>([['Just this once', 0], ...request.rememberChoicesMs.map((ms): [string, number] => [`For ${durationWords(ms)}`, ms])]);
   const properties =
     request.rememberChoicesMs.length === 0
       ? {}
@@ -103,18 +103,4 @@ function approvalMessage(r: ApprovalRequest): string {
     'Arguments:',
     JSON.stringify(r.arguments ?? {}, null, 2),
   ].join('\n');
-}
-
-/** 900000 -> "15 minutes", 3600000 -> "1 hour". */
-export function duration(ms: number): string {
-  const units: [number, string][] = [
-    [86_400_000, 'day'],
-    [3_600_000, 'hour'],
-    [60_000, 'minute'],
-    [1000, 'second'],
-  ];
-  for (const [size, unit] of units) {
-    if (ms >= size && ms % size === 0) return `${ms / size} ${unit}${ms === size ? '' : 's'}`;
-  }
-  return `${Math.round(ms / 1000)} seconds`;
 }

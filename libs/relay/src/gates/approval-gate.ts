@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { bareEntry, canonicalJson, canonicalTextDigest } from '@switchboard/audit';
-import { ErrorCode, McpError, abandonmentOf, callerName } from '@switchboard/core';
+import { ErrorCode, McpError, abandonmentOf, callerName, durationWords } from '@switchboard/core';
 import type { ApprovalBinding } from '@switchboard/policy';
-import { askHost, askInbox, duration, type ApprovalAnswer, type ApprovalRequest } from '../approvals/ask-approval.js';
+import { askHost, askInbox, type ApprovalAnswer, type ApprovalRequest } from '../approvals/ask-approval.js';
 import { hostCanAnswer } from '../server-requests/host-capability.js';
 import { abandonmentText } from '../audit/audited-request.js';
 import { sessionFields } from '../audit/session-fields.js';
@@ -83,7 +83,7 @@ export async function approved(ctx: RequestContext, services: RelayServices, cal
     case 'decline':
       return refuse(ctx, services, call, started, 'declined', `The call to ${call.tool} was declined by ${answer.answeredBy}`, answer.answeredBy, via);
     case 'expired':
-      return refuse(ctx, services, call, started, 'expired', `Nobody approved the call to ${call.tool} within ${duration(request.timeoutMs)}`, undefined, via);
+      return refuse(ctx, services, call, started, 'expired', `Nobody approved the call to ${call.tool} within ${durationWords(request.timeoutMs)}`, undefined, via);
     case 'failed':
       return refuse(ctx, services, call, started, 'failed', `The call to ${call.tool} could not be approved: ${answer.reason}`, undefined, via);
     case 'withdrawn': {

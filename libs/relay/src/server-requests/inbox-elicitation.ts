@@ -1,4 +1,4 @@
-import { ErrorCode, McpError, type CancelSignal } from '@switchboard/core';
+import { ErrorCode, McpError, durationText, type CancelSignal } from '@switchboard/core';
 import { InboxFullError, type Inbox, type InboxOutcome } from '@switchboard/inbox';
 import type { Item } from '../relay.types.js';
 import { elicitationMode } from './host-capability.js';
@@ -48,7 +48,7 @@ export async function elicitThroughInbox(params: Item, at: InboxElicitation): Pr
     case 'cancel':
       return { result: { action: outcome.action }, answeredBy: outcome.answeredBy };
     case 'expired':
-      throw new McpError(ErrorCode.RequestTimeout, `Nobody answered the elicitation in the inbox within ${Math.round(at.timeoutMs / 1000)} s`);
+      throw new McpError(ErrorCode.RequestTimeout, `Nobody answered the elicitation in the inbox within ${durationText(at.timeoutMs)}`);
     case 'withdrawn':
       throw new McpError(ErrorCode.RequestTimeout, 'Request cancelled');
     default:

@@ -103,7 +103,18 @@ export function formatCountdown(ms) {
   return h > 0 ? `${h} h ${String(m).padStart(2, '0')} min` : `${m}:${String(s).padStart(2, '0')}`;
 }
 
+/**
+ * A duration in words, as libs/core's durationWords says it on the host's approval form
+ * (this script cannot import it; page-durations.spec.ts holds the two to one wording): the
+ * largest unit that says it exactly ("15 minutes", "1 hour"), else rounded up, never down,
+ * to tenths of a second ("2.5 seconds"), or under a second to milliseconds.
+ */
 export function formatDuration(ms) {
+  const words = (n, unit) => `${n} ${unit}${n === 1 ? '' : 's'}`;
+  const whole = Math.ceil(ms);
+  if (whole < 1000) return words(whole, 'millisecond');
+  const tenths = Math.ceil(whole / 100);
+  const rounded = tenths * 100;
   const units = [
     [86_400_000, 'day'],
     [3_600_000, 'hour'],
@@ -111,10 +122,7 @@ export function formatDuration(ms) {
     [1000, 'second'],
   ];
   for (const [size, name] of units) {
-    if (ms >= size && ms % size === 0) {
-      const n = ms / size;
-      return `${n} ${name}${n === 1 ? '' : 's'}`;
-    }
+    if (rounded % size === 0) return words(rounded / size, name);
   }
-  return `${Math.round(ms / 1000)} seconds`;
+  return words(tenths / 10, 'second');
 }
