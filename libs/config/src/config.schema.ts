@@ -1,3 +1,4 @@
+import { durationWords } from '@switchboard/core';
 import { z } from 'zod';
 import { auditSchema } from './config.schema.audit.js';
 import { authSchema } from './config.schema.auth.js';
@@ -83,6 +84,20 @@ const rememberDuration = () =>
     .min(1000, { error: REMEMBER_REASON, abort: true })
     .max(REMEMBER_MAX_MS, { error: REMEMBER_REASON, abort: true })
     .multipleOf(1000, { error: REMEMBER_REASON });
+
+/**
+ * Each duration is one choice on the approval form and in the inbox, labelled in words: one
+ * listed twice was offered twice under one label. Each repeat is refused where it stands,
+ * naming its value and where it was first. Runs once every value is a duration.
+ */
+function refuseRepeats(values: number[], ctx: z.RefinementCtx): void {
+  const first = new Map<number, number>();
+  values.forEach((ms, at) => {
+    const earlier = first.get(ms);
+    if (earlier === undefined) first.set(ms, at);
+    else ctx.addIssue({ code: 'custom', path: [at], input: ms, message: `repeats ${ms} (${durationWords(ms)}) of approvals.rememberMs.${earlier}; list each duration once` });
+  });
+}
 
 const bucketSchema = z
   .strictObject({
@@ -178,8 +193,11 @@ export const configInputSchema = z
           rememberMs: z
             .array(rememberDuration())
             .max(8, { error: 'offer at most 8 durations' })
+            .superRefine(refuseRepeats)
+            // What refuseRepeats refuses, for editors.
+            .meta({ uniqueItems: true })
             .default([900_000, 3_600_000, 28_800_000])
-            .describe('The durations an approver may choose to remember an approval for (same principal, tool, arguments and policy), in milliseconds of whole seconds, at least 1000; [] offers none.'),
+            .describe('The durations an approver may choose to remember an approval for (same principal, tool, arguments and policy), in milliseconds of whole seconds, at least 1000, each once; [] offers none.'),
         })
         .prefault({})
         .describe('Calls held by a policy rule with `confirm` until a human approves them (docs/approvals.md).'),

@@ -101,6 +101,19 @@ describe('top-level settings', () => {
     expect(loadConfig(file, {}).approvals.rememberMs).toEqual([1000, 90_000, 900_000, 2_147_483_000]);
   });
 
+  it('refuses a duration approvals.rememberMs lists twice, naming it and where it was first', () => {
+    // Each duration is one choice on the approval form and in the inbox: a repeat showed it twice.
+    const repeats = (value: string, first: number) => `repeats ${value} of approvals.rememberMs.${first}; list each duration once`;
+    expect(problemsOf('approvals: { rememberMs: [900000, 3600000, 900000] }')).toEqual([
+      { path: 'approvals.rememberMs.2', reason: repeats('900000 (15 minutes)', 0) },
+    ]);
+    expect(problemsOf('approvals: { rememberMs: [1000, 60000, 60000, 60000, 1000] }')).toEqual([
+      { path: 'approvals.rememberMs.2', reason: repeats('60000 (1 minute)', 1) },
+      { path: 'approvals.rememberMs.3', reason: repeats('60000 (1 minute)', 1) },
+      { path: 'approvals.rememberMs.4', reason: repeats('1000 (1 second)', 0) },
+    ]);
+  });
+
   it('lists a bad audit.checkpointEvery with the other problems, and reads a good one', () => {
     expect(problemsOf('audit: { retention: 3months, checkpointEvery: 1y, flushMs: 0 }')).toEqual([
       { path: 'audit.flushMs', reason: 'must be a whole number of milliseconds from 1 to 60000' },
