@@ -12,8 +12,14 @@ describe('durationText', () => {
     [1300, '1.3 s'],
     [1301, '1.4 s'],
     [41_230, '41.3 s'],
-    [60_000, '60 s'],
-    [86_460_000, '86460 s'],
+    [59_901, '1 min'],
+    [60_000, '1 min'],
+    [60_001, '1 min 1 s'],
+    [90_000, '1 min 30 s'],
+    [3_599_001, '1 h'],
+    [3_600_000, '1 h'],
+    [3_600_001, '1 h 1 min'],
+    [86_460_000, '24 h 1 min'],
   ])('%d ms is "%s"', (ms, text) => expect(durationText(ms)).toBe(text));
 
   it('rounds a fraction of a millisecond up, into seconds when it reaches one', () => {
@@ -29,6 +35,16 @@ describe('durationText', () => {
       const said = Number(count) * (unit === 's' ? 1000 : 1);
       expect(said).toBeGreaterThanOrEqual(ms);
       expect(said - ms).toBeLessThan(unit === 's' ? 100 : 1);
+    }
+  });
+
+  it('past a minute, rounds up to the second, and past an hour to the minute', () => {
+    const said = (text: string) =>
+      [...text.matchAll(/(\d+) (h|min|s)/g)].reduce((sum, [, n, unit]) => sum + Number(n) * { h: 3_600_000, min: 60_000, s: 1000 }[unit as 'h' | 'min' | 's'], 0);
+    for (let ms = 59_000; ms <= 7_300_000; ms += 997) {
+      const text = durationText(ms);
+      expect(said(text)).toBeGreaterThanOrEqual(ms);
+      expect(said(text) - ms).toBeLessThan(ms < 3_600_000 ? 1000 : 60_000);
     }
   });
 

@@ -4,9 +4,9 @@ import { counted } from './counted.js';
  * A length of time in a message a caller or a person reads: how long to wait before trying
  * again ("retry in 250 ms"), how long something was given ("within 2.5 s"). Rounded up, never
  * down: a caller that waits as long as it is told must not be refused again for having been
- * told too little. And never rounded to whole seconds, which said "retry in 1 s" for a wait of 250 ms
- * and "within 3 s" for 2.5 s: under a second it is whole milliseconds, from a second on
- * seconds to the tenth, which is at most 0.1 s more than the truth.
+ * told too little. And not rounded to whole seconds below a minute, which said "retry in 1 s"
+ * for a wait of 250 ms and "within 3 s" for 2.5 s: under a second it is whole milliseconds,
+ * under a minute seconds to the tenth (at most 0.1 s more than the truth).
  */
 
 /** `ms` rounded up to what a message says of it: whole ms under a second, else a count of tenths of a second. */
@@ -18,12 +18,24 @@ function roundedUp(ms: number): { ms: number } | { tenths: number } {
 }
 
 /**
- * `ms` as a message says it, short: "250 ms", "1 s", "1.3 s", "90 s". Never shorter than `ms`.
+ * `ms` as a message says it, short: "250 ms", "1.3 s", "1 min 30 s", "23 h 59 min". Never
+ * shorter than `ms`. A wait of a minute or more is rounded up to the second, and one of an
+ * hour or more to the minute: a day's bucket said "retry in 86400 s", true but unreadable.
  * Throws a RangeError for a negative or non-finite value (no wait is either).
  */
 export function durationText(ms: number): string {
   const said = roundedUp(ms);
-  return 'ms' in said ? `${said.ms} ms` : `${said.tenths / 10} s`;
+  if ('ms' in said) return `${said.ms} ms`;
+  if (said.tenths < 600) return `${said.tenths / 10} s`;
+  const seconds = Math.ceil(ms / 1000);
+  if (seconds < 3600) return joined(Math.floor(seconds / 60), 'min', seconds % 60, 's');
+  const minutes = Math.ceil(ms / 60_000);
+  return joined(Math.floor(minutes / 60), 'h', minutes % 60, 'min');
+}
+
+/** "1 min", "1 min 30 s": the smaller part only when it is not zero. */
+function joined(large: number, largeUnit: string, small: number, smallUnit: string): string {
+  return small === 0 ? `${large} ${largeUnit}` : `${large} ${largeUnit} ${small} ${smallUnit}`;
 }
 
 /** Units a duration in words may be said in, largest first. */
