@@ -12,7 +12,9 @@ export {
   type HttpRefusal,
   type RefusalListener,
   type RequestAuthenticator,
+  type UnlistedValue,
 } from './http/request-guard.js';
+export { UnlistedWarnings } from './http/unlisted-warnings.js';
 export { StdioFront } from './stdio/stdio-front.js';
 export { stdioPrincipal } from './principals.js';
 export { CREDENTIAL_CHECK_MS } from './http/credential-check.js';

@@ -58,15 +58,20 @@ describe('refusedForeign: the one refusal of a foreign Host or Origin', () => {
     ({ headers, method: 'POST', url: '/mcp?sessionId=secret', socket: { remoteAddress: '127.0.0.1' } }) as unknown as IncomingMessage;
   const res = {} as ServerResponse;
 
+  const unlistedHost = { setting: 'security.allowedHosts', value: 'evil.example' } as const;
+  const unlistedOrigin = { setting: 'security.allowedOrigins', value: 'https://evil.example' } as const;
   it.each([
-    ['a foreign Host', { host: 'evil.example' }, 'security:host', "Host 'evil.example' is not allowed"],
-    ['a foreign Origin', { host: '127.0.0.1:8780', origin: 'https://evil.example' }, 'security:origin', "Origin 'https://evil.example' is not allowed"],
-    ['no Host', {}, 'security:host', 'missing Host header'],
-  ])('%s: tells the listener (one refused row, the path without its query) and answers 403 in the caller\'s format', (_, headers, rule, reason) => {
+    ['a foreign Host', { host: 'evil.example' }, 'security:host', "Host 'evil.example' is not allowed", unlistedHost],
+    ['a foreign Origin', { host: '127.0.0.1:8780', origin: 'https://evil.example' }, 'security:origin', "Origin 'https://evil.example' is not allowed", unlistedOrigin],
+    ['no Host', {}, 'security:host', 'missing Host header', undefined],
+    ['a Host that is no host name', { host: 'a@evil.example' }, 'security:host', "Host 'a@evil.example' is not a host name and port", undefined],
+    ['an Origin that is no URL', { host: '127.0.0.1:8780', origin: 'null' }, 'security:origin', "Origin 'null' is not a valid origin", undefined],
+  ])('%s: tells the listener (one refused row, the path without its query; the setting that would admit it, when one would) and answers 403 in the caller\'s format', (_, headers, rule, reason, unlisted) => {
     const onRefused = vi.fn<(refusal: HttpRefusal) => void>();
     const answer = vi.fn();
     expect(refusedForeign(request(headers), res, loopback, onRefused, answer)).toBe(true);
-    expect(onRefused.mock.calls).toEqual([[{ httpMethod: 'POST', path: '/mcp', decision: 'refused', rule, reason, address: '127.0.0.1' }]]);
+    const refusal = { httpMethod: 'POST', path: '/mcp', decision: 'refused', rule, reason, address: '127.0.0.1' };
+    expect(onRefused.mock.calls).toEqual([[unlisted ? { ...refusal, unlisted } : refusal]]);
     expect(answer.mock.calls).toEqual([[res, 403, reason]]);
   });
 

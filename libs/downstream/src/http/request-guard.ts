@@ -12,6 +12,12 @@ function hostnameOf(hostHeader: string): string | undefined {
   return HOST_HEADER.exec(hostHeader)?.[1];
 }
 
+/** Why a request is refused, and, when listing it would admit it, the Host or Origin and where to list it. */
+interface ForeignVerdict {
+  reason: string;
+  unlisted?: UnlistedValue;
+}
+
 /**
  * DNS-rebinding defence (the spec's "validate Origin", plus Host): on a loopback listener
  * only loopback Host names are accepted; browser requests (those with Origin) must come from
@@ -19,14 +25,19 @@ function hostnameOf(hostHeader: string): string | undefined {
  * the reason to refuse, or undefined.
  */
 export function refuseReason(req: IncomingMessage, config: GatewayConfig): string | undefined {
+  return foreignVerdict(req, config)?.reason;
+}
+
+function foreignVerdict(req: IncomingMessage, config: GatewayConfig): ForeignVerdict | undefined {
   const { allowedHosts, allowedOrigins } = config.security;
   const host = req.headers.host;
-  if (!host) return 'missing Host header';
+  if (!host) return { reason: 'missing Host header' };
   const hostname = hostnameOf(host.toLowerCase());
-  if (hostname === undefined) return `Host '${host}' is not a host name and port`;
+  // No setting admits a header that is no Host: only a broken or hostile client sends one.
+  if (hostname === undefined) return { reason: `Host '${host}' is not a host name and port` };
   const hostListed = allowedHosts.includes(host) || allowedHosts.includes(hostname);
   const hostAllowed = hostListed || (isLoopbackHost(config.listen.host) ? isLoopbackHost(hostname) : allowedHosts.length === 0);
-  if (!hostAllowed) return `Host '${host}' is not allowed`;
+  if (!hostAllowed) return { reason: `Host '${host}' is not allowed`, unlisted: { setting: 'security.allowedHosts', value: host } };
 
   const origin = req.headers.origin;
   if (origin === undefined) return undefined;
@@ -39,9 +50,17 @@ export function refuseReason(req: IncomingMessage, config: GatewayConfig): strin
     // would then vouch for itself.
     if (hostListed && from.host === host.toLowerCase()) return undefined;
   } catch {
-    return `Origin '${origin}' is not a valid origin`;
+    // Not pointed at a setting either: `null` (a sandboxed page, a file) is no origin to trust.
+    return { reason: `Origin '${origin}' is not a valid origin` };
   }
-  return `Origin '${origin}' is not allowed`;
+  return { reason: `Origin '${origin}' is not allowed`, unlisted: { setting: 'security.allowedOrigins', value: origin } };
+}
+
+/** A well-formed Host or Origin refused only because the config does not list it, and the setting that would. */
+export interface UnlistedValue {
+  setting: 'security.allowedHosts' | 'security.allowedOrigins';
+  /** As the client sent it: untrusted, of any length. */
+  value: string;
 }
 
 /** A request turned away before it became an MCP request, as the audit log records it. */
@@ -60,6 +79,8 @@ export interface HttpRefusal {
   principal?: { id: string; authMethod: string };
   /** The client's address (the audit log bounds the rows each address can make). */
   address?: string;
+  /** On a `refused` request that listing its Host or Origin would admit: what to list where (UnlistedWarnings tells the operator). */
+  unlisted?: UnlistedValue;
 }
 
 export type RefusalListener = (refusal: HttpRefusal) => void;
@@ -112,7 +133,8 @@ export type ForeignAnswer = (res: ServerResponse, status: number, reason: string
  * The Host/Origin check (refuseReason) every endpoint of the listener but /healthz runs
  * first: the MCP endpoints, the admin API and inbox, the root page and /readyz. A refused
  * request is reported to `onRefused` (the audit log's row, one `refused` row with rule
- * `security:host` or `security:origin`), answered 403 by `answer`, and goes no further.
+ * `security:host` or `security:origin`; the operator's warning, UnlistedWarnings), answered
+ * 403 by `answer`, and goes no further.
  * True when it was refused.
  */
 export function refusedForeign(
@@ -122,9 +144,11 @@ export function refusedForeign(
   onRefused: RefusalListener | undefined,
   answer: ForeignAnswer,
 ): boolean {
-  const reason = refuseReason(req, config);
-  if (reason === undefined) return false;
-  onRefused?.(httpRefusal(req, reason));
+  const verdict = foreignVerdict(req, config);
+  if (verdict === undefined) return false;
+  const { reason, unlisted } = verdict;
+  onRefused?.(unlisted ? { ...httpRefusal(req, reason), unlisted } : httpRefusal(req, reason));
+  // The answer goes to whoever asked, so it names no setting; the operator learns it from the log.
   answer(res, 403, reason);
   return true;
 }
