@@ -1,7 +1,8 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { AdminModule } from '@switchboard/admin';
 import type { AuditQuery } from '@switchboard/audit';
-import type { RequestAuthenticator } from '@switchboard/downstream';
+import type { RefusalListener, RequestAuthenticator } from '@switchboard/downstream';
+import { HTTP_REFUSALS } from './foreign-request.js';
 import { GatewayRuntime } from './gateway-runtime.js';
 import { HealthController } from './health.controller.js';
 import { RootController } from './root.controller.js';
@@ -12,6 +13,8 @@ export interface AppParts {
   auditQuery?: AuditQuery;
   /** Who a request is from (the admin API requires the admin role with auth.mode: required). */
   authenticate?: RequestAuthenticator;
+  /** Told of every request the admin module and the pages refuse, as the MCP endpoints' (the daemon's one listener). */
+  onRefused: RefusalListener;
 }
 
 /**
@@ -29,14 +32,17 @@ export class AppModule {
           flushAudit: parts.runtime.audit && (() => parts.runtime.audit!.flush()),
           pendingAudit: parts.runtime.audit && (() => parts.runtime.audit!.pending()),
           config: () => parts.runtime.config,
-          onRefused: parts.runtime.audit && ((refusal) => parts.runtime.audit!.recordHttpRefusal(refusal)),
+          onRefused: parts.onRefused,
           onCredentialLapse: parts.runtime.audit && ((ended) => parts.runtime.audit!.recordCredentialLapse({ ...ended, transport: 'inbox' })),
           authenticate: parts.authenticate,
           inbox: parts.runtime.inbox,
         }),
       ],
       controllers: [HealthController, RootController],
-      providers: [{ provide: GatewayRuntime, useValue: parts.runtime }],
+      providers: [
+        { provide: GatewayRuntime, useValue: parts.runtime },
+        { provide: HTTP_REFUSALS, useValue: parts.onRefused },
+      ],
     };
   }
 }

@@ -10,7 +10,9 @@ import {
   LegacySseService,
   McpHttpRoutes,
   StreamableHttpService,
+  UnlistedWarnings,
   type DownstreamDeps,
+  type RefusalListener,
 } from '@switchboard/downstream';
 import { PinoNestLogger, createLogger, type Logger } from '@switchboard/observability';
 import { sqliteConnection } from '@switchboard/persistence';
@@ -68,13 +70,21 @@ async function startDaemon(config: GatewayConfig, fromFile: FileSettings, logger
   if (config.auth.mode === 'none') logger.info('auth.mode: none: HTTP callers without a credential are the anonymous loopback user');
 
   const runtime = new GatewayRuntime(config, logger, auditStore.log, sqliteConnection(auditStore.dataSource), { servesInbox: true });
+  // The one listener for every place that runs the Host/Origin check and authentication: the
+  // MCP endpoints (deps), the admin API and inbox, / and /readyz (AppModule). The audit row
+  // when the audit log is on; the operator's warning of an unlisted Host or Origin always.
+  const unlistedWarnings = new UnlistedWarnings(logger);
+  const onRefused: RefusalListener = (refusal) => {
+    auditStore.log?.recordHttpRefusal(refusal);
+    unlistedWarnings.listener(refusal);
+  };
   const deps: DownstreamDeps = {
     dispatcher: runtime.dispatcher,
     sessions: runtime.sessions,
     config: () => runtime.config,
     logger,
     maxBodyBytes: MAX_BODY_BYTES,
-    onRefused: auditStore.log && ((refusal) => auditStore.log!.recordHttpRefusal(refusal)),
+    onRefused,
     authenticate: (req) => authenticator.authenticate(req),
     credentialLapse: (principal) => authenticator.credentialLapse(principal),
     onCredentialLapse: auditStore.log && ((ended) => auditStore.log!.recordCredentialLapse(ended)),
@@ -85,7 +95,7 @@ async function startDaemon(config: GatewayConfig, fromFile: FileSettings, logger
   legacy.startCredentialCheck();
   const routes = new McpHttpRoutes(streamable, legacy, logger, deps);
   const auditQuery = auditStore.log && new AuditQuery(auditStore.dataSource);
-  const app = await NestFactory.create(AppModule.register({ runtime, auditQuery, authenticate: deps.authenticate }), {
+  const app = await NestFactory.create(AppModule.register({ runtime, auditQuery, authenticate: deps.authenticate, onRefused }), {
     bodyParser: false,
     logger: new PinoNestLogger(logger),
   });
@@ -159,6 +169,7 @@ async function startDaemon(config: GatewayConfig, fromFile: FileSettings, logger
     legacy.closeAll();
     server.close();
     server.closeAllConnections();
+    unlistedWarnings.stop();
     // Every answered call's row is committed before the process exits.
     await auditStore.close();
     await app.close();

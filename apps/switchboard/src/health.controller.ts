@@ -1,12 +1,16 @@
 import { Controller, Get, Inject, Req, Res } from '@nestjs/common';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { refusedForeignPage } from './foreign-request.js';
+import type { RefusalListener } from '@switchboard/downstream';
+import { HTTP_REFUSALS, refusedForeignPage } from './foreign-request.js';
 import { GatewayRuntime } from './gateway-runtime.js';
 import { stateOnly, upstreamReady } from './upstream-health.js';
 
 @Controller()
 export class HealthController {
-  constructor(@Inject(GatewayRuntime) private readonly runtime: GatewayRuntime) {}
+  constructor(
+    @Inject(GatewayRuntime) private readonly runtime: GatewayRuntime,
+    @Inject(HTTP_REFUSALS) private readonly onRefused: RefusalListener,
+  ) {}
 
   /** Up as soon as the HTTP listener is: for liveness probes. Says nothing else, so it is not checked. */
   @Get('healthz')
@@ -26,7 +30,7 @@ export class HealthController {
    */
   @Get('readyz')
   ready(@Req() req: IncomingMessage, @Res() res: ServerResponse): void {
-    if (refusedForeignPage(req, res, this.runtime, 'json')) return;
+    if (refusedForeignPage(req, res, this.runtime.config, this.onRefused, 'json')) return;
     const config = this.runtime.config;
     const detailed = config.auth.mode === 'none';
     const statuses = this.runtime.upstreamHealth();

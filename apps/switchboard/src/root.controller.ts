@@ -1,6 +1,7 @@
 import { Controller, Get, Inject, Req, Res } from '@nestjs/common';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { refusedForeignPage } from './foreign-request.js';
+import type { RefusalListener } from '@switchboard/downstream';
+import { HTTP_REFUSALS, refusedForeignPage } from './foreign-request.js';
 import { GatewayRuntime } from './gateway-runtime.js';
 
 /**
@@ -27,12 +28,15 @@ export function rootPageText(servesInbox: boolean): string {
 
 @Controller()
 export class RootController {
-  constructor(@Inject(GatewayRuntime) private readonly runtime: GatewayRuntime) {}
+  constructor(
+    @Inject(GatewayRuntime) private readonly runtime: GatewayRuntime,
+    @Inject(HTTP_REFUSALS) private readonly onRefused: RefusalListener,
+  ) {}
 
   /** Under the MCP endpoints' Host/Origin check, as /readyz: a rebound page learns nothing here either. */
   @Get()
   root(@Req() req: IncomingMessage, @Res() res: ServerResponse): void {
-    if (refusedForeignPage(req, res, this.runtime, 'text')) return;
+    if (refusedForeignPage(req, res, this.runtime.config, this.onRefused, 'text')) return;
     res
       .writeHead(200, { 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff', 'Cache-Control': 'no-store' })
       .end(rootPageText(this.runtime.inbox !== undefined));
