@@ -9,6 +9,7 @@ import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, SWITCHBOARD_BIN, startDaemon, stdioFixture, stopAllDaemons, tempDir, writeConfig, type DaemonHandle } from './support/daemon.js';
 import { createKey, runCli } from './support/cli.js';
+import { startApiKeyDaemon } from './support/api-key-daemon.js';
 import { auditRows, type AuditRowRecord } from './support/audit-rows.js';
 import { expectNoCredentialIn, recordingProxy } from './support/recording-proxy.js';
 import { startJwksIssuer, type JwksIssuer } from './support/jwks-issuer.js';
@@ -22,7 +23,7 @@ describe('authentication with API keys (auth.mode: required)', () => {
   let daemon: DaemonHandle;
   let configPath: string;
   let dataDir: string;
-  const keys: Record<string, string> = {};
+  let keys: Record<string, string>;
 
   async function connect(key: string): Promise<Client> {
     const client = new Client({ name: 'e2e-auth', version: '1.0.0' });
@@ -33,18 +34,8 @@ describe('authentication with API keys (auth.mode: required)', () => {
   }
 
   beforeAll(async () => {
-    const dir = tempDir();
-    dataDir = join(dir, 'data');
-    configPath = writeConfig(
-      { auth: { mode: 'required', authorizationServers: ['https://login.example.com'] }, mcpServers: { fx: stdioFixture() } },
-      dir,
-    );
-    // Keys are made before the first start: the command creates and migrates the database.
-    for (const [name, roles] of [['alice', 'admin,dev'], ['bob', 'dev'], ['carol', '']] as const) {
-      keys[name] = createKey(configPath, name, roles);
-      expect(keys[name]).toMatch(/^sbk_[A-Za-z0-9_-]{43}$/);
-    }
-    daemon = await startDaemon(configPath);
+    ({ daemon, configPath, dataDir, keys } = await startApiKeyDaemon({ alice: 'admin,dev', bob: 'dev', carol: '' }));
+    for (const key of Object.values(keys)) expect(key).toMatch(/^sbk_[A-Za-z0-9_-]{43}$/);
   });
 
   it('no credential: 401 with a Bearer challenge naming the RFC 9728 metadata, which names the endpoint and issuer', async () => {

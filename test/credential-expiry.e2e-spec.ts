@@ -3,8 +3,9 @@ import { SignJWT, type CryptoKey as JoseKey } from 'jose';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditRows } from './support/audit-rows.js';
-import { eventually, startDaemon, stdioFixture, stopAllDaemons, tempDir, writeConfig, type DaemonHandle } from './support/daemon.js';
+import { eventually, startDaemon, stdioFixture, stopAllDaemons, writeConfig, type DaemonHandle } from './support/daemon.js';
 import { runCli } from './support/cli.js';
+import { startApiKeyDaemon } from './support/api-key-daemon.js';
 import { openStream, type OpenStream } from './support/sse-client.js';
 import { startJwksIssuer, type JwksIssuer } from './support/jwks-issuer.js';
 import { INITIALIZE, MCP_ACCEPT } from './support/mcp-http.js';
@@ -24,13 +25,7 @@ describe('API keys that expire (auth.mode: required)', () => {
   let dataDir: string;
 
   beforeAll(async () => {
-    const dir = tempDir();
-    dataDir = join(dir, 'data');
-    configPath = writeConfig(
-      { auth: { mode: 'required', authorizationServers: ['https://login.example.com'] }, mcpServers: { fx: stdioFixture() } },
-      dir,
-    );
-    daemon = await startDaemon(configPath);
+    ({ daemon, configPath, dataDir } = await startApiKeyDaemon());
   });
 
   it("an expired key's 401 does not name it either, on /mcp, /admin and the inbox sign-in; its audit row does", async () => {
