@@ -1,0 +1,170 @@
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+import { Client, SSEClientTransport, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { fixturePath, startHttpFixture, type FixtureStatsReport, type HttpFixture } from '@switchboard/testing';
+import { afterEach, describe, expect, it } from 'vitest';
+import { auditRows } from './support/audit-rows.js';
+import { eventually, stdioFixture, tempDir } from './support/daemon.js';
+import { initialize, launch, spawnHost, stopAllHosts, type RawHost } from './support/stdio-host.js';
+
+/**
+ * How `switchboard stdio` ends: its host closing stdin or its end of stdout while a call runs,
+ * or a signal (at start-up, mid-session, twice). Each way, the calls it leaves are cancelled
+ * upstream and audited, and it exits cleanly. (The protocol on the wire: stdio-downstream.e2e-spec.ts.)
+ */
+
+const fixtures: HttpFixture[] = [];
+
+afterEach(async () => {
+  await stopAllHosts();
+  await Promise.all(fixtures.splice(0).map((f) => f.stop()));
+});
+
+describe('switchboard stdio: the host closes stdin while a call runs', () => {
+  for (const kind of ['http', 'sse'] as const) {
+    it(`cancels the call upstream before it exits, its audit row written (${kind === 'sse' ? 'legacy HTTP+SSE' : 'Streamable HTTP'} upstream)`, async () => {
+      const fixture = await startHttpFixture(kind);
+      fixtures.push(fixture);
+      const host = await launch('2025-06-18', { type: kind, url: fixture.url });
+      await startLongCall(host);
+
+      host.proc.stdin.end();
+      expect(await host.exited).toBe(0);
+      await expectCancelledUpstream(fixture, kind);
+      // Flushed before the exit: the call the host left behind is in the log, as ended with the session.
+      expect(auditRows(host.dataDir, `name = 'fx__slow'`)).toMatchObject([
+        { transport: 'stdio', decision: 'allowed', outcome: 'cancelled', error_message: 'No answer: the session ended before the request completed' },
+      ]);
+    });
+  }
+});
+
+describe('switchboard stdio: the host closes its end of stdout while a call runs', () => {
+  it('is taken for the host going away, as a closed stdin is: the call is cancelled upstream and the gateway exits 0, no crash', async () => {
+    const fixture = await startHttpFixture('http');
+    fixtures.push(fixture);
+    const host = await launch('2025-06-18', { type: 'http', url: fixture.url });
+    await startLongCall(host);
+
+    host.proc.stdout.destroy();
+    // The gateway learns it on its next write: the answer to this.
+    host.send({ jsonrpc: '2.0', id: 'after', method: 'ping' });
+    expect(await host.exited).toBe(0);
+    expect(host.stderr()).not.toMatch(/Unhandled 'error' event|EPIPE\n\s+at /);
+    await expectCancelledUpstream(fixture, 'http');
+  });
+});
+
+describe('switchboard stdio: stopped by a signal', () => {
+  // A host that ends the server it launched, or a user's Ctrl-C, may come at any moment. The
+  // handlers used to go in only once the database was open and the upstreams started, and each
+  // for one signal: a signal before that, or a second one, met its default action (killed by
+  // the signal: no audit commit, no stopped upstreams).
+  const logged = { log: { level: 'info' } };
+  /** How it ended, once its stdout and stderr are read to the end (its last log lines too). */
+  const ended = (host: RawHost) =>
+    new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => host.proc.once('close', (code, signal) => resolve({ code, signal })));
+
+  it('SIGTERM at its first log line, while it starts: it stops once started, exit 0, logged stopped', async () => {
+    // The first line ('database migrated') comes before the upstreams are started. The signal
+    // arrives during start-up, but its listener may run only once start-up is done, so whether
+    // it is held ('signal during start-up') or acted on at once varies: either way a clean
+    // stop. It is a race, so several rounds (without the fix the first round was always killed).
+    for (let round = 0; round < 3; round++) {
+      const host = spawnHost(stdioFixture(), logged);
+      const end = ended(host);
+      host.proc.stderr.once('data', () => host.proc.kill('SIGTERM'));
+      expect({ round, ...(await end) }, host.stderr()).toEqual({ round, code: 0, signal: null });
+      expect(host.stderr()).toMatch(/"signal":"SIGTERM".*"msg":"shutting down/);
+      expect(host.stderr()).toContain('"msg":"stopped"');
+    }
+  });
+
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    it(`${signal} the moment it answers initialize: exit 0, logged stopped`, async () => {
+      const host = spawnHost(stdioFixture(), logged);
+      const end = ended(host);
+      host.proc.stdout.once('data', () => host.proc.kill(signal));
+      host.send(initialize(0, '2025-06-18'));
+      expect(await end, host.stderr()).toEqual({ code: 0, signal: null });
+      expect(host.lines).toMatchObject([{ id: 0, result: { protocolVersion: '2025-06-18' } }]);
+      expect(host.stderr()).toMatch(new RegExp(`"signal":"${signal}".*"msg":"shutting down`));
+      expect(host.stderr()).toContain('"msg":"stopped"');
+    });
+  }
+
+  it('SIGTERM after an audited call was answered, another still running: both rows are committed before it exits', async () => {
+    // Relaxed, with the longest flushMs: nothing but the shutdown commits the rows.
+    const host = await launch('2025-06-18', stdioFixture(), { ...logged, audit: { mode: 'relaxed', flushMs: 60_000 } });
+    host.send({ jsonrpc: '2.0', id: 'echo', method: 'tools/call', params: { name: 'fx__echo', arguments: { text: 'before the signal' } } });
+    await host.next((l) => !Array.isArray(l) && l.id === 'echo');
+    await startLongCall(host);
+    const end = ended(host);
+    host.proc.kill('SIGTERM');
+    expect(await end, host.stderr()).toEqual({ code: 0, signal: null });
+    expect(auditRows(host.dataDir, `name = 'fx__echo'`)).toMatchObject([{ transport: 'stdio', decision: 'allowed', outcome: 'ok' }]);
+    // The session ends with the signal: the call it left is cancelled, as when the host closes stdin.
+    expect(auditRows(host.dataDir, `name = 'fx__slow'`)).toMatchObject([
+      { transport: 'stdio', decision: 'allowed', outcome: 'cancelled', error_message: 'No answer: the session ended before the request completed' },
+    ]);
+  });
+
+  it('a second signal while it stops (a second Ctrl-C) exits at once, code 1, logged; the upstream it was stopping does not outlive it', async () => {
+    // An upstream that takes ~4 s to stop: the fixture exits when its stdin closes, and the
+    // shell around it then lingers, ignoring SIGTERM, until the SIGKILL after the grace periods.
+    // The marker names both in the process table (the fixture ignores its arguments; a loop,
+    // not a last command the shell could exec, keeps the shell itself).
+    const marker = join(tempDir(), 'lingering-server');
+    const lingering = { command: 'sh', args: ['-c', `trap '' TERM; "${process.execPath}" "${fixturePath('stdio')}" "${marker}"; while :; do sleep 1; done`] };
+    const host = await launch('2025-06-18', lingering, logged);
+    const processes = () => liveProcesses(marker);
+    expect(processes()).toHaveLength(2);
+    const end = ended(host);
+    host.proc.kill('SIGINT');
+    // The gateway is stopping its upstream once the fixture has gone and the shell lingers.
+    await eventually(() => processes().length === 1, 10_000, 'the upstream being stopped');
+    host.proc.kill('SIGINT');
+    expect(await end, host.stderr()).toEqual({ code: 1, signal: null });
+    expect(host.stderr()).toMatch(/"signal":"SIGINT".*"msg":"second signal while shutting down: exiting now/);
+    // The gateway's child reaper ends what it no longer waited for.
+    await eventually(() => processes().length === 0, 15_000, 'the lingering upstream gone');
+  });
+});
+
+/** Live (not zombie) processes whose command line names `marker`. */
+function liveProcesses(marker: string): string[] {
+  return execFileSync('ps', ['-eo', 'pid=,stat=,args='], { encoding: 'utf8' })
+    .split('\n')
+    .filter((line) => line.includes(marker) && !/^\s*\d+\s+Z/.test(line));
+}
+
+/** Starts a call long enough that only a cancellation ends it while a test looks, and waits until the fixture has it. */
+async function startLongCall(host: RawHost): Promise<void> {
+  host.send({ jsonrpc: '2.0', id: 'long', method: 'tools/call', params: { name: 'fx__slow', arguments: { ms: 120_000 } } });
+  // The fixture has the call once it counted one call more than the stats calls asking.
+  let asked = 0;
+  await eventually(async () => {
+    const id = `stats${++asked}`;
+    host.send({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'fx__stats', arguments: {} } });
+    const answer = (await host.next((l) => !Array.isArray(l) && l.id === id)) as { result: { content: { text: string }[] } };
+    return (JSON.parse(answer.result.content[0].text) as FixtureStatsReport).calls > asked || undefined;
+  }, 15_000, 'the slow call to reach the fixture');
+}
+
+/** Asked directly once the gateway is gone (whatever it sent has arrived or never will): the fixture was told to cancel the call. */
+async function expectCancelledUpstream(fixture: HttpFixture, kind: 'http' | 'sse'): Promise<void> {
+  const client = new Client({ name: 'check', version: '1' });
+  const url = new URL(fixture.url);
+  await client.connect(kind === 'sse' ? new SSEClientTransport(url) : new StreamableHTTPClientTransport(url));
+  try {
+    const stats = await eventually(async () => {
+      const result = await client.callTool({ name: 'stats', arguments: {} });
+      const report = JSON.parse((result.content as { text: string }[])[0].text) as FixtureStatsReport;
+      return report.cancelled > 0 ? report : undefined;
+    }, 10_000, 'the fixture to see the call cancelled');
+    // Told, not merely left: a server that runs on after a closed connection stops too.
+    expect(stats).toMatchObject({ cancelled: 1, cancelNotices: 1 });
+  } finally {
+    await client.close();
+  }
+}
