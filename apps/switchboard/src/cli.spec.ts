@@ -13,7 +13,13 @@ describe('commandFirst', () => {
       '--principal',
       'x',
     ]);
-    expect(commandFirst(['-c', 'sw.yaml', 'audit'])).toEqual(['audit', '-c', 'sw.yaml']);
+  });
+
+  it('leaves no option in the command place of a family given no command, so the user is told the command is missing', () => {
+    // `switchboard -c FILE audit` put its -c where audit's command goes, and was told
+    // "'-c' is an option, not a command" for an option written where the README says it may go.
+    expect(commandFirst(['-c', 'sw.yaml', 'audit'])).toEqual(['audit']);
+    expect(commandFirst(['--data-dir', 'd', 'keys'])).toEqual(['keys']);
   });
 
   it('leaves everything else as it is: start, options after the command, a dangling option', () => {

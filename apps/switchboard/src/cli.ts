@@ -84,7 +84,9 @@ export function commandFirst(argv: string[]): string[] {
   }
   if (leading.length === 0 || !FAMILIES.includes(argv[i])) return argv;
   const [family, subcommand, ...rest] = argv.slice(i);
-  return subcommand === undefined ? [family, ...leading] : [family, subcommand, ...leading, ...rest];
+  // Without a command nothing runs, and the options would stand in its place, where the
+  // family would blame them ("'-c' is an option, not a command") for a command left out.
+  return subcommand === undefined ? [family] : [family, subcommand, ...leading, ...rest];
 }
 
 /** The options of start and stdio (and --help, --version); a bad one throws, as parseArgs does. */
