@@ -75,10 +75,40 @@ async function list(args: string[], usage: string): Promise<number> {
 async function revoke(args: string[], usage: string): Promise<number> {
   const { values, argument } = KEYS_ARGUMENTS.revoke(args);
   if (values.help) return printUsage(usage);
-  const revoked = await withKeys(values, (store) => store.revoke(argument));
-  if (!revoked) throw new CommandError(`no active key named '${argument}' and no key with that id`, 1);
-  process.stdout.write(`revoked key '${revoked.name}' (id ${revoked.id}); it stops working on the next request, and sessions and switchboard stdio processes using it end within 2 s\n`);
-  return 0;
+  const byId = /^\d+$/.test(argument);
+  const { revoked, keys } = await withKeys(values, async (store) => {
+    const keys = await store.list();
+    // The store revokes by id whatever the key's state: one revoked before is not news.
+    if (byId && keys.some((k) => k.id === Number(argument) && k.revokedAt !== null)) return { revoked: undefined, keys };
+    return { revoked: await store.revoke(argument), keys };
+  });
+  if (revoked) {
+    process.stdout.write(`revoked key '${revoked.name}' (id ${revoked.id}); it stops working on the next request, and sessions and switchboard stdio processes using it end within 2 s\n`);
+    return 0;
+  }
+  const earlier = byId ? keys.find((k) => k.id === Number(argument)) : undefined;
+  if (earlier) {
+    process.stdout.write(`key '${earlier.name}' (id ${earlier.id}) was already revoked at ${time(earlier.revokedAt)}; nothing changed\n`);
+    return 0;
+  }
+  throw new CommandError(nothingToRevoke(argument, byId, keys), 1);
+}
+
+/**
+ * Why `keys revoke WORD` found no key to revoke. Digits alone are an id (no name is), any
+ * other word a name, matched exactly: a key of that name revoked before, or an active one
+ * spelt in another case, is named, so that the administrator knows where they stand.
+ */
+function nothingToRevoke(word: string, byId: boolean, keys: readonly ApiKeyInfo[]): string {
+  if (byId) return `no key with id ${word}`;
+  const revoked = keys.filter((k) => k.name === word && k.revokedAt !== null);
+  if (revoked.length === 1) return `no active key named '${word}': key id ${revoked[0].id} of that name was revoked at ${time(revoked[0].revokedAt)}`;
+  if (revoked.length > 1) {
+    return `no active key named '${word}': the keys of that name were revoked (${revoked.map((k) => `id ${k.id} at ${time(k.revokedAt)}`).join(', ')})`;
+  }
+  const folded = word.toLowerCase();
+  const meant = keys.find((k) => k.revokedAt === null && k.name.toLowerCase() === folded);
+  return meant ? `no active key named '${word}' (did you mean '${meant.name}'?)` : `no active key named '${word}'`;
 }
 
 async function withKeys<T>(values: { config?: string; 'data-dir'?: string }, use: (store: ApiKeyStore) => Promise<T>): Promise<T> {
