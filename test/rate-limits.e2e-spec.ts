@@ -40,7 +40,7 @@ describe('rate limits', () => {
     const error = (refused[0] as PromiseRejectedResult).reason as ProtocolError;
     expect(error).toBeInstanceOf(ProtocolError);
     expect(error.code).toBe(-31429);
-    expect(error.message).toMatch(/limit of 2 calls per principal of tool 'fx__echo' per 1 s/);
+    expect(error.message).toMatch(/limit of 2 calls per principal of tool 'fx__echo' per 1 second reached; retry in /);
     const retryAfterMs = (error.data as { retryAfterMs: number }).retryAfterMs;
     expect(retryAfterMs).toBeGreaterThan(0);
     expect(retryAfterMs).toBeLessThanOrEqual(1000);

@@ -79,9 +79,18 @@ describe('RequestLimiter', () => {
   it('names the limit in its reason, in the singular for one call', async () => {
     const { l } = limiter({ perPrincipalTool: { points: 1, durationSec: 60 }, perPrincipal: { points: 2, durationSec: 30 } });
     expect((await l.admit(call('a'))).ok).toBe(true);
-    expect(refused(await l.admit(call('a')))?.reason).toBe("limit of 1 call per principal of tool 'gh__search' per 60 s reached");
+    expect(refused(await l.admit(call('a')))?.reason).toBe("limit of 1 call per principal of tool 'gh__search' per 1 minute reached");
     expect((await l.admit(call('a', 'gh__other'))).ok).toBe(true);
-    expect(refused(await l.admit(call('a', 'gh__third')))?.reason).toBe('limit of 2 calls per principal per 30 s reached');
+    expect(refused(await l.admit(call('a', 'gh__third')))?.reason).toBe('limit of 2 calls per principal per 30 seconds reached');
+  });
+
+  it('names a long window in the unit it was meant in, not as thousands of seconds', async () => {
+    const { l } = limiter({ perPrincipal: { points: 1, durationSec: 86_400 } });
+    expect((await l.admit(call('a'))).ok).toBe(true);
+    expect(refused(await l.admit(call('a')))?.reason).toBe('limit of 1 call per principal per 1 day reached');
+    const { l: other } = limiter({ perPrincipalServer: { points: 1, durationSec: 5400 } });
+    expect((await other.admit(call('b'))).ok).toBe(true);
+    expect(refused(await other.admit(call('b', 'gh__other')))?.reason).toBe("limit of 1 call per principal to upstream 'gh' per 90 minutes reached");
   });
 
   it('a changed limit applies to the next request (counting afresh)', async () => {

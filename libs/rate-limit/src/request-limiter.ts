@@ -1,5 +1,5 @@
 import type { RateLimitsConfig } from '@switchboard/config';
-import { counted } from '@switchboard/core';
+import { counted, durationWords } from '@switchboard/core';
 import type { BucketSpec, BucketStore } from './bucket-store.js';
 
 /** One recorded request, as the limits see it. */
@@ -68,7 +68,7 @@ export class RequestLimiter {
       if (!take.ok) {
         // This request is refused: the points earlier buckets gave it go back.
         await Promise.all(taken.map(([b, k]) => this.store.giveBack(b, k)));
-        return { ok: false, rule, retryAfterMs: take.retryAfterMs, reason: `limit of ${counted(bucket.points, 'call')} ${what} per ${bucket.durationSec} s reached` };
+        return { ok: false, rule, retryAfterMs: take.retryAfterMs, reason: `limit of ${counted(bucket.points, 'call')} ${what} per ${durationWords(bucket.durationSec * 1000)} reached` };
       }
       taken.push([bucket, key]);
     }
