@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { Client, SSEClientTransport, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { fixturePath, startHttpFixture, type FixtureStatsReport, type HttpFixture } from '@switchboard/testing';
 import { afterEach, describe, expect, it } from 'vitest';
-import { auditRows } from './support/audit-rows.js';
+import { auditRows, journaledRows } from './support/audit-rows.js';
+import { runCli } from './support/cli.js';
 import { eventually, stdioFixture, tempDir } from './support/daemon.js';
 import { initialize, launch, spawnHost, stopAllHosts, type RawHost } from './support/stdio-host.js';
 
@@ -110,14 +111,8 @@ describe('switchboard stdio: stopped by a signal', () => {
   });
 
   it('a second signal while it stops (a second Ctrl-C) exits at once, code 1, logged; the upstream it was stopping does not outlive it', async () => {
-    // An upstream that takes ~4 s to stop: the fixture exits when its stdin closes, and the
-    // shell around it then lingers, ignoring SIGTERM, until the SIGKILL after the grace periods.
-    // The marker names both in the process table (the fixture ignores its arguments; a loop,
-    // not a last command the shell could exec, keeps the shell itself).
-    const marker = join(tempDir(), 'lingering-server');
-    const lingering = { command: 'sh', args: ['-c', `trap '' TERM; "${process.execPath}" "${fixturePath('stdio')}" "${marker}"; while :; do sleep 1; done`] };
-    const host = await launch('2025-06-18', lingering, logged);
-    const processes = () => liveProcesses(marker);
+    const { fx, processes } = lingeringUpstream();
+    const host = await launch('2025-06-18', fx, logged);
     expect(processes()).toHaveLength(2);
     const end = ended(host);
     host.proc.kill('SIGINT');
@@ -129,7 +124,57 @@ describe('switchboard stdio: stopped by a signal', () => {
     // The gateway's child reaper ends what it no longer waited for.
     await eventually(() => processes().length === 0, 15_000, 'the lingering upstream gone');
   });
+
+  it('a second signal while it stops, strict audit: the call the host saw answered is in the log after the next start, and the chain verifies', async () => {
+    // Strict (the default), and a move interval far longer than the test: the answered call's
+    // row is in the journal only, and the shutdown's final commit, which would move it into
+    // the database, never comes (the second signal ends the process while the upstream stops).
+    const { fx, processes } = lingeringUpstream();
+    const host = await launch('2025-06-18', fx, { ...logged, audit: { flushMs: 60_000 } });
+    const text = 'answered before the signals';
+    host.send({ jsonrpc: '2.0', id: 'echo', method: 'tools/call', params: { name: 'fx__echo', arguments: { text } } });
+    expect(await host.next((l) => !Array.isArray(l) && l.id === 'echo')).toMatchObject({ result: { content: [{ text }] } });
+    await startLongCall(host);
+    const end = ended(host);
+    host.proc.kill('SIGTERM');
+    await eventually(() => processes().length === 1, 10_000, 'the upstream being stopped');
+    host.proc.kill('SIGTERM');
+    expect(await end, host.stderr()).toEqual({ code: 1, signal: null });
+    expect(host.stderr()).toMatch(/"signal":"SIGTERM".*"msg":"second signal while shutting down: exiting now/);
+    await eventually(() => processes().length === 0, 15_000, 'the lingering upstream gone');
+
+    // Left behind in its journal, and a reader of the database is told so.
+    expect(journaledRows(host.dataDir)).toBeGreaterThan(0);
+    const stranded = runCli(['audit', 'verify', '--data-dir', host.dataDir]);
+    expect(stranded.stderr).toMatch(/warning: \d+ audit rows? (is|are) in the journal of a process that stopped/);
+
+    // The next start on that data dir moves them in; this one stops cleanly at once.
+    const again = spawnHost(stdioFixture(), { ...logged, dataDir: host.dataDir });
+    again.proc.stdin.end();
+    expect(await again.exited, again.stderr()).toBe(0);
+    expect(again.stderr()).toMatch(/"msg":"audit: moved rows into the log from the journal/);
+    expect(journaledRows(host.dataDir)).toBe(0);
+    expect(auditRows(host.dataDir, `name = 'fx__echo'`)).toMatchObject([
+      { transport: 'stdio', decision: 'allowed', outcome: 'ok', arguments: JSON.stringify({ text }) },
+    ]);
+    // The call the first signal ended with the session: its row had reached the journal too.
+    expect(auditRows(host.dataDir, `name = 'fx__slow'`)).toMatchObject([{ transport: 'stdio', outcome: 'cancelled' }]);
+    const verified = runCli(['audit', 'verify', '--data-dir', host.dataDir]);
+    expect(verified).toMatchObject({ code: 0, stderr: '', stdout: expect.stringMatching(/^ok: \d+ rows, chain intact/) });
+  });
 });
+
+/**
+ * An upstream that takes ~4 s to stop: the fixture exits when its stdin closes, and the shell
+ * around it then lingers, ignoring SIGTERM, until the SIGKILL after the grace periods. The
+ * marker names both in the process table (the fixture ignores its arguments; a loop, not a
+ * last command the shell could exec, keeps the shell itself).
+ */
+function lingeringUpstream(): { fx: unknown; processes: () => string[] } {
+  const marker = join(tempDir(), 'lingering-server');
+  const fx = { command: 'sh', args: ['-c', `trap '' TERM; "${process.execPath}" "${fixturePath('stdio')}" "${marker}"; while :; do sleep 1; done`] };
+  return { fx, processes: () => liveProcesses(marker) };
+}
 
 /** Live (not zombie) processes whose command line names `marker`. */
 function liveProcesses(marker: string): string[] {

@@ -59,7 +59,8 @@ export function spawnHost(fx: unknown, settings: Record<string, unknown> = {}): 
     exited,
     stderr: () => stderr,
     stray,
-    dataDir: join(dirname(configPath), 'data'),
+    // writeConfig's own data dir, unless the settings name one (a second start on a first one's log).
+    dataDir: typeof settings.dataDir === 'string' ? settings.dataDir : join(dirname(configPath), 'data'),
     send: (value) => proc.stdin.write(`${JSON.stringify(value)}\n`),
     next: (match, from = 0) => eventually(() => lines.slice(from).find(match), 15_000, 'a matching stdout line'),
   };
