@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   eventually,
   isAlive,
+  logEntries,
   REPO_ROOT,
   startDaemon,
   stdioFixture,
@@ -74,16 +75,6 @@ async function toolNames(): Promise<string[]> {
 }
 
 const listChanged = () => host.notifications.get('notifications/tools/list_changed')?.length ?? 0;
-
-/** Log lines (pino JSON on stderr) whose message is `msg`. */
-function logEntries(msg: string): Json[] {
-  return daemon
-    .stderr()
-    .split('\n')
-    .filter((line) => line.startsWith('{'))
-    .map((line) => JSON.parse(line) as Json)
-    .filter((entry) => entry.msg === msg);
-}
 
 /**
  * Resolves once a log line sent now through `a` has reached the host. It rides the GET
@@ -175,7 +166,7 @@ describe('config reloaded live', () => {
         mcpServers: { a: A(), b: B('v3'), bad: { args: ['no-command'] } },
       }),
     );
-    const refused = await eventually(() => logEntries('config change refused; the previous config stays in force')[0], 10_000, 'refusal logged');
+    const refused = await eventually(() => logEntries(daemon, 'config change refused; the previous config stays in force')[0], 10_000, 'refusal logged');
     const paths = (refused.problems as { path: string; reason: string; file: string }[]).map((p) => p.path);
     expect(paths).toEqual(expect.arrayContaining(['namespace', 'pageSize', 'mcpServers.bad']));
     for (const p of refused.problems as { file: string; reason: string }[]) {
@@ -185,7 +176,7 @@ describe('config reloaded live', () => {
 
     // Not JSON at all (saved by rename): refused as well.
     saveByRename('{ "mcpServers": { "a": ');
-    await eventually(() => logEntries('config change refused; the previous config stays in force').length >= 2, 10_000, 'second refusal');
+    await eventually(() => logEntries(daemon, 'config change refused; the previous config stays in force').length >= 2, 10_000, 'second refusal');
 
     expect(daemon.proc.exitCode).toBeNull();
     expect(await toolNames()).toEqual(names);
@@ -218,7 +209,7 @@ describe('config reloaded live', () => {
 
   it('a new listen address is applied at the next restart, and said so; serving goes on', async () => {
     saveByRename(fileText({ listen: { host: '127.0.0.1', port: 1 }, namespace: 'auto', mcpServers: { a: A() } }));
-    await eventually(() => logEntries('a new listen address takes effect after a restart').length === 1, 15_000, 'the warning');
+    await eventually(() => logEntries(daemon, 'a new listen address takes effect after a restart').length === 1, 15_000, 'the warning');
     expect(await callText('echo', { text: 'still here' })).toBe('still here');
   });
 
@@ -226,13 +217,13 @@ describe('config reloaded live', () => {
     const text = JSON.parse(fileText({ listen: { host: '127.0.0.1', port: 1 }, namespace: 'auto', mcpServers: { a: A() } })) as Json;
     saveByRename(JSON.stringify({ ...text, dataDir: join(dirname(file), 'elsewhere'), log: { level: 'debug' } }, null, 2));
     const [dataDirLine] = await eventually(() => {
-      const lines = logEntries('a new dataDir takes effect after a restart; until then the daemon keeps using the old one');
+      const lines = logEntries(daemon, 'a new dataDir takes effect after a restart; until then the daemon keeps using the old one');
       return lines.length === 1 ? lines : undefined;
     }, 15_000, 'the dataDir warning');
     expect(dataDirLine).toMatchObject({ level: 40, dataDir: join(dirname(file), 'elsewhere'), inUse: join(dirname(file), 'data') });
     // pino's own level field stays the line's level (warn, 40), not the new setting.
     const [levelLine] = await eventually(() => {
-      const lines = logEntries('a new log level takes effect after a restart');
+      const lines = logEntries(daemon, 'a new log level takes effect after a restart');
       return lines.length > 0 ? lines : undefined;
     }, 15_000, 'the log level warning');
     expect(levelLine).toMatchObject({ level: 40, newLevel: 'debug' });
@@ -265,14 +256,14 @@ describe('saves in quick succession', () => {
     expect(slowProcesses()).toHaveLength(1);
 
     // Save 1 restarts slow; its old process takes seconds to stop. Save 2, meanwhile, drops slow.
-    const reloads = logEntries('config reloaded').length;
+    const reloads = logEntries(daemon, 'config reloaded').length;
     saveByRename(fileText({ namespace: 'auto', mcpServers: { a: A(), slow: slow('1') } }));
     await eventually(async () => !(await toolNames()).includes('slow__echo'), 10_000, 'slow stopping');
     saveByRename(fileText({ namespace: 'auto', mcpServers: { a: A() } }));
 
     // Both saves are applied (the second one need not wait for the first one's slow stop).
     const applied = (await eventually(() => {
-      const entries = logEntries('config reloaded').slice(reloads);
+      const entries = logEntries(daemon, 'config reloaded').slice(reloads);
       return entries.length >= 2 && entries;
     }, 20_000, 'both reloads applied')) as Json[];
     expect(applied.map((e) => ({ added: e.added, removed: e.removed, changed: e.changed }))).toEqual(
@@ -298,7 +289,7 @@ describe('changes read at use time: applied to the running server, no restart', 
     saveByRename(fileText({ mcpServers: { a: A(), fx: fx() } }));
     await eventually(async () => (await toolNames()).includes('fx__slow'), 15_000, 'fx listed');
     const { pid, calls } = await stats('fx__stats');
-    const reloads = logEntries('config reloaded').length;
+    const reloads = logEntries(daemon, 'config reloaded').length;
     const before = { tools: listChangedOf('tools'), prompts: listChangedOf('prompts'), resources: listChangedOf('resources') };
 
     const call = host.client.callTool({ name: 'fx__slow', arguments: { ms: 3000 } });
@@ -318,7 +309,7 @@ describe('changes read at use time: applied to the running server, no restart', 
     expect((await stats('ff__stats')).pid).toBe(pid);
     expect(isAlive(pid)).toBe(true);
 
-    const applied = (await eventually(() => logEntries('config reloaded')[reloads], 10_000, 'the reload logged')) as Json;
+    const applied = (await eventually(() => logEntries(daemon, 'config reloaded')[reloads], 10_000, 'the reload logged')) as Json;
     expect(applied).toMatchObject({ added: [], removed: [], changed: [], updated: ['fx'] });
     // One rename, one notification per list whose names moved; none from a restart. The
     // rename's notifications were sent before the reload was logged; a marker sent now on the
@@ -331,9 +322,9 @@ describe('changes read at use time: applied to the running server, no restart', 
 
   it('a new global timeouts.requestMs restarts no one, and the next call runs under it', async () => {
     const pids = { a: (await stats('a__stats')).pid, ff: (await stats('ff__stats')).pid };
-    const reloads = logEntries('config reloaded').length;
+    const reloads = logEntries(daemon, 'config reloaded').length;
     saveByRename(fileText({ timeouts: { requestMs: 1000 }, mcpServers: { a: A(), fx: fx({ alias: 'ff', pin: 'warn' }) } }));
-    const applied = (await eventually(() => logEntries('config reloaded')[reloads], 10_000, 'the reload logged')) as Json;
+    const applied = (await eventually(() => logEntries(daemon, 'config reloaded')[reloads], 10_000, 'the reload logged')) as Json;
     expect(applied).toMatchObject({ added: [], removed: [], changed: [], updated: expect.arrayContaining(['a', 'fx']) });
 
     const timedOut = await host.client.callTool({ name: 'ff__slow', arguments: { ms: 4000 } }).then(
@@ -346,11 +337,11 @@ describe('changes read at use time: applied to the running server, no restart', 
   });
 
   it('a file nested thousands deep is refused with the path; the daemon lives on, the old config in force', async () => {
-    const refusals = logEntries('config change refused; the previous config stays in force').length;
+    const refusals = logEntries(daemon, 'config change refused; the previous config stays in force').length;
     const deep = `${'{"a":'.repeat(100_000)}"x"${'}'.repeat(100_000)}`;
     saveInPlace(`{"mcpServers":{"a":{"command":"node","env":${deep}}}}`);
     const refused = await eventually(
-      () => logEntries('config change refused; the previous config stays in force')[refusals],
+      () => logEntries(daemon, 'config change refused; the previous config stays in force')[refusals],
       10_000,
       'the refusal logged',
     );

@@ -1,7 +1,7 @@
 import { renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, startDaemon, stopAllDaemons, tempDir, writeConfig, type DaemonHandle } from './support/daemon.js';
+import { eventually, logEntries, startDaemon, stopAllDaemons, tempDir, writeConfig, type DaemonHandle } from './support/daemon.js';
 
 /**
  * The "takes effect after a restart" warnings of a live reload. A setting the daemon reads
@@ -38,28 +38,18 @@ function replaceFile(text: string): void {
   renameSync(tmp, file);
 }
 
-/** Log lines (pino JSON on stderr) whose message is `msg`. */
-function logEntries(msg: string): Json[] {
-  return daemon
-    .stderr()
-    .split('\n')
-    .filter((line) => line.startsWith('{'))
-    .map((line) => JSON.parse(line) as Json)
-    .filter((entry) => entry.msg === msg);
-}
-
 /**
  * Replaces the file and waits until the daemon has applied it: its "config reloaded" line is
  * logged after the restart warnings of the same reload, so they are all in the log by then.
  * A later reload's line also means every event of this edit has been handled.
  */
 async function edit(settings: Json): Promise<void> {
-  const reloads = logEntries('config reloaded').length;
+  const reloads = logEntries(daemon, 'config reloaded').length;
   replaceFile(fileText(settings));
-  await eventually(() => logEntries('config reloaded').length > reloads, 15_000, 'the edit applied');
+  await eventually(() => logEntries(daemon, 'config reloaded').length > reloads, 15_000, 'the edit applied');
 }
 
-const counts = () => Object.fromEntries(Object.entries(WARNINGS).map(([key, msg]) => [key, logEntries(msg).length]));
+const counts = () => Object.fromEntries(Object.entries(WARNINGS).map(([key, msg]) => [key, logEntries(daemon, msg).length]));
 
 /** Every restart-needing setting changed from what the daemon started with. */
 const changed = (flushMs: number): Json => ({
@@ -91,7 +81,7 @@ describe('settings read only at start, edited while the daemon runs', () => {
   it('a second, different edit of one of them is warned of again; the others are not', async () => {
     await edit({ ...changed(400), pageSize: 100 });
     expect(counts()).toEqual({ audit: 2, auth: 1, log: 1, policy: 1 });
-    expect(logEntries(WARNINGS.audit).map((e) => (e.audit as Json).flushMs)).toEqual([300, 400]);
+    expect(logEntries(daemon, WARNINGS.audit).map((e) => (e.audit as Json).flushMs)).toEqual([300, 400]);
   });
 
   it('an edit back to what the daemon runs with needs no restart, and a change after it is warned of', async () => {

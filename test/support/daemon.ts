@@ -107,6 +107,19 @@ export async function startDaemon(
   return handle;
 }
 
+/**
+ * The daemon's log entries (pino's JSON lines on its stderr) whose message is `msg`, oldest
+ * first: the lines read so far (see waitForLog for why a line can come late).
+ */
+export function logEntries(daemon: Pick<DaemonHandle, 'stderr'>, msg: string): Json[] {
+  return daemon
+    .stderr()
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as Json)
+    .filter((entry) => entry.msg === msg);
+}
+
 /** For afterAll/afterEach: stops whatever a test left running. */
 export async function stopAllDaemons(): Promise<void> {
   await Promise.all([...running].map((d) => d.stop('SIGTERM')));
