@@ -66,6 +66,18 @@ describe('switchboard stdio: stopped by a signal', () => {
   const ended = (host: RawHost) =>
     new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => host.proc.once('close', (code, signal) => resolve({ code, signal })));
 
+  /**
+   * `signal`, and `signal` again once the gateway is stopping its lingering upstream (the
+   * fixture gone, the shell lingering: `processes` down to one); resolves with how it ended.
+   */
+  const signalTwice = async (host: RawHost, processes: () => string[], signal: NodeJS.Signals) => {
+    const end = ended(host);
+    host.proc.kill(signal);
+    await eventually(() => processes().length === 1, 10_000, 'the upstream being stopped');
+    host.proc.kill(signal);
+    return end;
+  };
+
   it('SIGTERM at its first log line, while it starts: it stops once started, exit 0, logged stopped', async () => {
     // The first line ('database migrated') comes before the upstreams are started. The signal
     // arrives during start-up, but its listener may run only once start-up is done, so whether
@@ -114,12 +126,7 @@ describe('switchboard stdio: stopped by a signal', () => {
     const { fx, processes } = lingeringUpstream();
     const host = await launch('2025-06-18', fx, logged);
     expect(processes()).toHaveLength(2);
-    const end = ended(host);
-    host.proc.kill('SIGINT');
-    // The gateway is stopping its upstream once the fixture has gone and the shell lingers.
-    await eventually(() => processes().length === 1, 10_000, 'the upstream being stopped');
-    host.proc.kill('SIGINT');
-    expect(await end, host.stderr()).toEqual({ code: 1, signal: null });
+    expect(await signalTwice(host, processes, 'SIGINT'), host.stderr()).toEqual({ code: 1, signal: null });
     expect(host.stderr()).toMatch(/"signal":"SIGINT".*"msg":"second signal while shutting down: exiting now/);
     // The gateway's child reaper ends what it no longer waited for.
     await eventually(() => processes().length === 0, 15_000, 'the lingering upstream gone');
@@ -135,11 +142,7 @@ describe('switchboard stdio: stopped by a signal', () => {
     host.send({ jsonrpc: '2.0', id: 'echo', method: 'tools/call', params: { name: 'fx__echo', arguments: { text } } });
     expect(await host.next((l) => !Array.isArray(l) && l.id === 'echo')).toMatchObject({ result: { content: [{ text }] } });
     await startLongCall(host);
-    const end = ended(host);
-    host.proc.kill('SIGTERM');
-    await eventually(() => processes().length === 1, 10_000, 'the upstream being stopped');
-    host.proc.kill('SIGTERM');
-    expect(await end, host.stderr()).toEqual({ code: 1, signal: null });
+    expect(await signalTwice(host, processes, 'SIGTERM'), host.stderr()).toEqual({ code: 1, signal: null });
     expect(host.stderr()).toMatch(/"signal":"SIGTERM".*"msg":"second signal while shutting down: exiting now/);
     await eventually(() => processes().length === 0, 15_000, 'the lingering upstream gone');
 
