@@ -85,11 +85,12 @@ describe('switchboard audit and db commands', () => {
     const lines = r.stdout.trimEnd().split('\n');
     expect(lines).toHaveLength(5);
     expect(lines[0]).toMatch(
-      new RegExp(`^${new Date(rows[0].at).toISOString()}  allowed  ok  loopback:alice  tools/call  fx__echo  fx  13ms  \\{"text":"a,b`),
+      new RegExp(`^${new Date(rows[0].at).toISOString()}  allowed  default-allow  ok  loopback:alice  tools/call  fx__echo  fx  13ms  \\{"text":"a,b`),
     );
     // The caller as stats and --principal name it: these rows' principals came over loopback.
-    expect(lines[2]).toContain('  denied  -32602  loopback:alice  tools/call  fx__nope  -  13ms  {"text":"hi"}');
-    expect(lines[4]).toContain('  allowed  error:-32603  loopback:=HYPERLINK(');
+    // The rule beside the decision: which one refused, not only that something did.
+    expect(lines[2]).toContain('  denied  catalog:unknown-tool  -32602  loopback:alice  tools/call  fx__nope  -  13ms  {"text":"hi"}');
+    expect(lines[4]).toContain('  allowed  default-allow  error:-32603  loopback:=HYPERLINK(');
 
     const two = runCli(withConfig('audit', 'tail', '-n', '2'));
     expect(two.stdout.trimEnd().split('\n').map((l) => l.slice(0, 24))).toEqual(

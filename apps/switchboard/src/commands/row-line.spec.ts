@@ -12,6 +12,7 @@ const row = (extra: Partial<AuditRow>): AuditRow =>
     name: 'fx__echo',
     upstream: 'fx',
     decision: 'allowed',
+    rule: null,
     outcome: 'ok',
     errorCode: null,
     latencyMs: 12.4,
@@ -20,15 +21,24 @@ const row = (extra: Partial<AuditRow>): AuditRow =>
   }) as AuditRow;
 
 describe('formatRowLine', () => {
-  it('shows time, decision, outcome, principal, method, name, upstream, latency and arguments', () => {
-    expect(formatRowLine(row({}))).toBe(
-      '2025-01-01T09:30:00.000Z  allowed  ok  alice  tools/call  fx__echo  fx  12ms  {"text":"hi"}',
+  it('shows time, decision, rule, outcome, principal, method, name, upstream, latency and arguments', () => {
+    expect(formatRowLine(row({ rule: 'dev#1' }))).toBe(
+      '2025-01-01T09:30:00.000Z  allowed  dev#1  ok  alice  tools/call  fx__echo  fx  12ms  {"text":"hi"}',
     );
   });
 
   it('shows the error code with the outcome, and dashes for what is missing', () => {
     const line = formatRowLine(row({ decision: 'denied', outcome: 'error', errorCode: -32602, name: null, upstream: null, latencyMs: null, arguments: null }));
-    expect(line).toBe('2025-01-01T09:30:00.000Z  denied  error:-32602  alice  tools/call  -  -  -');
+    expect(line).toBe('2025-01-01T09:30:00.000Z  denied  -  error:-32602  alice  tools/call  -  -  -');
+  });
+
+  it('names the rule that decided, so a default deny, a policy rule and a revoked key can be told apart', () => {
+    const denied = { decision: 'denied', outcome: 'error', errorCode: -32602 } as const;
+    expect(formatRowLine(row({ ...denied, rule: 'policy:default-deny' }))).toContain('  denied  policy:default-deny  error:-32602  alice  ');
+    expect(formatRowLine(row({ ...denied, rule: 'no-random' }))).toContain('  denied  no-random  error:-32602  alice  ');
+    const unauthenticated = { decision: 'unauthenticated', principal: 'anonymous', authMethod: 'none', method: 'http POST /mcp', name: null, upstream: null } as const;
+    expect(formatRowLine(row({ ...unauthenticated, rule: 'auth:missing' }))).toContain('  unauthenticated  auth:missing  ');
+    expect(formatRowLine(row({ ...unauthenticated, rule: 'auth:revoked-key' }))).toContain('  unauthenticated  auth:revoked-key  ');
   });
 
   it('names the caller as stats and --principal do, so a token user is not taken for the key of the same name', () => {

@@ -18,8 +18,11 @@ export function preview(text: string, max = ARGUMENTS_PREVIEW): string {
 }
 
 /**
- * One row as one line for `audit tail`: time, decision, outcome (with the error code),
- * caller, method, name, upstream, latency, and the start of the arguments. The caller is
+ * One row as one line for `audit tail`: time, decision, the rule that made it, outcome (with
+ * the error code), caller, method, name, upstream, latency, and the start of the arguments.
+ * The rule sits beside the decision because a denial alone does not say whether a policy
+ * rule or the default deny refused, nor an `unauthenticated` whether the key was missing or
+ * revoked; a row without one shows a dash, so the columns stay in place. The caller is
  * named as `stats` and `--principal` name it (an API key bare, anyone else with their kind:
  * `jwt:alice`): the principal alone made a token's `alice` look like the key `alice`.
  */
@@ -29,6 +32,7 @@ export function formatRowLine(row: AuditRow): string {
   const fields = [
     new Date(row.at).toISOString(),
     row.decision,
+    row.rule ?? '-',
     outcome,
     callerName({ id: row.principal, authMethod: row.authMethod }),
     row.method,
