@@ -336,6 +336,29 @@ describe('changes read at use time: applied to the running server, no restart', 
     expect((await stats('ff__stats')).pid).toBe(pids.ff);
   });
 
+  it('a change of rateLimits alone restarts no one, holds from the next request, and the reload log names it', async () => {
+    const servers = { a: A(), fx: fx({ alias: 'ff', pin: 'warn' }) };
+    const reloadWith = async (extra: Json) => {
+      const reloads = logEntries(daemon, 'config reloaded').length;
+      saveByRename(fileText({ timeouts: { requestMs: 1000 }, ...extra, mcpServers: servers }));
+      return (await eventually(() => logEntries(daemon, 'config reloaded')[reloads], 10_000, 'the reload logged')) as Json;
+    };
+    const pid = (await stats('a__stats')).pid;
+    // No server changed: without `settings` the line said nothing, though the limit holds at once.
+    const limited = await reloadWith({ rateLimits: { perPrincipalTool: { points: 1, durationSec: 3600 } } });
+    expect(limited).toMatchObject({ added: [], removed: [], changed: [], updated: [], settings: ['rateLimits'] });
+    expect(await callText('a__echo', { text: 'one' })).toBe('one');
+    const refused = await host.client.callTool({ name: 'a__echo', arguments: { text: 'two' } }).then(
+      () => undefined,
+      (err: { code?: number }) => err.code,
+    );
+    expect(refused).toBe(-31429);
+    // Taken out again: said again, and the next call runs.
+    expect(await reloadWith({})).toMatchObject({ updated: [], settings: ['rateLimits'] });
+    expect(await callText('a__echo', { text: 'three' })).toBe('three');
+    expect((await stats('a__stats')).pid).toBe(pid);
+  });
+
   it('a file nested thousands deep is refused with the path; the daemon lives on, the old config in force', async () => {
     const refusals = logEntries(daemon, 'config change refused; the previous config stays in force').length;
     const deep = `${'{"a":'.repeat(100_000)}"x"${'}'.repeat(100_000)}`;

@@ -35,6 +35,7 @@ import {
 import { loadSecretsKey } from './digest-key.js';
 import { openPolicy } from './policy-setup.js';
 import { PrincipalSecrets, type SecretSource } from './principal-secrets.js';
+import { changedSettings, LIVE_SETTINGS } from './reload-settings.js';
 import { RELAYED_CAPABILITIES, sessionCapabilitiesFor } from './upstream-capabilities.js';
 import { upstreamHealth, type UpstreamHealth } from './upstream-health.js';
 import { SWITCHBOARD_VERSION } from './version.js';
@@ -237,15 +238,21 @@ export class GatewayRuntime {
     }
   }
 
-  /** A live config change: upstreams added, removed or restarted; hosts hear list_changed. */
+  /**
+   * A live config change: upstreams added, removed or restarted; hosts hear list_changed. The
+   * log names the live settings that changed too (rateLimits, relay, ...): they hold from
+   * the next request, and a reload that changed only those otherwise logged nothing but
+   * empty lists of servers.
+   */
   async reload(next: GatewayConfig): Promise<void> {
     const previous = this.current;
     this.current = next;
+    const settings = changedSettings(previous, next, LIVE_SETTINGS);
     const changes = await this.apply(next);
     // Read after the await: a reload that followed this one may have brought a server back.
     this.pins?.forgetServersBut(this.current.servers.filter((s) => s.enabled).map((s) => s.name));
     this.announcePinnedRoots(pinnedRootsChanged(previous.servers, next.servers));
-    this.logger.info(changes, 'config reloaded');
+    this.logger.info({ ...changes, settings }, 'config reloaded');
   }
 
   /** Servers whose pinned roots changed keep running; every connection to them hears so, and asks again. */

@@ -1,40 +1,32 @@
-import { deepEqual, type GatewayConfig } from '@switchboard/config';
+import type { GatewayConfig } from '@switchboard/config';
+import { changedSettings, START_ONLY_SETTINGS, type StartOnlySetting } from './reload-settings.js';
 
 /** A warning for the log: its fields and its message. */
 export type RestartNotice = [fields: Record<string, unknown>, message: string];
 
-interface StartOnly {
-  /** The setting, as a config holds it. */
-  read: (config: GatewayConfig) => unknown;
-  /** What the log says of a new value in the file; `running` is the config the daemon runs with. */
-  notice: (next: GatewayConfig, running: GatewayConfig) => RestartNotice;
-}
+/** What the log says of a new value in the file; `running` is the config the daemon runs with. */
+type Notice = (next: GatewayConfig, running: GatewayConfig) => RestartNotice;
 
 /**
- * The settings the daemon reads only at start: the listener cannot move, the audit log and
- * authentication stay as opened (auth.mode was checked against the listen address), and the
- * upstreams' loggers are children made at their start, so one level for all needs a restart.
+ * The settings the daemon reads only at start (reload-settings.ts): the listener cannot move,
+ * the audit log and authentication stay as opened (auth.mode was checked against the listen
+ * address), and the upstreams' loggers are children made at their start, so one level for all
+ * needs a restart.
  */
-const START_ONLY: readonly StartOnly[] = [
-  { read: (c) => c.listen, notice: (next) => [{ listen: next.listen }, 'a new listen address takes effect after a restart'] },
-  { read: (c) => c.audit, notice: (next) => [{ audit: next.audit }, 'new audit settings take effect after a restart'] },
-  { read: (c) => c.auth, notice: (next) => [{ auth: next.auth }, 'new auth settings take effect after a restart'] },
+const NOTICES: Record<StartOnlySetting, Notice> = {
+  listen: (next) => [{ listen: next.listen }, 'a new listen address takes effect after a restart'],
+  audit: (next) => [{ audit: next.audit }, 'new audit settings take effect after a restart'],
+  auth: (next) => [{ auth: next.auth }, 'new auth settings take effect after a restart'],
   // Not `level`: that is the line's own level field in pino's JSON.
-  { read: (c) => c.log.level, notice: (next) => [{ newLevel: next.log.level }, 'a new log level takes effect after a restart'] },
-  {
-    read: (c) => c.dataDir,
-    // The audit database and the keys stay where they were opened; commands run with the
-    // new file would use another database than the daemon's.
-    notice: (next, running) => [
-      { dataDir: next.dataDir, inUse: running.dataDir },
-      'a new dataDir takes effect after a restart; until then the daemon keeps using the old one',
-    ],
-  },
-  {
-    read: (c) => c.policy,
-    notice: (next) => [{ policy: next.policy }, 'a new policy file path or default effect takes effect after a restart (edits to the file apply at once)'],
-  },
-];
+  log: (next) => [{ newLevel: next.log.level }, 'a new log level takes effect after a restart'],
+  // The audit database and the keys stay where they were opened; commands run with the
+  // new file would use another database than the daemon's.
+  dataDir: (next, running) => [
+    { dataDir: next.dataDir, inUse: running.dataDir },
+    'a new dataDir takes effect after a restart; until then the daemon keeps using the old one',
+  ],
+  policy: (next) => [{ policy: next.policy }, 'a new policy file path or default effect takes effect after a restart (edits to the file apply at once)'],
+};
 
 /**
  * What a reload says of the settings read only at start: once per edit that changes one. Each
@@ -44,25 +36,20 @@ const START_ONLY: readonly StartOnly[] = [
  * what the file said at start needs no restart, and says nothing.
  */
 export class RestartNotices {
-  private readonly atStart: unknown[];
-  private lastLoaded: unknown[];
+  private lastLoaded: GatewayConfig;
 
   /** `fileAtStart`: the file's config as the daemon started from it, before command-line overrides (--port, --data-dir). */
   constructor(
-    fileAtStart: GatewayConfig,
+    private readonly fileAtStart: GatewayConfig,
     private readonly running: () => GatewayConfig,
   ) {
-    this.atStart = START_ONLY.map((s) => s.read(fileAtStart));
-    this.lastLoaded = this.atStart;
+    this.lastLoaded = fileAtStart;
   }
 
   /** The notices for `next`, the file just loaded; it becomes the file last loaded. */
   changedBy(next: GatewayConfig): RestartNotice[] {
-    const values = START_ONLY.map((s) => s.read(next));
-    const notices = START_ONLY.flatMap((setting, i) =>
-      deepEqual(values[i], this.lastLoaded[i]) || deepEqual(values[i], this.atStart[i]) ? [] : [setting.notice(next, this.running())],
-    );
-    this.lastLoaded = values;
-    return notices;
+    const edited = changedSettings(this.lastLoaded, next, START_ONLY_SETTINGS);
+    this.lastLoaded = next;
+    return changedSettings(this.fileAtStart, next, edited).map((setting) => NOTICES[setting](next, this.running()));
   }
 }
