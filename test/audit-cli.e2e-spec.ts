@@ -252,15 +252,18 @@ describe('switchboard audit and db commands', () => {
     [withConfig('audit', 'export', '--format', 'xml'), /^switchboard: --format 'xml': expected jsonl or csv\n$/],
     [withConfig('audit', 'export'), /^switchboard: --format is required/],
     [withConfig('audit', 'stats', '--decision', 'maybe'), /^switchboard: --decision 'maybe': expected one of allowed, denied, limited, unauthenticated, refused\n$/],
-    [withConfig('audit', 'tail', '-n', '0'), /^switchboard: -n '0': expected a number of rows from 1 to/],
+    [withConfig('audit', 'tail', '-n', '0'), /^switchboard: -n\/--lines '0': expected a whole number of rows from 1 to 100000\n$/],
+    // Not parseArgs' "argument is ambiguous ... use '--lines=-XYZ'": what -n takes, and that this is not it.
+    [withConfig('audit', 'tail', '-n', '-1'), /^switchboard: -n\/--lines '-1': expected a whole number of rows from 1 to 100000\n$/],
     [withConfig('audit', 'tail', '--frobnicate'), /^switchboard: Unknown option '--frobnicate'/],
     [withConfig('audit', 'rewrite'), /^switchboard: unknown audit command 'rewrite'; try: tail, export, stats, verify/],
-    [['db'], /^switchboard: a command is missing\n/],
+    [['db'], /^switchboard: a command is missing; try: migrate\n$/],
+    [['audit'], /^switchboard: a command is missing; try: tail, export, stats, verify, checkpoint, digest\n$/],
     // An option in the command's place is no command ...
-    [['audit', '--config', configPath, 'tail'], /^switchboard: a command is missing \('--config' is an option, not a command\)\n/],
-    [['db', '--data-dir', 'elsewhere', 'migrate'], /^switchboard: a command is missing \('--data-dir' is an option, not a command\)\n/],
+    [['audit', '--config', configPath, 'tail'], /^switchboard: a command is missing \('--config' is an option, not a command\); try: tail, export,/],
+    [['db', '--data-dir', 'elsewhere', 'migrate'], /^switchboard: a command is missing \('--data-dir' is an option, not a command\); try: migrate\n$/],
     // ... but one written before the family, where the README says it may go, is not blamed.
-    [['-c', configPath, 'audit'], /^switchboard: a command is missing\n\nUsage:/],
+    [['-c', configPath, 'audit'], /^switchboard: a command is missing; try: tail, export, stats, verify, checkpoint, digest\n$/],
     [['-c', configPath, 'keys'], /^switchboard: a command is missing; try: create, list, revoke\n$/],
   ];
 

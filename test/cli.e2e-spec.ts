@@ -20,6 +20,18 @@ describe('switchboard CLI', () => {
     expect(runCli(['frobnicate']).code).toBe(2);
   });
 
+  it('--help after a command family or a command prints only its part of the usage', () => {
+    const shown = (stdout: string) => [...stdout.matchAll(/^ {2}switchboard ([a-z]+ [a-z]+)/gm)].map((m) => m[1]);
+    const keys = runCli(['keys', '--help']);
+    expect(keys.code).toBe(0);
+    expect(shown(keys.stdout)).toEqual(['keys create', 'keys list', 'keys revoke']);
+    expect(keys.stdout.split('\n').length).toBeLessThan(15);
+    expect(shown(runCli(['keys', 'create', '--help']).stdout)).toEqual(['keys create']);
+    const exported = runCli(['audit', 'export', '--help']);
+    expect(shown(exported.stdout)).toEqual(['audit export']);
+    expect(exported.stdout).toMatch(/^FILTERS: --since WHEN/m);
+  });
+
   it('on a clone that is not built, says in one line to build it, without a stack trace, exit 1', () => {
     // bin/switchboard.js as it is in a fresh clone: beside it no apps/switchboard/dist.
     const clone = tempDir();

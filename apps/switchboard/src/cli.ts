@@ -15,8 +15,8 @@ export const USAGE = `Usage:
       Check a config (and its policy file) as start would, without starting anything.
   switchboard db migrate [--config FILE] [--data-dir DIR]
       Create the database or apply pending migrations.
-  switchboard audit tail [-n N] [-f|--follow] [--json] [FILTERS]
-      The newest N rows (default 20), oldest first; -f keeps printing new rows.
+  switchboard audit tail [-n|--lines N] [-f|--follow] [--json] [FILTERS]
+      The newest N rows (default 20, at most 100000), oldest first; -f keeps printing new rows.
   switchboard audit export --format jsonl|csv [--output FILE] [FILTERS]
       Every matching row, oldest first, to stdout or FILE.
   switchboard audit stats [--json] [FILTERS]

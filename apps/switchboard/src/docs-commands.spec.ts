@@ -109,6 +109,8 @@ function refusal(argv: string[]): string | undefined {
     const [family, subcommand, ...rest] = commandFirst(argv);
     if (Object.hasOwn(ARGUMENT_CHECKS, family)) {
       const check = ARGUMENT_CHECKS[family as CommandFamily];
+      // `switchboard keys --help`: the family's part of the usage.
+      if (subcommand === '--help' || subcommand === '-h') return undefined;
       if (subcommand === undefined || !Object.hasOwn(check, subcommand)) return `no ${family} command '${subcommand}'`;
       check[subcommand](rest);
       return undefined;
@@ -152,8 +154,10 @@ describe('the check itself', () => {
     expect(refusal(shellWords('audit export --decision limited'))).toMatch(/--format is required/);
     expect(refusal(shellWords('keys create --roles dev'))).toMatch(/needs --name/);
     expect(refusal(shellWords('audit tail --nope'))).toMatch(/nope/);
-    expect(refusal(shellWords('audit tail -n 0'))).toMatch(/-n '0'/);
+    expect(refusal(shellWords('audit tail -n 0'))).toMatch(/-n\/--lines '0'/);
     expect(refusal(shellWords('keys frob'))).toMatch(/no keys command 'frob'/);
+    expect(refusal(shellWords('keys --help'))).toBeUndefined();
+    expect(refusal(shellWords('audit export --help'))).toBeUndefined();
     expect(refusal(shellWords('begin'))).toMatch(/unknown command/);
     expect(refusal(shellWords('audit digest --arguments \'{"path": "/etc/hosts"}\''))).toBeUndefined();
     expect(refusal(shellWords('secrets set --principal alice GITHUB_TOKEN < token.txt'))).toBeUndefined();

@@ -34,6 +34,23 @@ describe('parseOptions', () => {
     expect(() => parseOptions({ args: ['word'], options })).toThrow(/positional/);
   });
 
+  it('takes a negative number after a string option as its value, for the command to judge', () => {
+    const withShort = { ...options, lines: { type: 'string', short: 'n' } } as const;
+    expect(parseOptions({ args: ['-n', '-1'], options: withShort }).values.lines).toBe('-1');
+    expect(parseOptions({ args: ['--lines', '-2.5', '--json'], options: withShort }).values).toEqual({ lines: '-2.5', json: true });
+    // A repeat is still named as typed; after `--` nothing is an option's value.
+    expect(() => parseOptions({ args: ['-n', '-1', '-n', '2'], options: withShort })).toThrow(/^Option '-n' was given more than once$/);
+    expect(() => parseOptions({ args: ['--', '-n', '-1'], options: withShort })).toThrow(/positional/);
+  });
+
+  it('says in one line that an option followed by another lacks its value', () => {
+    const withShort = { ...options, lines: { type: 'string', short: 'n' } } as const;
+    expect(() => parseOptions({ args: ['-n', '--json'], options: withShort })).toThrow(
+      /^Option '-n' needs a value \('--json' is read as an option\); a value that starts with '-' is written --lines=VALUE$/,
+    );
+    expect(() => parseOptions({ args: ['--since', '-x'], options })).toThrow(/^Option '--since' needs a value \('-x' is read as an option\)/);
+  });
+
   it('makes the options that name files absolute, and leaves an empty one empty', () => {
     const { values } = parseOptions({ args: ['--config', 'sb.yaml', '--output=out.csv', '--file', '', '--since', 'x'], options: { ...options, config: { type: 'string' }, output: { type: 'string' }, file: { type: 'string' } } });
     expect(isAbsolute(values.config!) && values.config!.endsWith('/sb.yaml')).toBe(true);

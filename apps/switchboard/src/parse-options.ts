@@ -18,7 +18,13 @@ const PATH_OPTIONS = ['config', 'data-dir', 'file', 'output'];
 export function parseOptions<T extends ParseArgsConfig & { options: NonNullable<ParseArgsConfig['options']> }>(
   config: T,
 ): ReturnType<typeof parseArgs<T>> {
-  const parsed = parseArgs({ ...config, strict: true, tokens: true });
+  const args = config.args === undefined ? undefined : negativeValuesJoined(config.args, config.options);
+  let parsed;
+  try {
+    parsed = parseArgs({ ...config, args, strict: true, tokens: true });
+  } catch (err) {
+    throw clearerRefusal(err, args ?? []);
+  }
   // Option name -> how it was first typed: the refusal names what the user wrote (`-n`).
   const seen = new Map<string, string>();
   for (const token of parsed.tokens ?? []) {
@@ -37,4 +43,46 @@ export function parseOptions<T extends ParseArgsConfig & { options: NonNullable<
     if (typeof given === 'string' && given !== '') values[name] = commandLinePath(given);
   }
   return parsed as ReturnType<typeof parseArgs<T>>;
+}
+
+type Options = NonNullable<ParseArgsConfig['options']>;
+
+/**
+ * `-n -1` as `-n-1`, `--lines -1` as `--lines=-1`: parseArgs takes a word that starts with a
+ * dash for an option, and refused these with "argument is ambiguous ... use '--lines=-XYZ'".
+ * A negative number is no option (none is a digit), so it is the option's value, and the
+ * command's own check says what the option takes.
+ */
+function negativeValuesJoined(args: readonly string[], options: Options): string[] {
+  const joined: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const word = args[i];
+    if (word === '--') return [...joined, ...args.slice(i)];
+    const next = args[i + 1];
+    if (next !== undefined && /^-\d/.test(next) && takesValue(word, options)) {
+      joined.push(word.startsWith('--') ? `${word}=${next}` : `${word}${next}`);
+      i++;
+    } else joined.push(word);
+  }
+  return joined;
+}
+
+/** Whether `word` is a string option alone: `--lines` or `-n`, not `--lines=5` nor `-fn`. */
+function takesValue(word: string, options: Options): boolean {
+  if (word.startsWith('--')) return Object.hasOwn(options, word.slice(2)) && options[word.slice(2)].type === 'string';
+  if (!/^-[^-]$/.test(word)) return false;
+  return Object.values(options).some((option) => option.short === word[1] && option.type === 'string');
+}
+
+/**
+ * parseArgs' "Option '-n' argument is ambiguous. Did you forget ... use '--lines=-XYZ'" (an
+ * option where the value should be: `-n --json`), said in one line; other refusals as they are.
+ */
+function clearerRefusal(err: unknown, args: readonly string[]): unknown {
+  const ambiguous = err instanceof Error ? /^Option '([^']+)' argument is ambiguous\..*use '(--[^=']+)=/s.exec(err.message) : null;
+  if (!ambiguous) return err;
+  const [, given, long] = ambiguous;
+  const at = args.indexOf(given);
+  const taken = at === -1 || at + 1 >= args.length ? '' : ` ('${args[at + 1]}' is read as an option)`;
+  return new TypeError(`Option '${given}' needs a value${taken}; a value that starts with '-' is written ${long}=VALUE`);
 }

@@ -25,7 +25,7 @@ export function readArguments(args: string[]) {
   if (values.help) return { values, count: 0, filter: {} };
   const count = Number(values.lines);
   if (!/^\d+$/.test(values.lines) || count < 1 || count > MAX_LINES) {
-    throw usageError(`-n '${values.lines}': expected a number of rows from 1 to ${MAX_LINES}`);
+    throw usageError(`-n/--lines '${values.lines}': expected a whole number of rows from 1 to ${MAX_LINES}`);
   }
   return { values, count, filter: parseFilters(values) };
 }

@@ -3,6 +3,7 @@ import type { ParseArgsConfig } from 'node:util';
 import { ConfigError, defaultConfigPath, loadConfigWithWarnings, type GatewayConfig } from '@switchboard/config';
 import { parseOptions } from '../parse-options.js';
 import { CommandError, usageError } from './command-error.js';
+import { usagePart } from './usage-part.js';
 
 /** Options every db/audit command takes. */
 export const COMMON_OPTIONS = {
@@ -27,18 +28,20 @@ export function parseCommandArgs<O extends NonNullable<ParseArgsConfig['options'
  * Whether the word in a family's command place names no command: there is none, or it is an
  * option (`switchboard -c FILE audit`, `switchboard keys --config FILE list`).
  */
-export const isMissingCommand = (word: string | undefined): word is undefined | `-${string}` => word === undefined || word.startsWith('-');
+const isMissingCommand = (word: string | undefined): word is undefined | `-${string}` => word === undefined || word.startsWith('-');
 
 /**
  * Says the command is missing, and why when an option stood in its place: told "unknown audit
  * command '-c'", a user would look for a command named -c rather than add the missing one.
  */
-export const missingCommand = (word: string | undefined): string =>
+const missingCommand = (word: string | undefined): string =>
   word === undefined ? 'a command is missing' : `a command is missing ('${word}' is an option, not a command)`;
 
 /**
  * `switchboard <family> <subcommand> ...`: runs the subcommand named first, or answers
- * --help; a missing or unknown one is a usage error naming the ones there are.
+ * --help; a missing or unknown one is a usage error naming the ones there are. `usage` is
+ * the whole usage text: --help here prints the family's part of it, and the subcommand is
+ * given its own part, for its --help.
  */
 export function runSubcommand(
   family: string,
@@ -47,13 +50,13 @@ export function runSubcommand(
   subcommands: Record<string, (args: string[], usage: string) => Promise<number>>,
 ): Promise<number> {
   const [subcommand, ...rest] = args;
-  if (subcommand === '--help' || subcommand === '-h') return Promise.resolve(printUsage(usage));
+  if (subcommand === '--help' || subcommand === '-h') return Promise.resolve(printUsage(usagePart(usage, family)));
   const run = subcommand !== undefined && Object.hasOwn(subcommands, subcommand) ? subcommands[subcommand] : undefined;
   if (!run) {
     const problem = isMissingCommand(subcommand) ? missingCommand(subcommand) : `unknown ${family} command '${subcommand}'`;
     throw usageError(`${problem}; try: ${Object.keys(subcommands).join(', ')}`);
   }
-  return run(rest, usage);
+  return run(rest, usagePart(usage, `${family} ${subcommand}`));
 }
 
 /** The common options and one word after the subcommand (`keys revoke NAME`, `tools accept S/T`). */

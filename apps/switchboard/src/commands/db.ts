@@ -1,18 +1,18 @@
 import type { GatewayConfig } from '@switchboard/config';
 import { databasePath, openMigrated } from '../audit-store.js';
-import { COMMON_OPTIONS, isMissingCommand, loadCommandConfig, missingCommand, parseCommandArgs, printUsage } from './command-args.js';
-import { CommandError, usageError } from './command-error.js';
+import { COMMON_OPTIONS, loadCommandConfig, parseCommandArgs, printUsage, runSubcommand } from './command-args.js';
+import { CommandError } from './command-error.js';
 
 /** What each `db` subcommand reads of its arguments, without running it; bad usage throws. */
 export const DB_ARGUMENTS = { migrate: (args: string[]) => parseCommandArgs(args, COMMON_OPTIONS) };
 
 /** `switchboard db <subcommand>`; returns the exit code. */
-export async function runDbCommand(args: string[], usage: string): Promise<number> {
-  const [subcommand, ...rest] = args;
-  if (subcommand === '--help' || subcommand === '-h') return printUsage(usage);
-  if (isMissingCommand(subcommand)) throw usageError(`${missingCommand(subcommand)}\n\n${usage}`);
-  if (subcommand !== 'migrate') throw usageError(`unknown db command '${subcommand}'; try: switchboard db migrate`);
-  const { values } = DB_ARGUMENTS.migrate(rest);
+export function runDbCommand(args: string[], usage: string): Promise<number> {
+  return runSubcommand('db', args, usage, { migrate });
+}
+
+async function migrate(args: string[], usage: string): Promise<number> {
+  const { values } = DB_ARGUMENTS.migrate(args);
   if (values.help) return printUsage(usage);
   return migrateDatabase(loadCommandConfig(values));
 }
