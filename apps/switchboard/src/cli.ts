@@ -41,7 +41,8 @@ export const USAGE = `Usage:
                            (--tool T [--args JSON] | --prompt P | --resource URI --server S) [--action A]
                            | --server S --action sample|elicit|log
       The decision (allow, confirm, deny) and the rule that makes it, by the config's policy.file
-      or FILE; exit 0 allow or confirm, 3 deny.
+      or FILE; exit 0 allow or confirm, 3 deny. Without --roles, an API key's principal has the
+      roles of its key in the data dir; a token user (jwt:NAME) needs --roles.
   switchboard policy lint [--file FILE]
       Check a policy file (default: the config's policy.file); every problem listed.
   switchboard tools review

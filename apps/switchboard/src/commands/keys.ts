@@ -56,7 +56,7 @@ async function list(args: string[], usage: string): Promise<number> {
   if (values.help) return printUsage(usage);
   const keys = await withKeys(values, (store) => store.list());
   if (values.json) {
-    process.stdout.write(`${JSON.stringify(keys.map((k) => ({ ...k, status: status(k) })), null, 2)}\n`);
+    process.stdout.write(`${JSON.stringify(keys.map((k) => ({ ...k, status: keyStatus(k) })), null, 2)}\n`);
     return 0;
   }
   if (keys.length === 0) {
@@ -66,7 +66,7 @@ async function list(args: string[], usage: string): Promise<number> {
   process.stdout.write(
     formatTable(
       ['ID', 'NAME', 'PREFIX', 'ROLES', 'STATUS', 'CREATED', 'EXPIRES', 'LAST USED'],
-      keys.map((k) => [k.id, k.name, `${k.prefix}...`, k.roles.join(',') || '-', status(k), time(k.createdAt), time(k.expiresAt, 'never'), time(k.lastUsedAt, 'never')]),
+      keys.map((k) => [k.id, k.name, `${k.prefix}...`, k.roles.join(',') || '-', keyStatus(k), time(k.createdAt), time(k.expiresAt, 'never'), time(k.lastUsedAt, 'never')]),
     ),
   );
   return 0;
@@ -132,7 +132,8 @@ function expiresInMs(text: string): number {
   }
 }
 
-function status(key: ApiKeyInfo): string {
+/** As the daemon judges a key now: only an active one is accepted. */
+export function keyStatus(key: ApiKeyInfo): 'active' | 'revoked' | 'expired' {
   if (key.revokedAt !== null) return 'revoked';
   if (key.expiresAt !== null && key.expiresAt <= Date.now()) return 'expired';
   return 'active';

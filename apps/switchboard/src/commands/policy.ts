@@ -6,6 +6,7 @@ import { policyDefaultEffect, readPolicyFile } from '../policy-setup.js';
 import { COMMON_OPTIONS, loadCommandConfig, parseCommandArgs, runSubcommand, printUsage } from './command-args.js';
 import { CommandError, usageError } from './command-error.js';
 import { policyRequestOf } from './policy-request.js';
+import { list, rolesForCheck } from './policy-roles.js';
 
 const CHECK_OPTIONS = {
   ...COMMON_OPTIONS,
@@ -63,7 +64,8 @@ async function lint(args: string[], usage: string): Promise<number> {
 
 /**
  * The decision the daemon would make for one request, and the rule that makes it. Exit 0
- * when allowed, 3 when denied, so scripts can test policies.
+ * when allowed, 3 when denied, so scripts can test policies. Without --roles, a key holder
+ * is decided with the roles of the key (rolesForCheck), as the daemon decides.
  */
 async function check(args: string[], usage: string): Promise<number> {
   const { values, caller } = POLICY_ARGUMENTS.check(args);
@@ -73,12 +75,14 @@ async function check(args: string[], usage: string): Promise<number> {
   const fallback = policyDefaultEffect(config);
   const engine = file ? new PolicyEngine(loadPolicyForCommand(resolve(file)), fallback, file) : PolicyEngine.defaultOnly(fallback);
   const [type, action, fields] = policyRequestOf(values, config);
-  const principal = { ...caller, roles: list(values.roles), groups: list(values.groups) };
+  const checked = await rolesForCheck(caller, values.roles, config);
+  const principal = { ...checked.caller, roles: checked.roles, groups: list(values.groups) };
   const refused = type === 'Resource' ? refusedUri(values.resource!, fields.uri!) : undefined;
   const decision: PolicyDecision = refused ? { allowed: false, rule: refused.rule } : engine.decide(principal, action, type, fields);
   process.stdout.write(
     `${verdictOf(decision)}  rule: ${decision.rule}${refused ? ` (the daemon refuses the URI: ${refused.reason})` : ''}\n` +
-      `principal ${callerName(principal)} has roles: ${engine.rolesOf(principal).join(', ') || 'none'}; policy: ${file ?? '(none)'}, default ${engine.defaultEffect}\n`,
+      `principal ${callerName(principal)} has roles: ${engine.rolesOf(principal).join(', ') || 'none'}${checked.source ? ` (${checked.source})` : ''}; ` +
+      `policy: ${file ?? '(none)'}, default ${engine.defaultEffect}\n`,
   );
   return decision.allowed ? 0 : 3;
 }
@@ -125,5 +129,3 @@ export function loadPolicyForCommand(file: string, exitCode: 1 | 2 = 1): PolicyD
 export function warnAliasedServers(doc: PolicyDocument, config: GatewayConfig, file = config.policy.file): void {
   for (const { path, reason } of aliasedServerSelectors(doc, config.servers)) process.stderr.write(`warning: ${file}: ${path}: ${reason}\n`);
 }
-
-const list = (text: string | undefined): string[] => (text ?? '').split(',').map((s) => s.trim()).filter(Boolean);
