@@ -1,3 +1,5 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { tempDir, writeConfig } from './support/daemon.js';
 import { cliRunsTimeout, createKey, runCli } from './support/cli.js';
@@ -34,5 +36,31 @@ describe('switchboard keys revoke', () => {
     expect(revoke('99')).toMatchObject({ code: 1, stderr: 'switchboard: no key with id 99\n' });
     expect(revoke('Gina')).toMatchObject({ code: 1, stderr: "switchboard: no active key named 'Gina' (did you mean 'gina'?)\n" });
     expect(revoke('nobody')).toMatchObject({ code: 1, stderr: "switchboard: no active key named 'nobody'\n" });
+  });
+});
+
+/**
+ * `switchboard keys create --roles` against the config's policy: a misspelt role (`admn`) was
+ * stored silently and then matched no rule, so the key's holder simply lacked access.
+ */
+describe('switchboard keys create', () => {
+  it('warns of roles the policy does not define, naming a close one, and still creates the key (exit 0)', { timeout: cliRunsTimeout(3) }, () => {
+    const dir = tempDir('sb-keys-');
+    writeFileSync(join(dir, 'policy.yaml'), 'roles:\n  dev:\n    - { allow: call, server: fx }\n  auditors:\n    - { allow: list }\n');
+    const configPath = writeConfig({ policy: { file: 'policy.yaml' }, mcpServers: {} }, dir);
+    const made = runCli(['keys', 'create', '--config', configPath, '--name', 'hal', '--roles', 'dev,admn,auditor,zzz']);
+    expect(made.code).toBe(0);
+    expect(made.stdout).toMatch(/^created key 'hal' \(id 1; roles: dev, admn, auditor, zzz;/);
+    const warnings = made.stderr.split('\n').filter(Boolean);
+    const carried = '; the key carries it, but no rule applies to it until the policy defines it';
+    expect(warnings).toEqual([
+      // `admin` is known without the policy: it opens the admin API.
+      `warning: ${join(dir, 'policy.yaml')}: no role 'admn' is defined under roles (did you mean \`admin\`?)${carried}`,
+      `warning: ${join(dir, 'policy.yaml')}: no role 'auditor' is defined under roles (did you mean \`auditors\`?)${carried}`,
+      `warning: ${join(dir, 'policy.yaml')}: no role 'zzz' is defined under roles${carried}`,
+    ]);
+    // Roles the policy defines, `admin`, and a config without a policy file: nothing to warn of.
+    expect(runCli(['keys', 'create', '--config', configPath, '--name', 'ida', '--roles', 'dev,admin']).stderr).toBe('');
+    expect(runCli(['keys', 'create', '--config', writeConfig({ mcpServers: {} }, tempDir('sb-keys-')), '--name', 'joe', '--roles', 'admn']).stderr).toBe('');
   });
 });

@@ -28,5 +28,4 @@ export interface AdminOptions {
 
 export const ADMIN_OPTIONS = Symbol('ADMIN_OPTIONS');
 
-/** The role a principal needs for the admin API when `auth.mode` is `required` (the inbox shows it everyone's questions). */
-export const ADMIN_ROLE = 'admin';
+export { ADMIN_ROLE } from '@switchboard/core';

@@ -60,9 +60,10 @@ export function editDistance(a: string, b: string): number {
 }
 
 /**
- * The known key `key` was most likely meant to be: one that differs only in case, or by at
- * most 2 edits; 1 for keys of up to 4 characters, where 2 edits reach unrelated keys (VS
- * Code's own `dev` is two from `env`). Ties go to the key the schema lists first.
+ * The known key `key` was most likely meant to be (also used for other names, such as a
+ * policy's roles): one that differs only in case, or by at most 2 edits; 1 for keys of up to
+ * 4 characters, where 2 edits reach unrelated keys (VS Code's own `dev` is two from `env`).
+ * Ties go to the key the schema lists first.
  */
 export function closestKey(key: string, known: readonly string[]): string | undefined {
   const lower = key.toLowerCase();

@@ -13,6 +13,7 @@ export * from './canonical-json.js';
 export * from './loopback.js';
 export * from './json-depth.js';
 export * from './caller-name.js';
+export * from './admin-role.js';
 export * from './uri-limit.js';
 export * from './related-task.js';
 export * from './counted.js';

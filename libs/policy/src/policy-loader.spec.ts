@@ -34,6 +34,13 @@ describe('a policy file with mistakes', () => {
     ]);
   });
 
+  it('names the role a misspelt one most likely meant, as `keys create --roles` does', () => {
+    expect(problemsOf('roles: { admin: [], dev: [] }\nusers: { alice: [admn] }\neveryone: [developer]')).toEqual([
+      "users.alice.0: no role 'admn' is defined under roles (did you mean `admin`?)",
+      "everyone.0: no role 'developer' is defined under roles",
+    ]);
+  });
+
   it('still says what the file must be when it is no mapping', () => {
     expect(problemsOf('')).toEqual([': must be a mapping with roles (and optionally users, groups, everyone, defaultEffect)']);
   });

@@ -13,6 +13,7 @@ import {
 import { canonicalCallerName, foldCallerName } from '@switchboard/core';
 import { z } from 'zod';
 import { policyDocumentSchema, type PolicyDocument } from './policy-document.js';
+import { undefinedRoleReason } from './role-names.js';
 
 /** Reads and checks a policy file; throws a ConfigError listing every problem. */
 export function loadPolicyFile(file: string): PolicyDocument {
@@ -73,10 +74,11 @@ const readableParts = z.object({
 /** Roles that users, groups and everyone name but the file does not define, and rule ids used twice. */
 function crossReferenceProblems(doc: References, at: (path: string, reason: string) => ConfigProblem): ConfigProblem[] {
   const problems: ConfigProblem[] = [];
-  const known = new Set(Object.keys(doc.roles));
+  const defined = Object.keys(doc.roles);
   const check = (path: string[], roles: readonly string[]) =>
     roles.forEach((role, i) => {
-      if (!known.has(role)) problems.push(at(formatPath([...path, i]), `no role '${role}' is defined under roles`));
+      const reason = undefinedRoleReason(role, defined);
+      if (reason) problems.push(at(formatPath([...path, i]), reason));
     });
   const callers = new Map<string, { path: string; user: string }>();
   for (const [user, roles] of Object.entries(doc.users)) {

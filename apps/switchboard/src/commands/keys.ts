@@ -1,6 +1,9 @@
 import { ApiKeyNameTakenError, ApiKeyStore, type ApiKeyInfo } from '@switchboard/auth';
-import { DurationRefused, durationMs, type DurationSetting } from '@switchboard/core';
+import type { GatewayConfig } from '@switchboard/config';
+import { ADMIN_ROLE, DurationRefused, durationMs, type DurationSetting } from '@switchboard/core';
+import { undefinedRoleReason } from '@switchboard/policy';
 import { openMigrated } from '../audit-store.js';
+import { readPolicyFile } from '../policy-setup.js';
 import { COMMON_OPTIONS, loadCommandConfig, parseCommandArgs, runSubcommand, parseOneArgument, printUsage } from './command-args.js';
 import { CommandError, usageError } from './command-error.js';
 import { formatTable } from './text-table.js';
@@ -35,7 +38,8 @@ export const KEYS_ARGUMENTS = {
 async function create(args: string[], usage: string): Promise<number> {
   const { values, roles, expiresAt } = KEYS_ARGUMENTS.create(args);
   if (values.help) return printUsage(usage);
-  const { key, info } = await withKeys(values, async (store) => {
+  const config = loadCommandConfig(values);
+  const { key, info } = await withKeys(config, async (store) => {
     try {
       return await store.create({ name: values.name!, roles, ...(expiresAt !== undefined && { expiresAt }) });
     } catch (err) {
@@ -43,6 +47,7 @@ async function create(args: string[], usage: string): Promise<number> {
       throw usageError((err as Error).message);
     }
   });
+  warnUndefinedRoles(config, info.roles);
   process.stdout.write(
     `created key '${info.name}' (id ${info.id}; roles: ${info.roles.join(', ') || 'none'}; expires: ${time(info.expiresAt, 'never')})\n` +
       'It is shown only now; store it as a secret. Send it as "Authorization: Bearer <key>" or "X-API-Key: <key>".\n' +
@@ -54,7 +59,7 @@ async function create(args: string[], usage: string): Promise<number> {
 async function list(args: string[], usage: string): Promise<number> {
   const { values } = KEYS_ARGUMENTS.list(args);
   if (values.help) return printUsage(usage);
-  const keys = await withKeys(values, (store) => store.list());
+  const keys = await withKeys(loadCommandConfig(values), (store) => store.list());
   if (values.json) {
     process.stdout.write(`${JSON.stringify(keys.map((k) => ({ ...k, status: keyStatus(k) })), null, 2)}\n`);
     return 0;
@@ -76,7 +81,7 @@ async function revoke(args: string[], usage: string): Promise<number> {
   const { values, argument } = KEYS_ARGUMENTS.revoke(args);
   if (values.help) return printUsage(usage);
   const byId = /^\d+$/.test(argument);
-  const { revoked, keys } = await withKeys(values, async (store) => {
+  const { revoked, keys } = await withKeys(loadCommandConfig(values), async (store) => {
     const keys = await store.list();
     // The store revokes by id whatever the key's state: one revoked before is not news.
     if (byId && keys.some((k) => k.id === Number(argument) && k.revokedAt !== null)) return { revoked: undefined, keys };
@@ -111,8 +116,28 @@ function nothingToRevoke(word: string, byId: boolean, keys: readonly ApiKeyInfo[
   return meant ? `no active key named '${word}' (did you mean '${meant.name}'?)` : `no active key named '${word}'`;
 }
 
-async function withKeys<T>(values: { config?: string; 'data-dir'?: string }, use: (store: ApiKeyStore) => Promise<T>): Promise<T> {
-  const { dataSource } = await openMigrated(loadCommandConfig(values));
+/**
+ * A role the policy does not define matches no rule, so a misspelt one (`admn`) would only
+ * show up later as missing access. A warning, not a refusal: the policy may define it later.
+ */
+function warnUndefinedRoles(config: GatewayConfig, roles: readonly string[]): void {
+  const file = config.policy.file;
+  if (!file || roles.length === 0) return;
+  const read = readPolicyFile(file);
+  if ('problems' in read) {
+    process.stderr.write(`warning: the key's roles were not checked against ${file}: it has problems (switchboard policy lint lists them)\n`);
+    return;
+  }
+  // `admin` opens the admin API whether or not the policy has rules for it.
+  const defined = [...Object.keys(read.doc.roles), ADMIN_ROLE];
+  for (const role of roles) {
+    const reason = undefinedRoleReason(role, defined);
+    if (reason) process.stderr.write(`warning: ${file}: ${reason}; the key carries it, but no rule applies to it until the policy defines it\n`);
+  }
+}
+
+async function withKeys<T>(config: GatewayConfig, use: (store: ApiKeyStore) => Promise<T>): Promise<T> {
+  const { dataSource } = await openMigrated(config);
   try {
     return await use(new ApiKeyStore(dataSource));
   } finally {
