@@ -114,6 +114,21 @@ describe('switchboard CLI', () => {
     expect(missing.stderr).toMatch(/listen\.port[\s\S]*nope\.yaml/);
   });
 
+  it('config check warns, in start\'s words, that with no policy file and default deny every call is refused', async () => {
+    const dir = tempDir();
+    const config = writeConfig({ policy: { defaultEffect: 'deny' }, mcpServers: {} }, dir);
+    const daemon = await startDaemon(config);
+    const logged = JSON.parse(await daemon.waitForLog(/no policy file/, 10_000, "start's warning")) as { level: number; msg: string };
+    await daemon.stop();
+    const check = runCli(['config', 'check', '--config', config]);
+    expect(check.code).toBe(0);
+    expect(check.stdout).toMatch(/policy: none; default deny/);
+    expect(check.stderr).toBe(`warning: ${logged.msg}\n`);
+    expect(logged.msg).toMatch(/every tools\/call, read, prompt and completion is refused/);
+    // With a policy file, or allowing by default, there is nothing to warn of.
+    expect(runCli(['config', 'check', '--config', writeConfig({ mcpServers: {} }, dir)]).stderr).toBe('');
+  });
+
   it('a missing config file is a clear error, exit 2', () => {
     const r = runCli(['start', '--config', '/nonexistent/switchboard.yaml']);
     expect(r.code).toBe(2);

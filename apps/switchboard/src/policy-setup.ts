@@ -18,9 +18,8 @@ export function openPolicy(
   const fallback = policyDefaultEffect(config);
   const file = config.policy.file;
   if (!file) {
-    if (fallback === 'deny') {
-      logger.warn('no policy file and default effect deny: every tools/call, read, prompt and completion is refused; set policy.file (docs/policy.md)');
-    }
+    const refusesAll = noPolicyWarning(config);
+    if (refusesAll) logger.warn(refusesAll);
     return { engine: PolicyEngine.defaultOnly(fallback) };
   }
   const read = readPolicyFile(file);
@@ -45,6 +44,15 @@ export function openPolicy(
   // The runtime starts the watch once the upstreams are up, from these bytes: an edit saved
   // meanwhile is not lost.
   return { engine, watcher, loadedBytes: read.bytes };
+}
+
+/**
+ * Without a policy file, a default of deny refuses every call: a team endpoint set up without
+ * its policy yet. `start` logs it and `config check` prints it, in the same words.
+ */
+export function noPolicyWarning(config: GatewayConfig): string | undefined {
+  if (config.policy.file || policyDefaultEffect(config) !== 'deny') return undefined;
+  return 'no policy file and default effect deny: every tools/call, read, prompt and completion is refused; set policy.file (docs/policy.md)';
 }
 
 /** Without a matching rule (and without a file's own defaultEffect): allow on loopback, deny elsewhere. */

@@ -2,7 +2,7 @@ import { dirname, resolve } from 'node:path';
 import { defaultConfigPath, parseConfigText, readConfigBytes, type GatewayConfig } from '@switchboard/config';
 import { COMMON_OPTIONS, loadCommandConfig, parseCommandArgs, printUsage, runSubcommand } from './command-args.js';
 import { CommandError } from './command-error.js';
-import { policyDefaultEffect } from '../policy-setup.js';
+import { noPolicyWarning, policyDefaultEffect } from '../policy-setup.js';
 import { loadPolicyForCommand, warnAliasedServers } from './policy.js';
 
 /** `switchboard config check`. */
@@ -33,6 +33,8 @@ async function check(args: string[], usage: string): Promise<number> {
   }
   const policy = config.policy.file ? loadPolicyForCommand(config.policy.file, 2) : undefined;
   if (policy) warnAliasedServers(policy, config);
+  const refusesAll = noPolicyWarning(config);
+  if (refusesAll) process.stderr.write(`warning: ${refusesAll}\n`);
   // The file's own defaultEffect, when it sets one, wins over the config's.
   process.stdout.write(summary(config, policy?.defaultEffect ?? policyDefaultEffect(config)));
   return 0;
