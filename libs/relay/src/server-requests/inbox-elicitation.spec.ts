@@ -26,7 +26,7 @@ describe('an elicitation nobody answers in the inbox', () => {
     // Rounded to whole seconds, 250 ms read "within 0 s" and 2.5 s "within 3 s".
     [250, 'Nobody answered the elicitation in the inbox within 250 ms'],
     [2500, 'Nobody answered the elicitation in the inbox within 2.5 s'],
-    [120_000, 'Nobody answered the elicitation in the inbox within 120 s'],
+    [120_000, 'Nobody answered the elicitation in the inbox within 2 min'],
   ])('is a timeout that says the time it had: %d ms', async (timeoutMs, message) => {
     vi.useFakeTimers();
     const error = await expiredAfter(timeoutMs);
