@@ -89,3 +89,6 @@ export function printUsage(usage: string): number {
   process.stdout.write(`${usage}\n`);
   return 0;
 }
+
+/** A comma-separated option (`--roles dev,ops`) as its items, blanks dropped. */
+export const commaList = (text: string | undefined): string[] => (text ?? '').split(',').map((s) => s.trim()).filter(Boolean);

@@ -1,10 +1,10 @@
 import { ApiKeyNameTakenError, ApiKeyStore, type ApiKeyInfo } from '@switchboard/auth';
 import type { GatewayConfig } from '@switchboard/config';
-import { ADMIN_ROLE, DurationRefused, durationMs, type DurationSetting } from '@switchboard/core';
+import { ADMIN_ROLE, DurationRefused, durationMs, foldCallerName, type DurationSetting } from '@switchboard/core';
 import { undefinedRoleReason } from '@switchboard/policy';
 import { openMigrated } from '../audit-store.js';
 import { readPolicyFile } from '../policy-setup.js';
-import { COMMON_OPTIONS, loadCommandConfig, parseCommandArgs, runSubcommand, parseOneArgument, printUsage } from './command-args.js';
+import { COMMON_OPTIONS, commaList, loadCommandConfig, parseCommandArgs, runSubcommand, parseOneArgument, printUsage } from './command-args.js';
 import { CommandError, usageError } from './command-error.js';
 import { formatTable } from './text-table.js';
 
@@ -27,7 +27,7 @@ export const KEYS_ARGUMENTS = {
     const { values } = parseCommandArgs(args, CREATE_OPTIONS);
     if (values.help) return { values, roles: [], expiresAt: undefined };
     if (!values.name) throw usageError('keys create needs --name NAME');
-    const roles = (values.roles ?? '').split(',').map((r) => r.trim()).filter(Boolean);
+    const roles = commaList(values.roles);
     const expiresAt = values.expires === undefined ? undefined : Date.now() + expiresInMs(values.expires);
     return { values, roles, expiresAt };
   },
@@ -111,8 +111,8 @@ function nothingToRevoke(word: string, byId: boolean, keys: readonly ApiKeyInfo[
   if (revoked.length > 1) {
     return `no active key named '${word}': the keys of that name were revoked (${revoked.map((k) => `id ${k.id} at ${time(k.revokedAt)}`).join(', ')})`;
   }
-  const folded = word.toLowerCase();
-  const meant = keys.find((k) => k.revokedAt === null && k.name.toLowerCase() === folded);
+  const folded = foldCallerName(word);
+  const meant = keys.find((k) => k.revokedAt === null && foldCallerName(k.name) === folded);
   return meant ? `no active key named '${word}' (did you mean '${meant.name}'?)` : `no active key named '${word}'`;
 }
 

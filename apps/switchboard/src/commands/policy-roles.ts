@@ -3,6 +3,7 @@ import { ApiKeyStore, type ApiKeyInfo } from '@switchboard/auth';
 import type { GatewayConfig } from '@switchboard/config';
 import { API_KEY_METHOD, foldCallerName, type CallerIdentity } from '@switchboard/core';
 import { databasePath, openReadOnly } from '../audit-store.js';
+import { commaList } from './command-args.js';
 import { CommandError } from './command-error.js';
 import { keyStatus } from './keys.js';
 
@@ -22,7 +23,7 @@ export interface CheckedCaller {
  */
 export async function rolesForCheck(caller: CallerIdentity, given: string | undefined, config: GatewayConfig): Promise<CheckedCaller> {
   if (given !== undefined) {
-    const roles = list(given);
+    const roles = commaList(given);
     return { caller, roles, source: `with --roles: ${roles.join(', ') || 'none'}` };
   }
   if (caller.authMethod === 'jwt') return { caller, roles: [], source: "no token roles known: a token's roles come from its claims; give them with --roles" };
@@ -58,5 +59,3 @@ async function readKeys(config: GatewayConfig): Promise<ApiKeyInfo[]> {
     throw new CommandError(`cannot read the API keys in ${file}: ${(err as Error).message}; give the caller's roles with --roles`);
   }
 }
-
-export const list = (text: string | undefined): string[] => (text ?? '').split(',').map((s) => s.trim()).filter(Boolean);

@@ -3,10 +3,10 @@ import type { GatewayConfig } from '@switchboard/config';
 import { callerName, counted, MAX_URI_CHARS, parseCallerName } from '@switchboard/core';
 import { aliasedServerSelectors, PolicyEngine, unnormalizedPath, type PolicyDecision, type PolicyDocument } from '@switchboard/policy';
 import { policyDefaultEffect, readPolicyFile } from '../policy-setup.js';
-import { COMMON_OPTIONS, loadCommandConfig, parseCommandArgs, runSubcommand, printUsage } from './command-args.js';
+import { COMMON_OPTIONS, commaList, loadCommandConfig, parseCommandArgs, runSubcommand, printUsage } from './command-args.js';
 import { CommandError, usageError } from './command-error.js';
 import { policyRequestOf } from './policy-request.js';
-import { list, rolesForCheck } from './policy-roles.js';
+import { rolesForCheck } from './policy-roles.js';
 
 const CHECK_OPTIONS = {
   ...COMMON_OPTIONS,
@@ -76,7 +76,7 @@ async function check(args: string[], usage: string): Promise<number> {
   const engine = file ? new PolicyEngine(loadPolicyForCommand(resolve(file)), fallback, file) : PolicyEngine.defaultOnly(fallback);
   const [type, action, fields] = policyRequestOf(values, config);
   const checked = await rolesForCheck(caller, values.roles, config);
-  const principal = { ...checked.caller, roles: checked.roles, groups: list(values.groups) };
+  const principal = { ...checked.caller, roles: checked.roles, groups: commaList(values.groups) };
   const refused = type === 'Resource' ? refusedUri(values.resource!, fields.uri!) : undefined;
   const decision: PolicyDecision = refused ? { allowed: false, rule: refused.rule } : engine.decide(principal, action, type, fields);
   process.stdout.write(
