@@ -68,11 +68,13 @@ describe('switchboard stdio: stopped by a signal', () => {
 
   /**
    * `signal`, and `signal` again once the gateway is stopping its lingering upstream (the
-   * fixture gone, the shell lingering: `processes` down to one); resolves with how it ended.
+   * fixture gone, the shell lingering: `processes` down to one) and `meanwhile` holds;
+   * resolves with how it ended.
    */
-  const signalTwice = async (host: RawHost, processes: () => string[], signal: NodeJS.Signals) => {
+  const signalTwice = async (host: RawHost, processes: () => string[], signal: NodeJS.Signals, meanwhile?: () => Promise<unknown>) => {
     const end = ended(host);
     host.proc.kill(signal);
+    await meanwhile?.();
     await eventually(() => processes().length === 1, 10_000, 'the upstream being stopped');
     host.proc.kill(signal);
     return end;
@@ -164,6 +166,51 @@ describe('switchboard stdio: stopped by a signal', () => {
     expect(auditRows(host.dataDir, `name = 'fx__slow'`)).toMatchObject([{ transport: 'stdio', outcome: 'cancelled' }]);
     const verified = runCli(['audit', 'verify', '--data-dir', host.dataDir]);
     expect(verified).toMatchObject({ code: 0, stderr: '', stdout: expect.stringMatching(/^ok: \d+ rows, chain intact/) });
+  });
+
+  // Relaxed mode has no journal: a row waits in memory for its commit, within flushMs.
+  const answeredAndCancelled = `name IN ('fx__echo', 'fx__slow')`;
+  /** A call answered, another left running: their rows are what the two signals may lose. */
+  const answerOneLeaveOne = async (host: RawHost) => {
+    host.send({ jsonrpc: '2.0', id: 'echo', method: 'tools/call', params: { name: 'fx__echo', arguments: { text: 'answered before the signals' } } });
+    await host.next((l) => !Array.isArray(l) && l.id === 'echo');
+    await startLongCall(host);
+  };
+
+  it('a second signal while it stops, relaxed audit: the rows still waiting for flushMs are lost, in no journal, and the next start finds none', async () => {
+    // A move interval far longer than the test: only the shutdown's final commit, which the
+    // second signal cuts short, would write the rows.
+    const { fx, processes } = lingeringUpstream();
+    const host = await launch('2025-06-18', fx, { ...logged, audit: { mode: 'relaxed', flushMs: 60_000 } });
+    await answerOneLeaveOne(host);
+    expect(await signalTwice(host, processes, 'SIGTERM'), host.stderr()).toEqual({ code: 1, signal: null });
+    await eventually(() => processes().length === 0, 15_000, 'the lingering upstream gone');
+
+    expect(journaledRows(host.dataDir)).toBe(0);
+    expect(auditRows(host.dataDir, answeredAndCancelled)).toEqual([]);
+    // Nothing tells of them: no log line counts them, the next start has nothing to move,
+    // and the chain of what was committed verifies.
+    expect(host.stderr()).not.toMatch(/rows (could not|were not|are lost)|lost rows/i);
+    const again = spawnHost(stdioFixture(), { ...logged, dataDir: host.dataDir });
+    again.proc.stdin.end();
+    expect(await again.exited, again.stderr()).toBe(0);
+    expect(again.stderr()).not.toMatch(/moved rows into the log from the journal/);
+    expect(auditRows(host.dataDir, answeredAndCancelled)).toEqual([]);
+    expect(runCli(['audit', 'verify', '--data-dir', host.dataDir])).toMatchObject({ code: 0, stdout: expect.stringMatching(/^ok: \d+ rows, chain intact/) });
+  });
+
+  it('a second signal while it stops, relaxed audit: rows whose flushMs ran out while it stopped were committed, and stay', async () => {
+    // The flush timer runs on during the shutdown: the row of the call the first signal
+    // cancelled is committed within flushMs, before the second signal comes.
+    const { fx, processes } = lingeringUpstream();
+    const host = await launch('2025-06-18', fx, { ...logged, audit: { mode: 'relaxed', flushMs: 100 } });
+    await answerOneLeaveOne(host);
+    const committed = () => eventually(() => auditRows(host.dataDir, answeredAndCancelled).length === 2, 10_000, 'both rows committed while it stops');
+    expect(await signalTwice(host, processes, 'SIGTERM', committed), host.stderr()).toEqual({ code: 1, signal: null });
+    expect(auditRows(host.dataDir, answeredAndCancelled)).toMatchObject([
+      { name: 'fx__echo', outcome: 'ok' },
+      { name: 'fx__slow', outcome: 'cancelled' },
+    ]);
   });
 });
 
