@@ -1,44 +1,20 @@
-import { createRedactor, systemEntry, type AuditLog } from '@switchboard/audit';
-import { Inbox } from '@switchboard/inbox';
-import { pinnedRootsChanged, servingChainFor, type FileWatcher, type GatewayConfig } from '@switchboard/config';
-import { ApprovalBook, PinGuard, PinStore, PinWatch, type PinChange, type PolicyDocument, type PolicyEngine } from '@switchboard/policy';
-import type { SqliteConnection } from '@switchboard/persistence';
-import { MemoryBucketStore, RequestLimiter } from '@switchboard/rate-limit';
+import type { AuditLog } from '@switchboard/audit';
 import { CatalogStore } from '@switchboard/catalog';
+import { pinnedRootsChanged, type FileWatcher, type GatewayConfig } from '@switchboard/config';
+import { Inbox } from '@switchboard/inbox';
 import type { Logger } from '@switchboard/observability';
-import {
-  answeringPinnedRoots,
-  CatalogSync,
-  ConnectionOwners,
-  Forwarder,
-  OutputSchemas,
-  TaskRelay,
-  GatewayDispatcher,
-  NotificationFanout,
-  pushUpstreamLogLevel,
-  ServerRequestRelay,
-  SessionDirectory,
-  SubscriptionManager,
-  UrlElicitations,
-  type Principal,
-} from '@switchboard/relay';
+import type { SqliteConnection } from '@switchboard/persistence';
+import { PinGuard, PinStore, type PolicyDocument, type PolicyEngine } from '@switchboard/policy';
+import { SessionDirectory, type CatalogSync, type GatewayDispatcher, type NotificationFanout } from '@switchboard/relay';
 import { PrincipalSecretStore } from '@switchboard/secrets';
-import {
-  DefaultTransportFactory,
-  PrincipalConnections,
-  SessionConnections,
-  UpstreamRegistry,
-  type OwnedConnectionListener,
-  type ServerRequest,
-  type ServerRequestHandler,
-} from '@switchboard/upstream';
+import type { PrincipalConnections, SessionConnections, UpstreamRegistry } from '@switchboard/upstream';
 import { loadSecretsKey } from './digest-key.js';
+import { buildGatewayGraph } from './gateway-graph.js';
 import { openPolicy } from './policy-setup.js';
 import { PrincipalSecrets, type SecretSource } from './principal-secrets.js';
 import { changedSettings, LIVE_SETTINGS } from './reload-settings.js';
-import { RELAYED_CAPABILITIES, sessionCapabilitiesFor } from './upstream-capabilities.js';
+import { reportPinChange, watchToolPins } from './tool-pin-watch.js';
 import { upstreamHealth, type UpstreamHealth } from './upstream-health.js';
-import { SWITCHBOARD_VERSION } from './version.js';
 
 const NO_SECRETS: SecretSource = { valuesFor: () => ({}), principalsWith: () => [], fingerprint: () => '' };
 
@@ -48,8 +24,10 @@ export interface RuntimeOptions {
 }
 
 /**
- * The gateway's object graph, built once per process. Plain objects rather than Nest
- * providers so that `switchboard stdio` runs the same graph without an HTTP server.
+ * The gateway in one process: its object graph, built once (gateway-graph.ts), and what it
+ * does over the process's life: start, live reload, the database poll, drain and stop.
+ * Plain objects rather than Nest providers so that `switchboard stdio` runs the same graph
+ * without an HTTP server.
  */
 export class GatewayRuntime {
   readonly registry: UpstreamRegistry;
@@ -62,7 +40,7 @@ export class GatewayRuntime {
   private readonly policyWatcher?: FileWatcher<PolicyDocument>;
   /** The policy file's bytes as loaded: what its watch starts from. */
   private readonly policyBytes?: Buffer;
-  private fanout!: NotificationFanout;
+  private readonly fanout: NotificationFanout;
   /** Tool-definition pins; without a database (tests) nothing is pinned. */
   readonly pins?: PinGuard;
   /** One connection per principal for `isolation: per-principal` servers. */
@@ -95,9 +73,9 @@ export class GatewayRuntime {
       this.pins = new PinGuard(
         new PinStore(database),
         (server) => this.current.servers.find((s) => s.name === server)?.pin ?? 'strict',
-        (change) => this.reportPinChange(change),
+        (change) => reportPinChange(change, logger, audit),
       );
-      this.watchPins();
+      watchToolPins(this.pins, this.catalog, logger);
     }
     // Hosts list again after a policy reload: what each may see can have changed.
     ({ engine: this.policy, watcher: this.policyWatcher, loadedBytes: this.policyBytes } = openPolicy(config, logger, () => this.fanout.listsChanged()));
@@ -105,116 +83,30 @@ export class GatewayRuntime {
       database ? new PrincipalSecretStore(database, loadSecretsKey(config.dataDir)) : NO_SECRETS,
       logger,
     );
-    let relay!: ServerRequestRelay;
-    let urlElicitations!: UrlElicitations;
-    let serverRequests!: ServerRequestHandler;
-    // What upstreams say (what stdio ones print: their arguments, tokens, headers; the errors
-    // of any) is redacted by the audit log's rules before it reaches the daemon's log or a
-    // host, even with the audit log off.
-    const redactor = createRedactor(config.audit.redact);
-    const upstreamDeps = {
+    const graph = buildGatewayGraph({
+      config,
+      current: () => this.current,
       logger,
-      redactor,
-      factory: new DefaultTransportFactory(servingChainFor(config.source), redactor.redactText),
-      client: { name: 'switchboard', version: SWITCHBOARD_VERSION },
-      clientCapabilities: RELAYED_CAPABILITIES,
-      serverRequests: (request: ServerRequest) => serverRequests(request),
-    };
-    this.registry = new UpstreamRegistry(upstreamDeps);
-    this.sync = new CatalogSync(this.registry, this.catalog, logger);
-    const isolated = (server: string) => this.current.servers.some((s) => s.name === server && s.isolation !== 'shared');
-    const mayReadLogs = (principal: Principal, server: string) => this.policy.decide(principal, 'log', 'Server', { server }).allowed;
-    const fanout = new NotificationFanout(this.sessions, this.registry, this.catalog, isolated, mayReadLogs);
-    this.fanout = fanout;
-    let subscriptions!: SubscriptionManager;
-    /** What an owned connection reports goes to its owner: a principal's sessions, or the one session. */
-    const toOwner = (perSession: boolean): OwnedConnectionListener => ({
-      ready: (server, owner, connection) => {
-        subscriptions.ownedConnectionReady(server, owner);
-        void pushUpstreamLogLevel(connection, this.sessions, perSession ? owner : undefined);
-      },
-      notification: (server, owner, n) => {
-        if (perSession) fanout.sessionNotification(server, owner, n);
-        else fanout.principalNotification(server, owner, n);
-        subscriptions.onNotification(server, owner, n);
-        urlElicitations.notification(server, n, owner);
-      },
-    });
-    this.principalConnections = new PrincipalConnections({ ...upstreamDeps, secrets: this.secrets, listener: toOwner(false) });
-    this.sessionConnections = new SessionConnections({
-      ...upstreamDeps,
-      capabilitiesFor: sessionCapabilitiesFor(this.sessions, () => this.inbox !== undefined && this.current.relay.inbox),
-      listener: toOwner(true),
-    });
-    const owners = new ConnectionOwners(this.registry, [this.principalConnections, this.sessionConnections]);
-    // A host has as long to finish a URL elicitation's flow as to answer any question.
-    urlElicitations = new UrlElicitations(() => this.current.relay.timeoutMs, this.sessions, owners, logger);
-    // A session's own connections end with it (and after the idle timeout, like any owned one).
-    this.sessions.onClose((session) => void this.sessionConnections.closeOwner(session.id));
-    const mayHearOfUpdate = (principal: Principal, server: string, uri: string) => this.policy.decide(principal, 'subscribe', 'Resource', { server, uri }).allowed;
-    subscriptions = new SubscriptionManager(this.registry, this.sessions, logger, owners, mayHearOfUpdate);
-    this.dispatcher = new GatewayDispatcher({
-      config: () => this.current,
-      catalog: this.catalog,
-      sync: this.sync,
-      registry: this.registry,
-      sessions: this.sessions,
-      forwarder: new Forwarder(urlElicitations),
-      subscriptions,
-      logger,
-      serverInfo: { name: 'switchboard', title: 'Switchboard MCP gateway', version: SWITCHBOARD_VERSION },
       audit,
-      limiter: new RequestLimiter(() => this.current.rateLimits, new MemoryBucketStore()),
+      catalog: this.catalog,
+      sessions: this.sessions,
       policy: this.policy,
       pins: this.pins,
+      secrets: this.secrets,
+      inbox: this.inbox,
+    });
+    ({
+      registry: this.registry,
+      sync: this.sync,
+      fanout: this.fanout,
       principalConnections: this.principalConnections,
       sessionConnections: this.sessionConnections,
-      unusableServers: (principal) => this.secrets.unusableServers(principal),
-      inbox: this.inbox,
-      approvals: new ApprovalBook(),
-      urlElicitations,
-      outputSchemas: new OutputSchemas(this.catalog, logger),
-      tasks: new TaskRelay(this.sessions),
-    });
-    relay = new ServerRequestRelay(this.dispatcher.services, () => this.current.relay);
-    serverRequests = answeringPinnedRoots(this.dispatcher.services, relay.handle);
-    this.registry.addListener({ notification: (server, n) => urlElicitations.notification(server, n) });
+      dispatcher: this.dispatcher,
+    } = graph);
   }
 
   get config(): GatewayConfig {
     return this.current;
-  }
-
-  /** Each upstream's tools are checked against their pins whenever its list is new. */
-  private watchPins(): void {
-    const watch = new PinWatch(this.pins!, (server, err) => this.logger.error({ err, server }, 'tool pins could not be checked'));
-    this.catalog.onChange(() => watch.update(this.catalog.servers().map((server) => [server, this.catalog.snapshot(server)!.tools] as const)));
-  }
-
-  private reportPinChange(change: PinChange): void {
-    const held = change.outcome === 'quarantined';
-    this.logger.warn(
-      { server: change.server, tool: change.tool, previousHash: change.previousHash, hash: change.hash },
-      held
-        ? 'a tool definition changed since it was pinned: the tool is held back until `switchboard tools accept`'
-        : 'a tool definition changed since it was pinned (pin: warn): the new definition is pinned',
-    );
-    this.audit?.note(
-      systemEntry(
-        {
-          method: 'tools/definition-changed',
-          // The upstream's own name for the tool (no host named it): found by --upstream and --method.
-          upstream: change.server,
-          name: change.tool,
-          originalName: change.tool,
-          decision: held ? 'denied' : 'allowed',
-          rule: held ? 'pin:quarantined' : 'pin:warn',
-          outcome: null,
-          errorMessage: `tool '${change.tool}' of '${change.server}' changed its definition`,
-        },
-        { server: change.server, tool: change.tool, previousHash: change.previousHash, hash: change.hash },
-      ),
-    );
   }
 
   async start(): Promise<void> {
