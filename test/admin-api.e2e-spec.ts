@@ -99,6 +99,30 @@ describe('admin API: GET /admin/api/audit', () => {
     expect(params).toEqual(['cursor', 'decision', 'limit', 'order', 'princpal', 'since']);
   });
 
+  it('refuses a misspelt filter with 400 naming it, the parameters it takes and the one meant', async () => {
+    // A filter silently dropped would answer with the whole log, which reads like the filtered answer.
+    const res = await api().get('/admin/api/audit').query({ principle: 'key:frank', tools: 'echo', colour: 'red' }).expect(400);
+    expect(res.body.error.message).toBe('invalid query parameters: unknown principle, tools, colour');
+    const problems = Object.fromEntries((res.body.error.problems as { param: string; message: string }[]).map((p) => [p.param, p.message]));
+    const known = 'known: since, until, decision, limit, cursor, order, principal, tool, method, upstream, session';
+    expect(problems).toEqual({
+      principle: `unknown parameter (did you mean 'principal'?); ${known}`,
+      tools: `unknown parameter (did you mean 'tool'?); ${known}`,
+      colour: `unknown parameter; ${known}`,
+    });
+  });
+
+  it('refuses parameters on the inbox API, which takes none, rather than ignore them', async () => {
+    await api().get('/admin/inbox/items').expect(200);
+    const items = await api().get('/admin/inbox/items').query({ principal: 'key:frank' }).expect(400);
+    expect(items.body.error).toEqual({
+      message: 'invalid query parameters: unknown principal',
+      problems: [{ param: 'principal', message: 'unknown parameter; /admin/inbox/items takes none' }],
+    });
+    const events = await api().get('/admin/inbox/events').query({ viewer: 'x' }).set('Accept', 'text/event-stream').expect(400);
+    expect(events.body.error.message).toBe('invalid query parameters: unknown viewer');
+  });
+
   it('refuses a foreign Host or Origin with 403 (DNS rebinding), on every /admin path', async () => {
     const rebound = await api().get('/admin/api/audit').set('Host', 'evil.example').expect(403);
     expect(rebound.body.error.message).toMatch(/Host 'evil.example' is not allowed/);

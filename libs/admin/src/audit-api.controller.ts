@@ -4,6 +4,7 @@ import { ADMIN_OPTIONS, type AdminOptions } from './admin-options.js';
 import { auditRowJson } from '@switchboard/audit';
 import { MAX_SCANNED_ROWS, parseAuditPageParams } from './audit-page-params.js';
 import { sendError, sendJson } from './json-response.js';
+import { sendParamProblems } from './query-params.js';
 
 /** GET /admin/api/audit: one page of the audit log, newest first unless `order=asc`. */
 @Controller('admin/api')
@@ -19,7 +20,7 @@ export class AuditApiController {
     const auditQuery = this.options.auditQuery;
     if (!auditQuery) return sendError(res, 404, 'the audit log is disabled (audit.enabled: false in the config)');
     const parsed = parseAuditPageParams(query);
-    if (!parsed.ok) return sendError(res, 400, 'invalid query parameters', parsed.problems);
+    if (!parsed.ok) return sendParamProblems(res, parsed.problems);
     const { filter, limit, cursor, order } = parsed.request;
     try {
       // Rows of calls already answered may still be on their way to the database (ADR 007).

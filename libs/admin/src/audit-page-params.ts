@@ -7,6 +7,7 @@ import {
   type AuditFilter,
   type AuditOrder,
 } from '@switchboard/audit';
+import { unknownParamProblems, type ParamProblem } from './query-params.js';
 
 export const MAX_PAGE_LIMIT = 1000;
 export const DEFAULT_PAGE_LIMIT = 100;
@@ -23,10 +24,7 @@ export interface AuditPageRequest {
   order: AuditOrder;
 }
 
-export interface ParamProblem {
-  param: string;
-  message: string;
-}
+export type { ParamProblem };
 
 export type ParsedPageRequest = { ok: true; request: AuditPageRequest } | { ok: false; problems: ParamProblem[] };
 
@@ -39,7 +37,7 @@ const TEXT_FILTERS = {
   session: 'sessionId',
 } as const satisfies Record<string, keyof AuditFilter>;
 
-const KNOWN = new Set(['since', 'until', 'decision', 'limit', 'cursor', 'order', ...Object.keys(TEXT_FILTERS)]);
+const KNOWN = ['since', 'until', 'decision', 'limit', 'cursor', 'order', ...Object.keys(TEXT_FILTERS)];
 const MAX_TEXT_LENGTH = 1024;
 const EPOCH_MS = /^\d{1,15}$/;
 
@@ -49,12 +47,12 @@ const EPOCH_MS = /^\d{1,15}$/;
  * return the whole log while looking like a filtered answer.
  */
 export function parseAuditPageParams(query: Record<string, unknown>): ParsedPageRequest {
-  const problems: ParamProblem[] = [];
+  const problems: ParamProblem[] = unknownParamProblems(query, KNOWN);
   const bad = (param: string, message: string) => problems.push({ param, message });
   const text: Record<string, string> = {};
   for (const [param, value] of Object.entries(query)) {
-    if (!KNOWN.has(param)) bad(param, `unknown parameter; known: ${[...KNOWN].join(', ')}`);
-    else if (typeof value !== 'string') bad(param, 'must be given once, as a plain value');
+    if (!KNOWN.includes(param)) continue;
+    if (typeof value !== 'string') bad(param, 'must be given once, as a plain value');
     else if (value === '') bad(param, 'must not be empty');
     else if (value.length > MAX_TEXT_LENGTH) bad(param, `must be at most ${MAX_TEXT_LENGTH} characters`);
     else text[param] = value;

@@ -1,9 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { Controller, Get, Inject, Param, Post, Req, Res } from '@nestjs/common';
+import { Controller, Get, Inject, Param, Post, Query, Req, Res } from '@nestjs/common';
 import type { Inbox } from '@switchboard/inbox';
 import { toldReason } from '@switchboard/auth';
 import { ADMIN_OPTIONS, type AdminOptions } from '../admin-options.js';
 import { sendError, sendJson } from '../json-response.js';
+import { sendParamProblems, unknownParamProblems } from '../query-params.js';
 import { InboxAccess, inboxPathOf, type InboxCaller } from './inbox-access.js';
 import { parseInboxAnswer } from './inbox-answer.js';
 import { InboxEventStreams, SESSION_OVER } from './inbox-events.js';
@@ -42,17 +43,17 @@ export class InboxController {
   }
 
   @Get('items')
-  items(@Req() req: IncomingMessage, @Res() res: ServerResponse): void {
+  items(@Query() query: Record<string, unknown>, @Req() req: IncomingMessage, @Res() res: ServerResponse): void {
     const found = this.callerOr401(req, res);
-    if (!found) return;
+    if (!found || this.refusedParams(query, 'items', res)) return;
     const { inbox, caller } = found;
     sendJson(res, 200, { items: inbox.visibleTo(caller.viewer), now: Date.now(), viewer: caller.viewer, session: caller.sessionId !== undefined });
   }
 
   @Get('events')
-  events(@Req() req: IncomingMessage, @Res() res: ServerResponse): void {
+  events(@Query() query: Record<string, unknown>, @Req() req: IncomingMessage, @Res() res: ServerResponse): void {
     const found = this.callerOr401(req, res);
-    if (!found) return;
+    if (!found || this.refusedParams(query, 'events', res)) return;
     const { inbox, caller } = found;
     const { principal, admin } = caller.viewer;
     this.streams.start(res, {
@@ -118,6 +119,17 @@ export class InboxController {
     this.access.logout(req);
     res.setHeader('Set-Cookie', sessionCookie(req, undefined));
     res.writeHead(204).end();
+  }
+
+  /**
+   * These routes take no query parameters; one given is refused, as the audit API refuses
+   * those it does not know: `?principal=alice` ignored would show every item while looking
+   * like alice's.
+   */
+  private refusedParams(query: Record<string, unknown>, route: string, res: ServerResponse): boolean {
+    const problems = unknownParamProblems(query, [], `/admin/inbox/${route} takes none`);
+    if (problems.length > 0) sendParamProblems(res, problems);
+    return problems.length > 0;
   }
 
   private inboxOr404(res: ServerResponse): Inbox | undefined {
