@@ -100,7 +100,7 @@ describe('switchboard audit checkpoint and verify --checkpoint', () => {
     writeFileSync(absent, cli(advised.slice(1)).stdout);
     expect(cli(['audit', 'verify', '--checkpoint', absent, '--config', configPath]).code).toBe(0);
     const bare = cli(['audit', 'verify', '--checkpoint']);
-    expect([bare.code, bare.stderr]).toEqual([2, "switchboard: Option '--checkpoint <value>' argument missing\n"]);
+    expect([bare.code, bare.stderr]).toEqual([2, 'switchboard: --checkpoint needs a file of checkpoint lines, or a daemon log, e.g. --checkpoint checkpoints.log\n']);
   });
 
   it('rows cut from the newest end: the chain still verifies, the checkpoint does not (exit 1)', async () => {

@@ -255,6 +255,11 @@ describe('switchboard audit and db commands', () => {
     [withConfig('audit', 'tail', '-n', '0'), /^switchboard: -n\/--lines '0': expected a whole number of rows from 1 to 100000\n$/],
     // Not parseArgs' "argument is ambiguous ... use '--lines=-XYZ'": what -n takes, and that this is not it.
     [withConfig('audit', 'tail', '-n', '-1'), /^switchboard: -n\/--lines '-1': expected a whole number of rows from 1 to 100000\n$/],
+    // Not parseArgs' "Option '-n, --lines <value>' argument missing": what the option takes.
+    [['audit', 'tail', '--config', configPath, '--lines'], /^switchboard: --lines needs a number of rows, e\.g\. --lines 20\n$/],
+    [['audit', 'tail', '--config', configPath, '-n'], /^switchboard: -n needs a number of rows, e\.g\. -n 20\n$/],
+    // The value left out before another option: the same words, and why that option is no value.
+    [withConfig('audit', 'tail', '-n'), /^switchboard: -n needs a number of rows, e\.g\. -n 20 \('--config' is read as an option; a value that starts with '-' is written --lines=VALUE\)\n$/],
     [withConfig('audit', 'tail', '--frobnicate'), /^switchboard: Unknown option '--frobnicate'/],
     [withConfig('audit', 'rewrite'), /^switchboard: unknown audit command 'rewrite'; try: tail, export, stats, verify/],
     [['db'], /^switchboard: a command is missing; try: migrate\n$/],

@@ -111,6 +111,6 @@ describe('audit tail -n', () => {
   it('an option where its value should be says that the value is missing', async () => {
     const r = await run(['audit', 'tail', '-n', '--json']);
     expect(r.code).toBe(2);
-    expect(r.stderr).toBe("switchboard: Option '-n' needs a value ('--json' is read as an option); a value that starts with '-' is written --lines=VALUE\n");
+    expect(r.stderr).toBe("switchboard: -n needs a number of rows, e.g. -n 20 ('--json' is read as an option; a value that starts with '-' is written --lines=VALUE)\n");
   });
 });

@@ -46,9 +46,9 @@ describe('parseOptions', () => {
   it('says in one line that an option followed by another lacks its value', () => {
     const withShort = { ...options, lines: { type: 'string', short: 'n' } } as const;
     expect(() => parseOptions({ args: ['-n', '--json'], options: withShort })).toThrow(
-      /^Option '-n' needs a value \('--json' is read as an option\); a value that starts with '-' is written --lines=VALUE$/,
+      /^-n needs a number of rows, e\.g\. -n 20 \('--json' is read as an option; a value that starts with '-' is written --lines=VALUE\)$/,
     );
-    expect(() => parseOptions({ args: ['--since', '-x'], options })).toThrow(/^Option '--since' needs a value \('-x' is read as an option\)/);
+    expect(() => parseOptions({ args: ['--since', '-x'], options })).toThrow(/^--since needs a date, a time or a duration ago, e\.g\. --since 24h \('-x' is read as an option;/);
   });
 
   it('makes the options that name files absolute, and leaves an empty one empty', () => {

@@ -1,5 +1,6 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { commandLinePath } from '@switchboard/config';
+import { missingValueRefusal } from './option-values.js';
 
 /**
  * The options that name a file or directory, in every command. They are made absolute here,
@@ -76,13 +77,23 @@ function takesValue(word: string, options: Options): boolean {
 
 /**
  * parseArgs' "Option '-n' argument is ambiguous. Did you forget ... use '--lines=-XYZ'" (an
- * option where the value should be: `-n --json`), said in one line; other refusals as they are.
+ * option where the value should be: `-n --json`), said in one line; its "Option '-n, --lines
+ * <value>' argument missing" (the option last, nothing after it) as what the option takes
+ * (option-values.ts); other refusals as they are.
  */
 function clearerRefusal(err: unknown, args: readonly string[]): unknown {
-  const ambiguous = err instanceof Error ? /^Option '([^']+)' argument is ambiguous\..*use '(--[^=']+)=/s.exec(err.message) : null;
+  const missing = err instanceof Error ? /^Option '(?:-(.), )?--([^ ']+) <value>' argument missing$/.exec(err.message) : null;
+  if (missing) {
+    const [, short, long] = missing;
+    // Missing only when the option is the last word: `--lines`, `-n`, or a group `-fn`.
+    const last = args.at(-1) ?? '';
+    const typed = last.startsWith('--') || short === undefined ? `--${long}` : `-${short}`;
+    return new TypeError(missingValueRefusal(typed, long));
+  }
+  const ambiguous = err instanceof Error ? /^Option '([^']+)' argument is ambiguous\..*use '--([^=']+)=/s.exec(err.message) : null;
   if (!ambiguous) return err;
   const [, given, long] = ambiguous;
   const at = args.indexOf(given);
-  const taken = at === -1 || at + 1 >= args.length ? '' : ` ('${args[at + 1]}' is read as an option)`;
-  return new TypeError(`Option '${given}' needs a value${taken}; a value that starts with '-' is written ${long}=VALUE`);
+  const taken = at === -1 || at + 1 >= args.length ? '' : `'${args[at + 1]}' is read as an option; `;
+  return new TypeError(`${missingValueRefusal(given, long)} (${taken}a value that starts with '-' is written --${long}=VALUE)`);
 }
