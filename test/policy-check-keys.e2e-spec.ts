@@ -64,9 +64,13 @@ describe('policy check with the roles of the caller\'s API key', () => {
     const bob = check('bob', 'fx__echo');
     expect([bob.code, bob.stdout]).toEqual([0, expect.stringMatching(/^allow {2}rule: echo\nprincipal bob has roles: dev \(with the roles of key 'bob': dev\);/)]);
 
-    // --roles is taken as given, whatever the key carries.
+    // --roles is taken as given, whatever the key carries; that they are not the key's is said
+    // in one line, so the answer is not taken for the key's own access.
     const given = check('bob', 'fx__add', '--roles', 'admin');
     expect([given.code, given.stdout]).toEqual([0, expect.stringMatching(/^allow {2}rule: admin-all\nprincipal bob has roles: admin \(with --roles: admin\);/)]);
+    expect(given.stderr).toBe('note: key bob has roles [dev]; checked with --roles [admin] instead\n');
+    // The key's own roles, in any order: nothing to say.
+    expect(check('alice', 'fx__add', '--roles', 'dev,admin').stderr).toBe('');
   });
 
   it('says that no roles are known for a name no active key has, and for a token user without --roles', { timeout: cliRunsTimeout(4) }, () => {

@@ -84,6 +84,7 @@ async function check(args: string[], usage: string): Promise<number> {
       `principal ${callerName(principal)} has roles: ${engine.rolesOf(principal).join(', ') || 'none'}${checked.source ? ` (${checked.source})` : ''}; ` +
       `policy: ${file ?? '(none)'}, default ${engine.defaultEffect}\n`,
   );
+  if (checked.note) process.stderr.write(`${checked.note}\n`);
   return decision.allowed ? 0 : 3;
 }
 
