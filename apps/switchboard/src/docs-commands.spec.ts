@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { USAGE, commandFirst, parseStartArgs } from './cli.js';
 import { ARGUMENT_CHECKS } from './commands/argument-checks.js';
+import { usagePart } from './commands/usage-part.js';
 import type { CommandFamily } from './commands/index.js';
 
 // Users copy these commands as they are, so each must be one the CLI takes: its options
@@ -163,5 +164,43 @@ describe('the check itself', () => {
     expect(refusal(shellWords('secrets set --principal alice GITHUB_TOKEN < token.txt'))).toBeUndefined();
     expect(refusal(shellWords('keys revoke <name>'))).toBeUndefined();
     expect(refusal(shellWords('--config sw.yaml config check'))).toBeUndefined();
+  });
+});
+
+/**
+ * The README's list of commands (the first code block under "## Command line"): command ->
+ * its lines there. `secrets list|delete ...` would stand for two commands, so it counts for both.
+ */
+function readmeSynopses(): Map<string, string[]> {
+  const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8');
+  const section = readme.slice(readme.indexOf('\n## Command line\n'));
+  const block = /```sh\n([\s\S]*?)```/.exec(section)![1];
+  const lines = new Map<string, string[]>();
+  for (const line of block.split('\n')) {
+    const match = /^switchboard ((?:start|stdio)|[a-z]+ [a-z|]+)(?=\s|$)(.*)$/.exec(line);
+    if (!match) continue;
+    const [family, subs] = match[1].split(' ');
+    for (const command of subs === undefined ? [family] : subs.split('|').map((sub) => `${family} ${sub}`)) {
+      lines.set(command, [...(lines.get(command) ?? []), line.replace(/\s+#.*$/, '')]);
+    }
+  }
+  return lines;
+}
+
+/** The long options a command's --help names in its own entry (the notes' --config, --data-dir and FILTERS are said once, below the README's list too). */
+function helpOptions(command: string): string[] {
+  const entry = usagePart(USAGE, command).split('\n\n')[0];
+  return [...new Set(entry.match(/--[a-z][a-z-]*/g) ?? [])].filter((o) => o !== '--config' && o !== '--data-dir').sort();
+}
+
+describe("the README's list of commands", () => {
+  const synopses = readmeSynopses();
+  const usageCommands = [...USAGE.matchAll(/^ {2}switchboard ([a-z]+(?: [a-z]+)?)/gm)].map((m) => m[1]);
+
+  it.each(usageCommands)('has switchboard %s with every option its --help names, and no other', (command) => {
+    const lines = synopses.get(command);
+    expect(lines, `README.md lists no \`switchboard ${command}\``).toBeDefined();
+    const documented = [...new Set(lines!.join(' ').match(/--[a-z][a-z-]*/g) ?? [])].filter((o) => o !== '--config' && o !== '--data-dir').sort();
+    expect(documented).toEqual(helpOptions(command));
   });
 });
