@@ -142,11 +142,13 @@ describe('JwtVerifier', () => {
     expect(await verifier().verify(await expiringIn(365 * 86_400))).toEqual({
       ok: false,
       rule: 'auth:invalid-token',
-      reason: `the token's "exp" claim is 365 days away: more than this gateway accepts (auth.jwt.maxTokenLifetimeSec: 86400)`,
+      reason: `the token's "exp" claim is 8760 h away: more than this gateway accepts (auth.jwt.maxTokenLifetimeSec: 86400)`,
     });
     const capped = new JwtVerifier({ ...issuerOptions(jwksUrlOf(server), 30), maxTokenLifetimeSec: 600 });
     expect((await capped.verify(await expiringIn(600 + 20))).ok).toBe(true); // within the tolerance
-    expect(await capped.verify(await expiringIn(3600))).toMatchObject({ ok: false, reason: expect.stringMatching(/"exp" claim is 60 minutes away/) });
+    expect(await capped.verify(await expiringIn(3600))).toMatchObject({ ok: false, reason: expect.stringMatching(/"exp" claim is 1 h away/) });
+    // Said as every other duration is (durationText): rounded up, not down to "2 hours".
+    expect(await capped.verify(await expiringIn(2 * 3600 + 59 * 60))).toMatchObject({ ok: false, reason: expect.stringMatching(/"exp" claim is 2 h 59 min away/) });
   });
 
   it('says in words which claim was refused and why', async () => {

@@ -1,5 +1,5 @@
 import type { JwtConfig } from '@switchboard/config';
-import { MAX_PRINCIPAL_CHARS } from '@switchboard/core';
+import { durationText, MAX_PRINCIPAL_CHARS } from '@switchboard/core';
 import type { CryptoKey, JWTPayload, JWTVerifyOptions, JWTVerifyResult } from 'jose';
 
 type Jose = typeof import('jose');
@@ -106,10 +106,13 @@ export class JwtVerifier {
     // API key can be); the issuer's own lifetime is not taken on trust past the cap.
     const lifetime = Number(payload.exp) - Math.floor(Date.now() / 1000);
     if (lifetime > this.options.maxTokenLifetimeSec + this.options.clockToleranceSec) {
+      // In the wording of every other duration (rounded up): "2 hours" for 2 h 59 min said
+      // the token lived a third less than it does.
+      const away = durationText(Math.max(0, Number(payload.exp) * 1000 - Date.now()));
       return {
         ok: false,
         rule: 'auth:invalid-token',
-        reason: `the token's "exp" claim is ${spanOf(lifetime)} away: more than this gateway accepts (auth.jwt.maxTokenLifetimeSec: ${this.options.maxTokenLifetimeSec})`,
+        reason: `the token's "exp" claim is ${away} away: more than this gateway accepts (auth.jwt.maxTokenLifetimeSec: ${this.options.maxTokenLifetimeSec})`,
       };
     }
     // jose checks exp and nbf; a token issued in the future is as wrong as one not yet valid.
@@ -147,14 +150,6 @@ async function verifyWithEach(jose: Jose, token: string, matches: AsyncIterable<
     }
   }
   throw new jose.errors.JWSSignatureVerificationFailed();
-}
-
-/** A span of seconds as a person reads it: 90 s, 45 minutes, 30 hours, 365 days. */
-function spanOf(seconds: number): string {
-  if (seconds < 120) return `${seconds} s`;
-  if (seconds < 2 * 3600) return `${Math.floor(seconds / 60)} minutes`;
-  if (seconds < 2 * 86_400) return `${Math.floor(seconds / 3600)} hours`;
-  return `${Math.floor(seconds / 86_400)} days`;
 }
 
 /** A claim by dotted path: `realm_access.roles`. */
