@@ -20,6 +20,10 @@ describe('durationText', () => {
     [3_600_000, '1 h'],
     [3_600_001, '1 h 1 min'],
     [86_460_000, '24 h 1 min'],
+    [172_740_000, '47 h 59 min'],
+    [172_800_000, '2 d'],
+    [172_800_001, '2 d 1 h'],
+    [31_536_000_000, '365 d'],
   ])('%d ms is "%s"', (ms, text) => expect(durationText(ms)).toBe(text));
 
   it('rounds a fraction of a millisecond up, into seconds when it reaches one', () => {
@@ -45,6 +49,15 @@ describe('durationText', () => {
       const text = durationText(ms);
       expect(said(text)).toBeGreaterThanOrEqual(ms);
       expect(said(text) - ms).toBeLessThan(ms < 3_600_000 ? 1000 : 60_000);
+    }
+  });
+
+  it('from two days on, says days and rounds up to the hour: a year-long token read "8760 h away"', () => {
+    for (let ms = 172_800_000; ms <= 40 * 86_400_000; ms += 3_599_999) {
+      const [, days, hours] = /^(\d+) d(?: (\d+) h)?$/.exec(durationText(ms)) ?? [];
+      const said = Number(days) * 86_400_000 + Number(hours ?? 0) * 3_600_000;
+      expect(said).toBeGreaterThanOrEqual(ms);
+      expect(said - ms).toBeLessThan(3_600_000);
     }
   });
 

@@ -18,9 +18,10 @@ function roundedUp(ms: number): { ms: number } | { tenths: number } {
 }
 
 /**
- * `ms` as a message says it, short: "250 ms", "1.3 s", "1 min 30 s", "23 h 59 min". Never
- * shorter than `ms`. A wait of a minute or more is rounded up to the second, and one of an
- * hour or more to the minute: a day's bucket said "retry in 86400 s", true but unreadable.
+ * `ms` as a message says it, short: "250 ms", "1.3 s", "1 min 30 s", "23 h 59 min", "2 d 1 h".
+ * Never shorter than `ms`. A wait of a minute or more is rounded up to the second, one of an
+ * hour or more to the minute, and one of two days or more to the hour: a day's bucket said
+ * "retry in 86400 s", and a year-long token "8760 h away", true but unreadable.
  * Throws a RangeError for a negative or non-finite value (no wait is either).
  */
 export function durationText(ms: number): string {
@@ -30,7 +31,9 @@ export function durationText(ms: number): string {
   const seconds = Math.ceil(ms / 1000);
   if (seconds < 3600) return joined(Math.floor(seconds / 60), 'min', seconds % 60, 's');
   const minutes = Math.ceil(ms / 60_000);
-  return joined(Math.floor(minutes / 60), 'h', minutes % 60, 'min');
+  if (minutes < 48 * 60) return joined(Math.floor(minutes / 60), 'h', minutes % 60, 'min');
+  const hours = Math.ceil(ms / 3_600_000);
+  return joined(Math.floor(hours / 24), 'd', hours % 24, 'h');
 }
 
 /** "1 min", "1 min 30 s": the smaller part only when it is not zero. */

@@ -142,7 +142,7 @@ describe('JwtVerifier', () => {
     expect(await verifier().verify(await expiringIn(365 * 86_400))).toEqual({
       ok: false,
       rule: 'auth:invalid-token',
-      reason: `the token's "exp" claim is 8760 h away: more than this gateway accepts (auth.jwt.maxTokenLifetimeSec: 86400)`,
+      reason: `the token's "exp" claim is 365 d away: more than this gateway accepts (auth.jwt.maxTokenLifetimeSec: 86400)`,
     });
     const capped = new JwtVerifier({ ...issuerOptions(jwksUrlOf(server), 30), maxTokenLifetimeSec: 600 });
     expect((await capped.verify(await expiringIn(600 + 20))).ok).toBe(true); // within the tolerance
