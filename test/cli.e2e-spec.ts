@@ -129,6 +129,35 @@ describe('switchboard CLI', () => {
     expect(runCli(['config', 'check', '--config', writeConfig({ mcpServers: {} }, dir)]).stderr).toBe('');
   });
 
+  it('start, config check and policy lint warn, in one wording, of allow rules that the default of allow leaves deciding nothing', async () => {
+    const dir = tempDir();
+    const file = join(dir, 'policy.yaml');
+    writeFileSync(file, 'roles:\n  dev:\n    - { id: dev-read, allow: [list, call], tool: demo__echo }\n    - { id: no-add, deny: call, tool: demo__add }\n');
+    const config = writeConfig({ policy: { file: 'policy.yaml' }, mcpServers: {} }, dir);
+    const daemon = await startDaemon(config);
+    const logged = JSON.parse(await daemon.waitForLog(/allows nothing/, 10_000, "start's warning")) as { level: number; msg: string; file: string };
+    expect(logged.level).toBe(40);
+    expect(logged.file).toBe(file);
+    expect(logged.msg).toMatch(/^the allow rule dev-read allows nothing that is not allowed already: .*default effect is allow.*set defaultEffect: deny/);
+    // An edit that adds more is told again, with every rule it names (the first three, then a count).
+    writeFileSync(file, `roles:\n  dev:\n${['a', 'b', 'c', 'd'].map((id) => `    - { id: ${id}, allow: call, tool: demo__${id} }\n`).join('')}`);
+    await daemon.waitForLog(/the 4 allow rules a, b, c and 1 more allow nothing/, 10_000, 'the warning after a reload');
+    await daemon.stop();
+    writeFileSync(file, 'roles:\n  dev:\n    - { id: dev-read, allow: [list, call], tool: demo__echo }\n    - { id: no-add, deny: call, tool: demo__add }\n');
+    for (const command of [['config', 'check'], ['policy', 'lint']]) {
+      const r = runCli([...command, '--config', config]);
+      expect(r.code, command.join(' ')).toBe(0);
+      expect(r.stderr, command.join(' ')).toBe(`warning: ${file}: ${logged.msg}\n`);
+    }
+    // A default someone chose (in the file or the config) is not second-guessed; nor is a rule that allows sampling.
+    writeFileSync(file, 'defaultEffect: allow\nroles:\n  dev:\n    - { id: dev-read, allow: call, tool: demo__echo }\n');
+    expect(runCli(['config', 'check', '--config', config]).stderr).toBe('');
+    writeFileSync(file, 'roles:\n  dev:\n    - { id: dev-read, allow: call, tool: demo__echo }\n');
+    expect(runCli(['config', 'check', '--config', writeConfig({ policy: { file: 'policy.yaml', defaultEffect: 'allow' }, mcpServers: {} }, dir)]).stderr).toBe('');
+    writeFileSync(file, 'roles:\n  dev:\n    - { id: sampling-ok, allow: sample, server: demo }\n');
+    expect(runCli(['policy', 'lint', '--config', writeConfig({ policy: { file: 'policy.yaml' }, mcpServers: {} }, dir)]).stderr).toBe('');
+  });
+
   it('a missing config file is a clear error, exit 2', () => {
     const r = runCli(['start', '--config', '/nonexistent/switchboard.yaml']);
     expect(r.code).toBe(2);

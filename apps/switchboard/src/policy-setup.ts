@@ -1,7 +1,7 @@
 import { ConfigError, FileWatcher, readConfigBytes, type GatewayConfig } from '@switchboard/config';
 import { isLoopbackHost } from '@switchboard/core';
 import type { Logger } from '@switchboard/observability';
-import { aliasedServerSelectors, loadPolicyBytes, PolicyEngine, type PolicyDocument } from '@switchboard/policy';
+import { aliasedServerSelectors, inertAllowRules, loadPolicyBytes, PolicyEngine, type PolicyDocument } from '@switchboard/policy';
 
 /**
  * The policy in force, and the watch that reloads its file. Without a file only the default
@@ -29,6 +29,8 @@ export function openPolicy(
   logger.info({ file, roles: Object.keys(doc.roles).length, defaultEffect: engine.defaultEffect }, 'policy loaded');
   const warnAliases = (loaded: PolicyDocument) => {
     for (const { path, reason } of aliasedServerSelectors(loaded, config.servers)) logger.warn({ file, path }, reason);
+    const inert = inertAllowWarning(loaded, config);
+    if (inert) logger.warn({ file }, inert);
   };
   warnAliases(doc);
   const watcher = new FileWatcher(file, loadPolicyBytes, (change) => {
@@ -53,6 +55,25 @@ export function openPolicy(
 export function noPolicyWarning(config: GatewayConfig): string | undefined {
   if (config.policy.file || policyDefaultEffect(config) !== 'deny') return undefined;
   return 'no policy file and default effect deny: every tools/call, read, prompt and completion is refused; set policy.file (docs/policy.md)';
+}
+
+/**
+ * A policy file of allow rules under the default nobody chose, allow on a loopback listener:
+ * they change nothing, though their author most likely meant them as what to serve. `start`
+ * (at load and each reload), `config check` and `policy lint` tell it in these words. A default
+ * of allow set in the file or the config is a choice (allow rules kept for a later switch to
+ * deny, say), so it is not second-guessed.
+ */
+export function inertAllowWarning(doc: PolicyDocument, config: GatewayConfig): string | undefined {
+  if (doc.defaultEffect !== undefined || config.policy.defaultEffect !== undefined) return undefined;
+  const inert = inertAllowRules(doc, policyDefaultEffect(config));
+  if (inert.length === 0) return undefined;
+  const names = inert.length > 3 ? `${inert.slice(0, 3).join(', ')} and ${inert.length - 3} more` : inert.join(', ');
+  const rules = inert.length === 1 ? `the allow rule ${names} allows` : `the ${inert.length} allow rules ${names} allow`;
+  return (
+    `${rules} nothing that is not allowed already: on a loopback listener the default effect is allow, and only deny, ` +
+    'confirm and `allow: sample` rules change a decision; set defaultEffect: deny to serve only what the rules allow (docs/policy.md)'
+  );
 }
 
 /** Without a matching rule (and without a file's own defaultEffect): allow on loopback, deny elsewhere. */

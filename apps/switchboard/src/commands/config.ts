@@ -3,7 +3,7 @@ import { defaultConfigPath, parseConfigText, readConfigBytes, type GatewayConfig
 import { COMMON_OPTIONS, loadCommandConfig, parseCommandArgs, printUsage, runSubcommand } from './command-args.js';
 import { CommandError } from './command-error.js';
 import { noPolicyWarning, policyDefaultEffect } from '../policy-setup.js';
-import { loadPolicyForCommand, warnAliasedServers } from './policy.js';
+import { loadPolicyForCommand, warnOfIneffectiveRules } from './policy.js';
 
 /** `switchboard config check`. */
 export async function runConfigCommand(args: string[], usage: string): Promise<number> {
@@ -32,7 +32,7 @@ async function check(args: string[], usage: string): Promise<number> {
     throw policyProblems ? new CommandError(`${err instanceof Error ? err.message : String(err)}\n${policyProblems}`, 2) : err;
   }
   const policy = config.policy.file ? loadPolicyForCommand(config.policy.file, 2) : undefined;
-  if (policy) warnAliasedServers(policy, config);
+  if (policy) warnOfIneffectiveRules(policy, config);
   const refusesAll = noPolicyWarning(config);
   if (refusesAll) process.stderr.write(`warning: ${refusesAll}\n`);
   // The file's own defaultEffect, when it sets one, wins over the config's.

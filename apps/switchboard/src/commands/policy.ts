@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import type { GatewayConfig } from '@switchboard/config';
 import { callerName, counted, MAX_URI_CHARS, parseCallerName } from '@switchboard/core';
 import { aliasedServerSelectors, PolicyEngine, unnormalizedPath, type PolicyDecision, type PolicyDocument } from '@switchboard/policy';
-import { policyDefaultEffect, readPolicyFile } from '../policy-setup.js';
+import { inertAllowWarning, policyDefaultEffect, readPolicyFile } from '../policy-setup.js';
 import { COMMON_OPTIONS, commaList, loadCommandConfig, parseCommandArgs, runSubcommand, printUsage } from './command-args.js';
 import { CommandError, usageError } from './command-error.js';
 import { policyRequestOf } from './policy-request.js';
@@ -47,8 +47,8 @@ export async function runPolicyCommand(args: string[], usage: string): Promise<n
 
 /**
  * Validates a policy file (--file, else the config's policy.file); every problem listed, exit
- * 1. With a config (no --file, or --config given), also warns of rules that name a server by
- * its alias, which never apply.
+ * 1. With a config (no --file, or --config given), also warns of rules that cannot do what they
+ * say (warnOfIneffectiveRules).
  */
 async function lint(args: string[], usage: string): Promise<number> {
   const { values } = POLICY_ARGUMENTS.lint(args);
@@ -56,7 +56,7 @@ async function lint(args: string[], usage: string): Promise<number> {
   const config = values.file && !values.config ? undefined : loadCommandConfig(values);
   const file = policyFile(values.file, config);
   const doc = loadPolicyForCommand(file);
-  if (config) warnAliasedServers(doc, config, file);
+  if (config) warnOfIneffectiveRules(doc, config, file);
   const rules = Object.values(doc.roles).reduce((n, r) => n + r.length, 0);
   process.stdout.write(`ok: ${file}: ${counted(Object.keys(doc.roles).length, 'role')}, ${counted(rules, 'rule')}\n`);
   return 0;
@@ -126,7 +126,12 @@ export function loadPolicyForCommand(file: string, exitCode: 1 | 2 = 1): PolicyD
   return read.doc;
 }
 
-/** Rules whose `server:` names only an alias never apply: a warning on stderr for each. */
-export function warnAliasedServers(doc: PolicyDocument, config: GatewayConfig, file = config.policy.file): void {
+/**
+ * Rules that cannot do what they say, a warning on stderr for each: a `server:` that names only
+ * an alias never applies; allow rules under the default nobody chose change nothing.
+ */
+export function warnOfIneffectiveRules(doc: PolicyDocument, config: GatewayConfig, file = config.policy.file): void {
   for (const { path, reason } of aliasedServerSelectors(doc, config.servers)) process.stderr.write(`warning: ${file}: ${path}: ${reason}\n`);
+  const inert = inertAllowWarning(doc, config);
+  if (inert) process.stderr.write(`warning: ${file}: ${inert}\n`);
 }
