@@ -238,6 +238,26 @@ describe('policies through the daemon (CASL, from a policy file)', () => {
     // Without a config there is nothing to compare with, and nothing to warn of.
     expect(runCli(['policy', 'lint', '--file', join(aliasDir, 'policy.yaml')]).stderr).toBe('');
   });
+
+  it('a rule none of whose actions apply to what it selects is refused; one with some that do loads, and start and lint warn of the rest', async () => {
+    const dir = tempDir();
+    const file = join(dir, 'policy.yaml');
+    const config = writeConfig({ policy: { file: 'policy.yaml', defaultEffect: 'deny' }, mcpServers: {} }, dir);
+    writeFileSync(file, 'roles:\n  dev:\n    - { id: echo, allow: call, resource: demo__echo }\n');
+    const refused = runCli(['policy', 'lint', '--config', config]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/roles\.dev\.0: call does not apply to resources and templates, which resource: selects .*so the rule would never apply; call applies to tools: select them with tool:/);
+    writeFileSync(file, 'roles:\n  dev:\n    - { id: echo, allow: [list, call], resource: demo__echo }\n');
+    const warned = runCli(['policy', 'lint', '--config', config]);
+    expect(warned.code).toBe(0);
+    const reason = 'call does not apply to resources and templates, which resource: selects (they take list, read, subscribe and complete), so the rule applies to list only; call applies to tools: select them with tool:';
+    expect(warned.stderr).toBe(`warning: ${file}: roles.dev.0.allow: ${reason}\n`);
+    expect(runCli(['policy', 'lint', '--file', file]).stderr, 'no config needed for this one').toBe(warned.stderr);
+    const daemon = await startDaemon(config);
+    const logged = JSON.parse(await daemon.waitForLog(/does not apply to resources/, 10_000, "start's warning")) as { msg: string; path: string };
+    expect(logged).toMatchObject({ msg: reason, path: 'roles.dev.0.allow' });
+    await daemon.stop();
+  });
 });
 
 describe('resource rules judge the URI the upstream reads, however the host spells it', () => {

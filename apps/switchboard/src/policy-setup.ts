@@ -1,7 +1,7 @@
 import { ConfigError, FileWatcher, readConfigBytes, type GatewayConfig } from '@switchboard/config';
 import { isLoopbackHost } from '@switchboard/core';
 import type { Logger } from '@switchboard/observability';
-import { aliasedServerSelectors, inertAllowRules, loadPolicyBytes, PolicyEngine, type PolicyDocument } from '@switchboard/policy';
+import { actionsOutsideSelectors, aliasedServerSelectors, inertAllowRules, loadPolicyBytes, PolicyEngine, type PolicyDocument } from '@switchboard/policy';
 
 /**
  * The policy in force, and the watch that reloads its file. Without a file only the default
@@ -27,12 +27,12 @@ export function openPolicy(
   const { doc } = read;
   const engine = new PolicyEngine(doc, fallback, file);
   logger.info({ file, roles: Object.keys(doc.roles).length, defaultEffect: engine.defaultEffect }, 'policy loaded');
-  const warnAliases = (loaded: PolicyDocument) => {
-    for (const { path, reason } of aliasedServerSelectors(loaded, config.servers)) logger.warn({ file, path }, reason);
+  const warnIneffective = (loaded: PolicyDocument) => {
+    for (const { path, reason } of [...aliasedServerSelectors(loaded, config.servers), ...actionsOutsideSelectors(loaded)]) logger.warn({ file, path }, reason);
     const inert = inertAllowWarning(loaded, config);
     if (inert) logger.warn({ file }, inert);
   };
-  warnAliases(doc);
+  warnIneffective(doc);
   const watcher = new FileWatcher(file, loadPolicyBytes, (change) => {
     if ('error' in change) {
       logger.error({ file, problems: change.error.problems }, 'policy change refused; the previous policy stays in force');
@@ -40,7 +40,7 @@ export function openPolicy(
     }
     engine.replace(change);
     logger.info({ file, version: engine.version, defaultEffect: engine.defaultEffect }, 'policy reloaded');
-    warnAliases(change);
+    warnIneffective(change);
     onReloaded();
   }, undefined, undefined, (message) => logger.warn({ file }, message));
   // The runtime starts the watch once the upstreams are up, from these bytes: an edit saved

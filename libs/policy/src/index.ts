@@ -3,6 +3,7 @@ export * from './compiled-policy.js';
 export * from './policy-loader.js';
 export * from './role-names.js';
 export * from './inert-allow-rules.js';
+export * from './rule-actions.js';
 export * from './policy-engine.js';
 export * from './pinning/pin-store.js';
 export * from './pinning/pin-guard.js';

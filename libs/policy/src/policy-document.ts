@@ -1,5 +1,6 @@
 import { MAX_CALLER_NAME_CHARS } from '@switchboard/core';
 import { z } from 'zod';
+import { outsideSelector } from './rule-actions.js';
 
 /** What a rule may allow or deny. `*` is every action. */
 export const POLICY_ACTIONS = ['list', 'call', 'read', 'subscribe', 'get', 'complete', 'sample', 'elicit', 'log'] as const;
@@ -67,6 +68,12 @@ export const ruleSchema = z
   .refine((r) => r.when === undefined || r.resource === undefined, { message: 'resources have no arguments: when applies to tools and prompts' })
   .refine((r) => r.when === undefined || judgesArguments(r.allow ?? r.deny ?? r.confirm!), {
     message: 'when judges the arguments of call (tools) and get (prompts): this rule names neither, so it would never apply',
+  })
+  .superRefine((r, ctx) => {
+    // `allow: call, resource: ...` allows nothing: refused as a rule that can never apply. A
+    // rule with some action that applies loads, and the rest is a warning (actionsOutsideSelectors).
+    const outside = outsideSelector(r);
+    if (outside && outside.applying.length === 0) ctx.addIssue({ code: 'custom', message: outside.why('the rule would never apply') });
   });
 
 /** Whether a rule's actions include one whose requests carry arguments. */

@@ -2,6 +2,7 @@ import { ConfigError } from '@switchboard/config';
 import { MAX_CALLER_NAME_CHARS, MAX_PRINCIPAL_CHARS } from '@switchboard/core';
 import { describe, expect, it } from 'vitest';
 import { loadPolicyBytes } from './policy-loader.js';
+import { actionsOutsideSelectors } from './rule-actions.js';
 
 /** The problems a policy file is refused with, as `path: reason`. */
 function problemsOf(yaml: string): string[] {
@@ -97,5 +98,44 @@ describe('every problem of a policy file in one round', () => {
 
   it('a file that is not a mapping gives the one problem', () => {
     expect(problemsOf('[1, 2]')).toEqual([': must be a mapping with roles (and optionally users, groups, everyone, defaultEffect)']);
+  });
+});
+
+describe('a rule whose actions do not apply to the kind of item it selects', () => {
+  it('is refused when none of them does, saying which selector the action takes', () => {
+    const yaml = [
+      'roles:',
+      '  dev:',
+      '    - { allow: call, resource: every__echo }',
+      '    - { deny: [get, complete], tool: "x*" }',
+      '    - { allow: sample, prompt: p }',
+      '    - { allow: [read, subscribe], prompt: p }',
+    ].join('\n');
+    expect(problemsOf(yaml)).toEqual([
+      'roles.dev.0: call does not apply to resources and templates, which resource: selects (they take list, read, subscribe and complete), so the rule would never apply; call applies to tools: select them with tool:',
+      'roles.dev.1: get and complete do not apply to tools, which tool: selects (they take list and call), so the rule would never apply; get applies to prompts: select them with prompt:',
+      'roles.dev.2: sample does not apply to prompts, which prompt: selects (they take list, get and complete), so the rule would never apply; sample applies to upstreams: select them with server: alone',
+      'roles.dev.3: read and subscribe do not apply to prompts, which prompt: selects (they take list, get and complete), so the rule would never apply; read applies to resources: select them with resource:',
+    ]);
+  });
+
+  it('loads when one of them does (the rest is a warning: actionsOutsideSelectors), and with * or no item selector', () => {
+    const yaml = [
+      'roles:',
+      '  dev:',
+      '    - { id: mixed, allow: [list, call], resource: "every__echo" }',
+      '    - { deny: "*", tool: "x*" }',
+      '    - { allow: [call, read, sample], server: fs }',
+      '    - { allow: [get, complete] }',
+      '    - { confirm: call, tool: "fs__*" }',
+    ].join('\n');
+    expect(problemsOf(yaml)).toEqual([]);
+    expect(actionsOutsideSelectors(loadPolicyBytes('policy.yaml', Buffer.from(yaml)))).toEqual([
+      {
+        path: 'roles.dev.0.allow',
+        reason:
+          'call does not apply to resources and templates, which resource: selects (they take list, read, subscribe and complete), so the rule applies to list only; call applies to tools: select them with tool:',
+      },
+    ]);
   });
 });

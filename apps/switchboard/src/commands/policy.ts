@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import type { GatewayConfig } from '@switchboard/config';
 import { callerName, counted, MAX_URI_CHARS, parseCallerName } from '@switchboard/core';
-import { aliasedServerSelectors, PolicyEngine, unnormalizedPath, type PolicyDecision, type PolicyDocument } from '@switchboard/policy';
+import { actionsOutsideSelectors, aliasedServerSelectors, PolicyEngine, unnormalizedPath, type PolicyDecision, type PolicyDocument } from '@switchboard/policy';
 import { inertAllowWarning, policyDefaultEffect, readPolicyFile } from '../policy-setup.js';
 import { COMMON_OPTIONS, commaList, loadCommandConfig, parseCommandArgs, runSubcommand, printUsage } from './command-args.js';
 import { CommandError, usageError } from './command-error.js';
@@ -47,8 +47,8 @@ export async function runPolicyCommand(args: string[], usage: string): Promise<n
 
 /**
  * Validates a policy file (--file, else the config's policy.file); every problem listed, exit
- * 1. With a config (no --file, or --config given), also warns of rules that cannot do what they
- * say (warnOfIneffectiveRules).
+ * 1. Warns of rules that cannot do what they say (warnOfIneffectiveRules), more of them with
+ * a config to compare with (no --file, or --config given).
  */
 async function lint(args: string[], usage: string): Promise<number> {
   const { values } = POLICY_ARGUMENTS.lint(args);
@@ -56,7 +56,7 @@ async function lint(args: string[], usage: string): Promise<number> {
   const config = values.file && !values.config ? undefined : loadCommandConfig(values);
   const file = policyFile(values.file, config);
   const doc = loadPolicyForCommand(file);
-  if (config) warnOfIneffectiveRules(doc, config, file);
+  warnOfIneffectiveRules(doc, config, file);
   const rules = Object.values(doc.roles).reduce((n, r) => n + r.length, 0);
   process.stdout.write(`ok: ${file}: ${counted(Object.keys(doc.roles).length, 'role')}, ${counted(rules, 'rule')}\n`);
   return 0;
@@ -127,11 +127,14 @@ export function loadPolicyForCommand(file: string, exitCode: 1 | 2 = 1): PolicyD
 }
 
 /**
- * Rules that cannot do what they say, a warning on stderr for each: a `server:` that names only
- * an alias never applies; allow rules under the default nobody chose change nothing.
+ * Rules that cannot do what they say, a warning on stderr for each: an action the rule's item
+ * selector rules out is never matched; with a config to compare with, also a `server:` that
+ * names only an alias (it never applies) and allow rules under the default nobody chose
+ * (they change nothing).
  */
-export function warnOfIneffectiveRules(doc: PolicyDocument, config: GatewayConfig, file = config.policy.file): void {
-  for (const { path, reason } of aliasedServerSelectors(doc, config.servers)) process.stderr.write(`warning: ${file}: ${path}: ${reason}\n`);
-  const inert = inertAllowWarning(doc, config);
+export function warnOfIneffectiveRules(doc: PolicyDocument, config: GatewayConfig | undefined, file = config?.policy.file): void {
+  const found = [...actionsOutsideSelectors(doc), ...(config ? aliasedServerSelectors(doc, config.servers) : [])];
+  for (const { path, reason } of found) process.stderr.write(`warning: ${file}: ${path}: ${reason}\n`);
+  const inert = config && inertAllowWarning(doc, config);
   if (inert) process.stderr.write(`warning: ${file}: ${inert}\n`);
 }
