@@ -1,8 +1,10 @@
+import { join } from 'node:path';
 import { Client, SSEClientTransport, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { startConformanceHttpFixture, startHttpFixture, type HttpFixture } from '@switchboard/testing';
 import request from 'supertest';
 import { afterEach, describe, expect, it } from 'vitest';
-import { eventually, isAlive, startDaemon, stdioFixture, stopAllDaemons } from './support/daemon.js';
+import { eventually, isAlive, startDaemon, stdioFixture, stopAllDaemons, tempDir, writeConfig } from './support/daemon.js';
+import { auditRows } from './support/audit-rows.js';
 import { connectHost, type Host } from './support/hosts.js';
 import { answerItem, pendingItem } from './support/inbox-client.js';
 import { closeHosts, errorOf, host, hosts, stats } from './support/resilience.js';
@@ -444,6 +446,26 @@ describe('stopping the daemon', () => {
       }
     });
   }
+
+  it('a second SIGTERM while draining exits at once, code 1, and its log line counts the audit rows the exit leaves uncommitted (relaxed: lost)', async () => {
+    const dir = tempDir();
+    const daemon = await startDaemon(writeConfig({ log: { level: 'info' }, audit: { mode: 'relaxed', flushMs: 60_000 }, mcpServers: { fx: stdioFixture() } }, dir));
+    const client = await host(daemon);
+    // Answered, and waiting out flushMs in memory: no commit before the exit.
+    await client.callTool({ name: 'fx__echo', arguments: { text: 'answered before the signals' } });
+    const { calls } = await stats(client);
+    const inFlight = errorOf(client.callTool({ name: 'fx__slow', arguments: { ms: 120_000 } }, { timeout: 120_000 }));
+    await untilAnotherCall(client, calls);
+    daemon.proc.kill('SIGTERM');
+    await daemon.waitForLog(/shutting down: draining in-flight calls/, 10_000, 'the drain');
+    expect(await daemon.stop('SIGTERM')).toEqual({ code: 1, signal: null });
+    await inFlight;
+    const told = /"auditRowsUncommitted":(\d+).*"msg":"second signal while draining: exiting now, [^"]*; (\d+) audit rows not yet committed are lost"/.exec(daemon.stderr());
+    expect(told, daemon.stderr()).not.toBeNull();
+    expect(Number(told![2])).toBe(Number(told![1]));
+    expect(Number(told![2])).toBeGreaterThanOrEqual(2);
+    expect(auditRows(join(dir, 'data'), `name = 'fx__echo'`)).toEqual([]);
+  });
 
   it('SIGKILL leaves no orphan upstream processes', async () => {
     const daemon = await startDaemon({ mcpServers: { fx: stdioFixture(), fy: stdioFixture({ FIXTURE_NAME: 'fy' }) } });

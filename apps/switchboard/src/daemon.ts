@@ -22,7 +22,7 @@ import { GatewayRuntime } from './gateway-runtime.js';
 import { IdleGc } from './idle-gc.js';
 import { RestartNotices } from './restart-notices.js';
 import { MAX_BODY_BYTES } from './limits.js';
-import { ShutdownSignals } from './shutdown-signals.js';
+import { ShutdownSignals, uncommittedRowsNote } from './shutdown-signals.js';
 
 /**
  * What the config file itself said, before command-line overrides (`--port`, `--data-dir`):
@@ -154,7 +154,11 @@ async function startDaemon(config: GatewayConfig, fromFile: FileSettings, logger
   const stop = async (signal: string) => {
     if (stopping) {
       // A second Ctrl-C (or SIGTERM) means: now. Upstream children are stopped by their watchdog.
-      logger.warn({ signal }, 'second signal while draining: exiting now, without waiting for in-flight calls');
+      const audit = auditStore.log?.status();
+      logger.warn(
+        { signal, auditRowsUncommitted: audit?.queuedRows },
+        `second signal while draining: exiting now, without waiting for in-flight calls${uncommittedRowsNote(audit)}`,
+      );
       logger.flush?.();
       process.exit(1);
     }

@@ -1,3 +1,4 @@
+import { counted } from '@switchboard/core';
 import type { Logger } from '@switchboard/observability';
 
 type StopHandler = (signal: NodeJS.Signals) => void;
@@ -71,4 +72,25 @@ export class ShutdownSignals {
   private logHeld(signal: NodeJS.Signals): void {
     this.logger?.info({ signal }, 'signal during start-up: shutting down as soon as start-up is done');
   }
+}
+
+/** What the audit writer reports of the rows it holds (AuditWriterStatus). */
+interface UncommittedRows {
+  queuedRows: number;
+  journal?: string;
+}
+
+/**
+ * What exiting at a second signal leaves of the audit log, for its log line: the rows not yet
+ * committed, which the exit skips the final commit of. In a journal (strict mode on
+ * `synchronous: normal`) the next start moves them in; otherwise (relaxed mode's rows waiting
+ * out flushMs) they are lost, and this line is the only record that they were.
+ */
+export function uncommittedRowsNote(status: UncommittedRows | undefined): string {
+  const rows = status?.queuedRows ?? 0;
+  if (rows === 0) return '';
+  const told = counted(rows, 'audit row');
+  return status?.journal
+    ? `; ${told} not yet committed: those in the journal are moved in at the next start`
+    : `; ${told} not yet committed ${rows === 1 ? 'is' : 'are'} lost`;
 }

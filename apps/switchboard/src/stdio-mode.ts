@@ -6,7 +6,7 @@ import { sqliteConnection } from '@switchboard/persistence';
 import { openAuditStore } from './audit-store.js';
 import { GatewayRuntime } from './gateway-runtime.js';
 import { MAX_BODY_BYTES } from './limits.js';
-import { ShutdownSignals } from './shutdown-signals.js';
+import { ShutdownSignals, uncommittedRowsNote } from './shutdown-signals.js';
 
 /**
  * `switchboard stdio`: the same merged endpoint on stdin/stdout for hosts that launch MCP
@@ -75,7 +75,11 @@ async function serveStdio(config: GatewayConfig, logger: Logger, signals: Shutdo
   const onSignal = (signal: NodeJS.Signals) => {
     if (stopping) {
       // A second Ctrl-C (or SIGTERM) means: now. Upstream children are stopped by their watchdog.
-      logger.warn({ signal }, 'second signal while shutting down: exiting now, without waiting for the upstreams to stop');
+      const audit = auditStore.log?.status();
+      logger.warn(
+        { signal, auditRowsUncommitted: audit?.queuedRows },
+        `second signal while shutting down: exiting now, without waiting for the upstreams to stop${uncommittedRowsNote(audit)}`,
+      );
       logger.flush?.();
       process.exit(1);
     }
