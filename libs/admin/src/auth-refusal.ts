@@ -8,7 +8,8 @@ import { sendError } from './json-response.js';
  * reason, the answer (status, challenge) with what the caller is told.
  */
 export function sendAuthRefusal(req: IncomingMessage, res: ServerResponse, refusal: AuthRefusal, onRefused: RefusalListener | undefined): void {
-  onRefused?.({ ...httpRefusal(req, refusal.reason), decision: 'unauthenticated', rule: refusal.rule });
+  const holder = refusal.attributedTo;
+  onRefused?.({ ...httpRefusal(req, refusal.reason), decision: 'unauthenticated', rule: refusal.rule, ...(holder && { principal: holder }) });
   const answer = refusalAnswer(req, refusal);
   for (const [name, value] of Object.entries(answer.headers)) res.setHeader(name, value);
   sendError(res, answer.status, `${answer.statusText.toLowerCase()}: ${answer.told}`);

@@ -48,17 +48,19 @@ describe('API keys', () => {
     expect(stored).not.toContain(key.slice(10));
   });
 
-  it('refuses unknown, revoked and expired keys, each with its own rule', async () => {
+  it("refuses unknown, revoked and expired keys, each with its own rule; a stored key's refusal names whose it was, for the audit row", async () => {
     let now = 1_000_000;
     const { store, verifier } = await keys(() => now);
-    expect(verifier.verify('sbk_nope')).toMatchObject({ ok: false, rule: 'auth:unknown-key' });
+    const unknown = verifier.verify('sbk_nope');
+    expect(unknown).toMatchObject({ ok: false, rule: 'auth:unknown-key' });
+    expect(unknown).not.toHaveProperty('attributedTo');
     const revoked = await store.create({ name: 'old', roles: [] });
     expect(await store.revoke('old')).toMatchObject({ name: 'old' });
-    expect(verifier.verify(revoked.key)).toMatchObject({ ok: false, rule: 'auth:revoked-key' });
+    expect(verifier.verify(revoked.key)).toMatchObject({ ok: false, rule: 'auth:revoked-key', attributedTo: { id: 'old', authMethod: 'api-key' } });
     const expiring = await store.create({ name: 'temp', roles: [], expiresAt: now + 1000 });
     expect(verifier.verify(expiring.key).ok).toBe(true);
     now += 1000;
-    expect(verifier.verify(expiring.key)).toMatchObject({ ok: false, rule: 'auth:expired-key' });
+    expect(verifier.verify(expiring.key)).toMatchObject({ ok: false, rule: 'auth:expired-key', attributedTo: { id: 'temp', authMethod: 'api-key' } });
   });
 
   it('says why a key a session was opened with no longer serves: revoked, expired or deleted', async () => {
@@ -75,13 +77,13 @@ describe('API keys', () => {
     // A key's principal carries its expiresAt as verify() copied it from the row: the session's view of it.
     const lapseOf = (keyId: number, expiresAt?: number) => auth.credentialLapse({ credential: { keyId, expiresAt } }, now);
     expect(lapseOf(kept.info.id)).toBeUndefined();
-    expect(lapseOf(revoked.info.id)).toEqual({ rule: 'auth:revoked-key', reason: "API key 'gone' was revoked", told: 'the API key was revoked' });
-    expect(lapseOf(expiring.info.id)).toEqual({ rule: 'auth:expired-key', reason: "API key 'temp' expired", told: 'the API key expired' });
+    expect(lapseOf(revoked.info.id)).toEqual({ rule: 'auth:revoked-key', reason: "API key 'gone' was revoked", told: 'the API key was revoked', attributedTo: { id: 'gone', authMethod: 'api-key' } });
+    expect(lapseOf(expiring.info.id)).toEqual({ rule: 'auth:expired-key', reason: "API key 'temp' expired", told: 'the API key expired', attributedTo: { id: 'temp', authMethod: 'api-key' } });
     // The lapse comes from the key's row, as a request's refusal does: the audit row of the
     // session it ends names the key (reason), and the caller is told without the name (told).
-    expect(lapseOf(expiring.info.id, now)).toEqual({ rule: 'auth:expired-key', reason: "API key 'temp' expired", told: 'the API key expired' });
+    expect(lapseOf(expiring.info.id, now)).toEqual({ rule: 'auth:expired-key', reason: "API key 'temp' expired", told: 'the API key expired', attributedTo: { id: 'temp', authMethod: 'api-key' } });
     // Revoked and expired both: revoked, as verify() says for a request with it.
-    expect(lapseOf(both.info.id, now)).toEqual({ rule: 'auth:revoked-key', reason: "API key 'both' was revoked", told: 'the API key was revoked' });
+    expect(lapseOf(both.info.id, now)).toEqual({ rule: 'auth:revoked-key', reason: "API key 'both' was revoked", told: 'the API key was revoked', attributedTo: { id: 'both', authMethod: 'api-key' } });
     expect(verifier.verify(both.key)).toMatchObject({ ok: false, rule: 'auth:revoked-key' });
     db.prepare('DELETE FROM api_key WHERE id = ?').run(kept.info.id);
     expect(lapseOf(kept.info.id)).toEqual({ rule: 'auth:unknown-key', reason: 'the API key was deleted' });

@@ -101,9 +101,10 @@ export class InboxController {
     this.access.logout(req);
     const outcome = await this.access.login(token);
     if ('refusal' in outcome) {
-      const { rule, reason } = outcome.refusal;
+      const { rule, reason, attributedTo } = outcome.refusal;
       if (outcome.status === 401) {
-        this.options.onRefused?.({ httpMethod: 'POST', path: '/admin/inbox/login', decision: 'unauthenticated', rule, reason, address: req.socket?.remoteAddress });
+        const principal = attributedTo && { principal: attributedTo };
+        this.options.onRefused?.({ httpMethod: 'POST', path: '/admin/inbox/login', decision: 'unauthenticated', rule, reason, address: req.socket?.remoteAddress, ...principal });
       }
       return sendError(res, outcome.status, `sign-in refused: ${toldReason(outcome.refusal)}`);
     }

@@ -2,9 +2,19 @@ import type { SqliteConnection, SqliteStatement } from '@switchboard/persistence
 import type { AuthPrincipal } from '../principal.js';
 import { hashApiKey } from './key-material.js';
 
+/**
+ * Whose key a refused request carried, when a stored key matched (revoked, expired): the
+ * audit row is then that key's, so an auditor who filters by it finds the attempts made with
+ * it after it stopped serving. For the row only: it admits nobody.
+ */
+export interface RefusedKeyHolder {
+  id: string;
+  authMethod: 'api-key';
+}
+
 export type KeyVerdict =
   | { ok: true; principal: AuthPrincipal }
-  | { ok: false; rule: 'auth:unknown-key' | 'auth:expired-key' | 'auth:revoked-key'; reason: string; told?: string };
+  | { ok: false; rule: 'auth:unknown-key' | 'auth:expired-key' | 'auth:revoked-key'; reason: string; told?: string; attributedTo?: RefusedKeyHolder };
 
 interface KeyRow {
   id: number;
@@ -97,7 +107,8 @@ export class ApiKeyVerifier {
 function refusalOf(row: Pick<KeyRow, 'name' | 'revokedAt' | 'expiresAt'>, now: number): Extract<KeyVerdict, { ok: false }> | undefined {
   // The name is for the audit row and the operator; the caller is told without it: whoever
   // holds a leaked, revoked key would otherwise learn whose it was.
-  if (row.revokedAt !== null) return { ok: false, rule: 'auth:revoked-key', reason: `API key '${row.name}' was revoked`, told: 'the API key was revoked' };
-  if (row.expiresAt !== null && row.expiresAt <= now) return { ok: false, rule: 'auth:expired-key', reason: `API key '${row.name}' expired`, told: 'the API key expired' };
+  const attributedTo: RefusedKeyHolder = { id: row.name, authMethod: 'api-key' };
+  if (row.revokedAt !== null) return { ok: false, rule: 'auth:revoked-key', reason: `API key '${row.name}' was revoked`, told: 'the API key was revoked', attributedTo };
+  if (row.expiresAt !== null && row.expiresAt <= now) return { ok: false, rule: 'auth:expired-key', reason: `API key '${row.name}' expired`, told: 'the API key expired', attributedTo };
   return undefined;
 }

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import type { ApiKeyVerifier, KeyVerdict } from '../api-keys/api-key-verifier.js';
+import type { ApiKeyVerifier, KeyVerdict, RefusedKeyHolder } from '../api-keys/api-key-verifier.js';
 import { KEY_PREFIX } from '../api-keys/key-material.js';
 import type { JwtVerifier, TokenVerdict } from '../jwt/jwt-verifier.js';
 import { LOOPBACK_PRINCIPAL, type AuthPrincipal } from '../principal.js';
@@ -13,6 +13,8 @@ export interface AuthRefusal {
   reason: string;
   /** What the caller is told, where `reason` says more than it should learn (a key's name); else `reason`. */
   told?: string;
+  /** The revoked or expired key's own principal, for the audit row only (RefusedKeyHolder); never told, never admitted. */
+  attributedTo?: RefusedKeyHolder;
 }
 
 /** What the caller of a refused request is told (AuthRefusal.told, or the reason). */
@@ -72,7 +74,9 @@ function repeatedCredentialHeader(req: IncomingMessage): string | undefined {
 
 /** A refused key's or token's verdict as the refusal of the request that carried it. */
 function refusalOf(verdict: Extract<KeyVerdict | TokenVerdict, { ok: false }>): AuthRefusal {
-  return { rule: verdict.rule, reason: verdict.reason, told: 'told' in verdict ? verdict.told : undefined };
+  const refusal: AuthRefusal = { rule: verdict.rule, reason: verdict.reason, told: 'told' in verdict ? verdict.told : undefined };
+  if ('attributedTo' in verdict && verdict.attributedTo) refusal.attributedTo = verdict.attributedTo;
+  return refusal;
 }
 
 /**

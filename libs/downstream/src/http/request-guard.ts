@@ -75,7 +75,10 @@ export interface HttpRefusal {
   decision: 'refused' | 'unauthenticated' | 'denied' | 'limited';
   rule: 'security:host' | 'security:origin' | 'auth:admin-role' | 'limit:sessions' | AuthRefusal['rule'];
   reason: string;
-  /** Who it was, when that is known (a valid key without the role needed); else anonymous. */
+  /**
+   * Who it was, when that is known (a valid key without the role needed), or whose key it
+   * carried (revoked, expired: AuthRefusal.attributedTo); else anonymous.
+   */
   principal?: { id: string; authMethod: string };
   /** The client's address (the audit log bounds the rows each address can make). */
   address?: string;
@@ -119,8 +122,8 @@ export async function authenticated(
   if (!authenticate) return LOOPBACK_PRINCIPAL;
   const result = await authenticate(req);
   if (result.principal) return result.principal;
-  const { rule, reason } = result.refusal;
-  onRefused?.({ ...requestLine(req), decision: 'unauthenticated', rule, reason });
+  const { rule, reason, attributedTo } = result.refusal;
+  onRefused?.({ ...requestLine(req), decision: 'unauthenticated', rule, reason, ...(attributedTo && { principal: attributedTo }) });
   const answer = refusalAnswer(req, result.refusal);
   replyError(res, answer.status, ErrorCode.InvalidRequest, `${answer.statusText}: ${answer.told}`, null, answer.headers);
   return undefined;

@@ -1,0 +1,122 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import request from 'supertest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { auditRows, type AuditRowRecord } from './support/audit-rows.js';
+import { cliRunsTimeout, createKey, runCli } from './support/cli.js';
+import { eventually, startDaemon, stdioFixture, stopAllDaemons, tempDir, writeConfig, type DaemonHandle } from './support/daemon.js';
+import { INITIALIZE, MCP_ACCEPT } from './support/mcp-http.js';
+
+/**
+ * Who and what an auditor finds refusals under (docs/audit.md): a request made with a key
+ * that was revoked or has expired is the key's, not anonymous, so filtering by the key's
+ * caller name finds it; a call the policy denied names the upstream and the upstream's own
+ * name of the tool it asked for, so filtering by either finds it. Neither changes what the
+ * caller is answered.
+ */
+
+afterAll(stopAllDaemons);
+
+const POLICY = `
+defaultEffect: deny
+roles:
+  dev:
+    - { id: add-ok, allow: call, tool: fx__add }
+`;
+
+describe('attribution of refusals in the audit log (auth.mode: required, a policy)', () => {
+  let daemon: DaemonHandle;
+  let configPath: string;
+  let dataDir: string;
+  const keys: Record<string, string> = {};
+
+  const cli = (...args: string[]) => runCli([...args, '--config', configPath]);
+  const exported = (...filters: string[]): AuditRowRecord[] => {
+    const run = cli('audit', 'export', '--format', 'jsonl', ...filters);
+    expect(run.code, run.stderr).toBe(0);
+    return run.stdout.split('\n').filter(Boolean).map((line) => JSON.parse(line) as AuditRowRecord);
+  };
+  const stats = (...filters: string[]) => {
+    const run = cli('audit', 'stats', '--json', ...filters);
+    expect(run.code, run.stderr).toBe(0);
+    return JSON.parse(run.stdout) as { byDecision: Record<string, number>; byTool: { tool: string; upstream: string | null; calls: number; denials: number }[] };
+  };
+  const apiItems = async (query: Record<string, string>): Promise<AuditRowRecord[]> => {
+    const res = await request(daemon.baseUrl).get('/admin/api/audit').query(query).set('X-API-Key', keys.auditor).expect(200);
+    return (res.body as { items: AuditRowRecord[] }).items;
+  };
+
+  async function host(key: string): Promise<Client> {
+    const client = new Client({ name: 'e2e-attribution', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(daemon.mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${key}` } } }));
+    return client;
+  }
+
+  beforeAll(async () => {
+    const dir = tempDir('sb-attribution-');
+    dataDir = join(dir, 'data');
+    writeFileSync(join(dir, 'policy.yaml'), POLICY);
+    configPath = writeConfig({ auth: { mode: 'required' }, policy: { file: 'policy.yaml' }, mcpServers: { fx: stdioFixture() } }, dir);
+    for (const [name, roles] of [['auditor', 'admin'], ['frank', 'dev']] as const) keys[name] = createKey(configPath, name, roles);
+    daemon = await startDaemon(configPath);
+  });
+
+  it(
+    "a revoked key's refusals (/mcp, /admin, the inbox sign-in) are the key's rows, found by its caller name, as its session's end is; an unknown key's stay anonymous",
+    async () => {
+      // A session opened before the revoke: the credential check ends it with a row of its own.
+      const open = await host(keys.frank);
+      expect(cli('keys', 'revoke', 'frank').code).toBe(0);
+      const refused = [
+        await request(daemon.baseUrl).post('/mcp').set('Accept', MCP_ACCEPT).set('X-API-Key', keys.frank).send(INITIALIZE).expect(401),
+        await request(daemon.baseUrl).get('/admin/api/audit').set('Authorization', `Bearer ${keys.frank}`).expect(401),
+        await request(daemon.baseUrl).post('/admin/inbox/login').send({ token: keys.frank }).expect(401),
+      ];
+      // What the holder of the key is told is as before: revoked, never whose.
+      for (const res of refused) {
+        expect(JSON.stringify(res.body)).toMatch(/the API key was revoked/);
+        expect(JSON.stringify(res.body) + String(res.headers['www-authenticate'])).not.toContain('frank');
+      }
+      await request(daemon.baseUrl).post('/mcp').set('Accept', MCP_ACCEPT).set('X-API-Key', `sbk_${'Q'.repeat(43)}`).send(INITIALIZE).expect(401);
+
+      const rows = await eventually(() => {
+        const found = auditRows(dataDir, `rule IN ('auth:revoked-key', 'auth:unknown-key')`);
+        return found.length >= 5 ? found : undefined;
+      }, 15_000, 'the four refusals and the ended session');
+      await open.close();
+      const http = rows.filter((row) => row.rule === 'auth:revoked-key' && row.method === 'http');
+      expect(http.map((row) => row.name).sort()).toEqual(['GET /admin/api/audit', 'POST /admin/inbox/login', 'POST /mcp']);
+      for (const row of http) {
+        expect(row).toMatchObject({ principal: 'frank', auth_method: 'api-key', decision: 'unauthenticated', error_message: "API key 'frank' was revoked" });
+      }
+      expect(rows.find((row) => row.method === 'session')).toMatchObject({ principal: 'frank', auth_method: 'api-key', name: 'ended', rule: 'auth:revoked-key' });
+      expect(rows.find((row) => row.rule === 'auth:unknown-key')).toMatchObject({ principal: 'anonymous', auth_method: 'none', name: 'POST /mcp' });
+
+      // Every reader finds all four of frank's refusals by the key's caller name.
+      const frankRevoked = (found: AuditRowRecord[]) => found.filter((row) => row.rule === 'auth:revoked-key').length;
+      expect(frankRevoked(exported('--principal', 'key:frank'))).toBe(4);
+      expect(frankRevoked(await apiItems({ principal: 'key:frank' }))).toBe(4);
+      expect(stats('--principal', 'key:frank', '--decision', 'unauthenticated').byDecision.unauthenticated).toBe(4);
+    },
+    cliRunsTimeout(6),
+  );
+
+  it("an expired key's refusal is the key's row too", async () => {
+    const made = cli('keys', 'create', '--name', 'erin', '--roles', 'dev', '--expires', '1s');
+    expect(made.code, made.stderr).toBe(0);
+    const erin = made.stdout.trimEnd().split('\n').at(-1)!;
+    // Waits for the key to lapse rather than for the clock (an initialize before that opens a session, ended later).
+    const res = await eventually(async () => {
+      const answer = await request(daemon.baseUrl).post('/mcp').set('Accept', MCP_ACCEPT).set('X-API-Key', erin).send(INITIALIZE);
+      return answer.status === 401 ? answer : undefined;
+    }, 15_000, 'the key to expire');
+    expect(res.body.error.message).toMatch(/the API key expired/);
+    const [row] = await eventually(() => {
+      const found = auditRows(dataDir, `rule = 'auth:expired-key' AND method = 'http'`);
+      return found.length > 0 ? found : undefined;
+    });
+    expect(row).toMatchObject({ principal: 'erin', auth_method: 'api-key', name: 'POST /mcp', error_message: "API key 'erin' expired" });
+    expect(exported('--principal', 'key:erin', '--method', 'http')).toHaveLength(1);
+  });
+});
