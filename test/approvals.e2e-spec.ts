@@ -65,7 +65,7 @@ describe('approvals: a confirm rule holds the call until a human approves', () =
 
     const rows = auditRows(dataDir, "client_name = 'decliner'");
     expect(rows.find((r) => r.method === 'switchboard/approval')).toMatchObject({ decision: 'denied', rule: 'approval:declined', name: 'fix__echo', upstream: 'fix' });
-    expect(rows.find((r) => r.method === 'tools/call')).toMatchObject({ decision: 'denied', rule: 'approval:declined', error_code: -32014 });
+    expect(rows.find((r) => r.method === 'tools/call')).toMatchObject({ decision: 'denied', rule: 'approval:declined', error_code: -32014, upstream: 'fix', original_name: 'echo' });
   });
 
   it('runs the call once approved, asks again next time, and remembers when told to, for the same arguments only', async () => {

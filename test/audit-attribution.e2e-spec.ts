@@ -1,6 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { Client, ProtocolError, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditRows, type AuditRowRecord } from './support/audit-rows.js';
@@ -58,7 +58,7 @@ describe('attribution of refusals in the audit log (auth.mode: required, a polic
     dataDir = join(dir, 'data');
     writeFileSync(join(dir, 'policy.yaml'), POLICY);
     configPath = writeConfig({ auth: { mode: 'required' }, policy: { file: 'policy.yaml' }, mcpServers: { fx: stdioFixture() } }, dir);
-    for (const [name, roles] of [['auditor', 'admin'], ['frank', 'dev']] as const) keys[name] = createKey(configPath, name, roles);
+    for (const [name, roles] of [['auditor', 'admin'], ['frank', 'dev'], ['gina', 'dev']] as const) keys[name] = createKey(configPath, name, roles);
     daemon = await startDaemon(configPath);
   });
 
@@ -119,4 +119,36 @@ describe('attribution of refusals in the audit log (auth.mode: required, a polic
     expect(row).toMatchObject({ principal: 'erin', auth_method: 'api-key', name: 'POST /mcp', error_message: "API key 'erin' expired" });
     expect(exported('--principal', 'key:erin', '--method', 'http')).toHaveLength(1);
   });
+
+  it(
+    'a tools/call the policy denied answers as an unknown tool, and its row names the upstream and original name; an unknown name has neither',
+    async () => {
+      const gina = await host(keys.gina);
+      const failure = (name: string) =>
+        gina.callTool({ name, arguments: { text: 'hi' } }).then(
+          () => expect.unreachable(`${name} was answered`),
+          (err: unknown) => (expect(err).toBeInstanceOf(ProtocolError), { code: (err as ProtocolError).code, message: (err as ProtocolError).message }),
+        );
+      const denied = await failure('fx__echo');
+      const unknown = await failure('fx__nothing_here');
+      expect(denied).toEqual({ code: unknown.code, message: unknown.message.replace('fx__nothing_here', 'fx__echo') });
+      await gina.close();
+
+      const [deniedRow] = await eventually(() => {
+        const found = auditRows(dataDir, `principal = 'gina' AND name = 'fx__nothing_here'`);
+        return found.length > 0 ? auditRows(dataDir, `principal = 'gina' AND name = 'fx__echo'`) : undefined;
+      });
+      expect(deniedRow).toMatchObject({ decision: 'denied', rule: 'policy:default-deny', upstream: 'fx', original_name: 'echo', outcome: null });
+      const [unknownRow] = auditRows(dataDir, `principal = 'gina' AND name = 'fx__nothing_here'`);
+      expect(unknownRow).toMatchObject({ decision: 'denied', rule: 'catalog:unknown-tool', upstream: null, original_name: null });
+
+      // Found by the upstream's own name and by the upstream, on the command line and the API.
+      const isDenial = (row: AuditRowRecord) => row.principal === 'gina' && row.decision === 'denied';
+      expect(exported('--tool', 'echo').filter(isDenial)).toHaveLength(1);
+      expect((await apiItems({ tool: 'echo' })).filter(isDenial)).toHaveLength(1);
+      expect((await apiItems({ upstream: 'fx', principal: 'gina' })).map((row) => row.name)).toEqual(['fx__echo']);
+      expect(stats('--principal', 'gina', '--upstream', 'fx').byTool).toEqual([{ tool: 'fx__echo', upstream: 'fx', calls: 1, errors: 0, denials: 1 }]);
+    },
+    cliRunsTimeout(3),
+  );
 });

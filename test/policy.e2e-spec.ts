@@ -110,7 +110,7 @@ describe('policies through the daemon (CASL, from a policy file)', () => {
 
     const dataDir = join(dir, 'data');
     expect(auditRows(dataDir, `principal = 'bob' AND name = 'fx__add'`)[0]).toMatchObject({ decision: 'allowed', rule: 'add' });
-    expect(auditRows(dataDir, `principal = 'bob' AND name = 'fx__env'`)[0]).toMatchObject({ decision: 'denied', rule: 'policy:default-deny', upstream: null });
+    expect(auditRows(dataDir, `principal = 'bob' AND name = 'fx__env'`)[0]).toMatchObject({ decision: 'denied', rule: 'policy:default-deny', upstream: 'fx', original_name: 'env' });
     expect(auditRows(dataDir, `principal = 'bob' AND arguments LIKE '%not ok%'`)[0]).toMatchObject({ decision: 'denied', rule: 'policy:default-deny' });
   });
 

@@ -37,7 +37,7 @@ describe('tool-definition pinning (rug-pull defence)', () => {
 
     const dataDir = join(dir, 'data');
     expect(auditRows(dataDir, `method = 'tools/definition-changed'`)[0]).toMatchObject({ decision: 'denied', rule: 'pin:quarantined', upstream: 'fx', name: 'dyn', original_name: 'dyn' });
-    expect(auditRows(dataDir, `method = 'tools/call' AND name = 'fx__dyn' AND decision = 'denied'`)[0]).toMatchObject({ rule: 'pin:quarantined' });
+    expect(auditRows(dataDir, `method = 'tools/call' AND name = 'fx__dyn' AND decision = 'denied'`)[0]).toMatchObject({ rule: 'pin:quarantined', upstream: 'fx', original_name: 'dyn' });
 
     const review = runCli(['tools', 'review', '--config', configPath]);
     expect(review.code).toBe(0);

@@ -5,7 +5,7 @@
 export interface AuditFacts {
   upstream: string | null;
   originalName: string | null;
-  /** Set when the gateway itself refused: e.g. `catalog:unknown-tool`. */
+  /** Set when the gateway itself refused: e.g. `catalog:unknown-tool`. Once set, the row is a denial, whatever the route. */
   deniedBy: string | null;
   /** Set when a rate limit refused it: e.g. `limit:principal-tool`. */
   limitedBy: string | null;

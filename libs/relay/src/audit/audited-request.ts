@@ -57,7 +57,9 @@ export async function runAudited(
     if (facts.limitedBy !== null) {
       entry.decision = 'limited';
       entry.rule = facts.limitedBy;
-    } else if (facts.upstream !== null) {
+    } else if (facts.deniedBy === null && facts.upstream !== null) {
+      // A known route alone does not make it allowed: a tools/call records its route before
+      // the gates, so that a denied call's row names the upstream too (tools-call.ts).
       entry.decision = 'allowed';
       entry.rule = facts.allowedBy ?? DEFAULT_RULE;
     } else {

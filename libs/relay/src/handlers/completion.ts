@@ -51,6 +51,8 @@ export const complete: MethodHandler = async (ctx, services) => {
   checkArgument(ctx.params);
   ctx.audit.deniedBy = 'catalog:unknown-ref';
   const target = resolveRef(services, ref);
+  // Resolved: a rule set from here on is one that refused it (runAudited reads any as a denial).
+  ctx.audit.deniedBy = null;
   // Completing a name's arguments is using the prompt or template: the policy says whether.
   const allowed =
     ref.type === 'ref/prompt'

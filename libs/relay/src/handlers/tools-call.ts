@@ -40,6 +40,11 @@ export const callTool: MethodHandler = async (ctx, services) => {
     if (!services.catalog.departedTool(publicName)) ctx.audit.deniedBy = 'catalog:unknown-tool';
     throw invalidParams(`Unknown tool: ${publicName}`);
   }
+  // Recorded before any gate: a refused call's row then names the upstream and its own name
+  // for the tool as an allowed one's does, so filtering by either (`audit export --tool`,
+  // `--upstream`, stats per upstream) finds the denials too. Only the row says so: a policy
+  // denial is still answered as an unknown name.
+  recordRoute(ctx.audit, target.server, target.name);
   if (!authorized(ctx, services, 'call', 'Tool', { server: target.server, name: publicName, args })) {
     throw invalidParams(`Unknown tool: ${publicName}`);
   }
@@ -58,7 +63,6 @@ export const callTool: MethodHandler = async (ctx, services) => {
     throw new McpError(ErrorCode.MethodNotFound, `Tool ${publicName} cannot be called as a task`);
   }
   await approved(ctx, services, { server: target.server, tool: publicName, originalName: target.name, args });
-  recordRoute(ctx.audit, target.server, target.name);
   // The connection is opened inside the gate: a refused call must not start a per-session
   // or per-principal upstream process.
   const result = await rateLimited(ctx, services, target.server, async () => {
