@@ -202,7 +202,7 @@ describe('audit rows written by the daemon (strict mode)', () => {
     const [prompt] = rows(dataDir, `method = 'prompts/get'`);
     expect(prompt).toMatchObject({ name: 'fx__greet', original_name: 'greet', arguments: '{"name":"Ada"}', outcome: 'ok' });
     const [completion] = rows(dataDir, `method = 'completion/complete'`);
-    expect(completion).toMatchObject({ name: 'fx__greet', original_name: 'greet', upstream: 'fx' });
+    expect(completion).toMatchObject({ name: 'fx__greet', original_name: 'greet', upstream: 'fx', decision: 'allowed', rule: 'policy:default-allow', outcome: 'ok' });
     expect(JSON.parse(String(completion.arguments))).toMatchObject({ argument: { name: 'style', value: 'f' } });
   });
 
