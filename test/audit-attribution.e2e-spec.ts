@@ -12,8 +12,9 @@ import { INITIALIZE, MCP_ACCEPT } from './support/mcp-http.js';
  * Who and what an auditor finds refusals under (docs/audit.md): a request made with a key
  * that was revoked or has expired is the key's, not anonymous, so filtering by the key's
  * caller name finds it; a call the policy denied names the upstream and the upstream's own
- * name of the tool it asked for, so filtering by either finds it. Neither changes what the
- * caller is answered.
+ * name of the tool it asked for, so filtering by either finds it; so do a prompts/get,
+ * resources/read and completion/complete it denied. None of it changes what the caller is
+ * answered.
  */
 
 afterAll(stopAllDaemons);
@@ -23,6 +24,8 @@ defaultEffect: deny
 roles:
   dev:
     - { id: add-ok, allow: call, tool: fx__add }
+  reader:
+    - { id: read-all, allow: read, resource: "**" }
 `;
 
 describe('attribution of refusals in the audit log (auth.mode: required, a policy)', () => {
@@ -40,7 +43,11 @@ describe('attribution of refusals in the audit log (auth.mode: required, a polic
   const stats = (...filters: string[]) => {
     const run = cli('audit', 'stats', '--json', ...filters);
     expect(run.code, run.stderr).toBe(0);
-    return JSON.parse(run.stdout) as { byDecision: Record<string, number>; byTool: { tool: string; upstream: string | null; calls: number; denials: number }[] };
+    return JSON.parse(run.stdout) as {
+      byDecision: Record<string, number>;
+      byTool: { tool: string; upstream: string | null; calls: number; denials: number }[];
+      byMethod: { method: string; rows: number; errors: number; denials: number }[];
+    };
   };
   const apiItems = async (query: Record<string, string>): Promise<AuditRowRecord[]> => {
     const res = await request(daemon.baseUrl).get('/admin/api/audit').query(query).set('X-API-Key', keys.auditor).expect(200);
@@ -58,7 +65,7 @@ describe('attribution of refusals in the audit log (auth.mode: required, a polic
     dataDir = join(dir, 'data');
     writeFileSync(join(dir, 'policy.yaml'), POLICY);
     configPath = writeConfig({ auth: { mode: 'required' }, policy: { file: 'policy.yaml' }, mcpServers: { fx: stdioFixture() } }, dir);
-    for (const [name, roles] of [['auditor', 'admin'], ['frank', 'dev'], ['gina', 'dev']] as const) keys[name] = createKey(configPath, name, roles);
+    for (const [name, roles] of [['auditor', 'admin'], ['frank', 'dev'], ['gina', 'dev'], ['hana', 'dev'], ['ivy', 'reader']] as const) keys[name] = createKey(configPath, name, roles);
     daemon = await startDaemon(configPath);
   });
 
@@ -150,5 +157,63 @@ describe('attribution of refusals in the audit log (auth.mode: required, a polic
       expect(stats('--principal', 'gina', '--upstream', 'fx').byTool).toEqual([{ tool: 'fx__echo', upstream: 'fx', calls: 1, errors: 0, denials: 1 }]);
     },
     cliRunsTimeout(3),
+  );
+
+  it(
+    'a prompts/get, resources/read and completion/complete the policy denied answer as absent names, and their rows name the upstream and original name',
+    async () => {
+      const [hana, ivy] = [await host(keys.hana), await host(keys.ivy)];
+      // One at a time, so that the rows come in this order.
+      const failure = (ask: () => Promise<unknown>) =>
+        ask().then(
+          () => expect.unreachable('answered'),
+          (err: unknown) => (expect(err).toBeInstanceOf(ProtocolError), { code: (err as ProtocolError).code, message: (err as ProtocolError).message }),
+        );
+      const prompt = (client: Client, name: string) => client.getPrompt({ name, arguments: { name: 'Ada' } });
+      const completePrompt = (client: Client, name: string) => client.complete({ ref: { type: 'ref/prompt', name }, argument: { name: 'style', value: 'f' } });
+      // Each denial beside the answer to a name that does not exist: the same but for the name.
+      // (With one upstream, every URI routes to it: a URI that is not there is the answer of a
+      // reader the policy lets through, which the upstream tells it has no such resource.)
+      for (const [denied, absent, [name, other]] of [
+        [() => prompt(hana, 'fx__greet'), () => prompt(hana, 'fx__nope'), ['fx__greet', 'fx__nope']],
+        [() => hana.readResource({ uri: 'fixture://static/hello' }), () => ivy.readResource({ uri: 'fixture://static/nope' }), ['fixture://static/hello', 'fixture://static/nope']],
+        [() => completePrompt(hana, 'fx__greet'), () => completePrompt(hana, 'fx__nope'), ['fx__greet', 'fx__nope']],
+      ] as const) {
+        const [answer, unknown] = [await failure(denied), await failure(absent)];
+        expect(answer, name).toEqual({ code: unknown.code, message: unknown.message.replace(other, name) });
+      }
+      const template = await failure(() => hana.complete({ ref: { type: 'ref/resource', uri: 'fixture://items/{id}' }, argument: { name: 'id', value: '' } }));
+      expect(template).toMatchObject({ code: -32602, message: expect.stringContaining('Unknown resource: fixture://items/{id}') });
+      await Promise.all([hana.close(), ivy.close()]);
+
+      const rows = await eventually(() => {
+        const found = auditRows(dataDir, `principal = 'hana' AND method != 'session'`);
+        return found.length >= 6 ? found : undefined;
+      });
+      const denials = rows.filter((row) => row.rule === 'policy:default-deny').map((row) => [row.method, row.name, row.upstream, row.original_name, row.decision, row.outcome]);
+      expect(denials).toEqual([
+        ['prompts/get', 'fx__greet', 'fx', 'greet', 'denied', null],
+        ['resources/read', 'fixture://static/hello', 'fx', 'fixture://static/hello', 'denied', null],
+        ['completion/complete', 'fx__greet', 'fx', 'greet', 'denied', null],
+        ['completion/complete', 'fixture://items/{id}', 'fx', 'fixture://items/{id}', 'denied', null],
+      ]);
+      // A name that does not exist still has neither.
+      const unknownRows = rows.filter((row) => row.rule !== 'policy:default-deny').map((row) => [row.method, row.name, row.rule, row.upstream, row.original_name]);
+      expect(unknownRows).toEqual([
+        ['prompts/get', 'fx__nope', 'catalog:unknown-prompt', null, null],
+        ['completion/complete', 'fx__nope', 'catalog:unknown-ref', null, null],
+      ]);
+
+      // Found by the upstream on the command line, the API and in the stats per method; --tool is for tool calls only.
+      expect(exported('--principal', 'key:hana', '--upstream', 'fx')).toHaveLength(4);
+      expect(await apiItems({ principal: 'key:hana', upstream: 'fx' })).toHaveLength(4);
+      expect(stats('--principal', 'key:hana', '--upstream', 'fx').byMethod).toEqual([
+        { method: 'completion/complete', rows: 2, errors: 0, denials: 2 },
+        { method: 'prompts/get', rows: 1, errors: 0, denials: 1 },
+        { method: 'resources/read', rows: 1, errors: 0, denials: 1 },
+      ]);
+      expect(exported('--principal', 'key:hana', '--tool', 'greet')).toEqual([]);
+    },
+    cliRunsTimeout(4),
   );
 });

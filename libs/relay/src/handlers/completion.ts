@@ -53,14 +53,15 @@ export const complete: MethodHandler = async (ctx, services) => {
   const target = resolveRef(services, ref);
   // Resolved: a rule set from here on is one that refused it (runAudited reads any as a denial).
   ctx.audit.deniedBy = null;
+  // Recorded before the policy gate (tools-call.ts): a denied completion's row names the
+  // upstream and its own name too; the caller is still answered as for an unknown ref.
+  recordRoute(ctx.audit, target.server, (target.ref.name ?? target.ref.uri) as string);
   // Completing a name's arguments is using the prompt or template: the policy says whether.
   const allowed =
     ref.type === 'ref/prompt'
       ? authorized(ctx, services, 'complete', 'Prompt', { server: target.server, name: String(ref.name) })
       : authorized(ctx, services, 'complete', 'Resource', { server: target.server, uri: String(target.ref.uri) });
   if (!allowed) throw invalidParams(ref.type === 'ref/prompt' ? `Unknown prompt: ${String(ref.name)}` : `Unknown resource: ${String(ref.uri)}`);
-  const original = (target.ref.name ?? target.ref.uri) as string;
-  recordRoute(ctx.audit, target.server, original);
   // Opened past the rate limits: a refused request starts no upstream process (tools-call.ts).
   return rateLimited(ctx, services, target.server, async () => {
     const connection = await upstreamOf(ctx, services, target.server);

@@ -27,10 +27,12 @@ export const getPrompt: MethodHandler = async (ctx, services) => {
     if (!services.catalog.departedPrompt(publicName)) ctx.audit.deniedBy = 'catalog:unknown-prompt';
     throw invalidParams(`Unknown prompt: ${publicName}`);
   }
+  // Recorded before the policy gate, as tools/call does: a denied request's row names the
+  // upstream and its own name too; the caller is still answered as for an unknown name.
+  recordRoute(ctx.audit, target.server, target.name);
   if (!authorized(ctx, services, 'get', 'Prompt', { server: target.server, name: publicName, args })) {
     throw invalidParams(`Unknown prompt: ${publicName}`);
   }
-  recordRoute(ctx.audit, target.server, target.name);
   // Opened past the rate limits: a refused request starts no upstream process (tools-call.ts).
   const result = await rateLimited(ctx, services, target.server, async () => {
     const connection = await upstreamOf(ctx, services, target.server);

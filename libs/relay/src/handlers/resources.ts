@@ -36,8 +36,10 @@ export const readResource: MethodHandler = async (ctx, services) => {
   // Judged by the URI the upstream will read, whatever spelling the host used (a
   // switchboard://SERVER/... gateway URI wraps it): rules name the upstreams' URIs.
   // The policy also judges the URI as an SDK server reads it (PolicyEngine.decide).
-  if (!authorized(ctx, services, 'read', 'Resource', { server: target.server, uri: target.uri })) throw notFound(uri);
+  // Recorded before the policy gate (tools-call.ts): a denied read's row names the upstream
+  // and its URI too; the caller is still answered as for a URI that is not there.
   recordRoute(ctx.audit, target.server, target.uri);
+  if (!authorized(ctx, services, 'read', 'Resource', { server: target.server, uri: target.uri })) throw notFound(uri);
   // Opened past the rate limits: a refused request starts no upstream process (tools-call.ts).
   const result = await rateLimited(ctx, services, target.server, async () => {
     const connection = await upstreamOf(ctx, services, target.server);

@@ -8,7 +8,8 @@ import type { RelayServices, RequestContext } from '../relay.types.js';
 /**
  * Records the route (upstream, and its own name for the item) for the audit row. Handlers
  * call it before the rate-limit gate, so that a limited request's row names its upstream
- * although no connection was opened for it; tools/call before every gate, the policy's too.
+ * although no connection was opened for it; tools/call, prompts/get, resources/read and
+ * completion/complete before the policy's too, so that a denied request's row names them.
  */
 export function recordRoute(facts: AuditFacts, server: string, originalName?: string): void {
   facts.upstream = server;
