@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { ApiKeyVerifier, KeyVerdict, RefusedKeyHolder } from '../api-keys/api-key-verifier.js';
 import { KEY_PREFIX } from '../api-keys/key-material.js';
-import type { JwtVerifier, TokenVerdict } from '../jwt/jwt-verifier.js';
+import type { JwtVerifier, RefusedTokenHolder, TokenVerdict } from '../jwt/jwt-verifier.js';
 import { LOOPBACK_PRINCIPAL, type AuthPrincipal } from '../principal.js';
 import { runStrategy, type PassportStrategy } from './strategy-runner.js';
 
@@ -13,8 +13,11 @@ export interface AuthRefusal {
   reason: string;
   /** What the caller is told, where `reason` says more than it should learn (a key's name); else `reason`. */
   told?: string;
-  /** The revoked or expired key's own principal, for the audit row only (RefusedKeyHolder); never told, never admitted. */
-  attributedTo?: RefusedKeyHolder;
+  /**
+   * The revoked or expired key's own principal (RefusedKeyHolder), or a token's refused for
+   * its time alone (RefusedTokenHolder): for the audit row only; never told, never admitted.
+   */
+  attributedTo?: RefusedKeyHolder | RefusedTokenHolder;
 }
 
 /** What the caller of a refused request is told (AuthRefusal.told, or the reason). */

@@ -90,7 +90,12 @@ describe('JwtVerifier', () => {
     expect(await verifier().verify(await sign({ sub: 'x'.repeat(MAX_PRINCIPAL_CHARS) }))).toMatchObject({ ok: true });
     expect((await verifier().verify(await sign({ sub: `${'x'.repeat(250)} ☃ é` }))).ok).toBe(true);
     const hourAhead = Math.floor(Date.now() / 1000) + 3600;
-    expect(await verifier().verify(await sign({ sub: 'x', iat: hourAhead }))).toEqual({ ok: false, rule: 'auth:invalid-token', reason: `the token's "iat" claim is in the future` });
+    expect(await verifier().verify(await sign({ sub: 'x', iat: hourAhead }))).toEqual({
+      ok: false,
+      rule: 'auth:invalid-token',
+      reason: `the token's "iat" claim is in the future`,
+      attributedTo: { id: 'x', authMethod: 'jwt' },
+    });
     expect((await verifier().verify(await sign({ sub: 'x', iat: Math.floor(Date.now() / 1000) + 10 }))).ok).toBe(true); // within the 30 s tolerance
   });
 
@@ -143,12 +148,47 @@ describe('JwtVerifier', () => {
       ok: false,
       rule: 'auth:invalid-token',
       reason: `the token's "exp" claim is 365 d away: more than this gateway accepts (auth.jwt.maxTokenLifetimeSec: 86400)`,
+      attributedTo: { id: 'x', authMethod: 'jwt' },
     });
     const capped = new JwtVerifier({ ...issuerOptions(jwksUrlOf(server), 30), maxTokenLifetimeSec: 600 });
     expect((await capped.verify(await expiringIn(600 + 20))).ok).toBe(true); // within the tolerance
     expect(await capped.verify(await expiringIn(3600))).toMatchObject({ ok: false, reason: expect.stringMatching(/"exp" claim is 1 h away/) });
     // Said as every other duration is (durationText): rounded up, not down to "2 hours".
     expect(await capped.verify(await expiringIn(2 * 3600 + 59 * 60))).toMatchObject({ ok: false, reason: expect.stringMatching(/"exp" claim is 2 h 59 min away/) });
+  });
+
+  it('a token refused only for its time (expired, not yet valid, too long-lived, issued in the future) names its principal, for the audit row only', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const signed = (claims: Record<string, unknown>) =>
+      new SignJWT({ sub: 'fay', exp: now + 60, ...claims }).setProtectedHeader({ alg: 'ES256', kid: 'a' }).setIssuer('https://idp.test').setAudience('gw').sign(key);
+    const fay = { id: 'fay', authMethod: 'jwt' };
+    expect(await verifier().verify(await signed({ exp: now - 3600 }))).toEqual({ ok: false, rule: 'auth:expired-token', reason: 'the token expired', attributedTo: fay });
+    expect(await verifier().verify(await signed({ nbf: now + 3600, exp: now + 7200 }))).toMatchObject({ ok: false, rule: 'auth:invalid-token', attributedTo: fay });
+    expect(await verifier().verify(await signed({ exp: now + 30 * 86_400 }))).toMatchObject({ ok: false, reason: expect.stringMatching(/maxTokenLifetimeSec/), attributedTo: fay });
+    expect(await verifier().verify(await signed({ iat: now + 3600 }))).toMatchObject({ ok: false, reason: expect.stringMatching(/"iat"/), attributedTo: fay });
+    // Named as an accepted token would be: by the configured principal claim.
+    const byEmail = verifier({ principal: 'email' });
+    expect(await byEmail.verify(await signed({ email: 'fay@example.com', exp: now - 3600 }))).toMatchObject({ attributedTo: { id: 'fay@example.com', authMethod: 'jwt' } });
+  });
+
+  it('a token refused for anything but its time names nobody: claims nobody vouched for, or a token that would be refused in its time too', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const stranger = (await generateKeyPair('ES256')).privateKey;
+    const expired = ({ by = key, iss = 'https://idp.test', aud = 'gw', typ, ...claims }: { by?: CryptoKey; iss?: string; aud?: string; typ?: string; [claim: string]: unknown } = {}) =>
+      new SignJWT({ sub: 'fay', exp: now - 3600, iss, aud, ...claims }).setProtectedHeader({ alg: 'ES256', kid: 'a', ...(typ && { typ }) }).sign(by);
+    const refusals = [
+      await verifier().verify(await expired({ by: stranger })),
+      await verifier().verify(await expired({ aud: 'someone-else' })),
+      await verifier().verify(await expired({ iss: 'https://evil.test' })),
+      await verifier().verify(await expired({ typ: 'dpop+jwt' })),
+      await verifier().verify(await expired({ sub: 'al\u200Bice' })),
+      // No claim the verifier names callers by.
+      await verifier({ principal: 'email' }).verify(await expired()),
+      // Never valid: not before an hour from now, expired an hour ago.
+      await verifier().verify(await expired({ nbf: now + 3600 })),
+    ];
+    for (const refusal of refusals) expect(refusal).toMatchObject({ ok: false });
+    for (const refusal of refusals) expect(refusal).not.toHaveProperty('attributedTo');
   });
 
   it('says in words which claim was refused and why', async () => {

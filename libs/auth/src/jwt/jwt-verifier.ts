@@ -10,9 +10,23 @@ import type { AuthPrincipal } from '../principal.js';
 import { JwksCache, JwksUnavailableError } from './jwks-cache.js';
 import { tokenTypeProblem } from './token-type.js';
 
+/**
+ * Whose token a refused request carried, when the issuer's signature and this gateway's
+ * issuer, audience and type checks all held and only its time did not (expired, not yet
+ * valid, too long-lived, issued in the future): the audit row is then that principal's, as
+ * RefusedKeyHolder does for a revoked key. Never taken from a token that failed any other
+ * check: anyone can write any claim into one. For the row only: it admits nobody.
+ */
+export interface RefusedTokenHolder {
+  id: string;
+  authMethod: 'jwt';
+}
+
 export type TokenVerdict =
   | { ok: true; principal: AuthPrincipal }
-  | { ok: false; rule: 'auth:invalid-token' | 'auth:expired-token' | 'auth:error'; reason: string };
+  | { ok: false; rule: 'auth:invalid-token' | 'auth:expired-token' | 'auth:error'; reason: string; attributedTo?: RefusedTokenHolder };
+
+type Refused = Extract<TokenVerdict, { ok: false }>;
 
 /** How long an unknown key id waits before the JWKS is fetched again. */
 const JWKS_COOLDOWN_MS = 30_000;
@@ -59,7 +73,7 @@ export class JwtVerifier {
 
   async verify(token: string): Promise<TokenVerdict> {
     const jose = await loadJose();
-    const { errors, jwtVerify } = jose;
+    const { errors } = jose;
     this.keys ??= new JwksCache(new URL(this.options.jwksUrl), jose, {
       cooldownMs: JWKS_COOLDOWN_MS,
       maxAgeMs: JWKS_MAX_AGE_MS,
@@ -76,16 +90,55 @@ export class JwtVerifier {
     };
     let verified: JWTVerifyResult;
     try {
-      try {
-        verified = await jwtVerify(token, this.keys.resolve, checks);
-      } catch (err) {
-        if (!(err instanceof errors.JWKSMultipleMatchingKeys)) throw err;
-        verified = await verifyWithEach(jose, token, err, checks);
-      }
+      verified = await verifySigned(jose, this.keys, token, checks);
     } catch (err) {
-      return refusalOf(err, errors);
+      const refusal = refusalOf(err, errors);
+      if (isTimeFault(err, errors)) {
+        const holder = await this.holderOutsideItsTime(jose, this.keys, token, checks);
+        if (holder) return { ...refusal, attributedTo: holder };
+      }
+      return refusal;
     }
-    const { payload, protectedHeader } = verified;
+    const { payload } = verified;
+    const id = this.principalOf(verified);
+    if (typeof id !== 'string') return id;
+    // Signed, addressed and typed as an access token of this gateway's: a refusal from here on
+    // is for its time alone, and names whose it is (for the audit row).
+    const attributedTo: RefusedTokenHolder = { id, authMethod: 'jwt' };
+    // A token that lives for months is a bearer credential nothing can revoke before then (an
+    // API key can be); the issuer's own lifetime is not taken on trust past the cap.
+    const lifetime = Number(payload.exp) - Math.floor(Date.now() / 1000);
+    if (lifetime > this.options.maxTokenLifetimeSec + this.options.clockToleranceSec) {
+      // In the wording of every other duration (rounded up): "2 hours" for 2 h 59 min said
+      // the token lived a third less than it does.
+      const away = durationText(Math.max(0, Number(payload.exp) * 1000 - Date.now()));
+      return {
+        ok: false,
+        rule: 'auth:invalid-token',
+        reason: `the token's "exp" claim is ${away} away: more than this gateway accepts (auth.jwt.maxTokenLifetimeSec: ${this.options.maxTokenLifetimeSec})`,
+        attributedTo,
+      };
+    }
+    // jose checks exp and nbf; a token issued in the future is as wrong as one not yet valid.
+    if (typeof payload.iat === 'number' && payload.iat - this.options.clockToleranceSec > Date.now() / 1000) {
+      return { ok: false, rule: 'auth:invalid-token', reason: `the token's "iat" claim is in the future`, attributedTo };
+    }
+    return {
+      ok: true,
+      principal: {
+        id,
+        authMethod: 'jwt',
+        roles: listClaim(claimAt(payload, this.options.claims.roles)),
+        groups: listClaim(claimAt(payload, this.options.claims.groups)),
+        // exp is a required claim: a session's streams end with the token, when verify
+        // itself would refuse it (exp plus the clock tolerance), not earlier.
+        credential: { expiresAt: (Number(payload.exp) + this.options.clockToleranceSec) * 1000 },
+      },
+    };
+  }
+
+  /** The principal a verified token names, or why it names none that can serve (its type, its principal claim). */
+  private principalOf({ payload, protectedHeader }: JWTVerifyResult): string | Refused {
     const typeProblem = tokenTypeProblem(protectedHeader.typ, this.options.requireAtJwt);
     if (typeProblem !== undefined) return { ok: false, rule: 'auth:invalid-token', reason: typeProblem };
     const id = claimAt(payload, this.options.claims.principal);
@@ -102,36 +155,51 @@ export class JwtVerifier {
         reason: `the token's '${this.options.claims.principal}' claim is not a usable principal name (control or invisible characters, spaces around it, or over ${MAX_PRINCIPAL_CHARS} characters)`,
       };
     }
-    // A token that lives for months is a bearer credential nothing can revoke before then (an
-    // API key can be); the issuer's own lifetime is not taken on trust past the cap.
-    const lifetime = Number(payload.exp) - Math.floor(Date.now() / 1000);
-    if (lifetime > this.options.maxTokenLifetimeSec + this.options.clockToleranceSec) {
-      // In the wording of every other duration (rounded up): "2 hours" for 2 h 59 min said
-      // the token lived a third less than it does.
-      const away = durationText(Math.max(0, Number(payload.exp) * 1000 - Date.now()));
-      return {
-        ok: false,
-        rule: 'auth:invalid-token',
-        reason: `the token's "exp" claim is ${away} away: more than this gateway accepts (auth.jwt.maxTokenLifetimeSec: ${this.options.maxTokenLifetimeSec})`,
-      };
-    }
-    // jose checks exp and nbf; a token issued in the future is as wrong as one not yet valid.
-    if (typeof payload.iat === 'number' && payload.iat - this.options.clockToleranceSec > Date.now() / 1000) {
-      return { ok: false, rule: 'auth:invalid-token', reason: `the token's "iat" claim is in the future` };
-    }
-    return {
-      ok: true,
-      principal: {
-        id,
-        authMethod: 'jwt',
-        roles: listClaim(claimAt(payload, this.options.claims.roles)),
-        groups: listClaim(claimAt(payload, this.options.claims.groups)),
-        // exp is a required claim: a session's streams end with the token, when verify
-        // itself would refuse it (exp plus the clock tolerance), not earlier.
-        credential: { expiresAt: (Number(payload.exp) + this.options.clockToleranceSec) * 1000 },
-      },
-    };
+    return id;
   }
+
+  /**
+   * For a token jose refused for its time (exp, nbf): whose it is, if every other check holds.
+   * It is verified again, in full, as of a moment it was (or will be) valid, so that the
+   * signature, issuer, audience and type are checked by the same code as for any token, not
+   * inferred from the order in which jose happens to check claims. Only a token the issuer
+   * signed gets here (jose checks the signature before any claim), so an attacker cannot
+   * make it run for made-up tokens. Undefined when any check fails, or the token was never valid.
+   */
+  private async holderOutsideItsTime(jose: Jose, keys: JwksCache, token: string, checks: JWTVerifyOptions): Promise<RefusedTokenHolder | undefined> {
+    let moment: number | undefined;
+    try {
+      // Unverified, for the moment to check at only: what decides is the verification below.
+      const { exp, nbf } = jose.decodeJwt(token);
+      moment = typeof nbf === 'number' ? nbf : typeof exp === 'number' ? exp - 1 : undefined;
+    } catch {
+      return undefined;
+    }
+    if (moment === undefined || !Number.isFinite(moment)) return undefined;
+    try {
+      const verified = await verifySigned(jose, keys, token, { ...checks, currentDate: new Date(moment * 1000) });
+      const named = this.principalOf(verified);
+      return typeof named === 'string' ? { id: named, authMethod: 'jwt' } : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+}
+
+/** jose's signature and claim checks, each key of several that match tried in turn (verifyWithEach). */
+async function verifySigned(jose: Jose, keys: JwksCache, token: string, checks: JWTVerifyOptions): Promise<JWTVerifyResult> {
+  try {
+    return await jose.jwtVerify(token, keys.resolve, checks);
+  } catch (err) {
+    if (!(err instanceof jose.errors.JWKSMultipleMatchingKeys)) throw err;
+    return verifyWithEach(jose, token, err, checks);
+  }
+}
+
+/** Whether jose refused a token for its time alone: expired, or not yet valid. */
+function isTimeFault(err: unknown, errors: Jose['errors']): boolean {
+  if (err instanceof errors.JWTExpired) return err.claim === 'exp';
+  return err instanceof errors.JWTClaimValidationFailed && err.claim === 'nbf' && err.reason === 'check_failed';
 }
 
 /**
@@ -178,7 +246,7 @@ const CLAIM_FAULTS: Record<string, string> = {
 };
 
 /** What jose said, as a rule and a reason a client may see (no key material, no stack). */
-function refusalOf(err: unknown, errors: Jose['errors']): TokenVerdict {
+function refusalOf(err: unknown, errors: Jose['errors']): Refused {
   if (err instanceof errors.JWTExpired) return { ok: false, rule: 'auth:expired-token', reason: 'the token expired' };
   if (err instanceof errors.JWTClaimValidationFailed) {
     return { ok: false, rule: 'auth:invalid-token', reason: `the token's "${err.claim}" claim ${CLAIM_FAULTS[err.reason] ?? 'is not accepted'}` };

@@ -76,8 +76,9 @@ export interface HttpRefusal {
   rule: 'security:host' | 'security:origin' | 'auth:admin-role' | 'limit:sessions' | AuthRefusal['rule'];
   reason: string;
   /**
-   * Who it was, when that is known (a valid key without the role needed), or whose key it
-   * carried (revoked, expired: AuthRefusal.attributedTo); else anonymous.
+   * Who it was, when that is known (a valid key without the role needed), or whose key or
+   * token it carried (a key revoked or expired, a token the issuer signed refused for its
+   * time: AuthRefusal.attributedTo); else anonymous.
    */
   principal?: { id: string; authMethod: string };
   /** The client's address (the audit log bounds the rows each address can make). */
