@@ -7,6 +7,7 @@ import { auditRows, type AuditRowRecord } from './support/audit-rows.js';
 import { cliRunsTimeout, createKey, runCli } from './support/cli.js';
 import { eventually, startDaemon, stdioFixture, stopAllDaemons, tempDir, writeConfig, type DaemonHandle } from './support/daemon.js';
 import { INITIALIZE, MCP_ACCEPT } from './support/mcp-http.js';
+import { startHttpFixture } from '@switchboard/testing';
 
 /**
  * Who and what an auditor finds refusals under (docs/audit.md): a request made with a key
@@ -216,4 +217,35 @@ describe('attribution of refusals in the audit log (auth.mode: required, a polic
     },
     cliRunsTimeout(4),
   );
+});
+
+describe('a denied name of an upstream that is down', () => {
+  it('is answered as unknown, and its row still names the upstream and its own name', async () => {
+    const fixture = await startHttpFixture('http');
+    const dir = tempDir('sb-attribution-down-');
+    writeFileSync(join(dir, 'policy.yaml'), 'everyone: [dev]\nroles:\n  dev:\n    - { id: no-echo, deny: call, tool: fx__echo }\n    - { id: no-greet, deny: get, prompt: fx__greet }\n');
+    const config = writeConfig({ policy: { file: 'policy.yaml' }, mcpServers: { fx: { type: 'http', url: fixture.url } } }, dir);
+    const down = await startDaemon(config);
+    const client = new Client({ name: 'e2e-attribution', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(down.mcpUrl)));
+    try {
+      await fixture.stop();
+      await eventually(async () => (await request(down.baseUrl).get('/readyz')).status === 503, 60_000, 'the upstream to be seen down');
+      const refused = [
+        await client.callTool({ name: 'fx__echo', arguments: { text: 'x' } }).then(() => undefined, (err: unknown) => err),
+        await client.getPrompt({ name: 'fx__greet', arguments: { name: 'x' } }).then(() => undefined, (err: unknown) => err),
+      ];
+      expect(refused.map((err) => (err as ProtocolError).message)).toEqual([
+        expect.stringContaining('Unknown tool: fx__echo'),
+        expect.stringMatching(/Unknown prompt:? .*fx__greet/),
+      ]);
+      const rows = auditRows(join(dir, 'data'), `rule IN ('no-echo', 'no-greet')`).map((row) => [row.method, row.name, row.upstream, row.original_name, row.decision]);
+      expect(rows).toEqual([
+        ['tools/call', 'fx__echo', 'fx', 'echo', 'denied'],
+        ['prompts/get', 'fx__greet', 'fx', 'greet', 'denied'],
+      ]);
+    } finally {
+      await client.close();
+    }
+  });
 });

@@ -88,7 +88,13 @@ export interface NameLookup {
  */
 export async function routeOfDeparted(services: RelayServices, publicName: string, lookup: NameLookup, facts: AuditFacts): Promise<NameRoute | undefined> {
   const departed = lookup.departed(publicName);
-  if (!departed || !lookup.mayUse(departed.server)) return undefined;
+  if (!departed) return undefined;
+  if (!lookup.mayUse(departed.server)) {
+    // Answered as unknown (a denial looks like absence), but the row names whose it was, as
+    // a denial's row does while the upstream is up.
+    recordRoute(facts, departed.server, departed.name);
+    return undefined;
+  }
   await listsReadAgain(services, departed.server);
   const now = lookup.resolve(publicName);
   if (!now && lookup.departed(publicName)) throw upstreamDown(services, departed.server, departed.name, facts);
