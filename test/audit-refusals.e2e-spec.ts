@@ -37,7 +37,7 @@ describe('switchboard stdio and its SWITCHBOARD_API_KEY', () => {
     configPath = writeConfig({ mcpServers: { fx: stdioFixture() } }, dir);
   });
 
-  it('a key that does not serve (revoked, unknown) refuses the start, and the log has one row of it, with the user who ran it and not the key', () => {
+  it("a key that does not serve (revoked, unknown) refuses the start, and the log has one row of it: a revoked key's is the key's, naming the user who ran it; an unknown key's is the user's", () => {
     const revokedKey = createKey(configPath, 'stdio-rita');
     expect(cli(configPath, ['keys', 'revoke', 'stdio-rita']).code).toBe(0);
     const unknownKey = `sbk_${'Q'.repeat(43)}`;
@@ -48,13 +48,14 @@ describe('switchboard stdio and its SWITCHBOARD_API_KEY', () => {
     const rows = auditRows(dataDir, `method = 'session' AND name = 'refused'`);
     expect(rows).toHaveLength(2);
     const user = userInfo().username;
+    // As an HTTP request with a revoked key is (docs/audit.md): found by the key's name.
     expect(rows[0]).toMatchObject({
-      principal: user,
-      auth_method: 'stdio',
+      principal: 'stdio-rita',
+      auth_method: 'api-key',
       transport: 'stdio',
       decision: 'unauthenticated',
       rule: 'auth:revoked-key',
-      error_message: "SWITCHBOARD_API_KEY is not a usable key: API key 'stdio-rita' was revoked",
+      error_message: `SWITCHBOARD_API_KEY is not a usable key: API key 'stdio-rita' was revoked (switchboard stdio run by OS user ${user})`,
       outcome: null,
     });
     expect(rows[1]).toMatchObject({ principal: user, auth_method: 'stdio', rule: 'auth:unknown-key', error_message: 'SWITCHBOARD_API_KEY is not a usable key: unknown API key' });

@@ -38,8 +38,16 @@ async function serveStdio(config: GatewayConfig, logger: Logger, signals: Shutdo
     const verdict = keys.verify(key);
     if (!verdict.ok) {
       const reason = `SWITCHBOARD_API_KEY is not a usable key: ${verdict.reason}`;
-      // An authentication failure, as an HTTP request's with a bad key is; close() commits it.
-      auditStore.log?.recordSessionRefused({ transport: 'stdio', principal: stdioPrincipal(), rule: verdict.rule, reason });
+      // An authentication failure, as an HTTP request's with a bad key is, and like it the
+      // row of a revoked or expired key is the key's (found by its name), saying who ran it;
+      // an unknown key's is the OS user's. close() commits it.
+      const user = stdioPrincipal();
+      const holder = 'attributedTo' in verdict ? verdict.attributedTo : undefined;
+      auditStore.log?.recordSessionRefused(
+        holder
+          ? { transport: 'stdio', principal: { ...holder, roles: [] }, rule: verdict.rule, reason: `${reason} (switchboard stdio run by OS user ${user.id})` }
+          : { transport: 'stdio', principal: user, rule: verdict.rule, reason },
+      );
       await auditStore.close();
       throw new Error(reason);
     }
