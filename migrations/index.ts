@@ -6,6 +6,7 @@ import { CreateToolPins1795233600000 } from './1795233600000-create-tool-pins.js
 import { CreatePrincipalSecrets1795237200000 } from './1795237200000-create-principal-secrets.js';
 import { CreateAuditJournalMarks1795240800000 } from './1795240800000-create-audit-journal-marks.js';
 import { PrincipalIndexInIdOrder1795244400000 } from './1795244400000-principal-index-in-id-order.js';
+import { ApiKeyRotation1795248000000 } from './1795248000000-api-key-rotation.js';
 
 /** Every migration, oldest first. Listed by hand: globs differ between src and dist. */
 export const MIGRATIONS = [
@@ -17,4 +18,5 @@ export const MIGRATIONS = [
   CreatePrincipalSecrets1795237200000,
   CreateAuditJournalMarks1795240800000,
   PrincipalIndexInIdOrder1795244400000,
+  ApiKeyRotation1795248000000,
 ];

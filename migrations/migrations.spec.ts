@@ -103,4 +103,59 @@ describe('migrations', () => {
   });
 });
 
+describe('key rotation (1795248000000)', () => {
+  const ROTATION = 'ApiKeyRotation1795248000000';
+  const insertKey = (ds: DataSource, id: number, name: string, revokedAt: number | null) =>
+    sqliteConnection(ds)
+      .prepare(`INSERT INTO api_key (id, name, prefix, key_hash, roles, created_at, revoked_at) VALUES (?, ?, 'sbk_abcdef', ?, '["dev"]', 1, ?)`)
+      .run(id, name, `hash-${id}`, revokedAt);
+
+  it('applies to a database made by the migrations before it, keeping its keys, which are replaced by none', async () => {
+    const ds = await fresh();
+    await migrate(ds);
+    while ((await appliedNames(ds)).includes(ROTATION)) await ds.undoLastMigration();
+    insertKey(ds, 1, 'frank', 5);
+    insertKey(ds, 2, 'frank', null);
+    expect(await migrate(ds)).toContain(ROTATION);
+    const db = sqliteConnection(ds);
+    expect(db.prepare('SELECT id, name, revoked_at, rotated_at, replaced_by FROM api_key ORDER BY id').all()).toEqual([
+      { id: 1, name: 'frank', revoked_at: 5, rotated_at: null, replaced_by: null },
+      { id: 2, name: 'frank', revoked_at: null, rotated_at: null, replaced_by: null },
+    ]);
+  });
+
+  it('lets a name have a second key not revoked only while the first is rotated', async () => {
+    const ds = await fresh();
+    await migrate(ds);
+    const db = sqliteConnection(ds);
+    insertKey(ds, 1, 'frank', null);
+    // A plain second key of the name is still refused by the index.
+    expect(() => insertKey(ds, 2, 'frank', null)).toThrow(/UNIQUE constraint failed: api_key.name/);
+    db.prepare('UPDATE api_key SET rotated_at = 10 WHERE id = 1').run();
+    insertKey(ds, 2, 'frank', null);
+    db.prepare('UPDATE api_key SET replaced_by = 2 WHERE id = 1').run();
+    // The new key is the name's one unrotated key: a third is refused.
+    expect(() => insertKey(ds, 3, 'frank', null)).toThrow(/UNIQUE constraint failed: api_key.name/);
+  });
+
+  it('reverts by revoking the keys still in their overlap, so the old index holds again', async () => {
+    const ds = await fresh();
+    await migrate(ds);
+    const db = sqliteConnection(ds);
+    insertKey(ds, 1, 'frank', null);
+    db.prepare('UPDATE api_key SET rotated_at = 10, expires_at = 99 WHERE id = 1').run();
+    insertKey(ds, 2, 'frank', null);
+    await ds.undoLastMigration();
+    expect(db.prepare('SELECT id, revoked_at FROM api_key ORDER BY id').all()).toEqual([
+      { id: 1, revoked_at: 10 },
+      { id: 2, revoked_at: null },
+    ]);
+    expect(() => insertKey(ds, 3, 'frank', null)).toThrow(/UNIQUE constraint failed: api_key.name/);
+  });
+});
+
+async function appliedNames(ds: DataSource): Promise<string[]> {
+  return (sqliteConnection(ds).prepare('SELECT name FROM migrations').all() as { name: string }[]).map((m) => m.name);
+}
+
 const GENESIS = '0'.repeat(64);

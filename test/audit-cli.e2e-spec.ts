@@ -327,7 +327,7 @@ describe('switchboard audit and db commands without a database', () => {
     const first = runCli(['db', 'migrate', '--config', configPath]);
     expect(first.code).toBe(0);
     expect(first.stdout).toMatch(
-      /^applied 8 migration\(s\):\n {2}CreateAuditLog\d+\n {2}SlimAuditIndexes\d+\n {2}AuditRecordAsJson\d+\n {2}CreateApiKeys\d+\n {2}CreateToolPins\d+\n {2}CreatePrincipalSecrets\d+\n {2}CreateAuditJournalMarks\d+\n {2}PrincipalIndexInIdOrder\d+\n/,
+      /^applied 9 migration\(s\):\n {2}CreateAuditLog\d+\n {2}SlimAuditIndexes\d+\n {2}AuditRecordAsJson\d+\n {2}CreateApiKeys\d+\n {2}CreateToolPins\d+\n {2}CreatePrincipalSecrets\d+\n {2}CreateAuditJournalMarks\d+\n {2}PrincipalIndexInIdOrder\d+\n {2}ApiKeyRotation\d+\n/,
     );
     expect(first.stdout).toContain(`database: ${file}\n`);
     expect(existsSync(file)).toBe(true);

@@ -28,7 +28,7 @@ describe('openMigrated', () => {
     const db = new Database(join(dataDir, 'switchboard.sqlite'), { readonly: true });
     const ran = db.prepare('SELECT name FROM migrations ORDER BY id').all() as { name: string }[];
     db.close();
-    expect(ran.map((m) => m.name)).toEqual(['CreateAuditLog1795219200000', 'SlimAuditIndexes1795222800000', 'AuditRecordAsJson1795226400000', 'CreateApiKeys1795230000000', 'CreateToolPins1795233600000', 'CreatePrincipalSecrets1795237200000', 'CreateAuditJournalMarks1795240800000', 'PrincipalIndexInIdOrder1795244400000']);
+    expect(ran.map((m) => m.name)).toEqual(['CreateAuditLog1795219200000', 'SlimAuditIndexes1795222800000', 'AuditRecordAsJson1795226400000', 'CreateApiKeys1795230000000', 'CreateToolPins1795233600000', 'CreatePrincipalSecrets1795237200000', 'CreateAuditJournalMarks1795240800000', 'PrincipalIndexInIdOrder1795244400000', 'ApiKeyRotation1795248000000']);
     // Eight Node processes loading TypeORM: the unit timeout (10 s) is for in-process work,
     // and a loaded two-core machine took longer than that to start them all.
   }, 60_000);
