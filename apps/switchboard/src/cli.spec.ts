@@ -58,7 +58,7 @@ describe('--help after a command family or a command', () => {
     const keys = await run(['keys', '--help']);
     expect(keys.code).toBe(0);
     expect(keys.stdout).toMatch(/^Usage:\n {2}switchboard keys create --name NAME/);
-    expect(shown(keys.stdout)).toEqual(['keys create', 'keys list', 'keys revoke']);
+    expect(shown(keys.stdout)).toEqual(['keys create', 'keys list', 'keys rotate', 'keys revoke']);
     expect(keys.stdout).not.toMatch(/FILTERS|switchboard start/);
     expect(keys.stdout).toMatch(/--config FILE and --data-dir DIR/);
   });
@@ -91,7 +91,7 @@ describe('a family without a command', () => {
   it('audit and db name their commands, as keys and policy do, rather than print the whole usage', async () => {
     expect(await run(['audit'])).toEqual({ code: 2, stdout: '', stderr: 'switchboard: a command is missing; try: tail, export, stats, verify, checkpoint, digest\n' });
     expect(await run(['db'])).toEqual({ code: 2, stdout: '', stderr: 'switchboard: a command is missing; try: migrate\n' });
-    expect((await run(['keys'])).stderr).toBe('switchboard: a command is missing; try: create, list, revoke\n');
+    expect((await run(['keys'])).stderr).toBe('switchboard: a command is missing; try: create, list, rotate, revoke\n');
   });
 });
 

@@ -35,8 +35,12 @@ export const USAGE = `Usage:
       Create an API key; it is printed once, on the last line.
   switchboard keys list [--json]
       Every key: name, prefix, roles, status, created, expires, last used.
+  switchboard keys rotate NAME|ID [--overlap 1h]
+      Replace a key by a new one of the same name and roles, printed once, on the last line; the
+      old key serves on for the overlap (default 1h, 0 to end it at once), then is refused as expired.
   switchboard keys revoke NAME|ID
-      Revoke a key; the daemon refuses it from its next request.
+      Revoke a key (by name: every key of the name, a rotated one too); the daemon refuses it
+      from its next request.
   switchboard policy check --principal P [--roles r1,r2] [--groups g1] [--file FILE]
                            (--tool T [--args JSON] | --prompt P | --resource URI --server S) [--action A]
                            | --server S --action sample|elicit|log

@@ -28,6 +28,7 @@ const VALUES: Record<string, [what: string, example: string]> = {
   roles: ['roles, comma-separated', 'dev,ops'],
   groups: ['groups, comma-separated', 'eng'],
   expires: ['a lifetime', '30d'],
+  overlap: ['how long the old key serves on', '1h'],
   file: ['a policy file', 'policy.yaml'],
   action: ['an action', 'call'],
   prompt: ['a prompt name', 'github__summarize'],

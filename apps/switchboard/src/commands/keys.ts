@@ -1,8 +1,9 @@
-import { ApiKeyNameTakenError, ApiKeyStore, type ApiKeyInfo } from '@switchboard/auth';
+import { ApiKeyNameTakenError, ApiKeyNotRotatableError, ApiKeyStore, type ApiKeyInfo } from '@switchboard/auth';
 import type { GatewayConfig } from '@switchboard/config';
 import { ADMIN_ROLE, DurationRefused, durationMs, foldCallerName, type DurationSetting } from '@switchboard/core';
 import { undefinedRoleReason } from '@switchboard/policy';
 import { openMigrated } from '../audit-store.js';
+import { parseOptions } from '../parse-options.js';
 import { readPolicyFile } from '../policy-setup.js';
 import { COMMON_OPTIONS, commaList, loadCommandConfig, parseCommandArgs, runSubcommand, parseOneArgument, printUsage } from './command-args.js';
 import { CommandError, usageError } from './command-error.js';
@@ -15,10 +16,14 @@ const CREATE_OPTIONS = {
   expires: { type: 'string' },
 } as const;
 const LIST_OPTIONS = { ...COMMON_OPTIONS, json: { type: 'boolean' } } as const;
+const ROTATE_OPTIONS = { ...COMMON_OPTIONS, overlap: { type: 'string' } } as const;
 
-/** `switchboard keys create|list|revoke`: API keys, in the data dir's database (created if need be). */
+/** How long a rotated key serves on beside its replacement without --overlap: time to redeploy the hosts. */
+const DEFAULT_OVERLAP_MS = 3_600_000;
+
+/** `switchboard keys create|list|rotate|revoke`: API keys, in the data dir's database (created if need be). */
 export async function runKeysCommand(args: string[], usage: string): Promise<number> {
-  return runSubcommand('keys', args, usage, { create, list, revoke });
+  return runSubcommand('keys', args, usage, { create, list, rotate, revoke });
 }
 
 /** What each `keys` subcommand reads of its arguments, without running it; bad usage throws. */
@@ -32,6 +37,18 @@ export const KEYS_ARGUMENTS = {
     return { values, roles, expiresAt };
   },
   list: (args: string[]) => parseCommandArgs(args, LIST_OPTIONS),
+  rotate(args: string[]) {
+    let parsed;
+    try {
+      parsed = parseOptions({ args, options: ROTATE_OPTIONS, allowPositionals: true });
+    } catch (err) {
+      throw usageError((err as Error).message);
+    }
+    const { values, positionals } = parsed;
+    if (positionals.length !== 1 && !values.help) throw usageError('give one key name or id to keys rotate');
+    const overlapMs = values.overlap === undefined ? DEFAULT_OVERLAP_MS : overlapInMs(values.overlap);
+    return { values, argument: positionals[0] ?? '', overlapMs };
+  },
   revoke: (args: string[]) => parseOneArgument(args, 'key name or id to keys revoke'),
 };
 
@@ -71,8 +88,35 @@ async function list(args: string[], usage: string): Promise<number> {
   process.stdout.write(
     formatTable(
       ['ID', 'NAME', 'PREFIX', 'ROLES', 'STATUS', 'CREATED', 'EXPIRES', 'LAST USED'],
-      keys.map((k) => [k.id, k.name, `${k.prefix}...`, k.roles.join(',') || '-', keyStatus(k), time(k.createdAt), time(k.expiresAt, 'never'), time(k.lastUsedAt, 'never')]),
+      keys.map((k) => [k.id, k.name, `${k.prefix}...`, k.roles.join(',') || '-', statusCell(k), time(k.createdAt), time(k.expiresAt, 'never'), time(k.lastUsedAt, 'never')]),
     ),
+  );
+  return 0;
+}
+
+async function rotate(args: string[], usage: string): Promise<number> {
+  const { values, argument, overlapMs } = KEYS_ARGUMENTS.rotate(args);
+  if (values.help) return printUsage(usage);
+  const byId = /^\d+$/.test(argument);
+  const { key, info, replaced } = await withKeys(loadCommandConfig(values), async (store) => {
+    const keys = await store.list();
+    // By name, the key that stands for it: a rotated one has its replacement already.
+    const target = byId ? keys.find((k) => k.id === Number(argument)) : keys.find((k) => k.name === argument && k.revokedAt === null && k.rotatedAt === null);
+    if (!target) throw new CommandError(nothingToRevoke(argument, byId, keys), 1);
+    if (target.revokedAt !== null) throw new CommandError(`key '${target.name}' (id ${target.id}) was revoked at ${time(target.revokedAt)}; nothing to rotate`, 1);
+    try {
+      return await store.rotate(target.id, overlapMs);
+    } catch (err) {
+      // Rotated already, or changed by another command since it was read.
+      if (err instanceof ApiKeyNotRotatableError) throw new CommandError(err.message + (target.rotatedAt === null ? '' : '; rotate that one'), 1);
+      throw err;
+    }
+  });
+  const old = replaced.expiresAt! <= replaced.rotatedAt! ? 'is refused as expired from now on' : `works until ${time(replaced.expiresAt)}, then is refused as expired`;
+  process.stdout.write(
+    `rotated key '${info.name}': new key id ${info.id} (roles: ${info.roles.join(', ') || 'none'}; expires: ${time(info.expiresAt, 'never')}); the old key (id ${replaced.id}) ${old}\n` +
+      'It is shown only now; store it as a secret. Send it as "Authorization: Bearer <key>" or "X-API-Key: <key>".\n' +
+      `${key}\n`,
   );
   return 0;
 }
@@ -84,11 +128,18 @@ async function revoke(args: string[], usage: string): Promise<number> {
   const { revoked, keys } = await withKeys(loadCommandConfig(values), async (store) => {
     const keys = await store.list();
     // The store revokes by id whatever the key's state: one revoked before is not news.
-    if (byId && keys.some((k) => k.id === Number(argument) && k.revokedAt !== null)) return { revoked: undefined, keys };
+    if (byId && keys.some((k) => k.id === Number(argument) && k.revokedAt !== null)) return { revoked: [], keys };
     return { revoked: await store.revoke(argument), keys };
   });
-  if (revoked) {
-    process.stdout.write(`revoked key '${revoked.name}' (id ${revoked.id}); it stops working on the next request, and sessions and switchboard stdio processes using it end within 2 s\n`);
+  if (revoked.length === 1) {
+    process.stdout.write(`revoked key '${revoked[0].name}' (id ${revoked[0].id}); it stops working on the next request, and sessions and switchboard stdio processes using it end within 2 s\n`);
+    return 0;
+  }
+  if (revoked.length > 1) {
+    // A name rotated and still in its overlap: both keys are the principal's.
+    process.stdout.write(
+      `revoked ${revoked.length} keys named '${revoked[0].name}' (ids ${revoked.map((k) => k.id).join(', ')}); they stop working on the next request, and sessions and switchboard stdio processes using them end within 2 s\n`,
+    );
     return 0;
   }
   const earlier = byId ? keys.find((k) => k.id === Number(argument)) : undefined;
@@ -100,8 +151,8 @@ async function revoke(args: string[], usage: string): Promise<number> {
 }
 
 /**
- * Why `keys revoke WORD` found no key to revoke. Digits alone are an id (no name is), any
- * other word a name, matched exactly: a key of that name revoked before, or an active one
+ * Why `keys revoke WORD` (or `keys rotate WORD`) found no key to act on. Digits alone are
+ * an id (no name is), any other word a name, matched exactly: a key of that name revoked before, or an active one
  * spelt in another case, is named, so that the administrator knows where they stand.
  */
 function nothingToRevoke(word: string, byId: boolean, keys: readonly ApiKeyInfo[]): string {
@@ -148,6 +199,19 @@ async function withKeys<T>(config: GatewayConfig, use: (store: ApiKeyStore) => P
 /** `keys create --expires`: how long the key works; without it, it does not expire (no `off`). */
 const EXPIRES: DurationSetting = { name: '--expires', example: '30d', zero: '(leave --expires out for a key that does not expire)' };
 
+/** `keys rotate --overlap`: how long the old key serves on; 0 ends it at once (the grammar refuses 0 elsewhere). */
+const OVERLAP: DurationSetting = { name: '--overlap', example: '1h' };
+
+function overlapInMs(text: string): number {
+  if (/^0+[smhdw]?$/.test(text)) return 0;
+  try {
+    return durationMs(text, OVERLAP)!;
+  } catch (err) {
+    if (err instanceof DurationRefused) throw usageError(`${err.message}, or 0 to end the old key at once`);
+    throw err;
+  }
+}
+
 function expiresInMs(text: string): number {
   try {
     return durationMs(text, EXPIRES)!;
@@ -157,11 +221,17 @@ function expiresInMs(text: string): number {
   }
 }
 
-/** As the daemon judges a key now: only an active one is accepted. */
-export function keyStatus(key: ApiKeyInfo): 'active' | 'revoked' | 'expired' {
+/** As the daemon judges a key now: an active one is accepted, and a rotated one until its overlap ends (its expiry). */
+export function keyStatus(key: ApiKeyInfo): 'active' | 'rotated' | 'revoked' | 'expired' {
   if (key.revokedAt !== null) return 'revoked';
   if (key.expiresAt !== null && key.expiresAt <= Date.now()) return 'expired';
-  return 'active';
+  return key.rotatedAt === null ? 'active' : 'rotated';
+}
+
+/** keyStatus for the table: a rotated key names its replacement (EXPIRES says until when). */
+function statusCell(key: ApiKeyInfo): string {
+  const status = keyStatus(key);
+  return status === 'rotated' ? `rotated (by id ${key.replacedBy})` : status;
 }
 
 const time = (ms: number | null, none = '-'): string => (ms === null ? none : new Date(ms).toISOString().slice(0, 19) + 'Z');

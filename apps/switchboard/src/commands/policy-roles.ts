@@ -34,7 +34,7 @@ export async function rolesForCheck(caller: CallerIdentity, given: string | unde
   const file = databasePath(config);
   if (!existsSync(file)) return { caller, roles: [], source: `no key roles known: no database at ${file}, so no API keys` };
   const named = keysNamed(caller, await readKeys(config));
-  const active = named.find((k) => keyStatus(k) === 'active');
+  const active = named.find(serves);
   // The daemon's principal is the key's name as stored: `Alice` asked about is `alice`.
   if (active) return { caller: { ...caller, id: active.name }, roles: active.roles, source: `with the roles of key '${active.name}': ${active.roles.join(', ') || 'none'}` };
   // Newest first: the key this name last stood for.
@@ -61,7 +61,7 @@ async function otherRolesNote(caller: CallerIdentity, given: readonly string[], 
   if (caller.authMethod !== API_KEY_METHOD || !existsSync(databasePath(config))) return undefined;
   // A database that cannot be read only costs the note: the check itself needs no key.
   const keys = await readKeys(config).catch(() => []);
-  const key = keysNamed(caller, keys).find((k) => keyStatus(k) === 'active');
+  const key = keysNamed(caller, keys).find(serves);
   if (!key) return undefined;
   const same = key.roles.length === new Set(given).size && key.roles.every((r) => given.includes(r));
   const list = (roles: readonly string[]) => `[${roles.join(', ')}]`;
@@ -82,3 +82,6 @@ async function readKeys(config: GatewayConfig): Promise<ApiKeyInfo[]> {
     throw new CommandError(`cannot read the API keys in ${file}: ${(err as Error).message}; give the caller's roles with --roles`);
   }
 }
+
+/** Whether the daemon accepts the key now: a rotated key in its overlap carries the same roles as its replacement. */
+const serves = (key: ApiKeyInfo): boolean => keyStatus(key) === 'active' || keyStatus(key) === 'rotated';

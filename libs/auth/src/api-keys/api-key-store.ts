@@ -1,4 +1,4 @@
-import { IsNull, Raw, type DataSource } from 'typeorm';
+import { In, IsNull, Raw, type DataSource } from 'typeorm';
 import { ApiKeyEntity } from './api-key.entity.js';
 import { displayPrefix, hashApiKey, newApiKey } from './key-material.js';
 
@@ -12,6 +12,9 @@ export interface ApiKeyInfo {
   expiresAt: number | null;
   revokedAt: number | null;
   lastUsedAt: number | null;
+  /** When `keys rotate` replaced it, and by which key's id; null for a key never rotated. */
+  rotatedAt: number | null;
+  replacedBy: number | null;
 }
 
 export class ApiKeyNameTakenError extends Error {
@@ -19,6 +22,9 @@ export class ApiKeyNameTakenError extends Error {
     super(`a key named '${name}' already exists (revoke it first, or pick another name)`);
   }
 }
+
+/** Why `keys rotate` cannot replace a key: there is none with the id, or it is revoked or rotated already. */
+export class ApiKeyNotRotatableError extends Error {}
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$/;
 const ROLE = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$/;
@@ -36,7 +42,7 @@ export function checkKeyFields(name: string, roles: readonly string[]): string[]
 }
 
 /**
- * Managing keys (`switchboard keys`): create, list, revoke. Keys are checked on every
+ * Managing keys (`switchboard keys`): create, list, rotate, revoke. Keys are checked on every
  * request by ApiKeyVerifier, which reads the same table; a revocation here takes effect on
  * the daemon's next request.
  */
@@ -64,9 +70,52 @@ export class ApiKeyStore {
         expiresAt: fields.expiresAt ?? null,
         revokedAt: null,
         lastUsedAt: null,
+        rotatedAt: null,
+        replacedBy: null,
       }),
     );
     return { key, info: infoOf(saved) };
+  }
+
+  /**
+   * Replaces the key with this id by a new one of the same name and roles, without downtime:
+   * the old key serves on for `overlapMs` (0: not at all), and is then refused as expired, as
+   * any expired key is, so the daemon ends its sessions through the same credential check.
+   * Its expiry only ever comes sooner. The new key lives as long as the old one was made to
+   * (its expiry minus its creation) from `now`, or does not expire if the old one did not.
+   */
+  async rotate(id: number, overlapMs: number, now = Date.now()): Promise<{ key: string; info: ApiKeyInfo; replaced: ApiKeyInfo }> {
+    return this.dataSource.transaction(async (manager) => {
+      const repository = manager.getRepository(ApiKeyEntity);
+      const old = await repository.findOneBy({ id });
+      if (!old) throw new ApiKeyNotRotatableError(`no key with id ${id}`);
+      if (old.revokedAt !== null) throw new ApiKeyNotRotatableError(`key '${old.name}' (id ${id}) was revoked`);
+      if (old.rotatedAt !== null) throw new ApiKeyNotRotatableError(`key '${old.name}' (id ${id}) was already rotated: its replacement is id ${old.replacedBy}`);
+      const lifetime = old.expiresAt === null ? null : old.expiresAt - old.createdAt;
+      const overlapEnd = now + overlapMs;
+      old.expiresAt = old.expiresAt === null ? overlapEnd : Math.min(old.expiresAt, overlapEnd);
+      old.rotatedAt = now;
+      // First out of the name's unique index (rotated_at), so that the new key may join it.
+      await repository.update({ id }, { rotatedAt: old.rotatedAt, expiresAt: old.expiresAt });
+      const key = newApiKey();
+      const saved = await repository.save(
+        repository.create({
+          name: old.name,
+          prefix: displayPrefix(key),
+          keyHash: hashApiKey(key),
+          roles: old.roles,
+          createdAt: now,
+          expiresAt: lifetime === null ? null : now + lifetime,
+          revokedAt: null,
+          lastUsedAt: null,
+          rotatedAt: null,
+          replacedBy: null,
+        }),
+      );
+      old.replacedBy = saved.id;
+      await repository.update({ id }, { replacedBy: saved.id });
+      return { key, info: infoOf(saved), replaced: infoOf(old) };
+    });
   }
 
   /** Every key, newest first, revoked ones included (they say so). */
@@ -75,18 +124,21 @@ export class ApiKeyStore {
     return rows.map(infoOf);
   }
 
-  /** Revokes the active key with this name, or the key with this id; undefined if none. */
-  async revoke(nameOrId: string): Promise<ApiKeyInfo | undefined> {
+  /**
+   * Revokes every key not revoked with this name (a rotated key in its overlap and its
+   * replacement both: the principal's access ends), or the key with this id, in whatever
+   * state; newest first, none if there is no such key.
+   */
+  async revoke(nameOrId: string): Promise<ApiKeyInfo[]> {
     const repository = this.dataSource.getRepository(ApiKeyEntity);
     const found = /^\d+$/.test(nameOrId)
-      ? await repository.findOneBy({ id: Number(nameOrId) })
-      : await repository.findOneBy({ name: nameOrId, revokedAt: IsNull() });
-    if (!found) return undefined;
-    if (found.revokedAt === null) {
-      found.revokedAt = Date.now();
-      await repository.update({ id: found.id }, { revokedAt: found.revokedAt });
-    }
-    return infoOf(found);
+      ? await repository.findBy({ id: Number(nameOrId) })
+      : await repository.find({ where: { name: nameOrId, revokedAt: IsNull() }, order: { id: 'DESC' } });
+    const now = Date.now();
+    const fresh = found.filter((row) => row.revokedAt === null);
+    for (const row of fresh) row.revokedAt = now;
+    if (fresh.length > 0) await repository.update({ id: In(fresh.map((row) => row.id)) }, { revokedAt: now });
+    return found.map(infoOf);
   }
 }
 
@@ -100,5 +152,7 @@ function infoOf(row: ApiKeyEntity): ApiKeyInfo {
     expiresAt: row.expiresAt,
     revokedAt: row.revokedAt,
     lastUsedAt: row.lastUsedAt,
+    rotatedAt: row.rotatedAt,
+    replacedBy: row.replacedBy,
   };
 }

@@ -30,6 +30,14 @@ export class ApiKeyEntity {
 
   @Column({ type: 'integer', name: 'last_used_at', nullable: true })
   lastUsedAt!: number | null;
+
+  /** When `keys rotate` replaced it; it serves on until expiresAt (its overlap). */
+  @Column({ type: 'integer', name: 'rotated_at', nullable: true })
+  rotatedAt!: number | null;
+
+  /** The id of the key that replaced it. */
+  @Column({ type: 'integer', name: 'replaced_by', nullable: true })
+  replacedBy!: number | null;
 }
 
 export const AUTH_ENTITIES = [ApiKeyEntity];
