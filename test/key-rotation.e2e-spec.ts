@@ -142,7 +142,7 @@ describe('switchboard keys rotate', () => {
     expect(listed().filter((k) => k.name === 'ivy').map((k) => k.status)).toEqual(['revoked', 'revoked']);
   });
 
-  it('refuses an unknown name or id, a revoked key, a key already rotated, and a bad --overlap', { timeout: cliRunsTimeout(6) }, () => {
+  it('refuses an unknown name or id, a revoked key, a key already rotated, and a bad --overlap', { timeout: cliRunsTimeout(8) }, () => {
     createKey(configPath, 'jo');
     const [jo] = listed().filter((k) => k.name === 'jo');
     expect(rotate('nobody')).toMatchObject({ code: 1, stderr: "switchboard: no active key named 'nobody'\n" });
@@ -150,7 +150,12 @@ describe('switchboard keys rotate', () => {
     expect(rotate('jo', '--overlap', 'soon')).toMatchObject({ code: 2, stderr: expect.stringMatching(/^switchboard: --overlap 'soon': must be a count and a unit \(s, m, h, d, w\) like '1h'/) });
     rotated('jo');
     expect(rotate(String(jo.id))).toMatchObject({ code: 1, stderr: `switchboard: key 'jo' (id ${jo.id}) was already rotated: its replacement is id ${jo.id + 1}; rotate that one\n` });
-    expect(cli('keys', 'revoke', 'jo').code).toBe(0);
+    // Its replacement revoked alone, the rotated key is the name's one key serving: not one to rotate.
+    expect(cli('keys', 'revoke', String(jo.id + 1)).code).toBe(0);
+    expect(rotate('jo')).toMatchObject({
+      code: 1,
+      stderr: expect.stringMatching(new RegExp(`^switchboard: key 'jo' \\(id ${jo.id}\\) was rotated and serves until ${ISO}, but its replacement \\(id ${jo.id + 1}\\) was revoked; revoke it, then keys create a new one\n$`)),
+    });
     expect(rotate(String(jo.id + 1))).toMatchObject({ code: 1, stderr: expect.stringMatching(new RegExp(`^switchboard: key 'jo' \\(id ${jo.id + 1}\\) was revoked at ${ISO}; nothing to rotate\n$`)) });
   });
 });

@@ -102,7 +102,7 @@ async function rotate(args: string[], usage: string): Promise<number> {
     const keys = await store.list();
     // By name, the key that stands for it: a rotated one has its replacement already.
     const target = byId ? keys.find((k) => k.id === Number(argument)) : keys.find((k) => k.name === argument && k.revokedAt === null && k.rotatedAt === null);
-    if (!target) throw new CommandError(nothingToRevoke(argument, byId, keys), 1);
+    if (!target) throw new CommandError(byId ? nothingToRevoke(argument, byId, keys) : nothingToRotate(argument, keys), 1);
     if (target.revokedAt !== null) throw new CommandError(`key '${target.name}' (id ${target.id}) was revoked at ${time(target.revokedAt)}; nothing to rotate`, 1);
     try {
       return await store.rotate(target.id, overlapMs);
@@ -165,6 +165,17 @@ function nothingToRevoke(word: string, byId: boolean, keys: readonly ApiKeyInfo[
   const folded = foldCallerName(word);
   const meant = keys.find((k) => k.revokedAt === null && foldCallerName(k.name) === folded);
   return meant ? `no active key named '${word}' (did you mean '${meant.name}'?)` : `no active key named '${word}'`;
+}
+
+/**
+ * Why `keys rotate NAME` found no key to replace. A rotated key whose replacement was revoked
+ * by id still serves through its overlap: "no active key" would be wrong, and rotating it
+ * again would give the name a third key, so the way out is said instead.
+ */
+function nothingToRotate(name: string, keys: readonly ApiKeyInfo[]): string {
+  const serving = keys.find((k) => k.name === name && keyStatus(k) === 'rotated');
+  if (!serving) return nothingToRevoke(name, false, keys);
+  return `key '${name}' (id ${serving.id}) was rotated and serves until ${time(serving.expiresAt)}, but its replacement (id ${serving.replacedBy}) was revoked; revoke it, then keys create a new one`;
 }
 
 /**
