@@ -87,6 +87,16 @@ describe('policy check with the roles of the caller\'s API key', () => {
     expect(token.stdout).toMatch(/^deny {2}rule: policy:default-deny\nprincipal jwt:alice has roles: none \(no token roles known: a token's roles come from its claims; give them with --roles\);/);
   });
 
+  it('decides with the roles of a rotated key still in its overlap, as the daemon accepts it, when its replacement was revoked', { timeout: cliRunsTimeout(4) }, () => {
+    createKey(configPath, 'eve', 'dev');
+    const rotated = runCli(['keys', 'rotate', 'eve', '--config', configPath]);
+    expect(rotated.code, rotated.stderr).toBe(0);
+    const newId = /new key id (\d+)/.exec(rotated.stdout)![1];
+    expect(runCli(['keys', 'revoke', newId, '--config', configPath]).code).toBe(0);
+    const eve = check('eve', 'fx__echo');
+    expect([eve.code, eve.stdout]).toEqual([0, expect.stringMatching(/^allow {2}rule: echo\nprincipal eve has roles: dev \(with the roles of key 'eve': dev\);/)]);
+  });
+
   it('reads no database where there is none, and creates none', () => {
     const empty = writeConfig({ auth: { mode: 'required' }, policy: { file: join(dir, 'policy.yaml') }, mcpServers: { fx: stdioFixture() } });
     const r = runCli(['policy', 'check', '--config', empty, '--principal', 'alice', '--tool', 'fx__echo']);
