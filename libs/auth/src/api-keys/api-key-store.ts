@@ -1,4 +1,4 @@
-import { In, IsNull, Raw, type DataSource } from 'typeorm';
+import { In, IsNull, Raw, type DataSource, type Repository } from 'typeorm';
 import { ApiKeyEntity } from './api-key.entity.js';
 import { displayPrefix, hashApiKey, newApiKey } from './key-material.js';
 
@@ -59,21 +59,8 @@ export class ApiKeyStore {
     // ASCII (NAME), which SQLite's lower() covers.
     const taken = await repository.findOneBy({ name: Raw((column) => `lower(${column}) = lower(:name)`, { name: fields.name }), revokedAt: IsNull() });
     if (taken) throw new ApiKeyNameTakenError(taken.name);
-    const key = newApiKey();
-    const saved = await repository.save(
-      repository.create({
-        name: fields.name,
-        prefix: displayPrefix(key),
-        keyHash: hashApiKey(key),
-        roles: JSON.stringify([...new Set(fields.roles)]),
-        createdAt: Date.now(),
-        expiresAt: fields.expiresAt ?? null,
-        revokedAt: null,
-        lastUsedAt: null,
-        rotatedAt: null,
-        replacedBy: null,
-      }),
-    );
+    const roles = JSON.stringify([...new Set(fields.roles)]);
+    const { key, saved } = await insertKey(repository, { name: fields.name, roles, createdAt: Date.now(), expiresAt: fields.expiresAt ?? null });
     return { key, info: infoOf(saved) };
   }
 
@@ -97,21 +84,7 @@ export class ApiKeyStore {
       old.rotatedAt = now;
       // First out of the name's unique index (rotated_at), so that the new key may join it.
       await repository.update({ id }, { rotatedAt: old.rotatedAt, expiresAt: old.expiresAt });
-      const key = newApiKey();
-      const saved = await repository.save(
-        repository.create({
-          name: old.name,
-          prefix: displayPrefix(key),
-          keyHash: hashApiKey(key),
-          roles: old.roles,
-          createdAt: now,
-          expiresAt: lifetime === null ? null : now + lifetime,
-          revokedAt: null,
-          lastUsedAt: null,
-          rotatedAt: null,
-          replacedBy: null,
-        }),
-      );
+      const { key, saved } = await insertKey(repository, { name: old.name, roles: old.roles, createdAt: now, expiresAt: lifetime === null ? null : now + lifetime });
       old.replacedBy = saved.id;
       await repository.update({ id }, { replacedBy: saved.id });
       return { key, info: infoOf(saved), replaced: infoOf(old) };
@@ -140,6 +113,16 @@ export class ApiKeyStore {
     if (fresh.length > 0) await repository.update({ id: In(fresh.map((row) => row.id)) }, { revokedAt: now });
     return found.map(infoOf);
   }
+}
+
+/** A new key's row, stored with the key's hash only; the key itself is returned to be shown once. */
+async function insertKey(
+  repository: Repository<ApiKeyEntity>,
+  fields: { name: string; roles: string; createdAt: number; expiresAt: number | null },
+): Promise<{ key: string; saved: ApiKeyEntity }> {
+  const key = newApiKey();
+  const row = { ...fields, prefix: displayPrefix(key), keyHash: hashApiKey(key), revokedAt: null, lastUsedAt: null, rotatedAt: null, replacedBy: null };
+  return { key, saved: await repository.save(repository.create(row)) };
 }
 
 function infoOf(row: ApiKeyEntity): ApiKeyInfo {
