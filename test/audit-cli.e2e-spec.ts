@@ -269,7 +269,7 @@ describe('switchboard audit and db commands', () => {
     [['db', '--data-dir', 'elsewhere', 'migrate'], /^switchboard: a command is missing \('--data-dir' is an option, not a command\); try: migrate\n$/],
     // ... but one written before the family, where the README says it may go, is not blamed.
     [['-c', configPath, 'audit'], /^switchboard: a command is missing; try: tail, export, stats, verify, checkpoint, digest\n$/],
-    [['-c', configPath, 'keys'], /^switchboard: a command is missing; try: create, list, revoke\n$/],
+    [['-c', configPath, 'keys'], /^switchboard: a command is missing; try: create, list, rotate, revoke\n$/],
   ];
 
   it('bad filter values and options are usage errors (exit 2) that say what is wrong', { timeout: cliRunsTimeout(usageRefusals().length) }, () => {
@@ -373,7 +373,7 @@ describe('switchboard audit on a database an older Switchboard made', () => {
       const before = readFileSync(file);
       const r = runCli(['audit', ...args, '--config', configPath]);
       expect(r.code).toBe(1);
-      expect(r.stderr).toMatch(/^switchboard: the audit database .* is from an older Switchboard \(6 migration\(s\) not applied: AuditRecordAsJson\d+, /);
+      expect(r.stderr).toMatch(/^switchboard: the audit database .* is from an older Switchboard \(7 migration\(s\) not applied: AuditRecordAsJson\d+, /);
       expect(r.stderr).toContain('run `switchboard db migrate` (or start the daemon) first');
       expect(r.stderr).not.toMatch(STACK_TRACE);
       expect(readFileSync(file).equals(before)).toBe(true);
