@@ -28,9 +28,7 @@ export function openPolicy(
   const engine = new PolicyEngine(doc, fallback, file);
   logger.info({ file, roles: Object.keys(doc.roles).length, defaultEffect: engine.defaultEffect }, 'policy loaded');
   const warnIneffective = (loaded: PolicyDocument) => {
-    for (const { path, reason } of [...aliasedServerSelectors(loaded, config.servers), ...actionsOutsideSelectors(loaded)]) logger.warn({ file, path }, reason);
-    const inert = inertAllowWarning(loaded, config);
-    if (inert) logger.warn({ file }, inert);
+    for (const { path, reason } of ineffectiveRules(loaded, config)) logger.warn(path === undefined ? { file } : { file, path }, reason);
   };
   warnIneffective(doc);
   const watcher = new FileWatcher(file, loadPolicyBytes, (change) => {
@@ -57,14 +55,32 @@ export function noPolicyWarning(config: GatewayConfig): string | undefined {
   return 'no policy file and default effect deny: every tools/call, read, prompt and completion is refused; set policy.file (docs/policy.md)';
 }
 
+/** A warning about a policy file: at a path in it, or about the file as a whole. */
+export interface PolicyWarning {
+  path?: string;
+  reason: string;
+}
+
+/**
+ * Rules that cannot do what they say: an action the rule's item selector rules out is never
+ * matched; with a config to compare with, also a `server:` that names only an alias (it never
+ * applies) and allow rules under the default nobody chose (they change nothing). `start` logs
+ * them at load and each reload; `config check` and `policy lint` print them.
+ */
+export function ineffectiveRules(doc: PolicyDocument, config: GatewayConfig | undefined): PolicyWarning[] {
+  const found: PolicyWarning[] = [...actionsOutsideSelectors(doc), ...(config ? aliasedServerSelectors(doc, config.servers) : [])];
+  const inert = config && inertAllowWarning(doc, config);
+  if (inert) found.push({ reason: inert });
+  return found;
+}
+
 /**
  * A policy file of allow rules under the default nobody chose, allow on a loopback listener:
- * they change nothing, though their author most likely meant them as what to serve. `start`
- * (at load and each reload), `config check` and `policy lint` tell it in these words. A default
+ * they change nothing, though their author most likely meant them as what to serve. A default
  * of allow set in the file or the config is a choice (allow rules kept for a later switch to
  * deny, say), so it is not second-guessed.
  */
-export function inertAllowWarning(doc: PolicyDocument, config: GatewayConfig): string | undefined {
+function inertAllowWarning(doc: PolicyDocument, config: GatewayConfig): string | undefined {
   if (doc.defaultEffect !== undefined || config.policy.defaultEffect !== undefined) return undefined;
   const inert = inertAllowRules(doc, policyDefaultEffect(config));
   if (inert.length === 0) return undefined;

@@ -1,8 +1,8 @@
 import { resolve } from 'node:path';
 import type { GatewayConfig } from '@switchboard/config';
 import { callerName, counted, MAX_URI_CHARS, parseCallerName } from '@switchboard/core';
-import { actionsOutsideSelectors, aliasedServerSelectors, PolicyEngine, unnormalizedPath, type PolicyDecision, type PolicyDocument } from '@switchboard/policy';
-import { inertAllowWarning, policyDefaultEffect, readPolicyFile } from '../policy-setup.js';
+import { PolicyEngine, unnormalizedPath, type PolicyDecision, type PolicyDocument } from '@switchboard/policy';
+import { ineffectiveRules, policyDefaultEffect, readPolicyFile } from '../policy-setup.js';
 import { COMMON_OPTIONS, commaList, loadCommandConfig, parseCommandArgs, runSubcommand, printUsage } from './command-args.js';
 import { CommandError, usageError } from './command-error.js';
 import { policyRequestOf } from './policy-request.js';
@@ -126,15 +126,7 @@ export function loadPolicyForCommand(file: string, exitCode: 1 | 2 = 1): PolicyD
   return read.doc;
 }
 
-/**
- * Rules that cannot do what they say, a warning on stderr for each: an action the rule's item
- * selector rules out is never matched; with a config to compare with, also a `server:` that
- * names only an alias (it never applies) and allow rules under the default nobody chose
- * (they change nothing).
- */
+/** The rules that cannot do what they say (ineffectiveRules), a warning on stderr for each. */
 export function warnOfIneffectiveRules(doc: PolicyDocument, config: GatewayConfig | undefined, file = config?.policy.file): void {
-  const found = [...actionsOutsideSelectors(doc), ...(config ? aliasedServerSelectors(doc, config.servers) : [])];
-  for (const { path, reason } of found) process.stderr.write(`warning: ${file}: ${path}: ${reason}\n`);
-  const inert = config && inertAllowWarning(doc, config);
-  if (inert) process.stderr.write(`warning: ${file}: ${inert}\n`);
+  for (const { path, reason } of ineffectiveRules(doc, config)) process.stderr.write(`warning: ${file}: ${path === undefined ? '' : `${path}: `}${reason}\n`);
 }
