@@ -59,16 +59,25 @@ export function runSubcommand(
   return run(rest, usagePart(usage, `${family} ${subcommand}`));
 }
 
-/** The common options and one word after the subcommand (`keys revoke NAME`, `tools accept S/T`). */
-export function parseOneArgument(args: string[], what: string): { values: { config?: string; 'data-dir'?: string; help?: boolean }; argument: string } {
+/**
+ * The command's options (the common ones unless given) and one word after the subcommand
+ * (`keys revoke NAME`, `tools accept S/T`, `keys rotate NAME --overlap 1h`).
+ */
+export function parseOneArgument<O extends NonNullable<ParseArgsConfig['options']> & typeof COMMON_OPTIONS = typeof COMMON_OPTIONS>(
+  args: string[],
+  what: string,
+  options: O = COMMON_OPTIONS as O,
+): { values: ReturnType<typeof parseOptions<{ args: string[]; options: O; allowPositionals: true }>>['values']; argument: string } {
   let parsed;
   try {
-    parsed = parseOptions({ args, options: COMMON_OPTIONS, allowPositionals: true });
+    parsed = parseOptions({ args, options, allowPositionals: true });
   } catch (err) {
     throw usageError((err as Error).message);
   }
   const { values, positionals } = parsed;
-  if (positionals.length !== 1 && !values.help) throw usageError(`give one ${what}`);
+  // Every command has --help (COMMON_OPTIONS); TypeScript cannot see it through the generic O.
+  const help = (values as { help?: boolean }).help;
+  if (positionals.length !== 1 && !help) throw usageError(`give one ${what}`);
   return { values, argument: positionals[0] ?? '' };
 }
 

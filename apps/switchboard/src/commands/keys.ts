@@ -3,7 +3,6 @@ import type { GatewayConfig } from '@switchboard/config';
 import { ADMIN_ROLE, DurationRefused, durationMs, foldCallerName, type DurationSetting } from '@switchboard/core';
 import { undefinedRoleReason } from '@switchboard/policy';
 import { openMigrated } from '../audit-store.js';
-import { parseOptions } from '../parse-options.js';
 import { readPolicyFile } from '../policy-setup.js';
 import { COMMON_OPTIONS, commaList, loadCommandConfig, parseCommandArgs, runSubcommand, parseOneArgument, printUsage } from './command-args.js';
 import { CommandError, usageError } from './command-error.js';
@@ -38,16 +37,9 @@ export const KEYS_ARGUMENTS = {
   },
   list: (args: string[]) => parseCommandArgs(args, LIST_OPTIONS),
   rotate(args: string[]) {
-    let parsed;
-    try {
-      parsed = parseOptions({ args, options: ROTATE_OPTIONS, allowPositionals: true });
-    } catch (err) {
-      throw usageError((err as Error).message);
-    }
-    const { values, positionals } = parsed;
-    if (positionals.length !== 1 && !values.help) throw usageError('give one key name or id to keys rotate');
+    const { values, argument } = parseOneArgument(args, 'key name or id to keys rotate', ROTATE_OPTIONS);
     const overlapMs = values.overlap === undefined ? DEFAULT_OVERLAP_MS : overlapInMs(values.overlap);
-    return { values, argument: positionals[0] ?? '', overlapMs };
+    return { values, argument, overlapMs };
   },
   revoke: (args: string[]) => parseOneArgument(args, 'key name or id to keys revoke'),
 };
