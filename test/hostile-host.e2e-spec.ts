@@ -205,6 +205,7 @@ describe('the length of a resource URI a host sends', () => {
     const rows = auditRows(join(dirname(daemon.configPath), 'data'), "rule = 'request:uri-too-long'");
     expect(rows.map((r) => [r.method, r.decision, r.error_code, r.upstream])).toEqual([
       ['resources/read', 'refused', -32602, null],
+      ['resources/subscribe', 'refused', -32602, null],
       ['completion/complete', 'refused', -32602, null],
     ]);
     // The row keeps the start of the URI, as of any name a host chose.
@@ -245,6 +246,9 @@ describe('a host subscribing to URI after URI', () => {
 
     const past = await post({ jsonrpc: '2.0', id: 'one-more', method: 'resources/subscribe', params: { uri: item(-1) } }, { 'Mcp-Session-Id': sid }).expect(200);
     expect(past.body).toMatchObject({ id: 'one-more', error: { code: -31429, message: expect.stringMatching(/Too many subscriptions/) } });
+    // Its row says limited, by the session's cap, as a rate limit's does.
+    const limited = auditRows(join(dirname(daemon.configPath), 'data'), `method = 'resources/subscribe' AND request_id = 'one-more'`);
+    expect(limited.map((r) => [r.decision, r.rule, r.outcome, r.error_code, r.upstream])).toEqual([['limited', 'limit:subscriptions', null, -31429, 'fx']]);
     // Held again, not a new one.
     await post({ jsonrpc: '2.0', id: 'again', method: 'resources/subscribe', params: { uri: item(0) } }, { 'Mcp-Session-Id': sid }).expect(200).expect((r) => expect(r.body.result).toEqual({}));
 

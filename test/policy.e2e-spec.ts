@@ -290,6 +290,24 @@ describe('resource rules judge the URI the upstream reads, however the host spel
     expect(await failure(client.subscribeResource({ uri: 'switchboard://fy/fixture://static/hello' }))).toMatchObject(notFound);
   });
 
+  it('a subscription is recorded like a read: the one the policy denies, the one it allows, and one to no resource', async () => {
+    await failure(client.subscribeResource({ uri: 'fixture://static/hello' }));
+    await client.subscribeResource({ uri: 'fixture://items/7' });
+    await failure(client.subscribeResource({ uri: 'fixture://nowhere/1' }));
+    // Undoing one decides nothing: no row.
+    await client.unsubscribeResource({ uri: 'fixture://items/7' });
+    const rows = auditRows(dataDir, `method LIKE 'resources/%subscribe' AND name IN ('fixture://static/hello', 'fixture://items/7', 'fixture://nowhere/1')`);
+    expect(rows.map((r) => [r.method, r.name, r.upstream, r.original_name, r.decision, r.rule, r.outcome])).toEqual([
+      ['resources/subscribe', 'fixture://static/hello', 'fx', 'fixture://static/hello', 'denied', 'no-static', null],
+      ['resources/subscribe', 'fixture://items/7', 'fx', 'fixture://items/7', 'allowed', 'policy:default-allow', 'ok'],
+      ['resources/subscribe', 'fixture://nowhere/1', null, null, 'denied', 'catalog:unknown-resource', null],
+    ]);
+    // A gateway URI's row: the name the host used, and the route it wraps.
+    await failure(client.subscribeResource({ uri: 'switchboard://fy/fixture://static/hello' }));
+    const wrapped = auditRows(dataDir, `method = 'resources/subscribe' AND name = 'switchboard://fy/fixture://static/hello'`).at(-1);
+    expect(wrapped).toMatchObject({ upstream: 'fy', original_name: 'fixture://static/hello', decision: 'denied', rule: 'no-static' });
+  });
+
   it('dot segments and, in file: URIs, empty segments are refused before any rule sees them', async () => {
     expect(await failure(client.readResource({ uri: 'fixture://items/../static/hello' }))).toMatchObject({
       code: -32602,

@@ -118,12 +118,12 @@ describe('AuditLog', () => {
     expect(row.arguments_digest).toBe(argumentsDigest(args));
   });
 
-  it('records the four request methods; completion/complete only when configured', async () => {
+  it('records the request methods that decide something; completion/complete only when configured', async () => {
     const on = (await log()).audit;
     const off = (await log(200, false)).audit;
-    for (const m of ['tools/call', 'resources/read', 'prompts/get', 'completion/complete']) expect(on.records(m)).toBe(true);
+    for (const m of ['tools/call', 'resources/read', 'resources/subscribe', 'prompts/get', 'completion/complete']) expect(on.records(m)).toBe(true);
     expect(off.records('completion/complete')).toBe(false);
-    expect(on.records('tools/list')).toBe(false);
+    for (const m of ['tools/list', 'resources/unsubscribe', 'logging/setLevel', 'ping']) expect(on.records(m)).toBe(false);
   });
 });
 

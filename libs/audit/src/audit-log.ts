@@ -33,17 +33,16 @@ const REFUSAL_WINDOW_MS = 60_000;
 const REFUSAL_ADDRESSES = 10_000;
 
 /** Methods with a row per request; the relayed server->client ones join with the relay. */
-const RECORDED = new Set(['tools/call', 'resources/read', 'prompts/get', 'completion/complete', 'tasks/result', 'tasks/cancel']);
+const RECORDED = new Set(['tools/call', 'resources/read', 'resources/subscribe', 'prompts/get', 'completion/complete', 'tasks/result', 'tasks/cancel']);
 
 /**
  * Methods whose row names a resource URI (`name` and `original_name`; for completion/complete,
  * a ref/resource's template URI): a URI can carry a credential (`?access_token=…`) and is
  * seldom repeated, so it is scanned each time. Other names (tools, prompts) repeat, and are
  * looked up in the redactor's memory: a known name never holds a secret, but the name of an
- * unknown tool is whatever the host sent. Subscriptions are not recorded today; listed for
- * when they are.
+ * unknown tool is whatever the host sent.
  */
-const URI_NAMED = new Set(['resources/read', 'resources/subscribe', 'resources/unsubscribe', 'completion/complete']);
+const URI_NAMED = new Set(['resources/read', 'resources/subscribe', 'completion/complete']);
 
 const MAX_ERROR_CHARS = 1000;
 

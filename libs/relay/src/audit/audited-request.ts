@@ -12,7 +12,7 @@ export interface Refusal {
 }
 
 /**
- * Runs one recorded request (tools/call, resources/read, prompts/get, completion/complete)
+ * Runs one recorded request (tools/call, resources/read and subscribe, prompts/get, completion/complete)
  * and writes its row: who, what, with which arguments, what was decided and how it ended.
  * In strict mode the answer (result or error) is released only once the row is committed;
  * if it cannot be, the host gets -32013 instead, and strict mode refuses new requests
@@ -148,7 +148,7 @@ function entryOf(ctx: RequestContext): AuditEntry {
 }
 
 function publicName(method: string, params: Item): string | null {
-  if (method === 'resources/read') return stringOrNull(params.uri);
+  if (method === 'resources/read' || method === 'resources/subscribe') return stringOrNull(params.uri);
   if (method === 'completion/complete') {
     const ref = params.ref as Item | undefined;
     return stringOrNull(ref?.name ?? ref?.uri);
@@ -158,7 +158,7 @@ function publicName(method: string, params: Item): string | null {
 
 function argumentsOf(method: string, params: Item): unknown {
   if (method === 'completion/complete') return { argument: params.argument, context: params.context };
-  if (method === 'resources/read') return undefined;
+  if (method === 'resources/read' || method === 'resources/subscribe') return undefined;
   return params.arguments;
 }
 

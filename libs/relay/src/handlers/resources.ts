@@ -73,14 +73,20 @@ export const subscribe: MethodHandler = async (ctx, services) => {
   if (!(session.serverCapabilities?.resources as Record<string, unknown> | undefined)?.subscribe) {
     throw new McpError(ErrorCode.MethodNotFound, 'Resource subscriptions were not negotiated for this session');
   }
-  const target = resolve(services, uri);
+  // Recorded as a read is: a subscription is what lets a principal hear of a resource's changes.
+  const target = resolve(services, uri, ctx.audit);
+  recordRoute(ctx.audit, target.server, target.uri);
   if (!authorized(ctx, services, 'subscribe', 'Resource', { server: target.server, uri: target.uri })) throw notFound(uri);
   const connection = await upstreamOf(ctx, services, target.server);
   const caps = connection.capabilities.resources as Record<string, unknown> | undefined;
   if (!caps?.subscribe) {
     throw new McpError(ErrorCode.MethodNotFound, `Upstream '${target.server}' does not support resource subscriptions`);
   }
-  await services.subscriptions.subscribe(session, connection, target.uri, uri, ctx.signal);
+  await services.subscriptions.subscribe(session, connection, target.uri, uri, ctx.signal).catch((err: unknown) => {
+    // The session's cap on subscriptions (its only -31429): the row says limited, as a rate limit's does.
+    if (err instanceof McpError && err.code === ErrorCode.RateLimited) ctx.audit.limitedBy = 'limit:subscriptions';
+    throw err;
+  });
   return {};
 };
 
