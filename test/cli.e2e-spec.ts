@@ -54,6 +54,16 @@ describe('switchboard CLI', () => {
     expect(runCli(['frobnicate']).stderr).toMatch(/^switchboard: unknown command 'frobnicate'\n/);
   });
 
+  it('a misspelt command or option is named with the one most likely meant', () => {
+    expect(runCli(['strat']).stderr).toMatch(/^switchboard: unknown command 'strat' \(did you mean start\?\)\n/);
+    expect(runCli(['aduit', 'tail']).stderr).toMatch(/^switchboard: unknown command 'aduit' \(did you mean audit\?\)\n/);
+    expect(runCli(['start', '--confg', 'sw.yaml']).stderr).toMatch(/^switchboard: Unknown option '--confg' \(did you mean --config\?\)\n/);
+    const tail = runCli(['audit', 'tial']);
+    expect([tail.code, tail.stderr]).toEqual([2, "switchboard: unknown audit command 'tial' (did you mean tail?); try: tail, export, stats, verify, checkpoint, digest\n"]);
+    const export_ = runCli(['audit', 'export', '--fromat', 'csv']);
+    expect([export_.code, export_.stderr]).toEqual([2, "switchboard: Unknown option '--fromat' (did you mean --format?)\n"]);
+  });
+
   it('--version prints the package version', () => {
     expect(runCli(['--version']).stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
   });

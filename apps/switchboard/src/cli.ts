@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { ConfigError, defaultConfigPath, loadConfigWithWarnings, unsafeListenReason, type GatewayConfig } from '@switchboard/config';
+import { ConfigError, closestKey, defaultConfigPath, loadConfigWithWarnings, unsafeListenReason, type GatewayConfig } from '@switchboard/config';
 import type { CommandFamily } from './commands/index.js';
 import type { FileSettings } from './daemon.js';
 import { parseOptions } from './parse-options.js';
@@ -130,7 +130,8 @@ export async function main(argv: string[]): Promise<number> {
   const command = positionals[0];
   if (values.help || !command) return print(USAGE, command ? 0 : values.help ? 0 : 2);
   if (command !== 'start' && command !== 'stdio') {
-    process.stderr.write(`switchboard: unknown command '${command}'\n\n${USAGE}\n`);
+    const meant = closestKey(command, ['start', 'stdio', ...FAMILIES]);
+    process.stderr.write(`switchboard: unknown command '${command}'${meant ? ` (did you mean ${meant}?)` : ''}\n\n${USAGE}\n`);
     return 2;
   }
 

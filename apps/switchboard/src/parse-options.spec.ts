@@ -30,8 +30,20 @@ describe('parseOptions', () => {
   });
 
   it('still refuses unknown options and stray words', () => {
-    expect(() => parseOptions({ args: ['--nope'], options })).toThrow(/Unknown option/);
+    expect(() => parseOptions({ args: ['--nope'], options })).toThrow(/^Unknown option '--nope'$/);
     expect(() => parseOptions({ args: ['word'], options })).toThrow(/positional/);
+  });
+
+  it('names the option most likely meant by an unknown one, and nothing of positional arguments', () => {
+    expect(() => parseOptions({ args: ['--snice', '1h'], options })).toThrow(/^Unknown option '--snice' \(did you mean --since\?\)$/);
+    expect(() => parseOptions({ args: ['--jsno'], options })).toThrow(/^Unknown option '--jsno' \(did you mean --json\?\)$/);
+    // Where words may follow (start, keys revoke NAME), parseArgs adds how to pass '--confg' as one: not what was meant.
+    const config = { config: { type: 'string' } } as const;
+    expect(() => parseOptions({ args: ['--confg', 'sw.yaml'], options: config, allowPositionals: true })).toThrow(
+      /^Unknown option '--confg' \(did you mean --config\?\)$/,
+    );
+    expect(() => parseOptions({ args: ['--frobnicate'], options: config, allowPositionals: true })).toThrow(/^Unknown option '--frobnicate'$/);
+    expect(() => parseOptions({ args: ['--since=1h', '-x'], options })).toThrow(/^Unknown option '-x'$/);
   });
 
   it('takes a negative number after a string option as its value, for the command to judge', () => {

@@ -1,5 +1,5 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { commandLinePath } from '@switchboard/config';
+import { closestKey, commandLinePath } from '@switchboard/config';
 import { missingValueRefusal } from './option-values.js';
 
 /**
@@ -24,7 +24,7 @@ export function parseOptions<T extends ParseArgsConfig & { options: NonNullable<
   try {
     parsed = parseArgs({ ...config, args, strict: true, tokens: true });
   } catch (err) {
-    throw clearerRefusal(err, args ?? []);
+    throw clearerRefusal(err, args ?? [], config.options);
   }
   // Option name -> how it was first typed: the refusal names what the user wrote (`-n`).
   const seen = new Map<string, string>();
@@ -79,9 +79,17 @@ function takesValue(word: string, options: Options): boolean {
  * parseArgs' "Option '-n' argument is ambiguous. Did you forget ... use '--lines=-XYZ'" (an
  * option where the value should be: `-n --json`), said in one line; its "Option '-n, --lines
  * <value>' argument missing" (the option last, nothing after it) as what the option takes
- * (option-values.ts); other refusals as they are.
+ * (option-values.ts); an unknown option with the one most likely meant (and without parseArgs'
+ * advice on passing `--confg` as a word, which is not what a typo meant); other refusals as
+ * they are.
  */
-function clearerRefusal(err: unknown, args: readonly string[]): unknown {
+function clearerRefusal(err: unknown, args: readonly string[], options: Options): unknown {
+  const unknown = err instanceof Error ? /^Unknown option '(-[^']*)'/.exec(err.message) : null;
+  if (unknown) {
+    const [, typed] = unknown;
+    const meant = typed.startsWith('--') ? closestKey(typed.slice(2), Object.keys(options)) : undefined;
+    return new TypeError(`Unknown option '${typed}'${meant ? ` (did you mean --${meant}?)` : ''}`);
+  }
   const missing = err instanceof Error ? /^Option '(?:-(.), )?--([^ ']+) <value>' argument missing$/.exec(err.message) : null;
   if (missing) {
     const [, short, long] = missing;

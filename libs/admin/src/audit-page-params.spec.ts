@@ -59,6 +59,13 @@ describe('parseAuditPageParams', () => {
     expect(problems.decision).toMatch(/allowed, denied, limited, unauthenticated, refused/);
   });
 
+  it("names the decision meant by a policy's word: decision=deny is denied", () => {
+    expect(problemsOf(parseAuditPageParams({ decision: 'deny' })).decision).toBe(
+      "must be one of allowed, denied, limited, unauthenticated, refused (did you mean 'denied'?)",
+    );
+    expect(problemsOf(parseAuditPageParams({ decision: 'maybe' })).decision).not.toMatch(/did you mean/);
+  });
+
   it.each(['0', '1001', '-5', '2.5', '1e2', ' 10', 'ten'])('refuses limit=%j', (limit) => {
     expect(problemsOf(parseAuditPageParams({ limit }))).toHaveProperty('limit');
   });

@@ -1,5 +1,6 @@
 import {
   AUDIT_DECISIONS,
+  decisionMeant,
   decodeCursor,
   InvalidCursorError,
   isAuditDecision,
@@ -73,7 +74,10 @@ export function parseAuditPageParams(query: Record<string, unknown>): ParsedPage
   }
   if (text.decision !== undefined) {
     if (isAuditDecision(text.decision)) filter.decision = text.decision;
-    else bad('decision', `must be one of ${AUDIT_DECISIONS.join(', ')}`);
+    else {
+      const meant = decisionMeant(text.decision);
+      bad('decision', `must be one of ${AUDIT_DECISIONS.join(', ')}${meant ? ` (did you mean '${meant}'?)` : ''}`);
+    }
   }
 
   let limit = DEFAULT_PAGE_LIMIT;

@@ -31,4 +31,9 @@ describe('runSubcommand', () => {
   it('an unknown word is an unknown command', async () => {
     expect(await refusal(['rotate'])).toMatchObject({ exitCode: 2, message: "unknown keys command 'rotate'; try: create, list" });
   });
+
+  it('a misspelt command is named with the one most likely meant', async () => {
+    expect(await refusal(['lsit'])).toMatchObject({ exitCode: 2, message: "unknown keys command 'lsit' (did you mean list?); try: create, list" });
+    expect((await refusal(['creat'])).message).toMatch(/^unknown keys command 'creat' \(did you mean create\?\)/);
+  });
 });

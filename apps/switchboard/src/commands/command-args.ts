@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import type { ParseArgsConfig } from 'node:util';
-import { ConfigError, defaultConfigPath, loadConfigWithWarnings, type GatewayConfig } from '@switchboard/config';
+import { ConfigError, closestKey, defaultConfigPath, loadConfigWithWarnings, type GatewayConfig } from '@switchboard/config';
 import { parseOptions } from '../parse-options.js';
 import { CommandError, usageError } from './command-error.js';
 import { usagePart } from './usage-part.js';
@@ -53,7 +53,10 @@ export function runSubcommand(
   if (subcommand === '--help' || subcommand === '-h') return Promise.resolve(printUsage(usagePart(usage, family)));
   const run = subcommand !== undefined && Object.hasOwn(subcommands, subcommand) ? subcommands[subcommand] : undefined;
   if (!run) {
-    const problem = isMissingCommand(subcommand) ? missingCommand(subcommand) : `unknown ${family} command '${subcommand}'`;
+    const meant = isMissingCommand(subcommand) ? undefined : closestKey(subcommand, Object.keys(subcommands));
+    const problem = isMissingCommand(subcommand)
+      ? missingCommand(subcommand)
+      : `unknown ${family} command '${subcommand}'${meant ? ` (did you mean ${meant}?)` : ''}`;
     throw usageError(`${problem}; try: ${Object.keys(subcommands).join(', ')}`);
   }
   return run(rest, usagePart(usage, `${family} ${subcommand}`));

@@ -73,6 +73,16 @@ describe('parseFilters', () => {
     expect(err.message).toContain('--tool must not be empty');
   });
 
+  it("says which decision a policy's word or a misspelling means: rows are allowed or denied, not allow or deny", () => {
+    expect(failure(() => parseFilters({ decision: 'deny' }, NOW)).message).toContain(
+      "--decision 'deny': expected one of allowed, denied, limited, unauthenticated, refused (did you mean denied?)",
+    );
+    expect(failure(() => parseFilters({ decision: 'allow' }, NOW)).message).toContain('(did you mean allowed?)');
+    expect(failure(() => parseFilters({ decision: 'Limited' }, NOW)).message).toContain('(did you mean limited?)');
+    expect(failure(() => parseFilters({ decision: 'refsued' }, NOW)).message).toContain('(did you mean refused?)');
+    expect(failure(() => parseFilters({ decision: 'ok' }, NOW)).message).not.toContain('did you mean');
+  });
+
   it('refuses a window that ends before it starts', () => {
     expect(failure(() => parseFilters({ since: '1h', until: '2h' }, NOW)).message).toMatch(/--since must be earlier than --until/);
   });

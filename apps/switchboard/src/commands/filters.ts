@@ -1,4 +1,4 @@
-import { AUDIT_DECISIONS, isAuditDecision, parseIsoInstant } from '@switchboard/audit';
+import { AUDIT_DECISIONS, decisionMeant, isAuditDecision, parseIsoInstant } from '@switchboard/audit';
 import type { AuditFilter } from '@switchboard/audit';
 import { DURATION_UNITS_MS } from '@switchboard/core';
 import { usageError } from './command-error.js';
@@ -47,7 +47,10 @@ export function parseFilters(values: FilterValues, now = Date.now()): AuditFilte
   }
   if (values.decision !== undefined) {
     if (isAuditDecision(values.decision)) filter.decision = values.decision;
-    else problems.push(`--decision '${values.decision}': expected one of ${AUDIT_DECISIONS.join(', ')}`);
+    else {
+      const meant = decisionMeant(values.decision);
+      problems.push(`--decision '${values.decision}': expected one of ${AUDIT_DECISIONS.join(', ')}${meant ? ` (did you mean ${meant}?)` : ''}`);
+    }
   }
   for (const option of ['principal', 'tool', 'method', 'upstream', 'session'] as const) {
     const text = values[option];

@@ -1,9 +1,21 @@
+import { closestKey } from '@switchboard/config';
 import type { AuditDecision, AuditRow } from '../audit.types.js';
 
 /** Every decision a row can carry, for validating `decision` filters (the CLI's and the API's). */
 export const AUDIT_DECISIONS: readonly AuditDecision[] = ['allowed', 'denied', 'limited', 'unauthenticated', 'refused'];
 
 export const isAuditDecision = (text: string): text is AuditDecision => (AUDIT_DECISIONS as readonly string[]).includes(text);
+
+/**
+ * The decision a refused `decision` filter most likely meant. The policy's words for an
+ * effect (`deny`, `allow`) are what a user reaches for, and a row says `denied`: too far
+ * apart for a typo, so the past tense is tried first, then a misspelling (closestKey).
+ */
+export function decisionMeant(text: string): AuditDecision | undefined {
+  const word = text.toLowerCase();
+  const pastTense = AUDIT_DECISIONS.find((d) => d === word || d === `${word}ed` || d === `${word}d` || d === `${word.slice(0, -1)}ied`);
+  return pastTense ?? AUDIT_DECISIONS.find((d) => d === closestKey(word, AUDIT_DECISIONS));
+}
 
 // A date, or a date and time with optional seconds, fraction and offset; no offset means local time.
 const ISO_INSTANT = /^(\d{4})-(\d{2})-(\d{2})(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/i;
