@@ -89,6 +89,40 @@ describe('AuditQuery', () => {
     expect(await page('anonymous')).toEqual(['refused', 'local']);
   });
 
+  it('a principal filter matches names as the policy and the rate limits do: without regard to case or composition', async () => {
+    const q = await queryOf([
+      entry({ principal: 'frank', authMethod: 'api-key', name: 'lower' }),
+      entry({ principal: 'Frank', authMethod: 'api-key', name: 'upper' }),
+      entry({ principal: 'FRANK', authMethod: 'jwt', name: 'token' }),
+      entry({ principal: 'frankie', authMethod: 'api-key', name: 'other' }),
+      entry({ principal: 'Jos\u00e9', authMethod: 'jwt', name: 'composed' }),
+      entry({ principal: 'jose\u0301', authMethod: 'jwt', name: 'decomposed' }),
+      entry({ principal: 'zed', authMethod: 'api-key', name: 'last' }),
+    ]);
+    const page = (principal: string) => namesFor(q, principal);
+    expect(await page('frank')).toEqual(['lower', 'upper', 'token']);
+    expect(await page('FRANK')).toEqual(['lower', 'upper', 'token']);
+    expect(await page('key:frank')).toEqual(['lower', 'upper']);
+    expect(await page('jwt:frank')).toEqual(['token']);
+    expect(await page('jwt:JOSÉ')).toEqual(['composed', 'decomposed']);
+    expect(await page('nobody')).toEqual([]);
+    // The rows keep each name as it arrived.
+    expect((await q.page({ principal: 'frank' }, { limit: 10, order: 'asc' })).items.map((r) => r.principal)).toEqual(['frank', 'Frank', 'FRANK']);
+    expect((await q.stats({ principal: 'frank' })).byDecision.allowed).toBe(3);
+    // Paged across the spellings, newest first: no repeats, no gaps.
+    const first = await q.page({ principal: 'Frank' }, { limit: 1, order: 'desc' });
+    const rest = await q.page({ principal: 'Frank' }, { limit: 5, order: 'desc', cursor: first.nextCursor });
+    expect([...names(first.items), ...names(rest.items)]).toEqual(['token', 'upper', 'lower']);
+  });
+
+  it('a principal filter takes the method as rows name it, too: api-key:alice is key:alice', async () => {
+    const q = await queryOf([
+      entry({ principal: 'alice', authMethod: 'api-key', name: 'by_key' }),
+      entry({ principal: 'alice', authMethod: 'jwt', name: 'by_token' }),
+    ]);
+    expect(await namesFor(q, 'api-key:alice')).toEqual(['by_key']);
+  });
+
   it('pages with cursors, newest first by default, without repeats or gaps', async () => {
     const q = await sample();
     const seen: number[] = [];

@@ -1,4 +1,4 @@
-import { callerName, parseCallerName } from '@switchboard/core';
+import { API_KEY_METHOD, callerName, foldCallerName, parseCallerName } from '@switchboard/core';
 import { sqliteConnection } from '@switchboard/persistence';
 import type { DataSource, SelectQueryBuilder } from 'typeorm';
 import { AuditRecordEntity } from '../audit-record.entity.js';
@@ -124,10 +124,10 @@ export class AuditQuery {
     const newestBefore = resumable ? await this.newestId() : undefined;
     let keyed: AuditFilter =
       after === undefined ? filter : order === 'asc' ? { ...filter, afterId: max(filter.afterId, after) } : { ...filter, beforeId: min(filter.beforeId, after) };
-    const window =
-      options.scanRows !== undefined && scansUnindexed(filter) ? await this.scanWindow(keyed, order, options.scanRows) : undefined;
+    const unindexed = scansUnindexed(filter) || (await this.spelledSeveralWays(filter));
+    const window = options.scanRows !== undefined && unindexed ? await this.scanWindow(keyed, order, options.scanRows) : undefined;
     if (window) keyed = { ...keyed, afterId: window.afterId, beforeId: window.beforeId };
-    const rows = await this.select(keyed, order)
+    const rows = await (await this.select(keyed, order))
       .orderBy('r.id', order === 'asc' ? 'ASC' : 'DESC')
       .limit(options.limit + 1)
       .getMany();
@@ -140,6 +140,30 @@ export class AuditQuery {
   }
 
   /** The newest row's id (0 for an empty log), from the primary key alone. */
+  /**
+   * The principals in the log that are `principal` as the policy and the rate limits match
+   * names (foldCallerName: `Frank` and `frank`, a composed and a decomposed é): rows keep a
+   * name as it arrived, and "what did frank do" must find them all. Read from the principal
+   * index, one seek per name in it (a recursive skip-scan), not one per row.
+   */
+  private async spellingsOf(principal: string): Promise<string[]> {
+    const names = (await this.dataSource.query(
+      `WITH RECURSIVE p(name) AS (
+         SELECT MIN(principal) FROM audit_entry
+         UNION ALL
+         SELECT (SELECT MIN(principal) FROM audit_entry WHERE principal > p.name) FROM p WHERE p.name IS NOT NULL
+       )
+       SELECT name FROM p WHERE name IS NOT NULL`,
+    )) as { name: string }[];
+    const folded = foldCallerName(principal);
+    return names.map((n) => n.name).filter((name) => name === principal || foldCallerName(name) === folded);
+  }
+
+  /** Whether the filter's principal is in the log under more than one spelling (see select()). */
+  private async spelledSeveralWays(filter: AuditFilter): Promise<boolean> {
+    return filter.principal !== undefined && (await this.spellingsOf(principalFilter(filter.principal).principal)).length > 1;
+  }
+
   private async newestId(): Promise<number> {
     const raw = await this.dataSource.getRepository(AuditRecordEntity).createQueryBuilder('r').select('MAX(r.id)', 'id').getRawOne<{ id: number | null }>();
     return raw?.id ?? 0;
@@ -222,7 +246,7 @@ export class AuditQuery {
    * is found by its id alone, then they are walked up from there.
    */
   async *last(filter: AuditFilter, count: number, chunk = 1000): AsyncGenerator<AuditRow> {
-    const first = await this.select(filter, 'desc')
+    const first = await (await this.select(filter, 'desc'))
       .select('r.id', 'id')
       .orderBy('r.id', 'DESC')
       .offset(count - 1)
@@ -236,23 +260,23 @@ export class AuditQuery {
    * committed between them can make the totals differ by those rows.
    */
   async stats(filter: AuditFilter): Promise<AuditStats> {
-    const byDecisionRaw = await this.select(filter)
+    const byDecisionRaw = await (await this.select(filter))
       .select('r.decision', 'decision')
       .addSelect('COUNT(*)', 'rows')
       .groupBy('r.decision')
       .getRawMany<{ decision: AuditDecision; rows: number }>();
-    const byMethodRaw = await counted(this.select(filter).select('r.method', 'method'), 'rows')
+    const byMethodRaw = await counted((await this.select(filter)).select('r.method', 'method'), 'rows')
       .addSelect(`SUM(${CANCELLED})`, 'cancelled')
       .groupBy('r.method')
       .getRawMany<MethodStats & { cancelled: number }>();
     // Grouped by name and upstream here, merged per name below: a call refused before
     // routing has no upstream, and must still count on its tool's one line.
-    const byToolRaw = await counted(this.toolCalls(filter).select('r.name', 'tool').addSelect('r.upstream', 'upstream'), 'calls')
+    const byToolRaw = await counted((await this.toolCalls(filter)).select('r.name', 'tool').addSelect('r.upstream', 'upstream'), 'calls')
       .groupBy('r.name')
       .addGroupBy('r.upstream')
       .getRawMany<ToolStats>();
     // By caller: a key and a token user of the same name are two lines (callerName).
-    const byPrincipalRaw = await counted(this.toolCalls(filter).select('r.principal', 'principal').addSelect('r.auth_method', 'authMethod'), 'calls')
+    const byPrincipalRaw = await counted((await this.toolCalls(filter)).select('r.principal', 'principal').addSelect('r.auth_method', 'authMethod'), 'calls')
       .groupBy('r.principal')
       .addGroupBy('r.auth_method')
       .getRawMany<PrincipalStats & { authMethod: string }>();
@@ -280,8 +304,8 @@ export class AuditQuery {
   }
 
   /** The filtered rows that are tool calls (on top of a `method` filter, never instead of it). */
-  private toolCalls(filter: AuditFilter): SelectQueryBuilder<AuditRecordEntity> {
-    return this.select(filter).andWhere(`r.method = 'tools/call'`);
+  private async toolCalls(filter: AuditFilter): Promise<SelectQueryBuilder<AuditRecordEntity>> {
+    return (await this.select(filter)).andWhere(`r.method = 'tools/call'`);
   }
 
   /**
@@ -290,7 +314,7 @@ export class AuditQuery {
    * its rows for every page (3 s a page for 950,000 rows), where walking the ids down from
    * the cursor reads only the page's own rows (and, on the first page, those after `until`).
    */
-  private select(filter: AuditFilter, order?: AuditOrder): SelectQueryBuilder<AuditRecordEntity> {
+  private async select(filter: AuditFilter, order?: AuditOrder): Promise<SelectQueryBuilder<AuditRecordEntity>> {
     const q = this.dataSource.getRepository(AuditRecordEntity).createQueryBuilder('r');
     if (filter.since !== undefined) q.andWhere('r.at >= :since', { since: filter.since });
     if (filter.until !== undefined) {
@@ -298,7 +322,13 @@ export class AuditQuery {
     }
     if (filter.principal !== undefined) {
       const { principal, authMethod } = principalFilter(filter.principal);
-      q.andWhere('r.principal = :principal', { principal });
+      const spellings = await this.spellingsOf(principal);
+      // One spelling (nearly always) is read from the principal index, in id order. Several
+      // are not, and through that index every page would sort all their rows: they are
+      // checked on the ids walked instead (`+`), which page() then bounds as any unindexed filter.
+      if (spellings.length === 1) q.andWhere('r.principal = :principal', { principal: spellings[0] });
+      else if (spellings.length > 1) q.andWhere('+r.principal IN (:...spellings)', { spellings });
+      else q.andWhere('1 = 0');
       if (authMethod !== undefined) q.andWhere('r.auth_method = :authMethod', { authMethod });
     }
     if (filter.tool !== undefined) {
@@ -365,9 +395,10 @@ const ROW_ONLY_METHODS = new Set(['none', 'internal']);
  * A `principal` filter: a caller name with its kind (`jwt:alice`, `key:alice`, `stdio:bob`,
  * `loopback:anonymous`, `none:anonymous`) matches that caller only; a bare name matches the
  * rows of that name however the caller authenticated (a search, not an identity: the rows
- * show the method).
+ * show the method). The kind may also be written as rows name the method: `api-key:alice`.
  */
 function principalFilter(text: string): { principal: string; authMethod?: string } {
+  if (text.startsWith(`${API_KEY_METHOD}:`)) text = `key:${text.slice(API_KEY_METHOD.length + 1)}`;
   // parseCallerName reads a bare name as a key's; here only a written kind narrows.
   const caller = text.includes(':') ? parseCallerName(text) : undefined;
   if (caller) return { principal: caller.id, authMethod: caller.authMethod };
