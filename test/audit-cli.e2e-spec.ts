@@ -162,6 +162,20 @@ describe('switchboard audit and db commands', () => {
     expect(statSync(file).mode & 0o777).toBe(0o600);
   });
 
+  it('a read that finds nothing names on stderr each filter no row of the log matches, with the value meant; the output stays as it was', () => {
+    const exported = runCli(withConfig('audit', 'export', '--format', 'jsonl', '--method', 'tools/calls', '--principal', 'alise'));
+    expect([exported.code, exported.stdout]).toEqual([0, '']);
+    expect(exported.stderr).toBe("note: no row has principal 'alise' (did you mean alice?)\nnote: no row has method 'tools/calls' (did you mean tools/call?)\n");
+    const tail = runCli(withConfig('audit', 'tail', '--upstream', 'FX'));
+    expect([tail.code, tail.stdout, tail.stderr]).toEqual([0, '', "note: no row has upstream 'FX' (did you mean fx?)\n"]);
+    const stats = runCli(withConfig('audit', 'stats', '--json', '--tool', 'fx__ech'));
+    expect(JSON.parse(stats.stdout)).toMatchObject({ rows: 0 });
+    expect(stats.stderr).toBe("note: no tools/call row has tool 'fx__ech' (did you mean fx__echo?)\n");
+    // Filters that each match rows, only not together: nothing found, nothing to note.
+    const together = runCli(withConfig('audit', 'export', '--format', 'jsonl', '--principal', 'bob', '--decision', 'denied'));
+    expect([together.code, together.stdout, together.stderr]).toEqual([0, '', '']);
+  });
+
   it('export --output refuses the database, its WAL, a path in the data dir or a link to the database, and the log stays whole', () => {
     const file = databasePath(config);
     const link = join(tempDir(), 'looks-harmless.csv');

@@ -5,7 +5,7 @@ import type { Writable } from 'node:stream';
 import { auditRowJson } from '@switchboard/audit';
 import { DATABASE_FILE } from '@switchboard/persistence';
 import { AuditQuery, type AuditRow } from '@switchboard/audit';
-import { inReadSnapshot, withAuditReader } from './audit-reader.js';
+import { inReadSnapshot, noteUnmatchedFilters, withAuditReader } from './audit-reader.js';
 import { COMMON_OPTIONS, loadCommandConfig, parseCommandArgs, printUsage } from './command-args.js';
 import { CommandError, usageError } from './command-error.js';
 import { csvHeader, csvRow } from './csv.js';
@@ -52,11 +52,16 @@ export async function run(args: string[], usage: string): Promise<number> {
       // One read snapshot for every page: retention pruning (or a second daemon) committing
       // while a large export runs would otherwise leave a gap in the exported chain, rows
       // the export had not reached yet gone with no trace of them in the file.
+      let exported = 0;
       await inReadSnapshot(dataSource, async () => {
         await out.write(format.header);
-        for await (const row of new AuditQuery(dataSource).rows(filter, 'asc')) await out.write(format.line(row));
+        for await (const row of new AuditQuery(dataSource).rows(filter, 'asc')) {
+          await out.write(format.line(row));
+          exported++;
+        }
       });
       await out.end(target !== undefined);
+      if (exported === 0) await noteUnmatchedFilters(dataSource, filter);
     } catch (err) {
       if (target === undefined && isBrokenPipe(err)) return 0;
       if (err instanceof OutputError) {

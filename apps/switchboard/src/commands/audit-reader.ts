@@ -3,7 +3,7 @@ import type { GatewayConfig } from '@switchboard/config';
 import { countedBe } from '@switchboard/core';
 import { sqliteConnection } from '@switchboard/persistence';
 import type { DataSource } from 'typeorm';
-import { readerSchemaProblem, strandedJournals, unknownOwnerAdvice } from '@switchboard/audit';
+import { AuditQuery, readerSchemaProblem, strandedJournals, unknownOwnerAdvice, type AuditFilter } from '@switchboard/audit';
 import { databasePath, journalDir, openReadOnly } from '../audit-store.js';
 import { CommandError } from './command-error.js';
 
@@ -85,4 +85,13 @@ function pendingMigrations(dataSource: DataSource): string[] {
   if (!table) return known;
   const applied = new Set((db.prepare('SELECT name FROM migrations').all() as { name: string }[]).map((r) => r.name));
   return known.filter((name) => !applied.has(name));
+}
+
+/**
+ * After a read that found no rows: a note on stderr for each filter no row of the log
+ * matches (`--method tools/calls`), with the value most likely meant. Without it, a typo
+ * reads as "nothing of the kind happened". The output itself stays empty, as scripts expect.
+ */
+export async function noteUnmatchedFilters(dataSource: DataSource, filter: AuditFilter): Promise<void> {
+  for (const note of await new AuditQuery(dataSource).unmatchedFilters(filter)) process.stderr.write(`note: ${note}\n`);
 }

@@ -1,6 +1,6 @@
 import { AuditQuery, type AuditStats } from '@switchboard/audit';
 import { counted } from '@switchboard/core';
-import { inReadSnapshot, withAuditReader } from './audit-reader.js';
+import { inReadSnapshot, noteUnmatchedFilters, withAuditReader } from './audit-reader.js';
 import { COMMON_OPTIONS, loadCommandConfig, parseCommandArgs, printUsage } from './command-args.js';
 import { FILTER_OPTIONS, parseFilters } from './filters.js';
 import { formatTable } from './text-table.js';
@@ -22,9 +22,11 @@ export async function run(args: string[], usage: string): Promise<number> {
   const { values, filter } = readArguments(args);
   if (values.help) return printUsage(usage);
   // One snapshot, so the totals and the tables count the same rows.
-  const stats = await withAuditReader(loadCommandConfig(values), (dataSource) =>
-    inReadSnapshot(dataSource, () => new AuditQuery(dataSource).stats(filter)),
-  );
+  const stats = await withAuditReader(loadCommandConfig(values), async (dataSource) => {
+    const counts = await inReadSnapshot(dataSource, () => new AuditQuery(dataSource).stats(filter));
+    if (counts.rows === 0) await noteUnmatchedFilters(dataSource, filter);
+    return counts;
+  });
   process.stdout.write(values.json ? `${JSON.stringify(stats, null, 2)}\n` : formatStats(stats));
   return 0;
 }

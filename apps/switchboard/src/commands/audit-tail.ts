@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { auditRowJson } from '@switchboard/audit';
 import { AuditQuery, type AuditFilter, type AuditRow } from '@switchboard/audit';
-import { inReadSnapshot, withAuditReader } from './audit-reader.js';
+import { inReadSnapshot, noteUnmatchedFilters, withAuditReader } from './audit-reader.js';
 import { COMMON_OPTIONS, loadCommandConfig, parseCommandArgs, printUsage } from './command-args.js';
 import { CommandError, usageError } from './command-error.js';
 import { FILTER_OPTIONS, parseFilters } from './filters.js';
@@ -36,8 +36,12 @@ export async function run(args: string[], usage: string): Promise<number> {
   if (values.help) return printUsage(usage);
   const format = values.json ? (row: AuditRow) => JSON.stringify(auditRowJson(row)) : formatRowLine;
   const out = new ChunkedOutput(process.stdout);
+  let printed = 0;
   const print = async (rows: AsyncIterable<AuditRow> | AuditRow[]) => {
-    for await (const row of rows) await out.write(`${format(row)}\n`);
+    for await (const row of rows) {
+      await out.write(`${format(row)}\n`);
+      printed++;
+    }
     await out.flush();
   };
 
@@ -61,6 +65,8 @@ export async function run(args: string[], usage: string): Promise<number> {
           await print(query.last({ ...filter, beforeId: newest + 1 }, count));
           return newest;
         });
+        // Before following: a filter that can never match would otherwise wait in silence.
+        if (printed === 0) await noteUnmatchedFilters(dataSource, filter);
         if (values.follow) await follow(query, filter, head, print, stop.signal);
       } catch (err) {
         if (isBrokenPipe(err)) return 0;

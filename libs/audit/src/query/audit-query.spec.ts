@@ -123,6 +123,23 @@ describe('AuditQuery', () => {
     expect(await namesFor(q, 'api-key:alice')).toEqual(['by_key']);
   });
 
+  it('names the filters no row of the log matches, with the value most likely meant, for a reader that found nothing', async () => {
+    const q = await sample();
+    expect(await q.unmatchedFilters({ method: 'tools/calls', upstream: 'GH', tool: 'gh__serch', principal: 'alise' })).toEqual([
+      "no row has principal 'alise' (did you mean alice?)",
+      "no tools/call row has tool 'gh__serch' (did you mean gh__search?)",
+      "no row has method 'tools/calls' (did you mean tools/call?)",
+      "no row has upstream 'GH' (did you mean gh?)",
+    ]);
+    expect(await q.unmatchedFilters({ method: 'nothing/like/it', principal: 'zz' })).toEqual([
+      "no row has principal 'zz'",
+      "no row has method 'nothing/like/it'",
+    ]);
+    // Each of these matches rows, only not together: nothing to name.
+    expect(await q.unmatchedFilters({ principal: 'carol', tool: 'search', method: 'tools/call', upstream: 'gh' })).toEqual([]);
+    expect(await q.unmatchedFilters({ principal: 'key:ALICE', decision: 'refused' })).toEqual([]);
+  });
+
   it('pages with cursors, newest first by default, without repeats or gaps', async () => {
     const q = await sample();
     const seen: number[] = [];

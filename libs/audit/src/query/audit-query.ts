@@ -1,4 +1,4 @@
-import { API_KEY_METHOD, callerName, foldCallerName, parseCallerName } from '@switchboard/core';
+import { callerName } from '@switchboard/core';
 import { sqliteConnection } from '@switchboard/persistence';
 import type { DataSource, SelectQueryBuilder } from 'typeorm';
 import { AuditRecordEntity } from '../audit-record.entity.js';
@@ -6,6 +6,8 @@ import type { AuditDecision, AuditFilter, AuditRow } from '../audit.types.js';
 import { readerSchemaProblem } from '../chain/reader-schema.js';
 
 import { decodeCursor, encodeCursor, type AuditOrder } from './audit-cursor.js';
+import { principalFilter, spellingsOf } from './principal-names.js';
+import { unmatchedFilters } from './unmatched-filters.js';
 
 export { decodeCursor, encodeCursor, InvalidCursorError, type AuditOrder } from './audit-cursor.js';
 
@@ -139,31 +141,20 @@ export class AuditQuery {
     return { items, resumeCursor: encodeCursor(seen, filter, order) };
   }
 
-  /** The newest row's id (0 for an empty log), from the primary key alone. */
   /**
-   * The principals in the log that are `principal` as the policy and the rate limits match
-   * names (foldCallerName: `Frank` and `frank`, a composed and a decomposed é): rows keep a
-   * name as it arrived, and "what did frank do" must find them all. Read from the principal
-   * index, one seek per name in it (a recursive skip-scan), not one per row.
+   * For a reader that found no rows: each filter no row of the whole log matches, as a note
+   * with the value most likely meant (unmatched-filters.ts).
    */
-  private async spellingsOf(principal: string): Promise<string[]> {
-    const names = (await this.dataSource.query(
-      `WITH RECURSIVE p(name) AS (
-         SELECT MIN(principal) FROM audit_entry
-         UNION ALL
-         SELECT (SELECT MIN(principal) FROM audit_entry WHERE principal > p.name) FROM p WHERE p.name IS NOT NULL
-       )
-       SELECT name FROM p WHERE name IS NOT NULL`,
-    )) as { name: string }[];
-    const folded = foldCallerName(principal);
-    return names.map((n) => n.name).filter((name) => name === principal || foldCallerName(name) === folded);
+  unmatchedFilters(filter: AuditFilter): Promise<string[]> {
+    return unmatchedFilters(this.dataSource, filter, async (only) => (await (await this.select(only)).select('r.id', 'id').limit(1).getRawOne()) !== undefined);
   }
 
   /** Whether the filter's principal is in the log under more than one spelling (see select()). */
   private async spelledSeveralWays(filter: AuditFilter): Promise<boolean> {
-    return filter.principal !== undefined && (await this.spellingsOf(principalFilter(filter.principal).principal)).length > 1;
+    return filter.principal !== undefined && (await spellingsOf(this.dataSource, principalFilter(filter.principal).principal)).length > 1;
   }
 
+  /** The newest row's id (0 for an empty log), from the primary key alone. */
   private async newestId(): Promise<number> {
     const raw = await this.dataSource.getRepository(AuditRecordEntity).createQueryBuilder('r').select('MAX(r.id)', 'id').getRawOne<{ id: number | null }>();
     return raw?.id ?? 0;
@@ -322,7 +313,7 @@ export class AuditQuery {
     }
     if (filter.principal !== undefined) {
       const { principal, authMethod } = principalFilter(filter.principal);
-      const spellings = await this.spellingsOf(principal);
+      const spellings = await spellingsOf(this.dataSource, principal);
       // One spelling (nearly always) is read from the principal index, in id order. Several
       // are not, and through that index every page would sort all their rows: they are
       // checked on the ids walked instead (`+`), which page() then bounds as any unindexed filter.
@@ -382,28 +373,3 @@ function mergeTools(raw: ToolStats[]): ToolStats[] {
 }
 
 const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
-
-/**
- * Methods that rows carry but no caller signs in with, so they are no caller names elsewhere
- * (secrets, the policy's users:): `none` for a request refused before anyone was identified
- * and an upstream's own, `internal` for Switchboard's own rows. `audit tail` prints such rows
- * as `none:anonymous` and `internal:switchboard`, and that must find them again.
- */
-const ROW_ONLY_METHODS = new Set(['none', 'internal']);
-
-/**
- * A `principal` filter: a caller name with its kind (`jwt:alice`, `key:alice`, `stdio:bob`,
- * `loopback:anonymous`, `none:anonymous`) matches that caller only; a bare name matches the
- * rows of that name however the caller authenticated (a search, not an identity: the rows
- * show the method). The kind may also be written as rows name the method: `api-key:alice`.
- */
-function principalFilter(text: string): { principal: string; authMethod?: string } {
-  if (text.startsWith(`${API_KEY_METHOD}:`)) text = `key:${text.slice(API_KEY_METHOD.length + 1)}`;
-  // parseCallerName reads a bare name as a key's; here only a written kind narrows.
-  const caller = text.includes(':') ? parseCallerName(text) : undefined;
-  if (caller) return { principal: caller.id, authMethod: caller.authMethod };
-  const colon = text.indexOf(':');
-  const method = text.slice(0, colon);
-  if (colon > 0 && colon < text.length - 1 && ROW_ONLY_METHODS.has(method)) return { principal: text.slice(colon + 1), authMethod: method };
-  return { principal: text };
-}
