@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, statSync, symlinkSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { AUDIT_ENTITIES, AuditQuery, type AuditRow } from '@switchboard/audit';
 import { loadConfigWithWarnings, type GatewayConfig } from '@switchboard/config';
@@ -369,6 +369,20 @@ describe('switchboard audit and db commands without a database', () => {
       expect(r.stderr).toBe(`switchboard: no audit database at ${file}; start the daemon once or run \`switchboard db migrate\`\n`);
       expect(r.stderr).not.toMatch(STACK_TRACE);
       expect(existsSync(file)).toBe(false);
+    },
+  );
+
+  it.each([['tail'], ['export', '--format', 'jsonl'], ['stats'], ['verify']])(
+    'audit %s on a file that is no SQLite database names the file, exit 1, and leaves it as it was',
+    (...args) => {
+      const configPath = writeConfig({ mcpServers: {} });
+      const file = databasePath(loadConfigWithWarnings(configPath).config);
+      mkdirSync(dirname(file), { recursive: true });
+      writeFileSync(file, 'not a database, only text that is long enough to be read as a header\n');
+      const r = runCli(['audit', ...args, '--config', configPath]);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toBe(`switchboard: cannot open the audit database ${file}: file is not a database\n`);
+      expect(readFileSync(file, 'utf8')).toBe('not a database, only text that is long enough to be read as a header\n');
     },
   );
 });

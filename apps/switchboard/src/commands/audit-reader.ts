@@ -22,12 +22,19 @@ export async function withAuditReader<T>(
     throw new CommandError(`no audit database at ${file}; start the daemon once or run \`switchboard db migrate\``);
   }
   let dataSource: DataSource;
+  let pending: string[];
   try {
     dataSource = await openReadOnly(config);
   } catch (err) {
     throw new CommandError(`cannot open the audit database ${file}: ${(err as Error).message}`);
   }
-  const pending = pendingMigrations(dataSource);
+  try {
+    // The first read of the file: where one that is no SQLite database shows it.
+    pending = pendingMigrations(dataSource);
+  } catch (err) {
+    await dataSource.destroy();
+    throw new CommandError(`cannot open the audit database ${file}: ${(err as Error).message}`);
+  }
   if (pending.length > 0) {
     await dataSource.destroy();
     // The readers' queries assume today's schema; on an older file they would fail with
