@@ -64,3 +64,45 @@ describe('switchboard keys create', () => {
     expect(runCli(['keys', 'create', '--config', writeConfig({ mcpServers: {} }, tempDir('sb-keys-')), '--name', 'joe', '--roles', 'admn']).stderr).toBe('');
   });
 });
+
+const iso = (ms: number | null): string => new Date(ms!).toISOString().slice(0, 19) + 'Z';
+
+/**
+ * The keys commands on a key that has expired. It is refused already, so keys create must say
+ * why its name is still taken and how to get it back.
+ */
+describe('switchboard keys, of a key that has expired', () => {
+  let configPath: string;
+  const cli = (...args: string[]) => runCli([...args, '--config', configPath]);
+  const listed = () => JSON.parse(cli('keys', 'list', '--json').stdout) as { id: number; name: string; status: string; createdAt: number; expiresAt: number | null }[];
+  /** Keys that expire 1 s after they are made, once they have (the expiry is set before keys create ends). */
+  const expiredKeys = async (...names: string[]) => {
+    for (const name of names) {
+      const made = cli('keys', 'create', '--name', name, '--roles', 'dev', '--expires', '1s');
+      expect(made.code, made.stderr).toBe(0);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+  };
+
+  beforeEach(() => {
+    configPath = writeConfig({ mcpServers: {} }, tempDir('sb-keys-'));
+  });
+
+  it('keys create of a name whose keys all expired says when, and that keys rotate or keys revoke gets it back (exit 1)', { timeout: cliRunsTimeout(6) }, async () => {
+    await expiredKeys('frank', 'gus');
+    expect(cli('keys', 'rotate', 'gus', '--overlap', '0').code).toBe(0);
+    // The new key has the old one's lifetime, 1 s.
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    const [gusNew, gusOld, frank] = listed();
+    expect([frank.status, gusOld.status, gusNew.status]).toEqual(['expired', 'expired', 'expired']);
+
+    expect(cli('keys', 'create', '--name', 'Frank', '--roles', 'ops')).toMatchObject({
+      code: 1,
+      stderr: `switchboard: a key named 'frank' already exists, but it expired at ${iso(frank.expiresAt)} (id ${frank.id}): keys rotate frank issues a new key of the same name and roles (dev), or keys revoke frank frees the name for keys create\n`,
+    });
+    expect(cli('keys', 'create', '--name', 'gus')).toMatchObject({
+      code: 1,
+      stderr: `switchboard: a key named 'gus' already exists, but its keys expired (id ${gusNew.id} at ${iso(gusNew.expiresAt)}, id ${gusOld.id} at ${iso(gusOld.expiresAt)}): keys rotate gus issues a new key of the same name and roles (dev), or keys revoke gus frees the name for keys create\n`,
+    });
+  });
+});

@@ -52,7 +52,7 @@ async function create(args: string[], usage: string): Promise<number> {
     try {
       return await store.create({ name: values.name!, roles, ...(expiresAt !== undefined && { expiresAt }) });
     } catch (err) {
-      if (err instanceof ApiKeyNameTakenError) throw new CommandError(err.message, 1);
+      if (err instanceof ApiKeyNameTakenError) throw new CommandError(nameTakenReason(err), 1);
       throw usageError((err as Error).message);
     }
   });
@@ -157,6 +157,23 @@ function nothingToRevoke(word: string, byId: boolean, keys: readonly ApiKeyInfo[
   const folded = foldCallerName(word);
   const meant = keys.find((k) => k.revokedAt === null && foldCallerName(k.name) === folded);
   return meant ? `no active key named '${word}' (did you mean '${meant.name}'?)` : `no active key named '${word}'`;
+}
+
+/**
+ * Why `keys create --name` was refused. A name stays taken by its keys until they are revoked,
+ * expired ones too (the unique index counts them), so an administrator whose key expired
+ * sees the name as free: they are told when it expired and the two ways out, a new key of the
+ * same roles (keys rotate, when there is a key to rotate) or revoking the old.
+ */
+function nameTakenReason(err: ApiKeyNameTakenError): string {
+  const keys = err.keys;
+  if (keys.some((k) => keyStatus(k) !== 'expired')) return err.message;
+  const name = keys[0].name;
+  const expired = keys.length === 1 ? `it expired at ${time(keys[0].expiresAt)} (id ${keys[0].id})` : `its keys expired (${keys.map((k) => `id ${k.id} at ${time(k.expiresAt)}`).join(', ')})`;
+  // Rotated keys only (their replacement revoked by id): keys rotate NAME refuses, see nothingToRotate.
+  const standing = keys.find((k) => k.rotatedAt === null);
+  const rotate = standing ? `keys rotate ${name} issues a new key of the same name and roles (${standing.roles.join(', ') || 'none'}), or ` : '';
+  return `a key named '${name}' already exists, but ${expired}: ${rotate}keys revoke ${name} frees the name for keys create`;
 }
 
 /**

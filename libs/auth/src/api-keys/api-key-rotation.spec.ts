@@ -68,6 +68,23 @@ describe('ApiKeyStore.rotate', () => {
     await expect(store.create({ name: 'JO', roles: [] })).rejects.toBeInstanceOf(ApiKeyNameTakenError);
   });
 
+  it('a refused create is told every key that holds the name, newest first, for keys create to say whether they expired', async () => {
+    const { store, clock } = await keys();
+    const old = await store.create({ name: 'jo', roles: ['dev'], expiresAt: clock.now + HOUR });
+    const { info } = await store.rotate(old.info.id, 0, clock.now);
+    const gone = await store.create({ name: 'ann', roles: [] });
+    await store.revoke(String(gone.info.id));
+    await store.create({ name: 'ann', roles: [] });
+    const refused = await store.create({ name: 'JO', roles: [] }).catch((err: unknown) => err);
+    expect(refused).toBeInstanceOf(ApiKeyNameTakenError);
+    expect((refused as ApiKeyNameTakenError).keys).toMatchObject([
+      { id: info.id, name: 'jo', roles: ['dev'], rotatedAt: null },
+      { id: old.info.id, replacedBy: info.id, expiresAt: clock.now },
+    ]);
+    // A revoked key of the name is not one that holds it.
+    expect((await store.create({ name: 'ann', roles: [] }).catch((err: ApiKeyNameTakenError) => err.keys))).toHaveLength(1);
+  });
+
   it('refuses a key that is unknown, revoked, or rotated already', async () => {
     const { store, clock } = await keys();
     const old = await store.create({ name: 'kim', roles: [] });

@@ -18,8 +18,12 @@ export interface ApiKeyInfo {
 }
 
 export class ApiKeyNameTakenError extends Error {
-  constructor(name: string) {
-    super(`a key named '${name}' already exists (revoke it first, or pick another name)`);
+  /**
+   * `keys` are the keys that hold the name (not revoked), newest first: when every one has
+   * expired, the name looks free to whoever typed it, and keys create says why it is not.
+   */
+  constructor(readonly keys: readonly ApiKeyInfo[]) {
+    super(`a key named '${keys[0].name}' already exists (revoke it first, or pick another name)`);
   }
 }
 
@@ -57,8 +61,8 @@ export class ApiKeyStore {
     // Without regard to case: policies and rate limits match a caller's name so (callerKey),
     // and `Alice` would share `alice`'s entry under users: and her buckets. Key names are
     // ASCII (NAME), which SQLite's lower() covers.
-    const taken = await repository.findOneBy({ name: Raw((column) => `lower(${column}) = lower(:name)`, { name: fields.name }), revokedAt: IsNull() });
-    if (taken) throw new ApiKeyNameTakenError(taken.name);
+    const taken = await repository.find({ where: { name: Raw((column) => `lower(${column}) = lower(:name)`, { name: fields.name }), revokedAt: IsNull() }, order: { id: 'DESC' } });
+    if (taken.length > 0) throw new ApiKeyNameTakenError(taken.map(infoOf));
     const roles = JSON.stringify([...new Set(fields.roles)]);
     const { key, saved } = await insertKey(repository, { name: fields.name, roles, createdAt: Date.now(), expiresAt: fields.expiresAt ?? null });
     return { key, info: infoOf(saved) };
