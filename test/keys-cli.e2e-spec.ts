@@ -69,7 +69,8 @@ const iso = (ms: number | null): string => new Date(ms!).toISOString().slice(0, 
 
 /**
  * The keys commands on a key that has expired. It is refused already, so keys create must say
- * why its name is still taken and how to get it back.
+ * why its name is still taken and how to get it back, and keys rotate must not call it refused
+ * "from now on".
  */
 describe('switchboard keys, of a key that has expired', () => {
   let configPath: string;
@@ -104,5 +105,17 @@ describe('switchboard keys, of a key that has expired', () => {
       code: 1,
       stderr: `switchboard: a key named 'gus' already exists, but its keys expired (id ${gusNew.id} at ${iso(gusNew.expiresAt)}, id ${gusOld.id} at ${iso(gusOld.expiresAt)}): keys rotate gus issues a new key of the same name and roles (dev), or keys revoke gus frees the name for keys create\n`,
     });
+  });
+
+  it('keys rotate of a key that had expired says when, not that it is refused from now on; the new key has its lifetime from now', { timeout: cliRunsTimeout(3) }, async () => {
+    await expiredKeys('gina');
+    const run = cli('keys', 'rotate', 'gina');
+    expect(run.code, run.stderr).toBe(0);
+    const [current, old] = listed();
+    expect(run.stdout.split('\n')[0]).toBe(
+      `rotated key 'gina': new key id ${current.id} (roles: dev; expires: ${iso(current.expiresAt)}); the old key (id ${old.id}) had already expired at ${iso(old.expiresAt)}`,
+    );
+    expect(current.expiresAt! - current.createdAt).toBe(old.expiresAt! - old.createdAt);
+    expect(old).toMatchObject({ status: 'expired', replacedBy: current.id });
   });
 });

@@ -90,21 +90,29 @@ async function rotate(args: string[], usage: string): Promise<number> {
   const { values, argument, overlapMs } = KEYS_ARGUMENTS.rotate(args);
   if (values.help) return printUsage(usage);
   const byId = /^\d+$/.test(argument);
-  const { key, info, replaced } = await withKeys(loadCommandConfig(values), async (store) => {
+  const { key, info, replaced, expiredAt } = await withKeys(loadCommandConfig(values), async (store) => {
     const keys = await store.list();
     // By name, the key that stands for it: a rotated one has its replacement already.
     const target = byId ? keys.find((k) => k.id === Number(argument)) : keys.find((k) => k.name === argument && k.revokedAt === null && k.rotatedAt === null);
     if (!target) throw new CommandError(byId ? nothingToRevoke(argument, byId, keys) : nothingToRotate(argument, keys), 1);
     if (target.revokedAt !== null) throw new CommandError(`key '${target.name}' (id ${target.id}) was revoked at ${time(target.revokedAt)}; nothing to rotate`, 1);
     try {
-      return await store.rotate(target.id, overlapMs);
+      const rotated = await store.rotate(target.id, overlapMs);
+      // Refused before the rotation already, not from it on: the store keeps an expiry that came sooner.
+      const lapsed = target.expiresAt !== null && target.expiresAt <= rotated.replaced.rotatedAt!;
+      return { ...rotated, expiredAt: lapsed ? target.expiresAt : null };
     } catch (err) {
       // Rotated already, or changed by another command since it was read.
       if (err instanceof ApiKeyNotRotatableError) throw new CommandError(err.message + (target.rotatedAt === null ? '' : '; rotate that one'), 1);
       throw err;
     }
   });
-  const old = replaced.expiresAt! <= replaced.rotatedAt! ? 'is refused as expired from now on' : `works until ${time(replaced.expiresAt)}, then is refused as expired`;
+  const old =
+    expiredAt !== null
+      ? `had already expired at ${time(expiredAt)}`
+      : replaced.expiresAt! <= replaced.rotatedAt!
+        ? 'is refused as expired from now on'
+        : `works until ${time(replaced.expiresAt)}, then is refused as expired`;
   process.stdout.write(
     `rotated key '${info.name}': new key id ${info.id} (roles: ${info.roles.join(', ') || 'none'}; expires: ${time(info.expiresAt, 'never')}); the old key (id ${replaced.id}) ${old}\n` +
       'It is shown only now; store it as a secret. Send it as "Authorization: Bearer <key>" or "X-API-Key: <key>".\n' +
