@@ -69,8 +69,8 @@ const iso = (ms: number | null): string => new Date(ms!).toISOString().slice(0, 
 
 /**
  * The keys commands on a key that has expired. It is refused already, so keys create must say
- * why its name is still taken and how to get it back, and keys rotate must not call it refused
- * "from now on".
+ * why its name is still taken and how to get it back, keys rotate must not call it refused
+ * "from now on", and keys revoke must not say it "stops working".
  */
 describe('switchboard keys, of a key that has expired', () => {
   let configPath: string;
@@ -117,5 +117,21 @@ describe('switchboard keys, of a key that has expired', () => {
     );
     expect(current.expiresAt! - current.createdAt).toBe(old.expiresAt! - old.createdAt);
     expect(old).toMatchObject({ status: 'expired', replacedBy: current.id });
+  });
+
+  it('keys revoke says which keys it stops and which had already expired, or been rotated out', { timeout: cliRunsTimeout(8) }, async () => {
+    await expiredKeys('hal', 'jo');
+    createKey(configPath, 'ivy');
+    expect(cli('keys', 'rotate', 'ivy', '--overlap', '0').code).toBe(0);
+    const [ivy, ivyOld, jo, hal] = listed();
+
+    expect(cli('keys', 'revoke', 'hal')).toMatchObject({ code: 0, stdout: `revoked key 'hal' (id ${hal.id}); it had already expired at ${iso(hal.expiresAt)}\n` });
+    expect(cli('keys', 'revoke', String(jo.id))).toMatchObject({ code: 0, stdout: `revoked key 'jo' (id ${jo.id}); it had already expired at ${iso(jo.expiresAt)}\n` });
+    expect(cli('keys', 'revoke', 'ivy')).toMatchObject({
+      code: 0,
+      stdout:
+        `revoked 2 keys named 'ivy' (ids ${ivy.id}, ${ivyOld.id}); id ${ivy.id} stops working on the next request, and sessions and switchboard stdio processes using it end within 2 s; ` +
+        `id ${ivyOld.id} had already expired at ${iso(ivyOld.expiresAt)} (rotated out by id ${ivy.id})\n`,
+    });
   });
 });

@@ -131,15 +131,8 @@ async function revoke(args: string[], usage: string): Promise<number> {
     if (byId && keys.some((k) => k.id === Number(argument) && k.revokedAt !== null)) return { revoked: [], keys };
     return { revoked: await store.revoke(argument), keys };
   });
-  if (revoked.length === 1) {
-    process.stdout.write(`revoked key '${revoked[0].name}' (id ${revoked[0].id}); it stops working on the next request, and sessions and switchboard stdio processes using it end within 2 s\n`);
-    return 0;
-  }
-  if (revoked.length > 1) {
-    // A name rotated and still in its overlap: both keys are the principal's.
-    process.stdout.write(
-      `revoked ${revoked.length} keys named '${revoked[0].name}' (ids ${revoked.map((k) => k.id).join(', ')}); they stop working on the next request, and sessions and switchboard stdio processes using them end within 2 s\n`,
-    );
+  if (revoked.length > 0) {
+    process.stdout.write(`${revokedText(revoked)}\n`);
     return 0;
   }
   const earlier = byId ? keys.find((k) => k.id === Number(argument)) : undefined;
@@ -149,6 +142,33 @@ async function revoke(args: string[], usage: string): Promise<number> {
   }
   throw new CommandError(nothingToRevoke(argument, byId, keys), 1);
 }
+
+/**
+ * What `keys revoke` did to the keys it revoked (newest first): a key still accepted stops
+ * working now, but one that had expired, or been rotated out (its overlap over), was refused
+ * already, and saying it "stops working" would send the administrator looking for the hosts
+ * that were still using it.
+ */
+function revokedText(revoked: readonly ApiKeyInfo[]): string {
+  // Expired when it was revoked, as keyStatus judges: the daemon refused it already.
+  const lapsed = (k: ApiKeyInfo) => k.expiresAt !== null && k.expiresAt <= k.revokedAt!;
+  const stopped = revoked.filter((k) => !lapsed(k));
+  const one = revoked.length === 1;
+  const head = one ? `revoked key '${revoked[0].name}' (id ${revoked[0].id})` : `revoked ${revoked.length} keys named '${revoked[0].name}' (ids ${idList(revoked)})`;
+  const stop = (subject: string, several: boolean) =>
+    `${subject} ${several ? 'stop' : 'stops'} working on the next request, and sessions and switchboard stdio processes using ${several ? 'them' : 'it'} end within 2 s`;
+  // A name rotated and still in its overlap: both keys are the principal's.
+  if (stopped.length === revoked.length) return `${head}; ${stop(one ? 'it' : 'they', !one)}`;
+  const parts: string[] = [];
+  if (stopped.length > 0) parts.push(stop(`${stopped.length === 1 ? 'id' : 'ids'} ${idList(stopped)}`, stopped.length > 1));
+  for (const k of revoked.filter(lapsed)) {
+    const rotatedOut = k.rotatedAt === null ? '' : ` (rotated out by id ${k.replacedBy})`;
+    parts.push(`${one ? 'it' : `id ${k.id}`} had already expired at ${time(k.expiresAt)}${rotatedOut}`);
+  }
+  return `${head}; ${parts.join('; ')}`;
+}
+
+const idList = (keys: readonly ApiKeyInfo[]): string => keys.map((k) => k.id).join(', ');
 
 /**
  * Why `keys revoke WORD` (or `keys rotate WORD`) found no key to act on. Digits alone are
