@@ -246,6 +246,44 @@ describe('redact: value patterns (defaults)', () => {
     ['a --password flag', 'pg_dump --password hunter2 --host db', 'pg_dump --password [REDACTED:secret-flag] --host db'],
     ['a quoted --db-password flag', 'run --db-password "two words" -v', 'run --db-password "[REDACTED:secret-flag]" -v'],
     ['a --token= flag', 'gh --token=abc123 repo list', 'gh --token=[REDACTED:secret-param] repo list'],
+    [
+      'an AWS secret key after its label and a space',
+      `printf '%s\\n' aws_secret_access_key ${fake('', 36)}/+Ab >> creds`,
+      "printf '%s\\n' aws_secret_access_key [REDACTED:aws-secret-key] >> creds",
+    ],
+    [
+      'an AWS secret key set by aws configure',
+      `aws configure set aws_secret_access_key ${fake('', 36)}/+Ab`,
+      'aws configure set aws_secret_access_key [REDACTED:config-set]',
+    ],
+    [
+      'an AWS session token set by aws configure, for a profile',
+      `aws configure set --profile dev aws_session_token ${fake('FwoGZXIvYXdz', 80)} && aws s3 ls`,
+      'aws configure set --profile dev aws_session_token [REDACTED:config-set] && aws s3 ls',
+    ],
+    [
+      'a dotted AWS profile setting',
+      'aws configure set profile.ci.aws_secret_access_key short-but-secret',
+      'aws configure set profile.ci.aws_secret_access_key [REDACTED:config-set]',
+    ],
+    [
+      'a registry auth token set by npm config',
+      'npm config set --location=project //npm.example.com/:_authToken Zm9vYmFy',
+      'npm config set --location=project //npm.example.com/:_authToken [REDACTED:config-set]',
+    ],
+    ['an npm _auth set by npm config', 'npm config set //npm.example.com/:_auth dXNlcjpwdw==', 'npm config set //npm.example.com/:_auth [REDACTED:config-set]'],
+    ['a token set by yarn config', 'yarn config set npmAuthToken "abc 123"', 'yarn config set npmAuthToken "[REDACTED:config-set]"'],
+    ['a mysql -p password', 'mysql -u root -pS3cr3tPass', 'mysql -u root -p[REDACTED:cli-password]'],
+    ['a mysqldump -p password', 'mysqldump -uroot -pS3cr3t app > dump.sql', 'mysqldump -uroot -p[REDACTED:cli-password] app > dump.sql'],
+    ['a quoted mariadb -p password', "mariadb -h db -P 3306 -u app -p'two words' app", "mariadb -h db -P 3306 -u app -p'[REDACTED:cli-password]' app"],
+    ['a mysql password after its path', '/usr/bin/mysql --host=db -pS3cr3t -e "select 1"', '/usr/bin/mysql --host=db -p[REDACTED:cli-password] -e "select 1"'],
+    ['an sshpass -p password', 'sshpass -p Hunter2Hunter2 ssh -p 22 ada@host', 'sshpass -p [REDACTED:cli-password] ssh -p 22 ada@host'],
+    ['an attached sshpass -p password', 'sshpass -pHunter2 scp f host:', 'sshpass -p[REDACTED:cli-password] scp f host:'],
+    ['a docker login -p password', 'docker login -u me -p DockerPw123 registry.example.com', 'docker login -u me -p [REDACTED:cli-password] registry.example.com'],
+    ['a podman login -p password', 'podman login quay.io -u me -p PodmanPw1', 'podman login quay.io -u me -p [REDACTED:cli-password]'],
+    ['a docker login --password', 'docker login -u me --password DockerPw123', 'docker login -u me --password [REDACTED:secret-flag]'],
+    ['a redis-cli -a password', 'redis-cli -h cache -p 6379 -a RedisPw123 ping', 'redis-cli -h cache -p 6379 -a [REDACTED:cli-password] ping'],
+    ['a redis-cli --pass password', 'redis-cli --pass RedisPw123 --no-auth-warning', 'redis-cli --pass [REDACTED:cli-password] --no-auth-warning'],
   ];
   it.each(cases)('replaces %s', (_, text, expected) => {
     expect(redactor.redactText(text)).toBe(expected);
@@ -266,6 +304,16 @@ describe('redact: value patterns (defaults)', () => {
     ['prose about basic credentials', 'Basic information: basic authentication, Basic realm="api", basic troubleshooting'],
     ['a base64 word after Basic that is no user:password', `Basic ${Buffer.from('no colon in here').toString('base64')}`],
     ['percent signs', '100% done, 50%off, %zz, a %E2%82%AC sign, %41%4B%49%41 short'],
+    ['a published port', 'docker run -p 8080:80 -d nginx'],
+    ['an ssh port', 'ssh -p 22 ada@host'],
+    ['mkdir -p', 'mkdir -p dir/sub && cd dir'],
+    ['a mysql port, and -p asking for the password', 'mysql -P 3306 -h db -u root -p app'],
+    ['a mysql -p at the end of the line', 'mysql -u root -p\nls -pla'],
+    ['a -p flag of the next command', 'mysql -u root app < q.sql; ls -pla && docker run -p 80:80 img | redis-cli -p 6379'],
+    ['docker login reading stdin', 'docker login -u me --password-stdin < pw.txt && docker push -q img'],
+    ['redis-cli -p', 'redis-cli -h cache -p 6379 ping'],
+    ['harmless settings', 'aws configure set region eu-west-1; git config set user.name Ada; npm config set max_tokens 5'],
+    ['a label and a word in prose', 'set the aws_session_token when you use temporary credentials; password is required'],
     ['the auth:missing message', 'Unauthorized: a credential is required: an API key or token, sent as a Bearer token in the Authorization header or in X-API-Key'],
   ])('keeps %s', (_, text) => {
     expect(redactor.redactText(text)).toBe(text);
@@ -369,6 +417,21 @@ describe('redact: value patterns (defaults)', () => {
       fill('%E2%82'),
       fill('%F0%9F%98%80password%3D'),
       `Bearer%20${'a'.repeat(size)}`,
+      fill('aws_secret_access_key '),
+      `aws_secret_access_key${' '.repeat(size)}`,
+      fill('config set '),
+      fill('config set -a '),
+      fill('configure set -a b '),
+      `config set ${'a'.repeat(size)}`,
+      `config set ${fill('--a b ')}`,
+      `mysql -u${fill('-')}`,
+      `config set ${fill('token')}`,
+      fill('mysql '),
+      fill('mysql -p '),
+      `mysql ${' '.repeat(size)}`,
+      fill('sshpass -x '),
+      fill('docker login '),
+      fill('redis-cli -a'),
     ];
     for (const input of inputs) {
       const started = performance.now();

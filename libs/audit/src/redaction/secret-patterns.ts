@@ -133,6 +133,21 @@ const ASSIGN = String.raw`${QUOTE}[ \t]*[=:]>?[ \t]*`;
  */
 const VALUE = String.raw`${QUOTE}(?<secret>${PEM_PRIVATE_KEY}|(?<=")[^"\\\r\n]*|(?<=')[^'\r\n]*|[^\s"'&;,]+)`;
 
+/** A flag's value: up to a closing quote (which stays) after an opening one, else a bare word. */
+const FLAG_VALUE = String.raw`["']?(?<secret>(?<=")[^"\r\n]*|(?<=')[^'\r\n]*|[^\s"']+)`;
+/**
+ * A setter's flag before the name it sets: `--global`, `--location=project`, `--profile dev`.
+ * Each one starts with a space and a '-', so a failing scan backs out of a run of them once per
+ * flag (a word after one is its value or the name), not in every combination.
+ */
+const CONFIG_FLAG = String.raw`(?:[ \t]+--?[A-Za-z][\w-]*(?:=\S*|[ \t]+[^\s-]\S*)?)`;
+/**
+ * What may stand between a command's name and its password flag: the rest of the same command
+ * (not past a line end, ';', '&' or '|', where the next command's `-p` may be a port), and at
+ * most 256 characters, so that a text full of command names costs a bounded look after each.
+ */
+const COMMAND_GAP = String.raw`[^\r\n;&|]{0,256}?`;
+
 /**
  * Tokens that vendors give a prefix of their own, so that scanners find them: each has a
  * literal prefix and a known length and alphabet (as the vendor or the common secret-scanning
@@ -223,10 +238,12 @@ export const DEFAULT_VALUE_PATTERNS: readonly SecretValuePattern[] = [
     source: String.raw`${ci('basic')}(?<![A-Za-z]${ci('basic')})[ \t]+(?<secret>[A-Za-z0-9+/]{8,}={0,2})`,
     verify: isBasicCredential,
   },
-  // An AWS secret access key after its usual label (env var, ~/.aws/credentials, JSON).
+  // An AWS secret access key after its usual label (env var, ~/.aws/credentials, JSON), or
+  // after the label and a space (a printf, a table). The space is safe here and not for other
+  // labels because the value must have the key's 40 characters: prose after the label has not.
   {
     kind: 'aws-secret-key',
-    source: String.raw`${ci('aws')}${SEP}${ci('secret')}(?:${SEP}${ci('access')})?${SEP}${ci('key')}${ASSIGN}${QUOTE}(?<secret>[A-Za-z0-9/+=]{40,})`,
+    source: String.raw`${ci('aws')}${SEP}${ci('secret')}(?:${SEP}${ci('access')})?${SEP}${ci('key')}(?:${ASSIGN}|[ \t]+)${QUOTE}(?<secret>[A-Za-z0-9/+=]{40,})`,
   },
   // AWS access key ids: long-term (AKIA) and temporary (ASIA).
   { kind: 'aws-access-key-id', source: String.raw`(?:AKIA|ASIA)[A-Z0-9]{16,}` },
@@ -268,6 +285,23 @@ export const DEFAULT_VALUE_PATTERNS: readonly SecretValuePattern[] = [
   {
     kind: 'url-password',
     source: String.raw`://[^\s:/?#@]*:(?<secret>[^\s/?#]+)(?=@)`,
+  },
+  // A secret setting written `<name> <value>`, which is only unambiguous after a CLI's setter
+  // (`aws configure set aws_session_token …`, `npm config set //host/:_authToken …`, `yarn
+  // config set npmAuthToken …`): a label and a space in prose ("password is required") is no
+  // pair. The name must end with a secret word; flags before it may carry a value.
+  {
+    kind: 'config-set',
+    source: String.raw`config(?:ure)?[ \t]+set${CONFIG_FLAG}*[ \t]+["']?(?=[^\s"'=-])\S*?(?:${SECRET_WORD}|${ci('auth')})["']?[ \t]+${FLAG_VALUE}`,
+  },
+  // A password in a short flag, only after the command whose flag it is (the same flag is a
+  // port in ssh, docker run and redis-cli, a mode in mkdir): mysql and mariadb and their tools
+  // with `-p<password>` attached (a separate word is the database), sshpass's and docker or
+  // podman login's `-p`, redis-cli's `-a` and `--pass`. sshpass's `-p` is looked for among its
+  // own options only: the command it runs follows them (`sshpass -f file ssh -p 22`).
+  {
+    kind: 'cli-password',
+    source: String.raw`(?:(?:mysql(?:dump|admin|import|show|check|slap|pump)?|mariadb(?:-dump|-admin|-import|-show|-check|-slap)?)(?=[ \t])${COMMAND_GAP}[ \t]-p|sshpass(?:[ \t]+-[^\sp]\S*)*[ \t]+-p[ \t]*|(?:docker|podman)[ \t]+login(?=[ \t])${COMMAND_GAP}[ \t]-p[ \t]*|redis-cli(?=[ \t])${COMMAND_GAP}[ \t](?:-a|--pass)[ \t]+)${FLAG_VALUE}`,
   },
   // A labelled secret in text: PGPASSWORD=…, password: …, "token":"…", ?access_token=…, secret => '…'.
   { kind: 'secret-param', source: String.raw`(?:${SECRET_WORD})${ASSIGN}${VALUE}` },
