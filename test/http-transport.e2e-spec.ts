@@ -51,6 +51,14 @@ beforeAll(async () => {
 afterAll(stopAllDaemons);
 
 describe('Streamable HTTP: sessions', () => {
+  it('keeps an idle connection 65 s, longer than a proxy or a host keeps theirs, so that the client is the side that closes it', async () => {
+    // Node's 5 s default: a proxy (60 s idle) or a host that sends on a connection the daemon
+    // has just closed gets "other side closed" for a request that never arrived.
+    const res = await fetch(`${daemon.baseUrl}/readyz`);
+    await res.arrayBuffer();
+    expect(res.headers.get('keep-alive')).toBe('timeout=65');
+  });
+
   it('initialize answers JSON with a fresh, random, visible-ASCII session id', async () => {
     const a = await post(init()).expect(200).expect('Content-Type', /application\/json/);
     const b = await post(init()).expect(200);

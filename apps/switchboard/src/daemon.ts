@@ -111,6 +111,11 @@ async function startDaemon(config: GatewayConfig, fromFile: FileSettings, logger
     idleGc.activity();
     if (!routes.handle(req, res)) framework(req, res);
   });
+  // An idle connection is kept 65 s, not Node's 5: whoever reuses a connection the other side
+  // has just closed fails a request that never arrived ("other side closed", a proxy's 502),
+  // so the side that closes first must be the client. Load balancers keep idle connections
+  // 60 s and nginx's upstream keepalive 60 s; hosts take the Keep-Alive hint and close before.
+  server.keepAliveTimeout = KEEP_ALIVE_MS;
   await runtime.start();
   try {
     await listen(server, config.listen.port, config.listen.host);
@@ -196,6 +201,9 @@ async function startDaemon(config: GatewayConfig, fromFile: FileSettings, logger
   idleGc.activity();
   watcher.start(fromFile.bytes);
 }
+
+/** How long an idle HTTP connection is kept open (see where it is set). */
+const KEEP_ALIVE_MS = 65_000;
 
 function listen(server: Server, port: number, host: string): Promise<void> {
   return new Promise((resolve, reject) => {
