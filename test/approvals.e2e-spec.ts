@@ -125,6 +125,9 @@ describe('approvals: a confirm rule holds the call until a human approves', () =
     expect(await answerItem(daemon, item.id, { action: 'accept' })).toMatchObject({ status: 400 });
     expect(await answerItem(daemon, item.id, { action: 'approve' })).toMatchObject({ status: 204 });
     expect(await approvedCall).toContain('via inbox');
+    // The digest the approver sees is the one the call's row holds (and `audit digest` gives).
+    const [callRow] = auditRows(dataDir, "client_name = 'formless' AND method = 'tools/call'");
+    expect(item.argumentsDigest).toBe(callRow.arguments_digest);
 
     const declinedCall = echo(client, 'declined in inbox').then(() => undefined, failure);
     const second = await pendingItem(daemon, (i) => JSON.stringify(i.arguments).includes('declined in inbox'));
@@ -174,6 +177,47 @@ describe('approvals: a confirm rule holds the call until a human approves', () =
     expect(item).toMatchObject({ argumentsRedacted: true });
     await answerItem(daemon, item.id, { action: 'decline' });
     expect(await call).toMatchObject({ code: -32014 });
+  });
+
+  it("an approval the policy's change made stale is recorded with who approved it, how, and the policy it was asked under", async () => {
+    const { client } = await host(daemon, 'stale');
+    clients.push(client);
+    const call = echo(client, 'approved too late').then(() => undefined, failure);
+    const item = await pendingItem(daemon, (i) => JSON.stringify(i.arguments).includes('approved too late'));
+    const reloads = () => daemon.stderr().split('policy reloaded').length;
+    let before = reloads();
+    writeFileSync(policyFile, `${POLICY}    - { id: unrelated, deny: call, tool: "nothing__here" }\n`);
+    await eventually(() => reloads() > before, 10_000, 'the policy changed');
+    expect(await answerItem(daemon, item.id, { action: 'approve' })).toMatchObject({ status: 204 });
+    expect(await call).toMatchObject({ code: -32014, message: expect.stringContaining('The policy changed') });
+    before = reloads();
+    writeFileSync(policyFile, POLICY);
+    await eventually(() => reloads() > before, 10_000, 'the policy put back');
+
+    const [stale] = auditRows(dataDir, "client_name = 'stale' AND method = 'switchboard/approval'");
+    expect(stale).toMatchObject({ decision: 'denied', rule: 'approval:stale-policy', error_code: -32014 });
+    const details = JSON.parse(String(stale.arguments)) as Record<string, unknown>;
+    expect(details).toMatchObject({ via: 'inbox', answeredBy: 'loopback:anonymous' });
+    // Asked under the policy the earlier approvals were given under, not the one it met.
+    const [earlier] = auditRows(dataDir, "client_name = 'formless' AND method = 'switchboard/approval'");
+    expect(details.policy).toBe((JSON.parse(String(earlier.arguments)) as Record<string, unknown>).policy);
+  });
+
+  it('withdraws the inbox question when the session ends, and both rows carry the -32000 the host was told', async () => {
+    const { client } = await host(daemon, 'session-ender');
+    const transport = client.transport as unknown as { terminateSession(): Promise<void> };
+    const call = client.callTool({ name: 'fix__echo', arguments: { text: 'session ends' } }).then(() => undefined, failure);
+    await pendingItem(daemon, (i) => JSON.stringify(i.arguments).includes('session ends'));
+    await transport.terminateSession();
+    await call;
+    await eventually(async () => (await inboxItems(daemon)).length === 0, 5000, 'the question withdrawn');
+    const [approval, callRow] = await eventually(() => {
+      const found = auditRows(dataDir, "client_name = 'session-ender'");
+      return found.length === 2 ? found : undefined;
+    });
+    expect(callRow).toMatchObject({ method: 'tools/call', rule: 'approval:withdrawn', error_code: -32000 });
+    expect(approval).toMatchObject({ method: 'switchboard/approval', rule: 'approval:withdrawn', error_code: -32000, error_message: callRow.error_message });
+    await client.close().catch(() => undefined);
   });
 
   it('withdraws the inbox question when the caller cancels its call', async () => {

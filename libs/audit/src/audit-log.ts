@@ -142,6 +142,11 @@ export class AuditLog {
     return this.writer.append(entry);
   }
 
+  /** The digest a row of a request with these arguments holds (`arguments_digest`), keyed as the log keys it. */
+  argumentsDigestOf(args: unknown): string {
+    return canonicalTextDigest(canonicalJson(args), this.options.digestKey);
+  }
+
   /** A value as the log would store it, for showing to people (an approval's arguments): the same redaction rules. */
   redact(value: unknown): unknown {
     return this.options.redactor.redact(value);

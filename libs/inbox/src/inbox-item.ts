@@ -21,7 +21,11 @@ export interface ApprovalQuestion {
   arguments: unknown;
   /** Redaction hid parts of them: the page says so. */
   argumentsRedacted?: boolean;
-  argumentsDigest: string;
+  /**
+   * The audit log's digest of the arguments (`arguments_digest` of the call's row, what
+   * `switchboard audit digest` gives): absent when the log is off or the call sent none.
+   */
+  argumentsDigest?: string;
   /** The rule that asked for confirmation. */
   rule: string;
   /** The durations (ms) the approver may choose to remember the approval for; empty: no choice. */

@@ -14,7 +14,8 @@ export interface ApprovalRequest {
    * admin. `hidden`: redaction changed something, and the approver is told so.
    */
   redacted: { arguments: unknown; hidden: boolean };
-  argumentsDigest: string;
+  /** The audit log's digest of the arguments, as the call's row holds it; none without the log or arguments. */
+  argumentsDigest?: string;
   rule: string;
   timeoutMs: number;
   rememberChoicesMs: number[];
@@ -69,7 +70,7 @@ export async function askInbox(ctx: RequestContext, inbox: Inbox, request: Appro
         tool: request.tool,
         arguments: request.redacted.arguments,
         argumentsRedacted: request.redacted.hidden,
-        argumentsDigest: request.argumentsDigest,
+        ...(request.argumentsDigest !== undefined && { argumentsDigest: request.argumentsDigest }),
         rule: request.rule,
         rememberChoicesMs: request.rememberChoicesMs,
         server: request.server,

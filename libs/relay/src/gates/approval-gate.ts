@@ -10,8 +10,8 @@ import type { RelayServices, RequestContext } from '../relay.types.js';
 
 /**
  * Keys the arguments digest an approval is bound to. Per process, like the remembered
- * approvals themselves; keyed so the digest shown on the inbox page cannot be used to guess
- * a redacted argument.
+ * approvals themselves. (The inbox shows the audit log's digest, keyed by the log's own key,
+ * so neither can be used to guess a redacted argument.)
  */
 const DIGEST_KEY = randomBytes(32);
 
@@ -44,8 +44,10 @@ export async function approved(ctx: RequestContext, services: RelayServices, cal
     argumentsDigest: canonicalTextDigest(canonicalJson(call.args ?? {}), DIGEST_KEY),
     policyDigest: policy.digest,
   };
+  // What every row of this approval names: the call, when it was asked, under which policy.
+  const asked: Asked = { call, started, policy: binding.policyDigest };
   const book = services.approvals;
-  if (book?.covers(binding)) return record(ctx, services, call, started, { via: 'remembered', rule: 'approval:remembered' });
+  if (book?.covers(binding)) return record(ctx, services, asked, { via: 'remembered', rule: 'approval:remembered' });
 
   const config = services.config();
   const request: ApprovalRequest = {
@@ -56,7 +58,9 @@ export async function approved(ctx: RequestContext, services: RelayServices, cal
     // which an approver must not approve unseen.
     arguments: call.args,
     redacted: redactedForInbox(services, call.args),
-    argumentsDigest: binding.argumentsDigest,
+    // The audit log's digest, which the call's row will hold, so that an approver can find
+    // it there; the binding's is keyed per process, for remembering, and means nothing outside.
+    argumentsDigest: call.args === undefined ? undefined : services.audit?.argumentsDigestOf(call.args),
     rule,
     timeoutMs: config.approvals.timeoutMs,
     rememberChoicesMs: config.approvals.rememberMs,
@@ -67,7 +71,7 @@ export async function approved(ctx: RequestContext, services: RelayServices, cal
     // Say which of the two it is: with relay.inbox on, the process serves no inbox page
     // (switchboard stdio), and turning the setting on would change nothing.
     const noInbox = config.relay.inbox ? 'this process serves no inbox (switchboard stdio has no web page; the HTTP daemon serves /admin/inbox)' : 'the inbox is off (relay.inbox: false)';
-    return refuse(ctx, services, call, started, 'unavailable', `The call to ${call.tool} needs a human's approval, but the host cannot show a form (elicitation) and ${noInbox}`);
+    return refuse(ctx, services, asked, 'unavailable', `The call to ${call.tool} needs a human's approval, but the host cannot show a form (elicitation) and ${noInbox}`);
   }
   const via = onHost ? 'host' : 'inbox';
   const answer = await keepingCallerInformed(ctx, `Waiting for approval (${via === 'host' ? 'on this host' : 'in the inbox at /admin/inbox'})`, () =>
@@ -76,24 +80,28 @@ export async function approved(ctx: RequestContext, services: RelayServices, cal
   switch (answer.action) {
     case 'approve':
       if (policy.digest !== binding.policyDigest) {
-        return refuse(ctx, services, call, started, 'stale-policy', `The policy changed while the call to ${call.tool} waited for approval; call it again`);
+        // Someone approved it all the same: the row says who, and how.
+        const message = `The policy changed while the call to ${call.tool} waited for approval; call it again`;
+        return refuse(ctx, services, asked, 'stale-policy', message, answer.answeredBy, via);
       }
       book?.remember(binding, answer.rememberForMs);
-      return record(ctx, services, call, started, { via, rule: `approval:${via}`, answeredBy: answer.answeredBy, rememberForMs: answer.rememberForMs });
+      return record(ctx, services, asked, { via, rule: `approval:${via}`, answeredBy: answer.answeredBy, rememberForMs: answer.rememberForMs });
     case 'decline':
-      return refuse(ctx, services, call, started, 'declined', `The call to ${call.tool} was declined by ${answer.answeredBy}`, answer.answeredBy, via);
+      return refuse(ctx, services, asked, 'declined', `The call to ${call.tool} was declined by ${answer.answeredBy}`, answer.answeredBy, via);
     case 'expired':
-      return refuse(ctx, services, call, started, 'expired', `Nobody approved the call to ${call.tool} within ${durationWords(request.timeoutMs)}`, undefined, via);
+      return refuse(ctx, services, asked, 'expired', `Nobody approved the call to ${call.tool} within ${durationWords(request.timeoutMs)}`, undefined, via);
     case 'failed':
-      return refuse(ctx, services, call, started, 'failed', `The call to ${call.tool} could not be approved: ${answer.reason}`, undefined, via);
+      return refuse(ctx, services, asked, 'failed', `The call to ${call.tool} could not be approved: ${answer.reason}`, undefined, via);
     case 'withdrawn': {
       // The call's own row says denied by this rule too, not the catch-all invalid-request.
       ctx.audit.allowedBy = null;
       ctx.audit.deniedBy = 'approval:withdrawn';
-      // Nobody refused it: the host gave up (no answer, so no code) or its session ended.
+      // Nobody refused it: the host gave up (no answer, so no code) or its session ended
+      // (the -32000 its transport told it, as the call's own row has).
       const abandoned = abandonmentOf(ctx.signal);
       const why = abandoned ? abandonmentText(abandoned) : 'Request cancelled';
-      await record(ctx, services, call, started, { via, rule: 'approval:withdrawn', refused: why, unanswered: true });
+      const told = abandoned?.kind === 'closed' ? (abandoned.told?.code ?? null) : null;
+      await record(ctx, services, asked, { via, rule: 'approval:withdrawn', refused: why, errorCode: told });
       throw new McpError(ErrorCode.RequestTimeout, 'Request cancelled');
     }
   }
@@ -106,11 +114,17 @@ function redactedForInbox(services: RelayServices, args: unknown): ApprovalReque
 
 type Reason = 'declined' | 'expired' | 'unavailable' | 'failed' | 'stale-policy';
 
+/** An approval asked: the call, when (performance.now()), and the digest of the policy it was asked under. */
+interface Asked {
+  call: ApprovalCall;
+  started: number;
+  policy: string;
+}
+
 async function refuse(
   ctx: RequestContext,
   services: RelayServices,
-  call: ApprovalCall,
-  started: number,
+  asked: Asked,
   reason: Reason,
   message: string,
   answeredBy?: string,
@@ -118,7 +132,7 @@ async function refuse(
 ): Promise<never> {
   ctx.audit.allowedBy = null;
   ctx.audit.deniedBy = `approval:${reason}`;
-  await record(ctx, services, call, started, { via, rule: `approval:${reason}`, answeredBy, refused: message });
+  await record(ctx, services, asked, { via, rule: `approval:${reason}`, answeredBy, refused: message, errorCode: ErrorCode.ApprovalRefused });
   throw new McpError(ErrorCode.ApprovalRefused, message, { reason });
 }
 
@@ -129,14 +143,15 @@ interface ApprovalFacts {
   rememberForMs?: number;
   /** The error the caller gets, when not approved. */
   refused?: string;
-  /** The caller gets no refusal (it withdrew): the row has no error code. */
-  unanswered?: boolean;
+  /** Its code: -32014 when refused; none when the host withdrew it, or what its session's end told it. */
+  errorCode?: number | null;
 }
 
 /** The approval's own audit row: who asked, for what, who answered and how. */
-async function record(ctx: RequestContext, services: RelayServices, call: ApprovalCall, started: number, facts: ApprovalFacts): Promise<void> {
+async function record(ctx: RequestContext, services: RelayServices, asked: Asked, facts: ApprovalFacts): Promise<void> {
   const audit = services.audit;
   if (!audit) return;
+  const { call, started } = asked;
   const entry = bareEntry({
     ...sessionFields(ctx.session),
     upstream: call.server,
@@ -147,7 +162,7 @@ async function record(ctx: RequestContext, services: RelayServices, call: Approv
     rule: facts.rule,
     outcome: null,
     errorMessage: null,
-    errorCode: facts.refused === undefined || facts.unanswered ? null : ErrorCode.ApprovalRefused,
+    errorCode: facts.errorCode ?? null,
     requestId: String(ctx.request.id),
     traceId: ctx.audit.traceId,
   });
@@ -155,7 +170,7 @@ async function record(ctx: RequestContext, services: RelayServices, call: Approv
   const details = {
     arguments: call.args ?? {},
     confirmedBy: ctx.audit.confirmBy,
-    policy: services.policy?.digest,
+    policy: asked.policy,
     ...(facts.via && { via: facts.via }),
     ...(facts.answeredBy !== undefined && { answeredBy: facts.answeredBy }),
     ...(facts.rememberForMs ? { rememberForMs: facts.rememberForMs } : {}),
