@@ -93,6 +93,16 @@ describe('approvals: a confirm rule holds the call until a human approves', () =
     expect(calls.every((r) => r.decision === 'allowed' && r.rule === 'ask-echo' && r.outcome === 'ok')).toBe(true);
   });
 
+  it('refuses a host answer that remembers for a time it was not offered, rather than take it for once', async () => {
+    const { client } = await host(daemon, 'overreacher', () => ({ action: 'accept', content: { remember: 'For 10 years' } }));
+    clients.push(client);
+    expect(await echo(client, 'forever').then(() => undefined, failure)).toEqual({
+      code: -32014,
+      message: "The call to fix__echo could not be approved: the host's answer chose 'For 10 years' to remember it, which was not offered (Just this once, For 15 minutes)",
+    });
+    expect(auditRows(dataDir, "client_name = 'overreacher' AND method = 'switchboard/approval'").map((r) => r.rule)).toEqual(['approval:failed']);
+  });
+
   it('forgets a remembered approval when the policy changes', async () => {
     let answers = 0;
     const { client } = await host(daemon, 'policy-changer', () => {

@@ -52,6 +52,11 @@ export async function askHost(ctx: RequestContext, request: ApprovalRequest): Pr
     });
     if (answer.action !== 'accept') return { action: 'decline', answeredBy: callerName(ctx.session.principal) };
     const chosen = (answer.content as Record<string, unknown> | undefined)?.remember;
+    // A choice not offered is no answer to this form: taken for "once", a host that sent
+    // "Forever" would believe it had been remembered. Relayed forms are held to their schema too.
+    if (chosen !== undefined && !labels.has(String(chosen))) {
+      return { action: 'failed', reason: `the host's answer chose '${String(chosen)}' to remember it, which was not offered (${[...labels.keys()].join(', ')})` };
+    }
     return { action: 'approve', rememberForMs: labels.get(String(chosen)) ?? 0, answeredBy: callerName(ctx.session.principal) };
   } catch (err) {
     if (ctx.signal.aborted) return { action: 'withdrawn' };
