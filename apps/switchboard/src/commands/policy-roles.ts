@@ -5,7 +5,7 @@ import { API_KEY_METHOD, foldCallerName, type CallerIdentity } from '@switchboar
 import { databasePath, openReadOnly } from '../audit-store.js';
 import { commaList } from './command-args.js';
 import { CommandError } from './command-error.js';
-import { keyStatus } from './keys.js';
+import { keyStatus } from './keys-messages.js';
 
 /** The roles `policy check` decides with, who the caller is once its key is found, and where the roles came from. */
 export interface CheckedCaller {
