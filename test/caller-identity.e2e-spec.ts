@@ -137,6 +137,10 @@ describe('an API key and a token with the same name are two callers', () => {
     expect(keyItem.principal).toBe('alice');
     expect(await inboxItems(daemon, asToken)).toEqual([]);
     expect(await answerItem(daemon, keyItem.id, { action: 'approve', rememberForMs: 900_000 }, asToken)).toMatchObject({ status: 404 });
+    // Told "not found", as for a question that does not exist; the log says who tried whose.
+    const tried = await eventually(() => auditRows(dataDir, "rule = 'inbox:not-yours'")[0]);
+    expect(tried).toMatchObject({ principal: 'alice', auth_method: 'jwt', decision: 'denied', method: 'http', name: `POST /admin/inbox/items/${keyItem.id}/answer` });
+    expect(tried.error_message).toMatch(/question of alice's/);
     expect(await answerItem(daemon, keyItem.id, { action: 'approve', rememberForMs: 900_000 }, asKey)).toMatchObject({ status: 204 });
     expect(await keyCall).toContain('from the key');
 

@@ -75,4 +75,6 @@ export type InboxEvent = { type: 'added'; item: InboxItem } | { type: 'removed';
 export interface AnswerRefusal {
   status: 400 | 403 | 404;
   problems: string[];
+  /** For the audit log only (the caller is told 404 either way): whose pending question it was. */
+  othersQuestion?: { principal: string | null };
 }

@@ -78,7 +78,9 @@ export class Inbox {
   answer(id: string, viewer: InboxViewer, answer: InboxAnswer): AnswerRefusal | undefined {
     const found = this.pending.get(id);
     // Someone else's question is "not found", as an unknown one: its existence is not theirs to know.
-    if (!found || !mayAnswer(viewer, found.item)) return { status: 404, problems: ['no such pending question (answered, expired or withdrawn)'] };
+    const gone = { status: 404 as const, problems: ['no such pending question (answered, expired or withdrawn)'] };
+    if (!found) return gone;
+    if (!mayAnswer(viewer, found.item)) return { ...gone, othersQuestion: { principal: found.item.principal } };
     const problems = answerProblems(found.item, answer);
     if (problems.length > 0) return { status: 400, problems };
     found.settle({ ...answer, answeredBy: viewer.principal });

@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Controller, Get, Inject, Param, Post, Query, Req, Res } from '@nestjs/common';
 import type { Inbox } from '@switchboard/inbox';
 import { toldReason } from '@switchboard/auth';
+import { httpRefusal } from '@switchboard/downstream';
 import { ADMIN_OPTIONS, type AdminOptions } from '../admin-options.js';
 import { sendError, sendJson } from '../json-response.js';
 import { sendParamProblems, unknownParamProblems } from '../query-params.js';
@@ -86,6 +87,13 @@ export class InboxController {
     if (!refusal) {
       res.writeHead(204).end();
       return;
+    }
+    if (refusal.othersQuestion) {
+      // Someone tried to answer a question that is not theirs (its id leaked, or was guessed):
+      // a refusal the log records, though the caller is told only what an unknown id gets.
+      const whose = refusal.othersQuestion.principal ?? 'no caller (of unknown cause)';
+      const principal = { id: found.caller.principal.id, authMethod: found.caller.principal.authMethod };
+      this.options.onRefused?.({ ...httpRefusal(req, `an answer to a question of ${whose}'s, which this caller may not answer`), decision: 'denied', rule: 'inbox:not-yours', principal });
     }
     const message = refusal.status === 400 ? 'the answer does not fit the question' : refusal.status === 404 ? 'no such pending question' : 'forbidden';
     sendError(res, refusal.status, message, refusal.problems);

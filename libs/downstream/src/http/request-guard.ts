@@ -70,10 +70,11 @@ export interface HttpRefusal {
   path: string;
   /**
    * `refused`: the Host/Origin check; `unauthenticated`: no valid credential; `denied`: a
-   * role is missing; `limited`: the caller holds as many sessions as it may.
+   * role is missing, or an inbox answer to someone else's question; `limited`: the caller
+   * holds as many sessions as it may.
    */
   decision: 'refused' | 'unauthenticated' | 'denied' | 'limited';
-  rule: 'security:host' | 'security:origin' | 'auth:admin-role' | 'limit:sessions' | AuthRefusal['rule'];
+  rule: 'security:host' | 'security:origin' | 'auth:admin-role' | 'inbox:not-yours' | 'limit:sessions' | AuthRefusal['rule'];
   reason: string;
   /**
    * Who it was, when that is known (a valid key without the role needed), or whose key or
