@@ -6,7 +6,7 @@ import type { AuditDecision, AuditFilter, AuditRow } from '../audit.types.js';
 import { readerSchemaProblem } from '../chain/reader-schema.js';
 
 import { decodeCursor, encodeCursor, type AuditOrder } from './audit-cursor.js';
-import { principalFilter, spellingsOf } from './principal-names.js';
+import { principalMatch, type PrincipalMatch } from './principal-names.js';
 import { unmatchedFilters } from './unmatched-filters.js';
 
 export { decodeCursor, encodeCursor, InvalidCursorError, type AuditOrder } from './audit-cursor.js';
@@ -126,10 +126,12 @@ export class AuditQuery {
     const newestBefore = resumable ? await this.newestId() : undefined;
     let keyed: AuditFilter =
       after === undefined ? filter : order === 'asc' ? { ...filter, afterId: max(filter.afterId, after) } : { ...filter, beforeId: min(filter.beforeId, after) };
-    const unindexed = scansUnindexed(filter) || (await this.spelledSeveralWays(filter));
+    const principal = await this.principalOf(filter);
+    // A principal in several spellings is checked on the ids walked (select()): unindexed too.
+    const unindexed = scansUnindexed(filter) || (principal !== undefined && principal.spellings.length > 1);
     const window = options.scanRows !== undefined && unindexed ? await this.scanWindow(keyed, order, options.scanRows) : undefined;
     if (window) keyed = { ...keyed, afterId: window.afterId, beforeId: window.beforeId };
-    const rows = await (await this.select(keyed, order))
+    const rows = await this.select(keyed, principal, order)
       .orderBy('r.id', order === 'asc' ? 'ASC' : 'DESC')
       .limit(options.limit + 1)
       .getMany();
@@ -146,12 +148,15 @@ export class AuditQuery {
    * with the value most likely meant (unmatched-filters.ts).
    */
   unmatchedFilters(filter: AuditFilter): Promise<string[]> {
-    return unmatchedFilters(this.dataSource, filter, async (only) => (await (await this.select(only)).select('r.id', 'id').limit(1).getRawOne()) !== undefined);
+    return unmatchedFilters(this.dataSource, filter, async (only) => {
+      const found = await this.select(only, await this.principalOf(only)).select('r.id', 'id').limit(1).getRawOne();
+      return found !== undefined;
+    });
   }
 
-  /** Whether the filter's principal is in the log under more than one spelling (see select()). */
-  private async spelledSeveralWays(filter: AuditFilter): Promise<boolean> {
-    return filter.principal !== undefined && (await spellingsOf(this.dataSource, principalFilter(filter.principal).principal)).length > 1;
+  /** The filter's principal as the log spells it (principalMatch), read once for all the queries of one call. */
+  private principalOf(filter: AuditFilter): Promise<PrincipalMatch | undefined> {
+    return filter.principal === undefined ? Promise.resolve(undefined) : principalMatch(this.dataSource, filter.principal);
   }
 
   /** The newest row's id (0 for an empty log), from the primary key alone. */
@@ -237,7 +242,7 @@ export class AuditQuery {
    * is found by its id alone, then they are walked up from there.
    */
   async *last(filter: AuditFilter, count: number, chunk = 1000): AsyncGenerator<AuditRow> {
-    const first = await (await this.select(filter, 'desc'))
+    const first = await this.select(filter, await this.principalOf(filter), 'desc')
       .select('r.id', 'id')
       .orderBy('r.id', 'DESC')
       .offset(count - 1)
@@ -251,23 +256,24 @@ export class AuditQuery {
    * committed between them can make the totals differ by those rows.
    */
   async stats(filter: AuditFilter): Promise<AuditStats> {
-    const byDecisionRaw = await (await this.select(filter))
+    const principal = await this.principalOf(filter);
+    const byDecisionRaw = await this.select(filter, principal)
       .select('r.decision', 'decision')
       .addSelect('COUNT(*)', 'rows')
       .groupBy('r.decision')
       .getRawMany<{ decision: AuditDecision; rows: number }>();
-    const byMethodRaw = await counted((await this.select(filter)).select('r.method', 'method'), 'rows')
+    const byMethodRaw = await counted(this.select(filter, principal).select('r.method', 'method'), 'rows')
       .addSelect(`SUM(${CANCELLED})`, 'cancelled')
       .groupBy('r.method')
       .getRawMany<MethodStats & { cancelled: number }>();
     // Grouped by name and upstream here, merged per name below: a call refused before
     // routing has no upstream, and must still count on its tool's one line.
-    const byToolRaw = await counted((await this.toolCalls(filter)).select('r.name', 'tool').addSelect('r.upstream', 'upstream'), 'calls')
+    const byToolRaw = await counted(this.toolCalls(filter, principal).select('r.name', 'tool').addSelect('r.upstream', 'upstream'), 'calls')
       .groupBy('r.name')
       .addGroupBy('r.upstream')
       .getRawMany<ToolStats>();
     // By caller: a key and a token user of the same name are two lines (callerName).
-    const byPrincipalRaw = await counted((await this.toolCalls(filter)).select('r.principal', 'principal').addSelect('r.auth_method', 'authMethod'), 'calls')
+    const byPrincipalRaw = await counted(this.toolCalls(filter, principal).select('r.principal', 'principal').addSelect('r.auth_method', 'authMethod'), 'calls')
       .groupBy('r.principal')
       .addGroupBy('r.auth_method')
       .getRawMany<PrincipalStats & { authMethod: string }>();
@@ -295,8 +301,8 @@ export class AuditQuery {
   }
 
   /** The filtered rows that are tool calls (on top of a `method` filter, never instead of it). */
-  private async toolCalls(filter: AuditFilter): Promise<SelectQueryBuilder<AuditRecordEntity>> {
-    return (await this.select(filter)).andWhere(`r.method = 'tools/call'`);
+  private toolCalls(filter: AuditFilter, principal: PrincipalMatch | undefined): SelectQueryBuilder<AuditRecordEntity> {
+    return this.select(filter, principal).andWhere(`r.method = 'tools/call'`);
   }
 
   /**
@@ -304,16 +310,16 @@ export class AuditQuery {
    * kept out of the time index (`+`): given the whole range, SQLite reads and sorts all of
    * its rows for every page (3 s a page for 950,000 rows), where walking the ids down from
    * the cursor reads only the page's own rows (and, on the first page, those after `until`).
+   * `principal`: filter.principal as the log spells it (principalOf).
    */
-  private async select(filter: AuditFilter, order?: AuditOrder): Promise<SelectQueryBuilder<AuditRecordEntity>> {
+  private select(filter: AuditFilter, principal: PrincipalMatch | undefined, order?: AuditOrder): SelectQueryBuilder<AuditRecordEntity> {
     const q = this.dataSource.getRepository(AuditRecordEntity).createQueryBuilder('r');
     if (filter.since !== undefined) q.andWhere('r.at >= :since', { since: filter.since });
     if (filter.until !== undefined) {
       q.andWhere(order === 'desc' && filter.since !== undefined ? '+r.at < :until' : 'r.at < :until', { until: filter.until });
     }
-    if (filter.principal !== undefined) {
-      const { principal, authMethod } = principalFilter(filter.principal);
-      const spellings = await spellingsOf(this.dataSource, principal);
+    if (principal !== undefined) {
+      const { spellings, authMethod } = principal;
       // One spelling (nearly always) is read from the principal index, in id order. Several
       // are not, and through that index every page would sort all their rows: they are
       // checked on the ids walked instead (`+`), which page() then bounds as any unindexed filter.

@@ -14,7 +14,9 @@ export const isAuditDecision = (text: string): text is AuditDecision => (AUDIT_D
 export function decisionMeant(text: string): AuditDecision | undefined {
   const word = text.toLowerCase();
   const pastTense = AUDIT_DECISIONS.find((d) => d === word || d === `${word}ed` || d === `${word}d` || d === `${word.slice(0, -1)}ied`);
-  return pastTense ?? AUDIT_DECISIONS.find((d) => d === closestKey(word, AUDIT_DECISIONS));
+  if (pastTense) return pastTense;
+  const close = closestKey(word, AUDIT_DECISIONS);
+  return close !== undefined && isAuditDecision(close) ? close : undefined;
 }
 
 // A date, or a date and time with optional seconds, fraction and offset; no offset means local time.

@@ -26,14 +26,22 @@ export function principalFilter(text: string): { principal: string; authMethod?:
   return { principal: text };
 }
 
+/** A `principal` filter as the log spells it: every stored name it matches, and the method when one was written. */
+export interface PrincipalMatch {
+  spellings: string[];
+  authMethod?: string;
+}
+
 /**
- * The principals in the log that are `principal` as the policy and the rate limits match
- * names (foldCallerName: `Frank` and `frank`, a composed and a decomposed é): rows keep a
- * name as it arrived, and "what did frank do" must find them all.
+ * The principals in the log that `text` names as the policy and the rate limits match names
+ * (foldCallerName: `Frank` and `frank`, a composed and a decomposed é): rows keep a name as
+ * it arrived, and "what did frank do" must find them all.
  */
-export async function spellingsOf(dataSource: DataSource, principal: string): Promise<string[]> {
+export async function principalMatch(dataSource: DataSource, text: string): Promise<PrincipalMatch> {
+  const { principal, authMethod } = principalFilter(text);
   const folded = foldCallerName(principal);
-  return (await principalNames(dataSource)).filter((name) => name === principal || foldCallerName(name) === folded);
+  const spellings = (await principalNames(dataSource)).filter((name) => name === principal || foldCallerName(name) === folded);
+  return authMethod === undefined ? { spellings } : { spellings, authMethod };
 }
 
 /**
