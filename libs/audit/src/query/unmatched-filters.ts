@@ -20,15 +20,15 @@ export async function unmatchedFilters(
     const closest = closestKey(value, known.filter((k): k is string => k !== null));
     return closest === undefined ? '' : ` (did you mean ${closest}?)`;
   };
-  const distinct = async (column: 'method' | 'upstream' | 'name' | 'original_name', where = '1 = 1') =>
-    ((await dataSource.query(`SELECT DISTINCT ${column} AS v FROM audit_record WHERE ${where}`)) as { v: string | null }[]).map((r) => r.v);
+  // One scan of the log per list of values; a tool is known by either of its two names.
+  const distinct = async (columns: 'method' | 'upstream' | 'name, original_name', where = '1 = 1') =>
+    ((await dataSource.query(`SELECT DISTINCT ${columns} FROM audit_record WHERE ${where}`)) as Record<string, string | null>[]).flatMap((r) => Object.values(r));
   if (filter.principal !== undefined && !(await matchesAlone({ principal: filter.principal }))) {
     const { principal } = principalFilter(filter.principal);
     notes.push(`no row has principal '${filter.principal}'${meant(principal, await principalNames(dataSource))}`);
   }
   if (filter.tool !== undefined && !(await matchesAlone({ tool: filter.tool }))) {
-    const tools = [...(await distinct('name', `method = 'tools/call'`)), ...(await distinct('original_name', `method = 'tools/call'`))];
-    notes.push(`no tools/call row has tool '${filter.tool}'${meant(filter.tool, tools)}`);
+    notes.push(`no tools/call row has tool '${filter.tool}'${meant(filter.tool, await distinct('name, original_name', `method = 'tools/call'`))}`);
   }
   if (filter.method !== undefined && !(await matchesAlone({ method: filter.method }))) {
     notes.push(`no row has method '${filter.method}'${meant(filter.method, await distinct('method'))}`);
