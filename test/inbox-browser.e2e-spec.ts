@@ -24,6 +24,7 @@ const textOf = (r: unknown) => (r as ToolResult).content.map((c) => c.text ?? ''
 const FORM_TOOL = 'everything__trigger-elicitation-request';
 const URL_TOOL = 'everything__trigger-url-elicitation';
 const ECHO_TOOL = 'everything__echo';
+const SUM_TOOL = 'everything__get-sum';
 /** The SDK's own request timeout is 60 s; a person in a browser on two busy cores may take longer. */
 const CALL_OPTIONS = { timeout: 180_000 };
 /** expect.poll gives up after 1 s by default: too soon for a browser on two busy cores. */
@@ -33,6 +34,8 @@ const POLICY = `everyone: [ops]
 roles:
   ops:
     - { id: ask-before-echo, confirm: call, tool: "${ECHO_TOOL}" }
+    - { id: lead-approves-sums, confirm: call, tool: "${SUM_TOOL}", approvers: [lead] }
+  lead: []
 `;
 
 afterAll(stopAllDaemons);
@@ -44,6 +47,7 @@ describe('the inbox page in headless Chromium', { timeout: 180_000 }, () => {
   let context: BrowserContext;
   let page: Page;
   let key: string;
+  let leadKey: string;
   const pageErrors: string[] = [];
 
   beforeAll(async () => {
@@ -61,6 +65,7 @@ describe('the inbox page in headless Chromium', { timeout: 180_000 }, () => {
       dir,
     );
     key = createKey(configPath, 'dana', 'dev');
+    leadKey = createKey(configPath, 'lena', 'lead');
 
     [daemon, browser] = await Promise.all([startDaemon(configPath), launchChromium()]);
     // A host that declares no elicitation: whatever the upstream asks goes to the inbox.
@@ -173,6 +178,24 @@ describe('the inbox page in headless Chromium', { timeout: 180_000 }, () => {
     ]);
     await approval.getByRole('button', { name: 'Approve' }).click();
     expect(await call).toBe('Echo: hello from the inbox');
+  });
+
+  it("shows the caller's own call that someone else must approve as waiting, with nothing to press, until an approver answers", async () => {
+    const call = host.callTool({ name: SUM_TOOL, arguments: { a: 2, b: 3 } }, CALL_OPTIONS).then(textOf);
+    const approval = card('approval');
+    await approval.waitFor();
+    expect(await approval.locator('.details').last().textContent()).toContain('someone with role lead, not the caller');
+    expect(await approval.locator('.waiting').textContent()).toContain('This is your own call');
+    expect(await approval.getByRole('button').count()).toBe(0);
+    const [item] = (await inboxItems(daemon, { Authorization: `Bearer ${leadKey}` })).filter((i) => i.tool === SUM_TOOL);
+    const answered = await fetch(`${daemon.baseUrl}/admin/inbox/items/${item.id}/answer`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', Authorization: `Bearer ${leadKey}` },
+      body: JSON.stringify({ action: 'approve' }),
+    });
+    expect(answered.status).toBe(204);
+    expect(await call).toContain('5');
+    await expect.poll(() => card('approval').count(), POLL).toBe(0);
   });
 
   it('shows a URL question with its host, opens it only on a click and without an opener, and drops a withdrawn one', async () => {

@@ -36,6 +36,7 @@ export class AppModule {
           onCredentialLapse: parts.runtime.audit && ((ended) => parts.runtime.audit!.recordCredentialLapse({ ...ended, transport: 'inbox' })),
           authenticate: parts.authenticate,
           inbox: parts.runtime.inbox,
+          rolesOf: (principal) => parts.runtime.policy.rolesOf(principal),
         }),
       ],
       controllers: [HealthController, RootController],

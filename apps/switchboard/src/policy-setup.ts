@@ -1,4 +1,4 @@
-import { ConfigError, FileWatcher, readConfigBytes, type GatewayConfig } from '@switchboard/config';
+import { ConfigError, FileWatcher, formatPath, readConfigBytes, type GatewayConfig } from '@switchboard/config';
 import { isLoopbackHost } from '@switchboard/core';
 import type { Logger } from '@switchboard/observability';
 import { actionsOutsideSelectors, aliasedServerSelectors, inertAllowRules, loadPolicyBytes, PolicyEngine, type PolicyDocument } from '@switchboard/policy';
@@ -68,9 +68,35 @@ export interface PolicyWarning {
  * them at load and each reload; `config check` and `policy lint` print them.
  */
 export function ineffectiveRules(doc: PolicyDocument, config: GatewayConfig | undefined): PolicyWarning[] {
-  const found: PolicyWarning[] = [...actionsOutsideSelectors(doc), ...(config ? aliasedServerSelectors(doc, config.servers) : [])];
+  const found: PolicyWarning[] = [
+    ...actionsOutsideSelectors(doc),
+    ...(config ? aliasedServerSelectors(doc, config.servers) : []),
+    ...(config ? unanswerableApprovers(doc, config) : []),
+  ];
   const inert = config && inertAllowWarning(doc, config);
   if (inert) found.push({ reason: inert });
+  return found;
+}
+
+/**
+ * Confirm rules with approvers where nobody but the caller could answer: the daemon refuses
+ * their calls at once (gates/approval-gate.ts), which their author should learn at load,
+ * not from the first refused call.
+ */
+function unanswerableApprovers(doc: PolicyDocument, config: GatewayConfig): PolicyWarning[] {
+  const why =
+    config.auth.mode !== 'required'
+      ? `auth.mode is ${config.auth.mode}: every caller is the same local user, so nobody but the caller could approve`
+      : !config.relay.inbox
+        ? 'relay.inbox is false: approvers answer in the inbox, and there is none'
+        : undefined;
+  if (!why) return [];
+  const found: PolicyWarning[] = [];
+  for (const [role, rules] of Object.entries(doc.roles)) {
+    rules.forEach((rule, i) => {
+      if (rule.approvers) found.push({ path: formatPath(['roles', role, i, 'approvers']), reason: `${why}; the rule's calls are refused (docs/approvals.md)` });
+    });
+  }
   return found;
 }
 

@@ -1,4 +1,5 @@
 import type { AuditQuery } from '@switchboard/audit';
+import type { AuthPrincipal } from '@switchboard/auth';
 import type { GatewayConfig } from '@switchboard/config';
 import type { RefusalListener, RequestAuthenticator } from '@switchboard/downstream';
 import type { Inbox } from '@switchboard/inbox';
@@ -24,6 +25,8 @@ export interface AdminOptions {
   authenticate?: RequestAuthenticator;
   /** The pending questions for humans that /admin/inbox shows; absent, those routes answer 404. */
   inbox?: Inbox;
+  /** A caller's roles under the policy in force: who may answer an approval whose rule names approvers. */
+  rolesOf?: (principal: AuthPrincipal) => readonly string[];
 }
 
 export const ADMIN_OPTIONS = Symbol('ADMIN_OPTIONS');

@@ -28,6 +28,11 @@ export interface ApprovalQuestion {
   argumentsDigest?: string;
   /** The rule that asked for confirmation. */
   rule: string;
+  /**
+   * The rule's approvers: roles one of whose members, or an admin, answers; never the caller,
+   * who sees the question wait. Absent: the caller (or an admin) answers.
+   */
+  approvers?: readonly string[];
   /** The durations (ms) the approver may choose to remember the approval for; empty: no choice. */
   rememberChoicesMs: number[];
 }
@@ -67,9 +72,16 @@ export type InboxOutcome =
 export interface InboxViewer {
   principal: string;
   admin: boolean;
+  /** Its roles under the policy in force now (a reload may change them); for approvals with approvers. */
+  roles?: () => readonly string[];
 }
 
-export type InboxEvent = { type: 'added'; item: InboxItem } | { type: 'removed'; id: string; principal: string | null; outcome: InboxOutcome['action'] };
+/** A pending question as one viewer gets it: whether that viewer may answer it (the caller of an approval with approvers may not). */
+export type ViewedItem = InboxItem & { answerable: boolean };
+
+export type InboxEvent =
+  | { type: 'added'; item: InboxItem }
+  | { type: 'removed'; id: string; principal: string | null; approvers?: readonly string[]; outcome: InboxOutcome['action'] };
 
 /** Why an answer was not taken: the HTTP status that says so, and the reasons. */
 export interface AnswerRefusal {

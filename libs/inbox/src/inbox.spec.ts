@@ -105,6 +105,62 @@ describe('Inbox', () => {
   });
 });
 
+describe('an approval whose rule names approvers', () => {
+  const deploy: InboxQuestion = {
+    kind: 'approval',
+    tool: 'ci__deploy',
+    arguments: { env: 'prod' },
+    rule: 'lead-deploys',
+    approvers: ['lead', 'sre'],
+    rememberChoicesMs: [],
+    server: 'ci',
+    principal: 'alice',
+    timeoutMs: 60_000,
+  };
+  const lead = (principal: string) => ({ principal, admin: false, roles: () => ['dev', 'lead'] });
+
+  it('is answered by a member of a role or an admin, never by the caller, who sees it wait', async () => {
+    const inbox = new Inbox();
+    const removed: unknown[] = [];
+    inbox.onChange((e) => e.type === 'removed' && removed.push(e));
+    const asked = inbox.ask(deploy);
+    const [mine] = inbox.visibleTo(alice);
+    expect(mine).toMatchObject({ answerable: false, approvers: ['lead', 'sre'] });
+    expect(inbox.answer(mine.id, alice, { action: 'approve' })).toEqual({
+      status: 403,
+      problems: ["this is your own call; rule 'lead-deploys' needs someone else with roles lead or sre to approve it"],
+    });
+    expect(inbox.visibleTo(bob)).toEqual([]);
+    expect(inbox.answer(mine.id, bob, { action: 'approve' })).toMatchObject({ status: 404, othersQuestion: { principal: 'alice' } });
+    expect(inbox.visibleTo({ ...bob, roles: () => ['sre'] })).toEqual([expect.objectContaining({ answerable: true })]);
+    expect(inbox.visibleTo(admin)).toEqual([expect.objectContaining({ answerable: true })]);
+    expect(inbox.answer(mine.id, lead('carol'), { action: 'approve' })).toBeUndefined();
+    await expect(asked).resolves.toEqual({ action: 'approve', answeredBy: 'carol' });
+    // Those who saw it are told it left: the removal carries who could.
+    expect(removed).toEqual([expect.objectContaining({ principal: 'alice', approvers: ['lead', 'sre'], outcome: 'approve' })]);
+  });
+
+  it('cannot be approved by the caller under another spelling of its name, role or admin notwithstanding', () => {
+    const inbox = new Inbox();
+    void inbox.ask({ ...deploy, principal: 'Ånna' });
+    const decomposed = 'A\u030anna'.toLowerCase();
+    expect(inbox.visibleTo({ ...lead(decomposed), admin: true })).toEqual([]);
+    expect(inbox.visibleTo(lead('ANNA'))).toEqual([expect.objectContaining({ answerable: true })]);
+    inbox.withdrawAll();
+  });
+
+  it("reads the viewer's roles when it decides, so a policy reload counts at once", () => {
+    const inbox = new Inbox();
+    void inbox.ask(deploy);
+    let roles = ['lead'];
+    const viewer = { principal: 'dan', admin: false, roles: () => roles };
+    expect(inbox.visibleTo(viewer)).toHaveLength(1);
+    roles = ['dev'];
+    expect(inbox.visibleTo(viewer)).toEqual([]);
+    inbox.withdrawAll();
+  });
+});
+
 describe('elicitationContentProblems', () => {
   it('checks formats, choices and multi-selects', () => {
     const schema = {

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { CancelSignal } from '@switchboard/core';
 import { elicitationContentProblems } from './elicitation-form.js';
-import type { AnswerRefusal, InboxAnswer, InboxEvent, InboxItem, InboxOutcome, InboxQuestion, InboxViewer } from './inbox-item.js';
+import { approverWords, mayAnswer, maySee } from './approvers.js';
+import type { AnswerRefusal, InboxAnswer, InboxEvent, InboxItem, InboxOutcome, InboxQuestion, InboxViewer, ViewedItem } from './inbox-item.js';
 
 /** Bound on pending questions: each holds a waiting upstream request, and memory. */
 const MAX_PENDING = 500;
@@ -65,7 +66,8 @@ export class Inbox {
         if (!this.pending.delete(item.id)) return;
         clearTimeout(timer);
         signal?.removeEventListener('abort', onAbort);
-        this.emit({ type: 'removed', id: item.id, principal: item.principal, outcome: outcome.action });
+        const approvers = item.kind === 'approval' ? item.approvers : undefined;
+        this.emit({ type: 'removed', id: item.id, principal: item.principal, ...(approvers && { approvers }), outcome: outcome.action });
         resolve(outcome);
       };
       signal?.addEventListener('abort', onAbort, { once: true });
@@ -80,16 +82,26 @@ export class Inbox {
     // Someone else's question is "not found", as an unknown one: its existence is not theirs to know.
     const gone = { status: 404 as const, problems: ['no such pending question (answered, expired or withdrawn)'] };
     if (!found) return gone;
-    if (!mayAnswer(viewer, found.item)) return { ...gone, othersQuestion: { principal: found.item.principal } };
+    if (!maySee(viewer, found.item)) return { ...gone, othersQuestion: { principal: found.item.principal } };
+    if (!mayAnswer(viewer, found.item) && found.item.kind === 'approval') {
+      // The caller, looking at its own call waiting for someone else.
+      const who = approverWords(found.item.approvers ?? []);
+      return { status: 403, problems: [`this is your own call; rule '${found.item.rule}' needs someone else with ${who} to approve it`] };
+    }
     const problems = answerProblems(found.item, answer);
     if (problems.length > 0) return { status: 400, problems };
     found.settle({ ...answer, answeredBy: viewer.principal });
     return undefined;
   }
 
-  /** What this viewer may see, oldest first. */
-  visibleTo(viewer: InboxViewer): InboxItem[] {
-    return [...this.pending.values()].map((p) => p.item).filter((item) => mayAnswer(viewer, item));
+  /** What this viewer may see, oldest first, each saying whether the viewer may answer it. */
+  visibleTo(viewer: InboxViewer): ViewedItem[] {
+    const seen: ViewedItem[] = [];
+    for (const { item } of this.pending.values()) {
+      const viewed = viewOf(viewer, item);
+      if (viewed) seen.push(viewed);
+    }
+    return seen;
   }
 
   private pendingFor(principal: string | null): number {
@@ -124,8 +136,10 @@ export class Inbox {
   }
 }
 
-export function mayAnswer(viewer: InboxViewer, item: { principal: string | null }): boolean {
-  return viewer.admin || (item.principal !== null && item.principal === viewer.principal);
+/** The item as this viewer gets it, or undefined when it is not theirs to see. */
+export function viewOf(viewer: InboxViewer, item: InboxItem): ViewedItem | undefined {
+  if (!maySee(viewer, item)) return undefined;
+  return { ...item, answerable: mayAnswer(viewer, item) };
 }
 
 function answerProblems(item: InboxItem, answer: InboxAnswer): string[] {

@@ -243,6 +243,28 @@ describe('confirm rules', () => {
     expect(confirming.decide(who, 'list', ...tool('fs__delete'))).toEqual({ allowed: true, rule: 'ask-deletes' });
   });
 
+  it("carries the deciding rule's approvers, with or without argument conditions", () => {
+    const withApprovers = new CompiledPolicy(
+      policyDocumentSchema.parse({
+        roles: {
+          ops: [
+            { id: 'fs', allow: 'call', server: 'fs' },
+            { id: 'lead-deploys', confirm: 'call', tool: 'fs__deploy', approvers: ['lead'] },
+            { id: 'lead-prod-writes', confirm: 'call', tool: 'fs__write', when: { 'args.path': { startsWith: '/prod/' } }, approvers: ['lead', 'sre'] },
+          ],
+          lead: [],
+          sre: [],
+        },
+        everyone: ['ops'],
+      }),
+      'deny',
+    );
+    expect(withApprovers.decide(who, 'call', ...tool('fs__deploy'))).toEqual({ allowed: true, confirm: true, approvers: ['lead'], rule: 'lead-deploys' });
+    expect(withApprovers.decide(who, 'call', ...tool('fs__write', { path: '/prod/x' }))).toEqual({ allowed: true, confirm: true, approvers: ['lead', 'sre'], rule: 'lead-prod-writes' });
+    expect(withApprovers.decide(who, 'call', ...tool('fs__write', { path: '/dev/x' }))).toEqual({ allowed: true, rule: 'fs' });
+    expect(withApprovers.decide(who, 'list', ...tool('fs__deploy'))).toEqual({ allowed: true, rule: 'lead-deploys' });
+  });
+
   it('applies to tool calls only', () => {
     const problems = policyDocumentSchema.safeParse({ roles: { r: [{ confirm: 'read', resource: '**' }, { confirm: 'call', prompt: 'x' }] } });
     expect(problems.error?.issues.map((i) => `${i.path.join('.')}: ${i.message}`)).toEqual([

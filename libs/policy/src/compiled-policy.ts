@@ -32,6 +32,8 @@ export interface PolicyDecision {
   allowed: boolean;
   /** Allowed only once a human approves (a `confirm` rule decided). */
   confirm?: true;
+  /** A confirm rule's `approvers`: the roles one of whose members (not the caller) approves. */
+  approvers?: readonly string[];
   /** The rule that decided: its id, or policy:default-allow / policy:default-deny. */
   rule: string;
 }
@@ -44,6 +46,8 @@ interface RawRule {
   inverted?: boolean;
   /** A `confirm` rule: allows, but asks a human first. */
   confirm?: boolean;
+  /** Its approvers' roles, when not the caller. */
+  approvers?: readonly string[];
   reason: string;
   /** The rule's selectors (server, name, uri globs), tested before CASL sees the rule. */
   selectors?: Record<string, Glob>;
@@ -186,7 +190,7 @@ export class CompiledPolicy {
         if (rule.inverted || action !== 'list') continue;
         conditions = undefined;
       }
-      kept.push({ action: rule.action, subject: rule.subject, inverted: rule.inverted, confirm: rule.confirm, reason: rule.reason, conditions });
+      kept.push({ action: rule.action, subject: rule.subject, inverted: rule.inverted, confirm: rule.confirm, approvers: rule.approvers, reason: rule.reason, conditions });
     }
     if (kept.every((rule) => rule.conditions === undefined)) {
       // The strongest rule wins: the last one kept (denies come after allows).
@@ -227,7 +231,8 @@ export class CompiledPolicy {
 
 function decisionOf(rule: RawRule): PolicyDecision {
   if (rule.inverted) return { allowed: false, rule: rule.reason };
-  return rule.confirm ? { allowed: true, confirm: true, rule: rule.reason } : { allowed: true, rule: rule.reason };
+  if (!rule.confirm) return { allowed: true, rule: rule.reason };
+  return rule.approvers ? { allowed: true, confirm: true, approvers: rule.approvers, rule: rule.reason } : { allowed: true, confirm: true, rule: rule.reason };
 }
 
 /** One document rule as CASL rules: itself, and the list rule its action implies. */
@@ -251,7 +256,7 @@ function rawRules(rule: PolicyRule, reason: string): RawRule[] {
   if (nameGlob !== undefined) selectors.name = compileGlob(nameGlob, 'name');
   if (rule.resource !== undefined) selectors.uri = compileGlob(rule.resource, 'uri');
   const conditions = compileArgConditions(rule.when, inverted ? 'deny' : confirm ? 'confirm' : 'allow');
-  const out: RawRule[] = [{ action: actions, subject, reason, inverted, confirm, selectors, conditions }];
+  const out: RawRule[] = [{ action: actions, subject, reason, inverted, confirm, ...(rule.approvers && { approvers: rule.approvers }), selectors, conditions }];
   // Only the kinds each action applies to: `allow: call, server: X` shows X's tools, not
   // its prompts and resources, which the rule does not let anyone use.
   const usable = new Set(actions.flatMap((a) => (Object.hasOwn(SHOWN_BY, a) ? SHOWN_BY[a] : [])));

@@ -47,6 +47,11 @@ export const ruleSchema = z
       .literal('call', { error: 'confirm applies to tool calls: confirm: call' })
       .optional()
       .describe('Allow the call only once a human approves it (docs/approvals.md). Stronger than allow, weaker than deny.'),
+    approvers: z
+      .array(name)
+      .min(1, { message: 'list at least one role, or leave approvers out (the caller then confirms its own calls)' })
+      .optional()
+      .describe('confirm rules: roles whose members approve, in the inbox; never the caller itself. Without it the caller confirms its own call.'),
     tool: name.optional().describe('Public tool name glob, e.g. github__*'),
     prompt: name.optional().describe('Public prompt name glob'),
     resource: name.optional().describe('Public resource URI glob; ** crosses /'),
@@ -59,6 +64,7 @@ export const ruleSchema = z
   .refine((r) => [r.allow, r.deny, r.confirm].filter((v) => v !== undefined).length === 1, {
     message: 'a rule has exactly one of allow, deny or confirm',
   })
+  .refine((r) => r.approvers === undefined || r.confirm !== undefined, { message: 'approvers name who approves a confirm rule\'s calls: this rule has no confirm', path: ['approvers'] })
   .refine((r) => r.confirm === undefined || (r.prompt === undefined && r.resource === undefined), {
     message: 'confirm applies to tools: select them with tool and/or server',
   })

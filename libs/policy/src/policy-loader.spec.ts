@@ -53,6 +53,25 @@ describe('a policy file with mistakes', () => {
   });
 });
 
+describe('approvers of a confirm rule', () => {
+  it('takes roles the file defines, and names a misspelt one: an approver nobody can be would leave every call waiting', () => {
+    expect(problemsOf('roles: { lead: [], dev: [ { confirm: call, tool: "x__*", approvers: [lead] } ] }')).toEqual([]);
+    expect(problemsOf('roles: { lead: [], dev: [ { confirm: call, tool: "x__*", approvers: [leed, ops] } ] }')).toEqual([
+      "roles.dev.0.approvers.0: no role 'leed' is defined under roles (did you mean `lead`?)",
+      "roles.dev.0.approvers.1: no role 'ops' is defined under roles",
+    ]);
+  });
+
+  it('refuses approvers on a rule that confirms nothing, and an empty list', () => {
+    expect(problemsOf('roles: { lead: [], dev: [ { allow: call, tool: "x__*", approvers: [lead] } ] }')).toEqual([
+      "roles.dev.0.approvers: approvers name who approves a confirm rule's calls: this rule has no confirm",
+    ]);
+    expect(problemsOf('roles: { lead: [], dev: [ { confirm: call, tool: "x__*", approvers: [] } ] }')).toEqual([
+      'roles.dev.0.approvers: list at least one role, or leave approvers out (the caller then confirms its own calls)',
+    ]);
+  });
+});
+
 describe('every problem of a policy file in one round', () => {
   it('lists undefined roles and duplicate ids also when the schema refuses a rule', () => {
     const yaml = [

@@ -48,7 +48,7 @@ function issueProblems(issue: z.core.$ZodIssue, at: (path: string, reason: strin
 
 /** What the cross-reference checks read of a policy. */
 interface References {
-  roles: Record<string, readonly { id?: string }[]>;
+  roles: Record<string, readonly { id?: string; approvers?: readonly string[] }[]>;
   users: Record<string, readonly string[]>;
   groups: Record<string, readonly string[]>;
   everyone: readonly string[];
@@ -65,17 +65,17 @@ const readableNames = z
  * nothing (never a failure) where it has not. A role whose rules are wrong is still defined.
  */
 const readableParts = z.object({
-  roles: z.record(z.string(), z.array(z.object({ id: z.string().optional().catch(undefined) }).catch({})).catch([])).catch({}),
+  roles: z.record(z.string(), z.array(z.object({ id: z.string().optional().catch(undefined), approvers: readableNames.optional() }).catch({})).catch([])).catch({}),
   users: z.record(z.string(), readableNames).catch({}),
   groups: z.record(z.string(), readableNames).catch({}),
   everyone: readableNames,
 }).catch({ roles: {}, users: {}, groups: {}, everyone: [] });
 
-/** Roles that users, groups and everyone name but the file does not define, and rule ids used twice. */
+/** Roles that users, groups, everyone and approvers name but the file does not define, and rule ids used twice. */
 function crossReferenceProblems(doc: References, at: (path: string, reason: string) => ConfigProblem): ConfigProblem[] {
   const problems: ConfigProblem[] = [];
   const defined = Object.keys(doc.roles);
-  const check = (path: string[], roles: readonly string[]) =>
+  const check = (path: (string | number)[], roles: readonly string[]) =>
     roles.forEach((role, i) => {
       const reason = undefinedRoleReason(role, defined);
       if (reason) problems.push(at(formatPath([...path, i]), reason));
@@ -102,6 +102,8 @@ function crossReferenceProblems(doc: References, at: (path: string, reason: stri
   const ids = new Map<string, string>();
   for (const [role, rules] of Object.entries(doc.roles)) {
     rules.forEach((rule, i) => {
+      // An approver role nobody can have would leave every such call waiting out its timeout.
+      if (rule.approvers) check(['roles', role, i, 'approvers'], rule.approvers);
       if (rule.id === undefined) return;
       const path = formatPath(['roles', role, i, 'id']);
       const first = ids.get(rule.id);

@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import type { GatewayConfig } from '@switchboard/config';
 import { callerName, counted, MAX_URI_CHARS, parseCallerName } from '@switchboard/core';
+import { approverWords } from '@switchboard/inbox';
 import { PolicyEngine, unnormalizedPath, type PolicyDecision, type PolicyDocument } from '@switchboard/policy';
 import { ineffectiveRules, policyDefaultEffect, readPolicyFile } from '../policy-setup.js';
 import { COMMON_OPTIONS, commaList, loadCommandConfig, parseCommandArgs, runSubcommand, printUsage } from './command-args.js';
@@ -80,7 +81,8 @@ async function check(args: string[], usage: string): Promise<number> {
   const refused = type === 'Resource' ? refusedUri(values.resource!, fields.uri!) : undefined;
   const decision: PolicyDecision = refused ? { allowed: false, rule: refused.rule } : engine.decide(principal, action, type, fields);
   process.stdout.write(
-    `${verdictOf(decision)}  rule: ${decision.rule}${refused ? ` (the daemon refuses the URI: ${refused.reason})` : ''}\n` +
+    `${verdictOf(decision)}  rule: ${decision.rule}${refused ? ` (the daemon refuses the URI: ${refused.reason})` : ''}` +
+      `${decision.approvers ? ` (approved in the inbox by someone else with ${approverWords(decision.approvers)})` : ''}\n` +
       `principal ${callerName(principal)} has roles: ${engine.rolesOf(principal).join(', ') || 'none'}${checked.source ? ` (${checked.source})` : ''}; ` +
       `policy: ${file ?? '(none)'}, default ${engine.defaultEffect}\n`,
   );

@@ -145,6 +145,9 @@ export class InboxAccess {
 
   private callerFor(principal: AuthPrincipal, sessionId?: string): InboxCaller {
     const admin = principal.roles.includes(ADMIN_ROLE) || this.options.config().auth.mode !== 'required';
-    return { viewer: { principal: callerName(principal), admin }, principal, sessionId };
+    const { rolesOf } = this.options;
+    // Asked each time it is needed: an open event stream outlives policy reloads.
+    const roles = () => rolesOf?.(principal) ?? [];
+    return { viewer: { principal: callerName(principal), admin, roles }, principal, sessionId };
   }
 }

@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { Injectable, Logger } from '@nestjs/common';
-import { mayAnswer, type Inbox, type InboxViewer } from '@switchboard/inbox';
+import { maySee, viewOf, type Inbox, type InboxViewer } from '@switchboard/inbox';
 
 export const HEARTBEAT_MS = 15_000;
 
@@ -96,8 +96,9 @@ export function streamInboxEvents(res: ServerResponse, options: EventStreamOptio
 
   const stop = inbox.onChange((event) => {
     if (event.type === 'added') {
-      if (mayAnswer(viewer, event.item)) send('added', { item: event.item, now: Date.now() });
-    } else if (mayAnswer(viewer, event)) {
+      const item = viewOf(viewer, event.item);
+      if (item) send('added', { item, now: Date.now() });
+    } else if (maySee(viewer, event)) {
       send('removed', { id: event.id, outcome: event.outcome });
     }
   });

@@ -17,6 +17,8 @@ export interface ApprovalRequest {
   /** The audit log's digest of the arguments, as the call's row holds it; none without the log or arguments. */
   argumentsDigest?: string;
   rule: string;
+  /** The rule's approvers (roles), when someone other than the caller must answer: only the inbox can ask them. */
+  approvers?: readonly string[];
   timeoutMs: number;
   rememberChoicesMs: number[];
 }
@@ -77,6 +79,7 @@ export async function askInbox(ctx: RequestContext, inbox: Inbox, request: Appro
         argumentsRedacted: request.redacted.hidden,
         ...(request.argumentsDigest !== undefined && { argumentsDigest: request.argumentsDigest }),
         rule: request.rule,
+        ...(request.approvers && { approvers: request.approvers }),
         rememberChoicesMs: request.rememberChoicesMs,
         server: request.server,
         principal: callerName(ctx.session.principal),

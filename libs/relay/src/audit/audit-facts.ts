@@ -13,6 +13,8 @@ export interface AuditFacts {
   allowedBy: string | null;
   /** The `confirm` rule that allowed it only with a human's approval (gates/approval-gate.ts). */
   confirmBy: string | null;
+  /** That rule's `approvers` (roles), when someone other than the caller must approve. */
+  approvers: readonly string[] | null;
   /**
    * The trace id of its row (runAudited), for the rows it brings with it: its approval and the
    * questions its upstream asks while it runs, which an auditor can then join to it.
@@ -29,6 +31,7 @@ export const newAuditFacts = (): AuditFacts => ({
   limitedBy: null,
   allowedBy: null,
   confirmBy: null,
+  approvers: null,
   traceId: null,
   name: null,
 });

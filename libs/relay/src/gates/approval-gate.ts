@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { bareEntry, canonicalJson, canonicalTextDigest } from '@switchboard/audit';
 import { ErrorCode, McpError, abandonmentOf, callerName, durationWords } from '@switchboard/core';
+import { approverWords } from '@switchboard/inbox';
 import type { ApprovalBinding } from '@switchboard/policy';
 import { askHost, askInbox, type ApprovalAnswer, type ApprovalRequest } from '../approvals/ask-approval.js';
 import { hostCanAnswer } from '../server-requests/host-capability.js';
@@ -65,18 +66,29 @@ export async function approved(ctx: RequestContext, services: RelayServices, cal
     timeoutMs: config.approvals.timeoutMs,
     rememberChoicesMs: config.approvals.rememberMs,
   };
-  const onHost = hostCanAnswer(ctx.session, 'elicitation/create', { mode: 'form' });
+  const approvers = ctx.audit.approvers;
+  if (approvers) request.approvers = approvers;
+  // With approvers, the caller's own host is no place to ask: its user is the caller.
+  const onHost = !approvers && hostCanAnswer(ctx.session, 'elicitation/create', { mode: 'form' });
   const inbox = config.relay.inbox ? services.inbox : undefined;
   if (!onHost && !inbox) {
     // Say which of the two it is: with relay.inbox on, the process serves no inbox page
     // (switchboard stdio), and turning the setting on would change nothing.
     const noInbox = config.relay.inbox ? 'this process serves no inbox (switchboard stdio has no web page; the HTTP daemon serves /admin/inbox)' : 'the inbox is off (relay.inbox: false)';
-    return refuse(ctx, services, asked, 'unavailable', `The call to ${call.tool} needs a human's approval, but the host cannot show a form (elicitation) and ${noInbox}`);
+    const needs = approvers
+      ? `needs approval by someone else with ${approverWords(approvers)} (rule '${rule}') in the inbox, but`
+      : "needs a human's approval, but the host cannot show a form (elicitation) and";
+    return refuse(ctx, services, asked, 'unavailable', `The call to ${call.tool} ${needs} ${noInbox}`);
+  }
+  if (approvers && config.auth.mode !== 'required') {
+    // Every caller is the one anonymous local principal, so the only one who could answer is
+    // the caller: refused now, not after approvals.timeoutMs of waiting for nobody.
+    const why = `this daemon tells no callers apart (auth.mode: ${config.auth.mode}): nobody but the caller could answer`;
+    return refuse(ctx, services, asked, 'unavailable', `The call to ${call.tool} needs approval by someone else with ${approverWords(approvers)} (rule '${rule}'), but ${why}`);
   }
   const via = onHost ? 'host' : 'inbox';
-  const answer = await keepingCallerInformed(ctx, `Waiting for approval (${via === 'host' ? 'on this host' : 'in the inbox at /admin/inbox'})`, () =>
-    onHost ? askHost(ctx, request) : askInbox(ctx, inbox!, request),
-  );
+  const where = onHost ? 'on this host' : approvers ? `in the inbox at /admin/inbox, by someone with ${approverWords(approvers)}` : 'in the inbox at /admin/inbox';
+  const answer = await keepingCallerInformed(ctx, `Waiting for approval (${where})`, () => (onHost ? askHost(ctx, request) : askInbox(ctx, inbox!, request)));
   switch (answer.action) {
     case 'approve':
       if (policy.digest !== binding.policyDigest) {
@@ -170,6 +182,7 @@ async function record(ctx: RequestContext, services: RelayServices, asked: Asked
   const details = {
     arguments: call.args ?? {},
     confirmedBy: ctx.audit.confirmBy,
+    ...(ctx.audit.approvers && { approvers: ctx.audit.approvers }),
     policy: asked.policy,
     ...(facts.via && { via: facts.via }),
     ...(facts.answeredBy !== undefined && { answeredBy: facts.answeredBy }),

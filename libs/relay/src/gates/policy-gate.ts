@@ -13,6 +13,9 @@ export function authorized(ctx: RequestContext, services: RelayServices, action:
   if (decision.allowed) ctx.audit.allowedBy = decision.rule;
   else ctx.audit.deniedBy = decision.rule;
   // Allowed, but only once a human approves: the approval gate asks, before anything goes upstream.
-  if (decision.confirm) ctx.audit.confirmBy = decision.rule;
+  if (decision.confirm) {
+    ctx.audit.confirmBy = decision.rule;
+    ctx.audit.approvers = decision.approvers ?? null;
+  }
   return decision.allowed;
 }

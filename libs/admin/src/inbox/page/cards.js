@@ -69,6 +69,14 @@ function renderApproval(entry) {
       }),
     );
   }
+  if (Array.isArray(item.approvers)) {
+    entry.card.append(el('dl', { class: 'details' }, el('dt', { text: 'Approved by' }), el('dd', { text: `someone with ${roleWords(item.approvers)}, not the caller` })));
+  }
+  if (item.answerable === false) {
+    // The caller's own call, which someone else must approve: shown so that they know why it waits.
+    entry.card.append(el('p', { class: 'waiting', role: 'status', text: 'Waiting for an approver. This is your own call, so you cannot approve or decline it here.' }));
+    return;
+  }
   let remember;
   const choices = Array.isArray(item.rememberChoicesMs) ? item.rememberChoicesMs : [];
   if (choices.length > 0) {
@@ -91,6 +99,11 @@ function renderApproval(entry) {
       { label: 'Decline', onclick: () => entry.actions.send(entry, { action: 'decline' }) },
     ]),
   );
+}
+
+/** `role lead`, `roles lead or ops` (as the daemon's messages say it). */
+function roleWords(roles) {
+  return roles.length === 1 ? `role ${roles[0]}` : `roles ${roles.slice(0, -1).join(', ')} or ${roles.at(-1)}`;
 }
 
 function renderUrl(entry) {
