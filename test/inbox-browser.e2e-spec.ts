@@ -102,7 +102,7 @@ describe('the inbox page in headless Chromium', { timeout: 180_000 }, () => {
     await page.getByLabel('API key or token').fill(key);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.locator('#who strong').waitFor();
-    expect(await page.locator('#who').textContent()).toBe('Signed in as dana (the questions your own calls raised)');
+    expect(await page.locator('#who').textContent()).toBe('Signed in as dana (the questions your own calls raised, and approvals asked of your roles)');
     await expect.poll(() => page.locator('#connection').getAttribute('data-state'), POLL).toBe('ok');
     const [cookie] = await context.cookies();
     expect(cookie).toMatchObject({ name: 'switchboard_inbox', path: '/admin/inbox', httpOnly: true, sameSite: 'Strict' });

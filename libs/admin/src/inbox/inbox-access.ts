@@ -43,8 +43,9 @@ export function inboxPathOf(req: IncomingMessage): string | undefined {
 /**
  * The inbox's own admission, behind the Host/Origin check the admin guard runs first. Unlike
  * the rest of /admin it does not need the admin role: every authenticated principal may
- * answer the questions its own calls raised; admins see everyone's. With `auth.mode` other
- * than `required` the local user is the admin of their own daemon.
+ * answer the questions its own calls raised (and approvals asked of its roles); admins see
+ * everyone's. With `auth.mode` other than `required` the local user is the admin of their
+ * own daemon.
  *
  * Credentials, in order: an `Authorization`/`X-API-Key` header (tools, scripts), else the
  * inbox session cookie (the browser, after the login form), else nothing (loopback mode).

@@ -90,7 +90,7 @@ export const LOGIN_HTML = `${head}
 <main class="login">
   <h1>Switchboard inbox</h1>
   <p>This daemon requires a credential. Sign in with an API key (<code>switchboard keys create</code>) or a
-  JWT from your identity provider: you will see the questions your own calls raised, and everyone's with the
+  JWT from your identity provider: you will see the questions your own calls raised, approvals asked of your roles, and everyone's with the
   <code>admin</code> role. The browser keeps only a session cookie, for 8 hours or until you sign out.</p>
   ${noscript}
   <form id="login-form" method="post" action="/admin/inbox/login">

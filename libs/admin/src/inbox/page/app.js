@@ -58,7 +58,7 @@ function setupInbox() {
     who.append(
       'Signed in as ',
       el('strong', { text: viewer.principal }),
-      viewer.admin ? ' (admin: every pending question)' : ' (the questions your own calls raised)',
+      viewer.admin ? ' (admin: every pending question)' : ' (the questions your own calls raised, and approvals asked of your roles)',
     );
     $('logout').hidden = !session;
   }
