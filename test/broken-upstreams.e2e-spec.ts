@@ -239,6 +239,21 @@ describe('a Streamable HTTP upstream that never answers notifications/initialize
   });
 });
 
+describe('an HTTP upstream URL with a wrong path (404 to every transport)', () => {
+  it('names both transports tried on /readyz, not only the legacy SSE one it fell back to', async () => {
+    const wrong = createServer((_req, res) => res.writeHead(404, { 'Content-Type': 'text/plain' }).end('Not Found'));
+    rawServers.push(wrong);
+    await new Promise<void>((resolve) => wrong.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(wrong.address() as AddressInfo).port}/wrong`;
+    const daemon = await startDaemon({ mcpServers: { typo: { type: 'http', url } } });
+    const lastError = await eventually(async () => {
+      const { upstreams } = (await request(daemon.baseUrl).get('/readyz')).body as { upstreams: { name: string; lastError?: string }[] };
+      return upstreams.find((u) => u.name === 'typo')?.lastError;
+    }, 30_000, 'the connect to fail');
+    expect(lastError).toMatch(/^Streamable HTTP: .*404.*; then legacy HTTP\+SSE: .*404/);
+  });
+});
+
 describe('a Streamable HTTP upstream that answers 404 again after a new session', () => {
   it('fails the call with -32000 naming the status, not an internal error', async () => {
     let sessions = 0;

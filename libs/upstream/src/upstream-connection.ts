@@ -290,7 +290,14 @@ export class UpstreamConnection {
     } catch (err) {
       if (!looksLikeLegacySse(err)) throw err;
       this.log.info('Streamable HTTP refused with a 4xx; trying the legacy HTTP+SSE transport');
-      await this.openSession('sse');
+      try {
+        await this.openSession('sse');
+      } catch (sseErr) {
+        // Both failed: most often a wrong path, which the Streamable HTTP answer shows best.
+        // The fallback's error alone ("SSE error: ...") misleads whoever configured `type: http`.
+        if (this.stopped) throw sseErr;
+        throw new Error(`Streamable HTTP: ${failureText(err)}; then legacy HTTP+SSE: ${failureText(sseErr)}`);
+      }
       this.flavour = 'sse';
     }
   }
@@ -390,4 +397,9 @@ export class UpstreamConnection {
     this.log.info({ state: next, previous }, 'upstream state');
     this.deps.listener.stateChanged?.(this.name, next, previous);
   }
+}
+
+/** An error's message, for one that names two (redacted whole by redactFailure). */
+function failureText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
 }
