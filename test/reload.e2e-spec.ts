@@ -163,12 +163,14 @@ describe('config reloaded live', () => {
       fileText({
         namespace: 'sideways',
         pageSize: 0,
-        mcpServers: { a: A(), b: B('v3'), bad: { args: ['no-command'] } },
+        mcpServers: { a: A(), b: B('v3'), bad: { comand: 'node', args: ['no-command'] } },
       }),
     );
     const refused = await eventually(() => logEntries(daemon, 'config change refused; the previous config stays in force')[0], 10_000, 'refusal logged');
     const paths = (refused.problems as { path: string; reason: string; file: string }[]).map((p) => p.path);
     expect(paths).toEqual(expect.arrayContaining(['namespace', 'pageSize', 'mcpServers.bad']));
+    // The misspelt key that most likely caused the missing command is named with it, as config check names it.
+    expect(refused.warnings).toEqual([{ file, path: 'mcpServers.bad.comand', reason: 'unknown key, ignored (did you mean `command`?)' }]);
     for (const p of refused.problems as { file: string; reason: string }[]) {
       expect(p.file).toBe(file);
       expect(p.reason).not.toBe('');

@@ -135,7 +135,10 @@ async function startDaemon(config: GatewayConfig, fromFile: FileSettings, logger
   const restartNotices = new RestartNotices({ ...config, listen: fromFile.listen, dataDir: fromFile.dataDir }, () => runtime.config);
   const watcher = new ConfigWatcher(config.source, (outcome) => {
     if ('error' in outcome) {
-      logger.error({ problems: outcome.error.problems }, 'config change refused; the previous config stays in force');
+      // With the unknown keys found on the way, as `config check` lists them: a misspelt key is
+      // often why a required one is missing (`comand:`, did you mean `command`?).
+      const { problems, warnings } = outcome.error;
+      logger.error({ problems, ...(warnings.length > 0 && { warnings }) }, 'config change refused; the previous config stays in force');
       return;
     }
     for (const w of outcome.warnings) logger.warn(w, 'config warning');
