@@ -228,3 +228,14 @@ describe('switchboard stdio: a line past the limit', () => {
     expect(await host.next((l) => !Array.isArray(l) && l.id === 'after', from)).toEqual({ jsonrpc: '2.0', id: 'after', result: {} });
   });
 });
+
+describe('switchboard stdio: a line that is not JSON', () => {
+  it('is answered -32700 naming a line (stdio has no body), and the next message is answered', async () => {
+    const host = await launch('2025-06-18');
+    const from = host.lines.length;
+    host.proc.stdin.write('not json\n');
+    host.send({ jsonrpc: '2.0', id: 'after', method: 'ping' });
+    expect(await host.next(() => true, from)).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error: the line is not valid JSON' } });
+    expect(await host.next((l) => !Array.isArray(l) && l.id === 'after', from)).toEqual({ jsonrpc: '2.0', id: 'after', result: {} });
+  });
+});

@@ -31,11 +31,12 @@ export type Intake =
  * byte order mark is skipped (RFC 8259 lets a parser ignore it, and some Windows tools write
  * one): JSON.parse refuses it, while a stdio line, trimmed, never had it.
  */
-export function parseBody(text: string): { ok: true; value: unknown } | { ok: false; error: JsonRpcErrorResponse } {
+export function parseBody(text: string, unit: 'body' | 'line' = 'body'): { ok: true; value: unknown } | { ok: false; error: JsonRpcErrorResponse } {
   try {
     return { ok: true, value: JSON.parse(text.charCodeAt(0) === BYTE_ORDER_MARK ? text.slice(1) : text) };
   } catch {
-    return { ok: false, error: errorResponse(null, { code: ErrorCode.ParseError, message: 'Parse error: the body is not valid JSON' }) };
+    // `unit`: what the transport calls a message, an HTTP body or a stdio line.
+    return { ok: false, error: errorResponse(null, { code: ErrorCode.ParseError, message: `Parse error: the ${unit} is not valid JSON` }) };
   }
 }
 

@@ -93,7 +93,7 @@ export class StdioFront {
   private onLine(line: string): void {
     const session = this.session;
     if (!session) return;
-    const parsed = parseBody(line);
+    const parsed = parseBody(line, 'line');
     if (!parsed.ok) return void this.write(parsed.error);
     const intake = takeMessages(parsed.value, session.protocolVersion || undefined);
     if (!intake.ok) return void this.write(intake.error);
