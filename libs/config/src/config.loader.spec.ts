@@ -114,6 +114,34 @@ describe('loadConfig: formats', () => {
     ]);
   });
 
+  it('warns of a stdio command no start can run: a Windows name off Windows, and switchboard stdio with this very file', () => {
+    const file = join(dir, 'claude_desktop_config.json');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        mcpServers: {
+          win: { command: 'npx.cmd', args: ['-y', '@modelcontextprotocol/server-everything'] },
+          self: { command: 'npx', args: ['switchboard', 'stdio', '--config', file] },
+          selfNode: { command: 'node', args: ['/opt/switchboard/bin/switchboard.js', 'stdio', `--config=${file}`] },
+          other: { command: 'npx', args: ['switchboard', 'stdio', '--config', join(dir, 'team.yaml')] },
+          fine: { command: 'npx', args: ['-y', 'some-server', 'stdio', '--config', file] },
+        },
+      }),
+    );
+    const { warnings } = loadConfigWithWarnings(file, {});
+    const selfReason =
+      "runs switchboard stdio with this very file, which would list itself again: that Switchboard refuses to start, and this server stays down; remove the entry (a host's file lists Switchboard, the file Switchboard reads lists the servers)";
+    expect(warnings).toEqual(
+      process.platform === 'win32'
+        ? [{ file, path: 'mcpServers.self', reason: selfReason }, { file, path: 'mcpServers.selfNode', reason: selfReason }]
+        : [
+            { file, path: 'mcpServers.win.command', reason: '"npx.cmd" is a Windows name: on this system write it without the extension ("npx")' },
+            { file, path: 'mcpServers.self', reason: selfReason },
+            { file, path: 'mcpServers.selfNode', reason: selfReason },
+          ],
+    );
+  });
+
   it('warns of a JWKS fetched over plain HTTP from a host off loopback: whoever is on the path could swap the keys and sign tokens as anyone', () => {
     const jwt = (jwksUrl: string) => ({ auth: { jwt: { issuer: 'https://login.example.com', audience: 'switchboard', jwksUrl } }, mcpServers: {} });
     const file = write('jwks-http.json', JSON.stringify(jwt('http://keycloak.internal:8080/realms/eng/protocol/openid-connect/certs')));

@@ -6,6 +6,7 @@ import { ConfigError, ConfigErrorCode, formatPath } from './config.errors.js';
 import { expandVariables } from './config.expand.js';
 import { normalizeConfig } from './config.normalize.js';
 import { parseConfigText, readConfigBytes } from './config.parse.js';
+import { serverCommandWarnings } from './config.commands.js';
 import { checkRules, ruleWarnings } from './config.rules.js';
 import { configInputSchema, type ConfigInput } from './config.schema.js';
 import { knownKeysAt, unknownKeyReason } from './config.suggest.js';
@@ -67,6 +68,7 @@ export function loadConfigBytes(file: string, bytes: Buffer, env: Env): LoadedCo
   }
   problems.push(...checkRules(expanded.value).map((p) => at(p.path, p.reason)));
   warnings.push(...ruleWarnings(expanded.value).map((w) => at(w.path, w.reason)));
+  warnings.push(...serverCommandWarnings(expanded.value, file).map((w) => at(w.path, w.reason)));
   const loop = servingLoopProblem(file, env);
   if (loop) problems.push(at('', loop));
   if (problems.length > 0) {
