@@ -2,7 +2,7 @@ import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { afterEach, describe, expect, it } from 'vitest';
-import { eventually, isAlive, startDaemon, stdioFixture, stopAllDaemons } from './support/daemon.js';
+import { eventually, isAlive, logEntries, startDaemon, stdioFixture, stopAllDaemons } from './support/daemon.js';
 import { closeHosts, errorOf, host, stats } from './support/resilience.js';
 
 /**
@@ -251,6 +251,24 @@ describe('an HTTP upstream URL with a wrong path (404 to every transport)', () =
       return upstreams.find((u) => u.name === 'typo')?.lastError;
     }, 30_000, 'the connect to fail');
     expect(lastError).toMatch(/^Streamable HTTP: .*404.*; then legacy HTTP\+SSE: .*404/);
+  });
+});
+
+describe('an upstream that stays down', () => {
+  it('is warned of once while it keeps failing the same way; its retries log at debug, not three lines each', async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => closed.close(() => resolve())); // nothing listens there now
+    const daemon = await startDaemon({ log: { level: 'info' }, mcpServers: { gone: { type: 'http', url: `http://127.0.0.1:${port}/mcp` } } });
+    // Retries come after 0.25, 0.5, 1, 2 and 4 s: by the fifth failure every kind of line has had its chance.
+    await eventually(async () => {
+      const { upstreams } = (await request(daemon.baseUrl).get('/readyz')).body as { upstreams: { name: string; reconnectAttempts: number }[] };
+      return (upstreams.find((u) => u.name === 'gone')?.reconnectAttempts ?? 0) >= 5;
+    }, 30_000, 'five failed connects');
+    const mine = (msg: string) => logEntries(daemon, msg).filter((e) => e.upstream === 'gone');
+    expect(mine('upstream connect failed')).toHaveLength(1);
+    expect(mine('upstream state').map((e) => `${e.previous}->${e.state}`)).toEqual(['down->connecting', 'connecting->down']);
   });
 });
 

@@ -41,6 +41,9 @@ export interface UpstreamDeps {
 
 type Item = Record<string, unknown>;
 
+/** How often a server that keeps failing to connect in the same way is warned of again (its retries come every 30 s at most). */
+const FAILURE_REPEAT_MS = 10 * 60_000;
+
 /**
  * One MCP client connection to one upstream server: connects (with the spec's Streamable
  * HTTP -> HTTP+SSE fallback), keeps itself healthy, reconnects with backoff, and fails
@@ -54,6 +57,10 @@ export class UpstreamConnection {
   private generation = 0;
   private readonly retries = new RetrySchedule();
   private lastError?: string;
+  /** When a failed connect was last warned of (Date.now()); a retry failing alike waits FAILURE_REPEAT_MS for the next. */
+  private failureWarnedAt = 0;
+  /** The last connect attempt failed: the next is a retry of a server that stays down. */
+  private lastConnectFailed = false;
   private flavour?: RemoteFlavour;
   private stopped = false;
   private connecting?: Promise<void>;
@@ -257,22 +264,36 @@ export class UpstreamConnection {
     if (this.connecting) return this.connecting;
     this.connecting = (async () => {
       this.retries.cancel();
-      this.setState('connecting');
+      // A retry of a down upstream: its state lines go to debug, and a failure like the last
+      // one is warned of again only every FAILURE_REPEAT_MS, so a server that stays down does
+      // not write three lines every 30 s for as long as the daemon runs.
+      const retrying = this.lastConnectFailed;
+      this.setState('connecting', retrying);
       try {
-        await this.connectOnce();
+        await this.connectOnce(retrying);
         // Not `attempts = 0`: an upstream that crashes soon after its handshake keeps backing off.
         this.retries.connected();
         this.health.connected();
         this.lastError = undefined;
+        this.lastConnectFailed = false;
         this.setState('ready');
       } catch (err) {
         // stop() ended the attempt on purpose (shutdown, a reload, a failed start): nothing
         // failed, and stop() itself moves the state on to `stopped`.
         if (this.stopped) return;
         // An HTTP error's body, a child's exit message: they may quote a credential.
+        const previousError = this.lastError;
+        this.lastConnectFailed = true;
         this.lastError = redactFailure(err, this.credentials(), this.deps.redactor);
-        this.log.warn({ err: this.lastError, attempt: this.retries.attempts }, 'upstream connect failed');
-        this.setState('down');
+        const now = Date.now();
+        const repeated = retrying && this.lastError === previousError && now - this.failureWarnedAt < FAILURE_REPEAT_MS;
+        if (repeated) {
+          this.log.debug({ err: this.lastError, attempt: this.retries.attempts }, 'upstream connect failed');
+        } else {
+          this.failureWarnedAt = now;
+          this.log.warn({ err: this.lastError, attempt: this.retries.attempts }, 'upstream connect failed');
+        }
+        this.setState('down', retrying);
         this.scheduleRetry();
       } finally {
         this.connecting = undefined;
@@ -281,7 +302,7 @@ export class UpstreamConnection {
     return this.connecting;
   }
 
-  private async connectOnce(): Promise<void> {
+  private async connectOnce(retrying: boolean): Promise<void> {
     if (this.config.transport !== 'http') return this.openSession(this.config.transport === 'sse' ? 'sse' : undefined);
     if (this.flavour) return this.openSession(this.flavour);
     try {
@@ -289,7 +310,9 @@ export class UpstreamConnection {
       this.flavour = 'streamable-http';
     } catch (err) {
       if (!looksLikeLegacySse(err)) throw err;
-      this.log.info('Streamable HTTP refused with a 4xx; trying the legacy HTTP+SSE transport');
+      const fallback = 'Streamable HTTP refused with a 4xx; trying the legacy HTTP+SSE transport';
+      if (retrying) this.log.debug(fallback);
+      else this.log.info(fallback);
       try {
         await this.openSession('sse');
       } catch (sseErr) {
@@ -389,12 +412,14 @@ export class UpstreamConnection {
     this.retries.schedule(() => void this.connect());
   }
 
-  private setState(next: UpstreamState): void {
+  /** `quiet`: a retry's connecting and down again, which only debug shows. */
+  private setState(next: UpstreamState, quiet = false): void {
     const previous = this.stateValue;
     if (previous === next) return;
     this.stateValue = next;
     this.since = new Date();
-    this.log.info({ state: next, previous }, 'upstream state');
+    if (quiet) this.log.debug({ state: next, previous }, 'upstream state');
+    else this.log.info({ state: next, previous }, 'upstream state');
     this.deps.listener.stateChanged?.(this.name, next, previous);
   }
 }
