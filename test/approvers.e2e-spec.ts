@@ -12,7 +12,8 @@ type ToolResult = { content: { type: string; text?: string }[] };
 const textOf = (r: unknown) => (r as ToolResult).content.map((c) => c.text ?? '').join('\n');
 const failure = (e: unknown) => ({ code: (e as { code?: number }).code, message: String((e as Error).message) });
 
-// Deploys need someone with the lead role; deletes only the caller's own confirmation.
+// Echo needs someone with the lead role; every other fixture tool only the caller's own
+// confirmation. The latter matches echo too, and comes later: the sign-off still holds.
 const POLICY = `everyone: [dev]
 users:
   carol: [lead]
@@ -20,7 +21,7 @@ roles:
   dev:
     - { id: fixture, allow: call, server: fix }
     - { id: lead-approves-echo, confirm: call, tool: "fix__echo", approvers: [lead] }
-    - { id: own-add, confirm: call, tool: "fix__add" }
+    - { id: own-fix, confirm: call, tool: "fix__*" }
   lead: []
 `;
 
@@ -77,6 +78,9 @@ describe('a confirm rule with approvers: someone else approves', () => {
     const own = await answerItem(daemon, mine.id, { action: 'approve' }, as('alice'));
     expect(own.status).toBe(403);
     expect(JSON.parse(own.body).error.problems).toEqual(["this is your own call; rule 'lead-approves-echo' needs someone else with role lead to approve it"]);
+    // The four-eyes check held, and the log shows it was tried.
+    const tried = await eventually(() => auditRows(dataDir, "rule = 'inbox:own-approval'")[0]);
+    expect(tried).toMatchObject({ method: 'http', decision: 'denied', principal: 'alice', error_message: expect.stringContaining("an answer to alice's own call, which someone else must approve") });
     // Someone with neither the role nor admin does not see it at all.
     expect(await inboxItems(daemon, as('dave'))).toEqual([]);
     expect((await answerItem(daemon, mine.id, { action: 'approve' }, as('dave'))).status).toBe(404);

@@ -89,4 +89,6 @@ export interface AnswerRefusal {
   problems: string[];
   /** For the audit log only (the caller is told 404 either way): whose pending question it was. */
   othersQuestion?: { principal: string | null };
+  /** For the audit log: an answer to the viewer's own call (or a name-alike's) that someone else must approve (403). */
+  ownApproval?: { principal: string | null };
 }

@@ -129,6 +129,7 @@ describe('an approval whose rule names approvers', () => {
     expect(inbox.answer(mine.id, alice, { action: 'approve' })).toEqual({
       status: 403,
       problems: ["this is your own call; rule 'lead-deploys' needs someone else with roles lead or sre to approve it"],
+      ownApproval: { principal: 'alice' },
     });
     expect(inbox.visibleTo(bob)).toEqual([]);
     expect(inbox.answer(mine.id, bob, { action: 'approve' })).toMatchObject({ status: 404, othersQuestion: { principal: 'alice' } });
@@ -140,11 +141,22 @@ describe('an approval whose rule names approvers', () => {
     expect(removed).toEqual([expect.objectContaining({ principal: 'alice', approvers: ['lead', 'sre'], outcome: 'approve' })]);
   });
 
-  it('cannot be approved by the caller under another spelling of its name, role or admin notwithstanding', () => {
+  it('cannot be approved by the caller under another spelling or method of its name, role or admin notwithstanding', () => {
     const inbox = new Inbox();
     void inbox.ask({ ...deploy, principal: 'Ånna' });
+    const [item] = inbox.visibleTo(admin);
     const decomposed = 'A\u030anna'.toLowerCase();
-    expect(inbox.visibleTo({ ...lead(decomposed), admin: true })).toEqual([]);
+    // An approver by role who may be the caller sees it wait, and is refused with why.
+    for (const alike of [{ ...lead(decomposed), admin: true }, lead('jwt:ÅNNA'), lead('key:ånna')]) {
+      expect(inbox.visibleTo(alike), alike.principal).toEqual([expect.objectContaining({ answerable: false })]);
+      expect(inbox.answer(item.id, alike, { action: 'approve' })).toEqual({
+        status: 403,
+        problems: [`this call is Ånna's, whom your name says you may be; rule 'lead-deploys' needs someone else with roles lead or sre to approve it`],
+        ownApproval: { principal: 'Ånna' },
+      });
+    }
+    // One who may be the caller but approves nothing sees nothing of it: its arguments are not theirs.
+    expect(inbox.visibleTo({ principal: 'jwt:anna\u030a', admin: false })).toEqual([]);
     expect(inbox.visibleTo(lead('ANNA'))).toEqual([expect.objectContaining({ answerable: true })]);
     inbox.withdrawAll();
   });

@@ -84,9 +84,11 @@ export class Inbox {
     if (!found) return gone;
     if (!maySee(viewer, found.item)) return { ...gone, othersQuestion: { principal: found.item.principal } };
     if (!mayAnswer(viewer, found.item) && found.item.kind === 'approval') {
-      // The caller, looking at its own call waiting for someone else.
-      const who = approverWords(found.item.approvers ?? []);
-      return { status: 403, problems: [`this is your own call; rule '${found.item.rule}' needs someone else with ${who} to approve it`] };
+      // The caller (or an approver who may be the caller under another name) looking at a call that waits for someone else.
+      const { rule, principal } = found.item;
+      const whose = principal === viewer.principal ? 'this is your own call' : `this call is ${principal}'s, whom your name says you may be`;
+      const problems = [`${whose}; rule '${rule}' needs someone else with ${approverWords(found.item.approvers ?? [])} to approve it`];
+      return { status: 403, problems, ownApproval: { principal } };
     }
     const problems = answerProblems(found.item, answer);
     if (problems.length > 0) return { status: 400, problems };

@@ -265,6 +265,21 @@ describe('confirm rules', () => {
     expect(withApprovers.decide(who, 'list', ...tool('fs__deploy'))).toEqual({ allowed: true, rule: 'lead-deploys' });
   });
 
+  it("a confirm with approvers beats a confirm of the caller's own that also matches, wherever either is written", () => {
+    const lead = { id: 'lead-approves-deploys', confirm: 'call', tool: 'ci__deploy', approvers: ['lead'] };
+    const own = { id: 'confirm-own-ci', confirm: 'call', tool: 'ci__*' };
+    for (const doc of [
+      { roles: { dev: [lead, own], lead: [] }, everyone: ['dev'] },
+      { roles: { dev: [own, lead], lead: [] }, everyone: ['dev'] },
+      { roles: { base: [lead], dev: [own], lead: [] }, everyone: ['base', 'dev'] },
+      { roles: { base: [own], dev: [lead], lead: [] }, everyone: ['base', 'dev'] },
+    ]) {
+      const policy = new CompiledPolicy(policyDocumentSchema.parse(doc), 'deny');
+      expect(policy.decide(who, 'call', ...tool('ci__deploy'))).toEqual({ allowed: true, confirm: true, approvers: ['lead'], rule: 'lead-approves-deploys' });
+      expect(policy.decide(who, 'call', ...tool('ci__status'))).toEqual({ allowed: true, confirm: true, rule: 'confirm-own-ci' });
+    }
+  });
+
   it('applies to tool calls only', () => {
     const problems = policyDocumentSchema.safeParse({ roles: { r: [{ confirm: 'read', resource: '**' }, { confirm: 'call', prompt: 'x' }] } });
     expect(problems.error?.issues.map((i) => `${i.path.join('.')}: ${i.message}`)).toEqual([

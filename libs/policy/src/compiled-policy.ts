@@ -213,7 +213,12 @@ export class CompiledPolicy {
     return roles.join('\n');
   }
 
-  /** Every rule of these roles, lowest precedence first: the default, the allows, the confirms, the denies. */
+  /**
+   * Every rule of these roles, lowest precedence first: the default, the allows, the confirms
+   * the caller answers, the confirms someone else answers (`approvers`), the denies. So a
+   * sign-off by someone else is never undone by a confirm of the caller's own that also
+   * matches, whichever role or place in the file either comes from.
+   */
   private rulesFor(rolesKey: string): RawRule[] {
     let rules = this.ruleLists.get(rolesKey);
     if (!rules) {
@@ -221,7 +226,8 @@ export class CompiledPolicy {
       rules = [];
       if (this.defaultEffect === 'allow') rules.push({ action: 'manage', subject: 'all', reason: 'policy:default-allow' });
       for (const role of roles) rules.push(...this.allowRules.get(role)!);
-      for (const role of roles) rules.push(...this.confirmRules.get(role)!);
+      for (const role of roles) rules.push(...this.confirmRules.get(role)!.filter((rule) => !rule.approvers));
+      for (const role of roles) rules.push(...this.confirmRules.get(role)!.filter((rule) => rule.approvers));
       for (const role of roles) rules.push(...this.denyRules.get(role)!);
       this.ruleLists.set(rolesKey, rules);
     }

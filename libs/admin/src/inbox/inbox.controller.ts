@@ -95,6 +95,13 @@ export class InboxController {
       const principal = { id: found.caller.principal.id, authMethod: found.caller.principal.authMethod };
       this.options.onRefused?.({ ...httpRefusal(req, `an answer to a question of ${whose}'s, which this caller may not answer`), decision: 'denied', rule: 'inbox:not-yours', principal });
     }
+    if (refusal.ownApproval) {
+      // A caller trying to approve (or decline) its own call, which its rule has someone else
+      // approve: the four-eyes check held, and an auditor wants to see that it was tried.
+      const principal = { id: found.caller.principal.id, authMethod: found.caller.principal.authMethod };
+      const reason = `an answer to ${refusal.ownApproval.principal}'s own call, which someone else must approve`;
+      this.options.onRefused?.({ ...httpRefusal(req, reason), decision: 'denied', rule: 'inbox:own-approval', principal });
+    }
     const message = refusal.status === 400 ? 'the answer does not fit the question' : refusal.status === 404 ? 'no such pending question' : 'forbidden';
     sendError(res, refusal.status, message, refusal.problems);
   }

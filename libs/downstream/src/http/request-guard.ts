@@ -74,7 +74,7 @@ export interface HttpRefusal {
    * holds as many sessions as it may.
    */
   decision: 'refused' | 'unauthenticated' | 'denied' | 'limited';
-  rule: 'security:host' | 'security:origin' | 'auth:admin-role' | 'inbox:not-yours' | 'limit:sessions' | AuthRefusal['rule'];
+  rule: 'security:host' | 'security:origin' | 'auth:admin-role' | 'inbox:not-yours' | 'inbox:own-approval' | 'limit:sessions' | AuthRefusal['rule'];
   reason: string;
   /**
    * Who it was, when that is known (a valid key without the role needed), or whose key or
