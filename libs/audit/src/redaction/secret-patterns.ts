@@ -136,11 +136,13 @@ const VALUE = String.raw`${QUOTE}(?<secret>${PEM_PRIVATE_KEY}|(?<=")[^"\\\r\n]*|
 /** A flag's value: up to a closing quote (which stays) after an opening one, else a bare word. */
 const FLAG_VALUE = String.raw`["']?(?<secret>(?<=")[^"\r\n]*|(?<=')[^'\r\n]*|[^\s"']+)`;
 /**
- * A setter's flag before the name it sets: `--global`, `--location=project`, `--profile dev`.
- * Each one starts with a space and a '-', so a failing scan backs out of a run of them once per
- * flag (a word after one is its value or the name), not in every combination.
+ * A setter's flags before the name it sets: `--global`, `--location=project`, `--profile dev`,
+ * at most 4. Each one starts with a space and a '-', so a failing scan backs out of a run of
+ * them once per flag (a word after one is its value or the name), not in every combination.
+ * Unbounded, a text of `config set --aconfig set --aconfig set …` made each `config set` in it
+ * look through the rest of the text: quadratic (2 s for 100 KB).
  */
-const CONFIG_FLAG = String.raw`(?:[ \t]+--?[A-Za-z][\w-]*(?:=\S*|[ \t]+[^\s-]\S*)?)`;
+const CONFIG_FLAGS = String.raw`(?:[ \t]+--?[A-Za-z][\w-]*(?:=\S*|[ \t]+[^\s-]\S*)?){0,4}`;
 /**
  * What may stand between a command's name and its password flag: the rest of the same command
  * (not past a line end, ';', '&' or '|', where the next command's `-p` may be a port), and at
@@ -149,6 +151,13 @@ const CONFIG_FLAG = String.raw`(?:[ \t]+--?[A-Za-z][\w-]*(?:=\S*|[ \t]+[^\s-]\S*
  * cost (a megabyte of `mysql ` takes ~5 times a plain text's time at 64, ~25 times at 256).
  */
 const COMMAND_GAP = String.raw`[^\r\n;&|]{0,64}?`;
+
+/**
+ * sshpass's options before its `-p`: at most 4 (it has few, and one password source), each a
+ * word that starts with '-' (`-v`, `-e`). Unbounded, a text of `sshpass -xsshpass -xsshpass …`
+ * made each `sshpass` in it look through the rest of the text: quadratic (2 s for 100 KB).
+ */
+const SSHPASS_OPTIONS = String.raw`(?:[ \t]+-[^\sp]\S*){0,4}`;
 
 /**
  * Tokens that vendors give a prefix of their own, so that scanners find them: each has a
@@ -294,7 +303,7 @@ export const DEFAULT_VALUE_PATTERNS: readonly SecretValuePattern[] = [
   // pair. The name must end with a secret word; flags before it may carry a value.
   {
     kind: 'config-set',
-    source: String.raw`config(?:ure)?[ \t]+set${CONFIG_FLAG}*[ \t]+["']?(?=[^\s"'=-])\S*?(?:${SECRET_WORD}|${ci('auth')})["']?[ \t]+${FLAG_VALUE}`,
+    source: String.raw`config(?:ure)?[ \t]+set${CONFIG_FLAGS}[ \t]+["']?(?=[^\s"'=-])\S*?(?:${SECRET_WORD}|${ci('auth')})["']?[ \t]+${FLAG_VALUE}`,
   },
   // A password in a short flag, only after the command whose flag it is (the same flag is a
   // port in ssh, docker run and redis-cli, a mode in mkdir): mysql and mariadb and their tools
@@ -303,7 +312,7 @@ export const DEFAULT_VALUE_PATTERNS: readonly SecretValuePattern[] = [
   // own options only: the command it runs follows them (`sshpass -f file ssh -p 22`).
   {
     kind: 'cli-password',
-    source: String.raw`(?:(?:mysql(?:dump|admin|import|show|check|slap|pump)?|mariadb(?:-dump|-admin|-import|-show|-check|-slap)?)(?=[ \t])${COMMAND_GAP}[ \t]-p|sshpass(?:[ \t]+-[^\sp]\S*)*[ \t]+-p[ \t]*|(?:docker|podman)[ \t]+login(?=[ \t])${COMMAND_GAP}[ \t]-p[ \t]*|redis-cli(?=[ \t])${COMMAND_GAP}[ \t](?:-a|--pass)[ \t]+)${FLAG_VALUE}`,
+    source: String.raw`(?:(?:mysql(?:dump|admin|import|show|check|slap|pump)?|mariadb(?:-dump|-admin|-import|-show|-check|-slap)?)(?=[ \t])${COMMAND_GAP}[ \t]-p|sshpass${SSHPASS_OPTIONS}[ \t]+-p[ \t]*|(?:docker|podman)[ \t]+login(?=[ \t])${COMMAND_GAP}[ \t]-p[ \t]*|redis-cli(?=[ \t])${COMMAND_GAP}[ \t](?:-a|--pass)[ \t]+)${FLAG_VALUE}`,
   },
   // A labelled secret in text: PGPASSWORD=…, password: …, "token":"…", ?access_token=…, secret => '…'.
   { kind: 'secret-param', source: String.raw`(?:${SECRET_WORD})${ASSIGN}${VALUE}` },
