@@ -284,6 +284,27 @@ describe('redact: value patterns (defaults)', () => {
     ['a docker login --password', 'docker login -u me --password DockerPw123', 'docker login -u me --password [REDACTED:secret-flag]'],
     ['a redis-cli -a password', 'redis-cli -h cache -p 6379 -a RedisPw123 ping', 'redis-cli -h cache -p 6379 -a [REDACTED:cli-password] ping'],
     ['a redis-cli --pass password', 'redis-cli --pass RedisPw123 --no-auth-warning', 'redis-cli --pass [REDACTED:cli-password] --no-auth-warning'],
+    ['a mongosh -p password', 'mongosh -u admin -p MongoPw123 mongodb://db:27017/app', 'mongosh -u admin -p [REDACTED:cli-password] mongodb://db:27017/app'],
+    ['a mongosh --password', 'mongosh "mongodb://db/app" -u admin --password MongoPw123', 'mongosh "mongodb://db/app" -u admin --password [REDACTED:secret-flag]'],
+    ['a mongo -p password', 'mongo --host db -u admin -p MongoPw123 admin', 'mongo --host db -u admin -p [REDACTED:cli-password] admin'],
+    ['an sshpass -p after -P', 'sshpass -P "Enter passphrase" -p S3cr3t ssh -p 22 host', 'sshpass -P "Enter passphrase" -p [REDACTED:cli-password] ssh -p 22 host'],
+    ['an sshpass -p after -v and a bare -P', 'sshpass -v -P assphrase -p S3cr3t scp f host:', 'sshpass -v -P assphrase -p [REDACTED:cli-password] scp f host:'],
+    ['a .netrc line', 'machine api.example.com login me password S3cr3t', 'machine api.example.com login me password [REDACTED:netrc-password]'],
+    [
+      'a multi-line .netrc',
+      'machine git.example.com\n  login me\n  password S3cr3t\n\nmachine ftp.example.com password Other1 login you\ndefault login anonymous password ada@example.com\n',
+      'machine git.example.com\n  login me\n  password [REDACTED:netrc-password]\n\nmachine ftp.example.com password [REDACTED:netrc-password] login you\ndefault login anonymous password [REDACTED:netrc-password]\n',
+    ],
+    [
+      'a dotnet user secret',
+      'dotnet user-secrets set "Movies:ServiceApiKey" "12345"',
+      'dotnet user-secrets set "Movies:ServiceApiKey" "[REDACTED:config-set]"',
+    ],
+    [
+      'a dotnet user secret after the tool\'s flags',
+      'dotnet user-secrets set --project src/Web -v Db:Host db.internal && dotnet run',
+      'dotnet user-secrets set --project src/Web -v Db:Host [REDACTED:config-set] && dotnet run',
+    ],
   ];
   it.each(cases)('replaces %s', (_, text, expected) => {
     expect(redactor.redactText(text)).toBe(expected);
@@ -312,6 +333,10 @@ describe('redact: value patterns (defaults)', () => {
     ['a -p flag of the next command', 'mysql -u root app < q.sql; ls -pla && docker run -p 80:80 img | redis-cli -p 6379'],
     ['docker login reading stdin', 'docker login -u me --password-stdin < pw.txt && docker push -q img'],
     ['redis-cli -p', 'redis-cli -h cache -p 6379 ping'],
+    ['a mongosh port, and -p asking for the password', 'mongosh --port 27017 -u admin -p --authenticationDatabase admin'],
+    ['sshpass reading a file', 'sshpass -P assphrase -f pw.txt ssh -p 22 host'],
+    ['prose about a machine', 'the machine learning team; the login page; password is required'],
+    ['other dotnet user-secrets commands', 'dotnet user-secrets list --project src/Web; dotnet user-secrets remove "Db:Host"'],
     ['harmless settings', 'aws configure set region eu-west-1; git config set user.name Ada; npm config set max_tokens 5'],
     ['a label and a word in prose', 'set the aws_session_token when you use temporary credentials; password is required'],
     ['the auth:missing message', 'Unauthorized: a credential is required: an API key or token, sent as a Bearer token in the Authorization header or in X-API-Key'],
@@ -434,6 +459,13 @@ describe('redact: value patterns (defaults)', () => {
       `sshpass${fill(' -xsshpass')}`,
       fill('docker login '),
       fill('redis-cli -a'),
+      fill('mongosh -p '),
+      `sshpass${fill(' -P sshpass')}`,
+      fill('sshpass -P "'),
+      fill('machine x login x '),
+      `machine x${fill(' login machine')}`,
+      fill('user-secrets set '),
+      `user-secrets set${fill(' -a user-secrets set')}`,
     ];
     for (const input of inputs) {
       const started = performance.now();

@@ -152,12 +152,23 @@ const CONFIG_FLAGS = String.raw`(?:[ \t]+--?[A-Za-z][\w-]*(?:=\S*|[ \t]+[^\s-]\S
  */
 const COMMAND_GAP = String.raw`[^\r\n;&|]{0,64}?`;
 
+/** A quoted word (spaces and all) or a bare one; one reading only, as a bare one starts with neither quote. */
+const WORD = String.raw`(?:"[^"\r\n]*"|'[^'\r\n]*'|[^\s"']\S*)`;
 /**
  * sshpass's options before its `-p`: at most 4 (it has few, and one password source), each a
- * word that starts with '-' (`-v`, `-e`). Unbounded, a text of `sshpass -xsshpass -xsshpass …`
- * made each `sshpass` in it look through the rest of the text: quadratic (2 s for 100 KB).
+ * word that starts with '-' (`-v`, `-e`), or `-P` and the prompt it waits for (`-P "Enter
+ * passphrase"`). Unbounded, a text of `sshpass -xsshpass -xsshpass …` made each `sshpass` in it
+ * look through the rest of the text: quadratic (2 s for 100 KB).
  */
-const SSHPASS_OPTIONS = String.raw`(?:[ \t]+-[^\sp]\S*){0,4}`;
+const SSHPASS_OPTIONS = String.raw`(?:[ \t]+(?:-P[ \t]*${WORD}|-[^\spP]\S*)){0,4}`;
+/**
+ * `dotnet user-secrets`' options, up to 4: every one takes a value (`--project src/Web`,
+ * `-c:Release`) but `-v`/`--verbose`, which must be known, for a generic flag would take the
+ * secret's name for its value and the name for the secret.
+ */
+const USER_SECRETS_OPTIONS = String.raw`(?:[ \t]+(?:-v(?=\s)|--verbose(?=\s)|--?(?!v\s|verbose\s)[A-Za-z][\w-]*(?:[=:]\S*|[ \t]+${WORD}))){0,4}`;
+/** Blanks between a .netrc file's words, which may stand on one line or several. */
+const NETRC_GAP = String.raw`[ \t\r\n]+`;
 
 /**
  * Tokens that vendors give a prefix of their own, so that scanners find them: each has a
@@ -305,14 +316,29 @@ export const DEFAULT_VALUE_PATTERNS: readonly SecretValuePattern[] = [
     kind: 'config-set',
     source: String.raw`config(?:ure)?[ \t]+set${CONFIG_FLAGS}[ \t]+["']?(?=[^\s"'=-])\S*?(?:${SECRET_WORD}|${ci('auth')})["']?[ \t]+${FLAG_VALUE}`,
   },
+  // dotnet's user-secrets store holds secrets only: every value set in it is one, whatever
+  // its name (`dotnet user-secrets set "Movies:ServiceApiKey" "12345"`). A word starting with
+  // '-' after the name is an option to dotnet too, not the value.
+  {
+    kind: 'config-set',
+    source: String.raw`user-secrets[ \t]+set${USER_SECRETS_OPTIONS}[ \t]+(?!-)${WORD}[ \t]+(?!-)${FLAG_VALUE}`,
+  },
   // A password in a short flag, only after the command whose flag it is (the same flag is a
   // port in ssh, docker run and redis-cli, a mode in mkdir): mysql and mariadb and their tools
   // with `-p<password>` attached (a separate word is the database), sshpass's and docker or
-  // podman login's `-p`, redis-cli's `-a` and `--pass`. sshpass's `-p` is looked for among its
-  // own options only: the command it runs follows them (`sshpass -f file ssh -p 22`).
+  // podman login's `-p`, redis-cli's `-a` and `--pass`, the mongo shells' `-p` (mongosh, mongo;
+  // not followed by an option: alone, it asks for the password). sshpass's `-p` is looked for
+  // among its own options only: the command it runs follows them (`sshpass -f file ssh -p 22`).
   {
     kind: 'cli-password',
-    source: String.raw`(?:(?:mysql(?:dump|admin|import|show|check|slap|pump)?|mariadb(?:-dump|-admin|-import|-show|-check|-slap)?)(?=[ \t])${COMMAND_GAP}[ \t]-p|sshpass${SSHPASS_OPTIONS}[ \t]+-p[ \t]*|(?:docker|podman)[ \t]+login(?=[ \t])${COMMAND_GAP}[ \t]-p[ \t]*|redis-cli(?=[ \t])${COMMAND_GAP}[ \t](?:-a|--pass)[ \t]+)${FLAG_VALUE}`,
+    source: String.raw`(?:(?:mysql(?:dump|admin|import|show|check|slap|pump)?|mariadb(?:-dump|-admin|-import|-show|-check|-slap)?)(?=[ \t])${COMMAND_GAP}[ \t]-p|sshpass${SSHPASS_OPTIONS}[ \t]+-p[ \t]*|(?:docker|podman)[ \t]+login(?=[ \t])${COMMAND_GAP}[ \t]-p[ \t]*|redis-cli(?=[ \t])${COMMAND_GAP}[ \t](?:-a|--pass)[ \t]+|mongo(?:sh)?(?=[ \t])${COMMAND_GAP}[ \t]-p[ \t]*(?![\s-]))${FLAG_VALUE}`,
+  },
+  // A .netrc entry's password (curl, git, ftp and Python's netrc read them): after `machine
+  // <host>`, or `default` and its login, and up to two `login`/`account` pairs, in any layout
+  // of lines. A word after a `password` elsewhere is prose as often as not.
+  {
+    kind: 'netrc-password',
+    source: String.raw`(?:machine${NETRC_GAP}[^\s"']\S*|default(?=${NETRC_GAP}login))(?:${NETRC_GAP}(?:login|account)${NETRC_GAP}\S+){0,2}${NETRC_GAP}password${NETRC_GAP}${FLAG_VALUE}`,
   },
   // A labelled secret in text: PGPASSWORD=…, password: …, "token":"…", ?access_token=…, secret => '…'.
   { kind: 'secret-param', source: String.raw`(?:${SECRET_WORD})${ASSIGN}${VALUE}` },
