@@ -475,6 +475,70 @@ describe('redact: value patterns (defaults)', () => {
   });
 });
 
+describe('redact: a command given as an argv array', () => {
+  // Each item alone does not show the command its flag belongs to: the array is read as one line.
+  it.each([
+    [['mysql', '-u', 'root', '-pS3cr3t'], ['mysql', '-u', 'root', '-p[REDACTED:cli-password]']],
+    [['/usr/bin/mysqldump', '-uroot', '-pS3cr3t', 'app'], ['/usr/bin/mysqldump', '-uroot', '-p[REDACTED:cli-password]', 'app']],
+    [['sshpass', '-p', 'X', 'ssh', 'host'], ['sshpass', '-p', '[REDACTED:cli-password]', 'ssh', 'host']],
+    [
+      ['sshpass', '-P', 'Enter passphrase', '-p', 'two words', 'ssh', '-p', '22', 'host'],
+      ['sshpass', '-P', 'Enter passphrase', '-p', '[REDACTED:cli-password]', 'ssh', '-p', '22', 'host'],
+    ],
+    [['docker', 'login', '-u', 'me', '-p', 'X'], ['docker', 'login', '-u', 'me', '-p', '[REDACTED:cli-password]']],
+    [['redis-cli', '-a', 'X'], ['redis-cli', '-a', '[REDACTED:cli-password]']],
+    [['mongosh', '-u', 'admin', '-p', 'X', 'mongodb://db/app'], ['mongosh', '-u', 'admin', '-p', '[REDACTED:cli-password]', 'mongodb://db/app']],
+    [
+      ['aws', 'configure', 'set', 'aws_secret_access_key', 'KEY'],
+      ['aws', 'configure', 'set', 'aws_secret_access_key', '[REDACTED:config-set]'],
+    ],
+    [
+      ['dotnet', 'user-secrets', 'set', 'Movies:ServiceApiKey', '12345'],
+      ['dotnet', 'user-secrets', 'set', 'Movies:ServiceApiKey', '[REDACTED:config-set]'],
+    ],
+    [
+      ['C:\\Program Files\\dotnet\\dotnet.exe', 'user-secrets', 'set', 'Db:Password', 'two words'],
+      ['C:\\Program Files\\dotnet\\dotnet.exe', 'user-secrets', 'set', 'Db:Password', '[REDACTED:config-set]'],
+    ],
+    // The command need not come first (sudo, docker exec, kubectl exec --), and an item's ';' is its own.
+    [['sudo', 'docker', 'exec', 'db', 'mysql', '-e', 'select 1;', '-pS3cr3t'], ['sudo', 'docker', 'exec', 'db', 'mysql', '-e', 'select 1;', '-p[REDACTED:cli-password]']],
+    [['kubectl', 'exec', 'cache-0', '--', 'redis-cli', '-a', 'X', 'ping'], ['kubectl', 'exec', 'cache-0', '--', 'redis-cli', '-a', '[REDACTED:cli-password]', 'ping']],
+    // A number keeps its place; found secret, it becomes the marker (as a secret key's value does).
+    [['sshpass', '-p', 123456, 'ssh', '-p', 22, 'host'], ['sshpass', '-p', '[REDACTED:cli-password]', 'ssh', '-p', 22, 'host']],
+    // What an item holds on its own is still found, next to what the line shows.
+    [['mysql', '--password', 'x', '-pS3cr3t', 'Bearer abcdefgh1234 ok'], ['mysql', '--password', '[REDACTED]', '-p[REDACTED:cli-password]', 'Bearer [REDACTED:bearer-token] ok']],
+  ])('redacts %j', (command, expected) => {
+    expect(redactor.redact({ command })).toEqual({ command: expected });
+    expect(redactor.redact(command)).toEqual(expected);
+  });
+
+  it.each([
+    [['ssh', '-p', '22', 'host']],
+    [['docker', 'run', '-p', '8080:80', 'nginx']],
+    [['mkdir', '-p', 'x']],
+    [['mysql', '-P', '3306', '-u', 'root', '-p', 'app']],
+    [['redis-cli', '-p', '6379', 'ping']],
+    [['mongosh', '--port', '27017']],
+    [['sshpass', '-f', 'pw.txt', 'ssh', '-p', '22', 'host']],
+    [['tags', 'docker', 'redis-cli', '-p']],
+  ])('keeps %j', (command) => {
+    const args = { command };
+    expect(redactor.redact(args)).toBe(args);
+  });
+
+  it('reads no line with defaults: false', () => {
+    const args = { command: ['mysql', '-pS3cr3t'] };
+    expect(createRedactor({ defaults: false, patterns: ['nothing-[0-9]+'] }).redact(args)).toBe(args);
+  });
+
+  it('stays linear on a long argv array', () => {
+    const command = ['mysql', ...Array.from({ length: 50_000 }, (_, i) => (i % 2 === 0 ? '-p' : 'mysql'))];
+    const started = performance.now();
+    redactor.redact({ command });
+    expect(performance.now() - started).toBeLessThan(1000);
+  });
+});
+
 describe('redact: name/value pairs', () => {
   it('redacts the value of {name, value} and {key, value} pairs named like a secret (HAR, Kubernetes, tags)', () => {
     const args = {

@@ -1,5 +1,6 @@
 import { DEFAULT_SECRET_KEYS } from './secret-patterns.js';
-import { compileValuePattern, createTextRedactor, SLASHED } from './text-redactor.js';
+import { hideInItem, secretsInArgv } from './command-argv.js';
+import { compileValuePattern, createTextRedactor, findCommandSecrets, SLASHED } from './text-redactor.js';
 
 export interface RedactionOptions {
   /** Use the built-in defaults (true unless set false). */
@@ -26,7 +27,10 @@ export interface Redactor {
    * `name:`, any case) and `['Authorization', X]` (an array of exactly two items, the first a
    * name); substrings matching a value pattern become `[REDACTED:<kind>]`, in object keys too
    * (a map keyed by tokens; a key so changed that meets another gets '#2', '#3'…); in an array, a
-   * string after a secret flag ('--password', 'x') becomes '[REDACTED]' too. A repeated
+   * string after a secret flag ('--password', 'x') becomes '[REDACTED]' too, and an array of
+   * strings and numbers that names a command whose flags the value patterns know (mysql,
+   * sshpass, aws…) is also searched as the one command line it stands for, what is found there
+   * replaced in its item (['mysql', '-pX'] → ['mysql', '-p[REDACTED:cli-password]']). A repeated
    * ancestor (a cycle) becomes '[Circular]', nesting
    * deeper than 1000 levels '[Truncated]'. Never mutates the input, never throws on non-JSON
    * values (undefined, functions, bigint, symbols are returned as they are).
@@ -100,6 +104,8 @@ export function createRedactor(options: RedactionOptions = {}): Redactor {
   const factsOf = remembered((text): TextFacts => ({ secretKey: decideSecretKey(text), redacted: redactText(text) }));
   const isSecretKey = (key: string) => factsOf(key).secretKey;
   const redactName = (text: string) => factsOf(text).redacted;
+  // The line an argv array stands for is searched with default patterns only: custom ones see each item.
+  const findInCommand = options.defaults === false ? undefined : findCommandSecrets;
 
   /** `seen`: every object met so far in this walk and what it became; undefined until an object is met. */
   function redactValue(value: unknown, seen: Map<object, unknown> | undefined, depth: number): unknown {
@@ -124,21 +130,26 @@ export function createRedactor(options: RedactionOptions = {}): Redactor {
   }
 
   /**
-   * Also an argv array: the value after a secret flag (['--password', 'x']) is redacted too;
-   * and a [name, value] pair (a header list's ['Authorization', 'Basic …']): its value.
+   * Also an argv array: the value after a secret flag (['--password', 'x']) is redacted too, and
+   * a command's secrets that only its whole line shows (['mysql', '-pX']); and a [name, value]
+   * pair (a header list's ['Authorization', 'Basic …']): its value.
    */
   function redactArray(array: unknown[], seen: Map<object, unknown> | undefined, depth: number): unknown[] {
     let copy: unknown[] | undefined;
     let afterSecretFlag = false;
     const secretPair = array.length === 2 && isSecretName(array[0]);
+    const inCommand = findInCommand === undefined ? undefined : secretsInArgv(array, findInCommand);
     for (let i = 0; i < array.length; i++) {
       const item = array[i];
+      const inLine = inCommand?.get(i);
       const redacted =
         secretPair && i === 1
           ? item === undefined ? undefined : REDACTED
           : afterSecretFlag && typeof item === 'string' && !item.startsWith('-')
             ? REDACTED
-            : redactValue(item, seen, depth);
+            : inLine !== undefined
+              ? hideInItem(item as string | number, inLine, redactText)
+              : redactValue(item, seen, depth);
       afterSecretFlag = typeof item === 'string' && FLAG.test(item) && isSecretKey(item);
       if (copy === undefined) {
         if (Object.is(redacted, item)) continue;

@@ -48,6 +48,12 @@ export interface SecretValuePattern {
    * its next character. Must be linear in the length of its input.
    */
   readonly verify?: (secret: string) => boolean;
+  /**
+   * Follows a command's name to a secret in a later word of its line (`mysql … -p<password>`):
+   * also searched in the line an argv array naming one of COMMANDS_WITH_SECRET_ARGUMENTS
+   * stands for, since the array's items, scanned one by one, never show the command.
+   */
+  readonly command?: true;
 }
 
 export const DEFAULT_SECRET_KEYS: readonly SecretKeyPattern[] = [
@@ -315,6 +321,7 @@ export const DEFAULT_VALUE_PATTERNS: readonly SecretValuePattern[] = [
   {
     kind: 'config-set',
     source: String.raw`config(?:ure)?[ \t]+set${CONFIG_FLAGS}[ \t]+["']?(?=[^\s"'=-])\S*?(?:${SECRET_WORD}|${ci('auth')})["']?[ \t]+${FLAG_VALUE}`,
+    command: true,
   },
   // dotnet's user-secrets store holds secrets only: every value set in it is one, whatever
   // its name (`dotnet user-secrets set "Movies:ServiceApiKey" "12345"`). A word starting with
@@ -322,6 +329,7 @@ export const DEFAULT_VALUE_PATTERNS: readonly SecretValuePattern[] = [
   {
     kind: 'config-set',
     source: String.raw`user-secrets[ \t]+set${USER_SECRETS_OPTIONS}[ \t]+(?!-)${WORD}[ \t]+(?!-)${FLAG_VALUE}`,
+    command: true,
   },
   // A password in a short flag, only after the command whose flag it is (the same flag is a
   // port in ssh, docker run and redis-cli, a mode in mkdir): mysql and mariadb and their tools
@@ -332,6 +340,7 @@ export const DEFAULT_VALUE_PATTERNS: readonly SecretValuePattern[] = [
   {
     kind: 'cli-password',
     source: String.raw`(?:(?:mysql(?:dump|admin|import|show|check|slap|pump)?|mariadb(?:-dump|-admin|-import|-show|-check|-slap)?)(?=[ \t])${COMMAND_GAP}[ \t]-p|sshpass${SSHPASS_OPTIONS}[ \t]+-p[ \t]*|(?:docker|podman)[ \t]+login(?=[ \t])${COMMAND_GAP}[ \t]-p[ \t]*|redis-cli(?=[ \t])${COMMAND_GAP}[ \t](?:-a|--pass)[ \t]+|mongo(?:sh)?(?=[ \t])${COMMAND_GAP}[ \t]-p[ \t]*(?![\s-]))${FLAG_VALUE}`,
+    command: true,
   },
   // A .netrc entry's password (curl, git, ftp and Python's netrc read them): after `machine
   // <host>`, or `default` and its login, and up to two `login`/`account` pairs, in any layout
@@ -348,6 +357,31 @@ export const DEFAULT_VALUE_PATTERNS: readonly SecretValuePattern[] = [
     source: String.raw`-(?:${SECRET_WORD})[ \t]+["']?(?<secret>${PEM_PRIVATE_KEY}|(?<=")[^"\r\n]*|(?<=')[^'\r\n]*|[^\s"'-][^\s"']*)`,
   },
 ];
+
+/**
+ * The commands whose names the `command` patterns above follow to a secret in a later word
+ * (cli-password, config-set): an argv array that names one is also read as the command line
+ * it stands for (command-argv.ts). Keep in step with those patterns.
+ */
+export const COMMANDS_WITH_SECRET_ARGUMENTS: ReadonlySet<string> = new Set([
+  'mysql',
+  ...['dump', 'admin', 'import', 'show', 'check', 'slap', 'pump'].map((tool) => `mysql${tool}`),
+  'mariadb',
+  ...['dump', 'admin', 'import', 'show', 'check', 'slap'].map((tool) => `mariadb-${tool}`),
+  'sshpass',
+  'docker',
+  'podman',
+  'redis-cli',
+  'mongosh',
+  'mongo',
+  // Setters: `aws configure set`, `npm config set` and the like, `dotnet user-secrets set`.
+  'aws',
+  'npm',
+  'yarn',
+  'pnpm',
+  'dotnet',
+  'dotnet-user-secrets',
+]);
 
 const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true });
 

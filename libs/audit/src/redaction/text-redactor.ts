@@ -33,7 +33,11 @@ function combine(patterns: readonly SecretValuePattern[]) {
   };
 }
 
+type CombinedPatterns = ReturnType<typeof combine>;
+
 const DEFAULT_VALUES = combine(DEFAULT_VALUE_PATTERNS);
+/** The patterns that follow a command to a later word: all a command line read from an argv array needs. */
+const COMMAND_VALUES = combine(DEFAULT_VALUE_PATTERNS.filter((pattern) => pattern.command));
 /** The default patterns for a text without a run of MIN_RUN token characters: no vendor token. */
 const SHORT_RUN_VALUES = combine(DEFAULT_VALUE_PATTERNS.filter((pattern) => pattern.minRun === undefined));
 const MIN_RUN = Math.min(...DEFAULT_VALUE_PATTERNS.map((pattern) => pattern.minRun ?? Infinity));
@@ -71,7 +75,11 @@ type SpanSink = (start: number, end: number, marker: string) => void;
 
 /** Reports every default match's secret part, in order, without overlaps. */
 function scanDefaults(text: string, sink: SpanSink): void {
-  const { regex, markers, kindGroups, secretGroups, verifiers } = hasTokenRun(text, MIN_RUN) ? DEFAULT_VALUES : SHORT_RUN_VALUES;
+  scanCombined(hasTokenRun(text, MIN_RUN) ? DEFAULT_VALUES : SHORT_RUN_VALUES, text, sink);
+}
+
+function scanCombined(patterns: CombinedPatterns, text: string, sink: SpanSink): void {
+  const { regex, markers, kindGroups, secretGroups, verifiers } = patterns;
   regex.lastIndex = 0;
   for (let match = regex.exec(text); match !== null; match = regex.exec(text)) {
     const groups = match.groups!;
@@ -88,6 +96,17 @@ function scanDefaults(text: string, sink: SpanSink): void {
     }
     sink(secret === undefined ? match.index : end - secret.length, end, markers[i]);
   }
+}
+
+/**
+ * What the default patterns that follow a command to a later word find in a command line, in
+ * order, without overlaps. The others need no line: they find a secret within one word, or
+ * next to its label, which the items of an argv array show one by one.
+ */
+export function findCommandSecrets(line: string): Span[] {
+  const spans: Span[] = [];
+  scanCombined(COMMAND_VALUES, line, (start, end, marker) => spans.push({ start, end, marker }));
+  return spans;
 }
 
 function redactDefaults(text: string): string {
