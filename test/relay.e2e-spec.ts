@@ -25,6 +25,29 @@ const textOf = (r: unknown) => (r as ToolResult).content.map((c) => c.text ?? ''
 
 afterAll(stopAllDaemons);
 
+describe('a sampling request the gateway changes on its way to the host', () => {
+  it("records what the host was sent beside what the upstream asked: the cap on maxTokens, includeContext as none", async () => {
+    const dir = tempDir();
+    const dataDir = join(dir, 'data');
+    writeFileSync(join(dir, 'policy.yaml'), 'everyone: [sampler]\nroles:\n  sampler:\n    - { id: sampling-ok, allow: sample, server: everything }\n');
+    const daemon = await startDaemon(
+      writeConfig({ policy: { file: join(dir, 'policy.yaml') }, relay: { inbox: false, maxSamplingTokens: 10 }, mcpServers: { everything: everythingStdio } }, dir),
+    );
+    const { client, asked } = await host(daemon, 'capped', { sampling: {} });
+    try {
+      await eventually(async () => (await client.listTools()).tools.some((t) => t.name === 'everything__trigger-sampling-request'));
+      expect(textOf(await client.callTool({ name: 'everything__trigger-sampling-request', arguments: { prompt: 'hi', maxTokens: 50 } }))).toContain('sampled by capped');
+      expect(asked[0]).toMatchObject({ maxTokens: 10 });
+      const row = await eventually(() => auditRows(dataDir, "method = 'sampling/createMessage'")[0]);
+      const details = JSON.parse(String(row.arguments)) as { request: { maxTokens: number }; sentToHost?: Record<string, unknown> };
+      expect(details.request.maxTokens).toBe(50);
+      expect(details.sentToHost).toEqual({ maxTokens: 10 });
+    } finally {
+      await client.close();
+    }
+  });
+});
+
 describe('sampling and elicitation relayed to the host that caused them (stdio upstream)', () => {
   let daemon: DaemonHandle;
   let dataDir: string;

@@ -94,6 +94,8 @@ export class ServerRequestRelay {
     let errorText: string | null = null;
     let forwarded = false;
     let answeredBy: string | undefined;
+    /** The request as the gateway let it on (admit): what a host or the inbox was asked. */
+    let admitted: Item | undefined;
     try {
       if (!RELAYED.has(request.method)) throw methodNotFound(request.method);
       const modeProblem = request.method === 'elicitation/create' ? elicitationModeProblem(params) : undefined;
@@ -115,6 +117,7 @@ export class ServerRequestRelay {
         const asker = session?.principal ?? route.principal;
         const principal = (asker && callerName(asker)) ?? this.services.principalConnections?.ownerOf(connection) ?? null;
         const outgoing = this.admit(asker ?? parseCallerName(principal ?? '') ?? { id: '', authMethod: 'none' }, session, connection.name, request.method, params, entry);
+        admitted = outgoing;
         forwarded = true;
         entry.rule = 'relay:inbox';
         const limits = this.limits();
@@ -125,6 +128,7 @@ export class ServerRequestRelay {
         result = answer.result;
       } else {
         const asked = this.admit(session!.principal, session!, connection.name, request.method, params, entry);
+        admitted = asked;
         forwarded = true;
         // In the shape of the host's revision; unanswerable() ruled out what it cannot carry.
         // Never with the upstream's task id: with the gateway's, for a task relayed to this
@@ -173,7 +177,7 @@ export class ServerRequestRelay {
       throw error;
     } finally {
       entry.latencyMs = Math.round((performance.now() - started) * 1000) / 1000;
-      await this.record(entry, params, result, errorText, answeredBy);
+      await this.record(entry, params, result, errorText, answeredBy, admitted);
     }
   };
 
@@ -344,16 +348,31 @@ export class ServerRequestRelay {
     });
   }
 
-  /** The row holds the request and the answer (redacted by the audit log's rules). */
-  private async record(entry: AuditEntry, params: Item, result: Item | undefined, error: string | null, answeredBy?: string): Promise<void> {
+  /**
+   * The row holds the request and the answer (redacted by the audit log's rules), and what
+   * the gateway changed in the request before anyone saw it (sentToHost: a capped maxTokens,
+   * includeContext as none), so that the row says what the host was actually asked.
+   */
+  private async record(entry: AuditEntry, params: Item, result: Item | undefined, error: string | null, answeredBy?: string, admitted?: Item): Promise<void> {
     const audit = this.services.audit;
     if (!audit) return;
     if (result) entry.responseBytes = Buffer.byteLength(JSON.stringify(result));
-    const answer = { request: params, answer: result ?? null, ...(answeredBy !== undefined && { answeredBy }) };
+    const changed = admitted && changedForHost(params, admitted);
+    const answer = { request: params, ...(changed && { sentToHost: changed }), answer: result ?? null, ...(answeredBy !== undefined && { answeredBy }) };
     // Turned down before anyone saw it: bounded per upstream, which can ask in a loop.
     const written = entry.decision === 'allowed' ? audit.record(entry, answer, error) : audit.recordUnrelayed(entry, answer, error);
     await written.catch(() => undefined);
   }
+}
+
+/** The fields admit() changed (sampling's maxTokens and includeContext), as sent; undefined when none. */
+function changedForHost(asked: Item, admitted: Item): Item | undefined {
+  if (admitted === asked) return undefined;
+  let changed: Item | undefined;
+  for (const field of ['maxTokens', 'includeContext']) {
+    if (admitted[field] !== asked[field]) (changed ??= {})[field] = admitted[field];
+  }
+  return changed;
 }
 
 /**
