@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ApprovalBook, type ApprovalBinding } from './approval-book.js';
 
 describe('ApprovalBook', () => {
-  const binding: ApprovalBinding = { principal: 'alice', tool: 'fs__delete', argumentsDigest: 'a1', policyDigest: 'p1' };
+  const binding: ApprovalBinding = { principal: 'alice', tool: 'fs__delete', argumentsDigest: 'a1', policyDigest: 'p1', rule: 'ask-deletes' };
 
   it('covers exactly the remembered call until it runs out', () => {
     let now = 1_000;
@@ -13,6 +13,8 @@ describe('ApprovalBook', () => {
     expect(book.covers({ ...binding, argumentsDigest: 'a2' })).toBe(false);
     expect(book.covers({ ...binding, policyDigest: 'p2' })).toBe(false);
     expect(book.covers({ ...binding, principal: 'bob' })).toBe(false);
+    // Another rule decides the same call (the caller's roles changed): asked again.
+    expect(book.covers({ ...binding, rule: 'lead-approves-deletes' })).toBe(false);
     now += 60_000;
     expect(book.covers(binding)).toBe(false);
     expect(book.size).toBe(0);

@@ -1,4 +1,4 @@
-/** What an approval is for: who, which tool, which arguments, under which policy. */
+/** What an approval is for: who, which tool, which arguments, under which policy and rule. */
 export interface ApprovalBinding {
   principal: string;
   /** The public tool name. */
@@ -7,6 +7,12 @@ export interface ApprovalBinding {
   argumentsDigest: string;
   /** PolicyEngine.digest when the approval was given. */
   policyDigest: string;
+  /**
+   * The confirm rule that asked. Under one policy a caller's roles can still change (a token's
+   * groups): a call its own confirm once decided, and now a rule with approvers decides, is
+   * not covered by what the caller remembered.
+   */
+  rule: string;
 }
 
 /** Bound on remembered approvals; those run out go first, then the oldest. */
@@ -64,4 +70,4 @@ export class ApprovalBook {
   }
 }
 
-const keyOf = (b: ApprovalBinding) => `${b.principal}\0${b.tool}\0${b.argumentsDigest}\0${b.policyDigest}`;
+const keyOf = (b: ApprovalBinding) => `${b.principal}\0${b.tool}\0${b.argumentsDigest}\0${b.policyDigest}\0${b.rule}`;

@@ -44,6 +44,7 @@ export async function approved(ctx: RequestContext, services: RelayServices, cal
     tool: call.tool,
     argumentsDigest: canonicalTextDigest(canonicalJson(call.args ?? {}), DIGEST_KEY),
     policyDigest: policy.digest,
+    rule,
   };
   // What every row of this approval names: the call, when it was asked, under which policy.
   const asked: Asked = { call, started, policy: binding.policyDigest };
