@@ -93,6 +93,11 @@ describe('switchboard secrets', () => {
     expect(onArgv.code).toBe(2);
     expect(onArgv.stderr).toMatch(/reads the value from standard input/);
     expect(onArgv.stderr).not.toContain(TOKEN);
+    // A NUL byte: no environment variable or header can carry it, so no server could use it.
+    const nul = cli(withConfig('set', '--principal', 'alice', 'GITHUB_TOKEN'), 'abc\u0000def\n');
+    expect(nul.code).toBe(2);
+    expect(nul.stderr).toContain('the value of GITHUB_TOKEN holds a NUL byte, which no environment variable or header can carry');
+    expect(nul.stderr).not.toContain('abc');
     expect(cli(withConfig('rotate')).code).toBe(2);
     expect(cli(withConfig('list')).stdout).toMatch(/^no secrets/);
   });

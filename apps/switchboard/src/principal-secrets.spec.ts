@@ -74,3 +74,14 @@ describe('PrincipalSecrets: what is kept per caller', () => {
     expect(secrets.cachedPrincipals.unusable).toBe(MAX_CACHED_PRINCIPALS);
   });
 });
+
+describe('PrincipalSecrets: the principal whose secrets read the lists', () => {
+  it('passes over one whose value the server cannot carry (a line break in a header), rather than fail the server for everyone', async () => {
+    const { store, servers } = await fresh(PER_PRINCIPAL);
+    store.set('alice', 'GH_TOKEN', 'alice-token\r\nX-Injected: 1');
+    store.set('bob', 'GH_TOKEN', 'bob-token');
+    const secrets = new PrincipalSecrets(store, silentLogger());
+    const [gh] = secrets.discoveryServers(servers);
+    expect(gh).toMatchObject({ enabled: true, headers: { Authorization: 'Bearer bob-token' } });
+  });
+});

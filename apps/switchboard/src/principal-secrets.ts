@@ -1,4 +1,4 @@
-import { secretNamesOf, withSecrets, type ServerConfig } from '@switchboard/config';
+import { MissingSecretsError, UnusableSecretError, secretNamesOf, withSecrets, type ServerConfig } from '@switchboard/config';
 import type { Logger } from '@switchboard/observability';
 import type { SecretValues } from '@switchboard/upstream';
 
@@ -103,8 +103,8 @@ export class PrincipalSecrets implements SecretValues {
       if (!server.enabled || server.isolation !== 'per-principal') return server;
       const names = secretNamesOf(server);
       if (names.length === 0) return server;
-      // The first whose values can be read (one set with a lost key cannot).
-      const principal = this.source.principalsWith(names).find((p) => names.every((n) => this.valuesFor(p)[n] !== undefined));
+      // The first whose values can be read (one set with a lost key cannot) and used (no NUL byte, say).
+      const principal = this.source.principalsWith(names).find((p) => usable(server, this.valuesFor(p)));
       if (principal === undefined) {
         this.logger.warn(
           { upstream: server.name, secrets: names },
@@ -126,6 +126,17 @@ export class PrincipalSecrets implements SecretValues {
 }
 
 const NONE: readonly string[] = [];
+
+/** Whether these values fill every secret the server needs, each with a value it can carry. */
+function usable(server: ServerConfig, values: Readonly<Record<string, string>>): boolean {
+  try {
+    withSecrets(server, values);
+    return true;
+  } catch (err) {
+    if (err instanceof MissingSecretsError || err instanceof UnusableSecretError) return false;
+    throw err;
+  }
+}
 
 /** The cached entry, moved to the newest end of the map's order (which keepBounded evicts from the other end). */
 function recentlyUsed<V>(cache: Map<string, V>, principal: string): V | undefined {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConfigError } from './config.errors.js';
 import { loadConfig } from './config.loader.js';
-import { MissingSecretsError, secretNamesOf, withSecrets } from './config.secrets.js';
+import { MissingSecretsError, UnusableSecretError, secretNamesOf, withSecrets } from './config.secrets.js';
 import type { RemoteServerConfig, StdioServerConfig } from './config.types.js';
 
 let dir: string;
@@ -65,6 +65,32 @@ describe('${secret:NAME} in a per-principal server', () => {
     })();
     expect(error).toBeInstanceOf(MissingSecretsError);
     expect((error as MissingSecretsError).missing).toEqual(['ONE']);
+  });
+
+  it('refuses a value no environment or header can carry, naming the secret and why, never the value', () => {
+    const config = load(
+      [
+        'mcpServers:',
+        '  local: { command: node, isolation: per-principal, env: { TOKEN: "${secret:TOKEN}" } }',
+        '  gh: { url: "https://example.test/mcp", isolation: per-principal, headers: { Authorization: "Bearer ${secret:GH}" } }',
+      ].join('\n'),
+    );
+    const [local, gh] = config.servers;
+    const refusal = (server: (typeof config.servers)[number], values: Record<string, string>) => {
+      try {
+        withSecrets(server, values);
+      } catch (err) {
+        return err as Error;
+      }
+      return undefined;
+    };
+    const nul = refusal(local, { TOKEN: 's3cr3t\u0000x' });
+    expect(nul).toBeInstanceOf(UnusableSecretError);
+    expect(nul).toMatchObject({ server: 'local', secret: 'TOKEN', message: "server 'local' cannot use the secret TOKEN: it holds a NUL byte, which no environment variable can carry" });
+    expect(nul!.message).not.toContain('s3cr3t');
+    expect(refusal(gh, { GH: 'tok\r\nX-Evil: 1' })).toMatchObject({ secret: 'GH', message: "server 'gh' cannot use the secret GH: it holds a line break, which no HTTP header can carry" });
+    // A multi-line value is fine in an environment variable (a PEM key, say).
+    expect(refusal(local, { TOKEN: 'line 1\nline 2' })).toBeUndefined();
   });
 
   it('defaults to shared isolation, where secrets are refused', () => {

@@ -1,5 +1,5 @@
 import type { NameRoute } from '@switchboard/catalog';
-import { MissingSecretsError, type ServerConfig } from '@switchboard/config';
+import { MissingSecretsError, UnusableSecretError, type ServerConfig } from '@switchboard/config';
 import { ErrorCode, McpError, callerName } from '@switchboard/core';
 import type { UpstreamConnection } from '@switchboard/upstream';
 import type { AuditFacts } from '../audit/audit-facts.js';
@@ -43,6 +43,13 @@ export async function upstreamOf(
     try {
       return await services.principalConnections.connectionFor(config, principal);
     } catch (err) {
+      if (err instanceof UnusableSecretError) {
+        const command = `switchboard secrets set --principal ${principal} ${err.secret} < FILE`;
+        throw new McpError(ErrorCode.UpstreamUnavailable, `Upstream '${server}' cannot use your secret ${err.secret}: it ${err.why}; an administrator sets it again with: ${command}`, {
+          server,
+          unusableSecret: err.secret,
+        });
+      }
       if (!(err instanceof MissingSecretsError)) throw err;
       // The caller learns which of *their* secrets is missing, and the very commands that set
       // them, to pass on to an administrator.
