@@ -227,7 +227,7 @@ describe('switchboard audit and db commands', () => {
     const text = runCli(withConfig('audit', 'stats', '--tool', 'fx__echo'));
     expect(text.code).toBe(0);
     expect(text.stdout).toMatch(
-      /^2 rows: 2 allowed, 0 denied, 0 limited, 0 unauthenticated, 0 refused\n2 tool calls \(tools\/call rows\): 1 error, 0 cancelled, 0 denials \(not allowed\)\n/,
+      /^2 rows: 2 allowed, 0 denied, 0 limited, 0 unauthenticated, 0 refused\n2 tool calls \(tools\/call rows\): 1 error, 0 cancelled, 0 denials \(not let through: denied, limited, unauthenticated or refused\)\n/,
     );
     expect(text.stdout).toMatch(/^fx__echo\s+fx\s+2\s+1\s+0$/m);
     expect(text.stdout).toMatch(/^tools\/call\s+2\s+1\s+0$/m);

@@ -28,7 +28,7 @@ describe('formatStats', () => {
     expect(formatStats(stats)).toBe(
       [
         '11 rows: 5 allowed, 1 denied, 1 limited, 2 unauthenticated, 2 refused',
-        '5 tool calls (tools/call rows): 1 error, 1 cancelled, 2 denials (not allowed)',
+        '5 tool calls (tools/call rows): 1 error, 1 cancelled, 2 denials (not let through: denied, limited, unauthenticated or refused)',
         '',
         'TOOL         UPSTREAM  CALLS  ERRORS  DENIALS',
         'probe__echo  probe         4       1        1',
@@ -52,9 +52,9 @@ describe('formatStats', () => {
     const one = { ...stats, rows: 1, calls: 1, errors: 1, denials: 1, byTool: [], byPrincipal: [], byMethod: [] };
     expect(formatStats(one).split('\n').slice(0, 2)).toEqual([
       '1 row: 5 allowed, 1 denied, 1 limited, 2 unauthenticated, 2 refused',
-      '1 tool call (tools/call rows): 1 error, 1 cancelled, 1 denial (not allowed)',
+      '1 tool call (tools/call rows): 1 error, 1 cancelled, 1 denial (not let through: denied, limited, unauthenticated or refused)',
     ]);
     const none = { ...one, rows: 0, calls: 2, errors: 0, denials: 0 };
-    expect(formatStats(none).split('\n')[1]).toBe('2 tool calls (tools/call rows): 0 errors, 1 cancelled, 0 denials (not allowed)');
+    expect(formatStats(none).split('\n')[1]).toBe('2 tool calls (tools/call rows): 0 errors, 1 cancelled, 0 denials (not let through: denied, limited, unauthenticated or refused)');
   });
 });

@@ -38,7 +38,7 @@ export function formatStats(stats: AuditStats): string {
     `${d.unauthenticated} unauthenticated, ${d.refused} refused\n`;
   const calls =
     `${counted(stats.calls, 'tool call')} (tools/call rows): ${counted(stats.errors, 'error')}, ${stats.cancelled} cancelled, ` +
-    `${counted(stats.denials, 'denial')} (not allowed)\n`;
+    `${counted(stats.denials, 'denial')} (not let through: denied, limited, unauthenticated or refused)\n`;
   const tools = formatTable(
     ['TOOL', 'UPSTREAM', 'CALLS', 'ERRORS', 'DENIALS'],
     stats.byTool.map((t) => [t.tool ?? '(no name)', t.upstream ?? '-', t.calls, t.errors, t.denials]),
