@@ -11,7 +11,7 @@ import type { PrincipalConnections, SessionConnections, UpstreamRegistry } from 
 import { loadSecretsKey } from './digest-key.js';
 import { buildGatewayGraph } from './gateway-graph.js';
 import { openPolicy } from './policy-setup.js';
-import { PrincipalSecrets, type SecretSource } from './principal-secrets.js';
+import { PrincipalSecrets, reportDiscoveryConnects, type SecretSource } from './principal-secrets.js';
 import { changedSettings, LIVE_SETTINGS } from './reload-settings.js';
 import { reportPinChange, watchToolPins } from './tool-pin-watch.js';
 import { upstreamHealth, type UpstreamHealth } from './upstream-health.js';
@@ -103,6 +103,9 @@ export class GatewayRuntime {
       sessionConnections: this.sessionConnections,
       dispatcher: this.dispatcher,
     } = graph);
+    // A per-principal server's list-reading connection that fails with one principal's
+    // secrets is tried with the next one's.
+    reportDiscoveryConnects(this.registry, this.secrets, () => void this.apply(this.current));
   }
 
   get config(): GatewayConfig {
@@ -140,6 +143,7 @@ export class GatewayRuntime {
     const previous = this.current;
     this.current = next;
     const settings = changedSettings(previous, next, LIVE_SETTINGS);
+    this.secrets.forgetDiscoveryFailures();
     const changes = await this.apply(next);
     // Read after the await: a reload that followed this one may have brought a server back.
     this.pins?.forgetServersBut(this.current.servers.filter((s) => s.enabled).map((s) => s.name));
@@ -163,6 +167,7 @@ export class GatewayRuntime {
       shared: (name) => this.registry.get(name),
       owned: () => [...this.principalConnections.all(), ...this.sessionConnections.all()],
       waiting: this.secrets.waitingForSecrets(),
+      tried: this.secrets.discoveryFailures(),
     });
   }
 

@@ -85,3 +85,59 @@ describe('PrincipalSecrets: the principal whose secrets read the lists', () => {
     expect(gh).toMatchObject({ enabled: true, headers: { Authorization: 'Bearer bob-token' } });
   });
 });
+
+describe("PrincipalSecrets: whose secrets a per-principal server's lists are read with", () => {
+  const tokenOf = (config: ServerConfig) => (config as { headers?: Record<string, string> }).headers?.['Authorization'];
+
+  it("tries the next principal's when one's fail to connect, skips those until they change, and keeps the last when all failed", async () => {
+    const { store, servers } = await fresh(PER_PRINCIPAL);
+    store.set('0junk', 'GH_TOKEN', 'junk-token');
+    store.set('alice', 'GH_TOKEN', 'alice-token');
+    const secrets = new PrincipalSecrets(store, silentLogger());
+    secrets.setServers(servers);
+    const first = secrets.discoveryServers(servers)[0]!;
+    expect(tokenOf(first)).toBe('Bearer junk-token');
+
+    // A stale config (a connection already replaced) says nothing of the current choice.
+    expect(secrets.discoveryConnectFailed('gh', { ...first })).toBe(false);
+    expect(secrets.discoveryConnectFailed('gh', first)).toBe(true);
+    const second = secrets.discoveryServers(servers)[0]!;
+    expect(tokenOf(second)).toBe('Bearer alice-token');
+
+    // A working connection lost later is no failure of its secrets.
+    secrets.discoveryConnected('gh', second);
+    expect(secrets.discoveryConnectFailed('gh', second)).toBe(false);
+    expect(secrets.discoveryFailures()).toEqual(new Map([['gh', ['0junk']]]));
+
+    // Applied again with the same secrets, it is still the connection that connected.
+    const again = secrets.discoveryServers(servers)[0]!;
+    expect(secrets.discoveryConnectFailed('gh', again)).toBe(false);
+
+    // One that connected stays, even when one who sorts before it may be tried again (a reload).
+    secrets.forgetDiscoveryFailures();
+    expect(tokenOf(secrets.discoveryServers(servers)[0]!)).toBe('Bearer alice-token');
+
+    // alice's secret rotated: a new connection, which fails; 0junk's are tried again and fail
+    // too; none are left, and the last tried stays.
+    store.set('alice', 'GH_TOKEN', 'alice-token-2');
+    secrets.poll();
+    const third = secrets.discoveryServers(servers)[0]!;
+    expect(tokenOf(third)).toBe('Bearer alice-token-2');
+    expect(secrets.discoveryConnectFailed('gh', third)).toBe(true);
+    const fourth = secrets.discoveryServers(servers)[0]!;
+    expect(tokenOf(fourth)).toBe('Bearer junk-token');
+    expect(secrets.discoveryConnectFailed('gh', fourth)).toBe(false);
+    expect(tokenOf(secrets.discoveryServers(servers)[0]!)).toBe('Bearer junk-token');
+    expect(secrets.discoveryFailures()).toEqual(new Map([['gh', ['0junk', 'alice']]]));
+
+    // Secrets set again (the same value counts as unchanged): that principal is tried again.
+    store.set('alice', 'GH_TOKEN', 'alice-token-2');
+    secrets.poll();
+    expect(tokenOf(secrets.discoveryServers(servers)[0]!)).toBe('Bearer junk-token');
+    expect(secrets.discoveryFailures()).toEqual(new Map([['gh', ['0junk', 'alice']]]));
+    store.set('0junk', 'GH_TOKEN', 'junk-token-2');
+    secrets.poll();
+    expect(tokenOf(secrets.discoveryServers(servers)[0]!)).toBe('Bearer junk-token-2');
+    expect(secrets.discoveryFailures()).toEqual(new Map([['gh', ['alice']]]));
+  });
+});

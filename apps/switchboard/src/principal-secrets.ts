@@ -1,6 +1,7 @@
-import { MissingSecretsError, UnusableSecretError, secretNamesOf, withSecrets, type ServerConfig } from '@switchboard/config';
+import { createHash } from 'node:crypto';
+import { restartNeeded, secretNamesOf, secretValueProblem, withSecrets, type ServerConfig } from '@switchboard/config';
 import type { Logger } from '@switchboard/observability';
-import type { SecretValues } from '@switchboard/upstream';
+import type { SecretValues, UpstreamRegistry } from '@switchboard/upstream';
 
 /** What the gateway reads of the secret store (libs/secrets). */
 export interface SecretSource {
@@ -31,6 +32,14 @@ export class PrincipalSecrets implements SecretValues {
   private servers: readonly ServerConfig[] = [];
   /** The per-principal servers the last discoveryServers held back, with what they wait for. */
   private waiting = new Map<string, WaitingForSecrets>();
+  /** Per per-principal server: whose secrets its list-reading connection runs with, and the config made of them. */
+  private discovery = new Map<string, Discovery>();
+  /**
+   * Per server, the principals whose secrets its list-reading connection failed to connect
+   * with, and a digest of those secrets: they are skipped until the digest moves (the
+   * secrets were set again) or the config is reloaded.
+   */
+  private failed = new Map<string, Map<string, string>>();
 
   constructor(
     private readonly source: SecretSource,
@@ -93,19 +102,23 @@ export class PrincipalSecrets implements SecretValues {
   /**
    * The servers as the shared registry runs them. A per-principal server's shared connection
    * only reads its lists (tools, prompts, resources) for the catalog; it is opened with the
-   * secrets of the first principal, by name, who has all it needs. Until someone does, the
-   * server stays off and says so.
+   * secrets of the first principal, by name, who has all it needs and whose secrets have not
+   * failed to connect (discoveryConnectFailed); once connected, it keeps that principal while
+   * they have the secrets. When every one's have failed, it keeps the last tried, and stays
+   * down as any server that cannot connect. Until someone has the secrets,
+   * the server stays off and says so.
    */
   discoveryServers(servers: readonly ServerConfig[]): ServerConfig[] {
     const before = this.waiting;
+    const chosen = this.discovery;
     this.waiting = new Map();
+    this.discovery = new Map();
     return servers.map((server) => {
       if (!server.enabled || server.isolation !== 'per-principal') return server;
       const names = secretNamesOf(server);
       if (names.length === 0) return server;
-      // The first whose values can be read (one set with a lost key cannot) and used (no NUL byte, say).
-      const principal = this.source.principalsWith(names).find((p) => usable(server, this.valuesFor(p)));
-      if (principal === undefined) {
+      const candidates = this.candidates(names, server.transport);
+      if (candidates.length === 0) {
         this.logger.warn(
           { upstream: server.name, secrets: names },
           `no principal has the secrets ${names.join(', ')} yet, so '${server.name}' is not started; ` +
@@ -115,8 +128,100 @@ export class PrincipalSecrets implements SecretValues {
         this.waiting.set(server.name, { secrets: names, since: before.get(server.name)?.since ?? new Date().toISOString() });
         return { ...server, enabled: false };
       }
-      return withSecrets(server, this.valuesFor(principal));
+      const previous = chosen.get(server.name);
+      const failed = this.failedFor(server.name, names, candidates);
+      const kept = previous && candidates.includes(previous.principal) ? previous.principal : undefined;
+      // One that connected stays (a principal whose secrets were fixed, or who sorts before it,
+      // does not restart it); all failed, the one running goes on retrying.
+      const principal =
+        (kept !== undefined && previous!.connected && !failed.has(kept) ? kept : undefined) ??
+        candidates.find((p) => !failed.has(p)) ??
+        kept ??
+        candidates[0]!;
+      const config = withSecrets(server, this.valuesFor(principal));
+      // Still connected with the same secrets, or about to connect with others (restartNeeded).
+      const connected = previous !== undefined && previous.principal === principal && previous.connected && !restartNeeded(previous.config, config);
+      this.discovery.set(server.name, { principal, config, names, connected });
+      return config;
     });
+  }
+
+  /**
+   * The list-reading connection of `server`, running `config`, failed to connect (its
+   * connect attempt, not the loss of a working connection). When it ran with the secrets
+   * discoveryServers chose and had not connected with them yet, that principal is skipped
+   * from now on; true when another principal's secrets are left to try (discoveryServers
+   * then names them), false when nothing changes.
+   */
+  discoveryConnectFailed(server: string, config: ServerConfig, lastError?: string): boolean {
+    const current = this.discovery.get(server);
+    if (!current || current.config !== config || current.connected) return false;
+    const failed = this.failed.get(server) ?? new Map<string, string>();
+    if (failed.has(current.principal)) return false;
+    failed.set(current.principal, this.digest(current.principal, current.names));
+    this.failed.set(server, failed);
+    const next = this.candidates(current.names, config.transport).find((p) => !failed.has(p));
+    const tried = [...failed.keys()].sort();
+    if (next !== undefined) {
+      this.logger.warn(
+        { upstream: server, principal: current.principal, next, err: lastError },
+        `'${server}' could not connect with the secrets of principal '${current.principal}'; its lists are read with those of '${next}' instead`,
+      );
+    } else {
+      this.logger.warn(
+        { upstream: server, principal: current.principal, tried, err: lastError },
+        `'${server}' could not connect with the secrets of principal '${current.principal}', and no other principal's are left to try ` +
+          `(tried: ${tried.join(', ')}); it stays down until one's secrets are set again`,
+      );
+    }
+    return next !== undefined;
+  }
+
+  /** The list-reading connection of `server`, running `config`, connected: a later loss is no failure of its secrets. */
+  discoveryConnected(server: string, config: ServerConfig): void {
+    const current = this.discovery.get(server);
+    if (current && current.config === config) current.connected = true;
+  }
+
+  /** Per server, the principals whose secrets its list-reading connection failed with, sorted. */
+  discoveryFailures(): ReadonlyMap<string, readonly string[]> {
+    const out = new Map<string, readonly string[]>();
+    for (const [server, failed] of this.failed) if (failed.size > 0) out.set(server, [...failed.keys()].sort());
+    return out;
+  }
+
+  /** A reloaded config: every principal's secrets are tried again. */
+  forgetDiscoveryFailures(): void {
+    this.failed.clear();
+  }
+
+  /**
+   * The principals who have every secret `names`, by name, with values that can be read (one
+   * set with a lost key cannot) and carried where they go (no NUL byte; no line break in a header).
+   */
+  private candidates(names: readonly string[], transport: ServerConfig['transport']): string[] {
+    const inHeader = transport !== 'stdio';
+    return this.source.principalsWith([...names]).filter((p) => {
+      const values = this.valuesFor(p);
+      return names.every((n) => values[n] !== undefined && secretValueProblem(values[n], inHeader) === undefined);
+    });
+  }
+
+  /** The failures of `server` that still hold: those of principals whose secrets are still those that failed. */
+  private failedFor(server: string, names: readonly string[], candidates: readonly string[]): ReadonlyMap<string, string> {
+    const failed = this.failed.get(server);
+    if (!failed) return new Map();
+    for (const [principal, digest] of failed) {
+      if (!candidates.includes(principal) || this.digest(principal, names) !== digest) failed.delete(principal);
+    }
+    if (failed.size === 0) this.failed.delete(server);
+    return failed;
+  }
+
+  /** Tells whether a principal's secrets changed, without keeping them. */
+  private digest(principal: string, names: readonly string[]): string {
+    const values = this.valuesFor(principal);
+    return createHash('sha256').update(JSON.stringify(names.map((n) => values[n] ?? null))).digest('hex');
   }
 
   /** The enabled per-principal servers that are not started because no principal has their secrets yet. */
@@ -125,18 +230,30 @@ export class PrincipalSecrets implements SecretValues {
   }
 }
 
-const NONE: readonly string[] = [];
-
-/** Whether these values fill every secret the server needs, each with a value it can carry. */
-function usable(server: ServerConfig, values: Readonly<Record<string, string>>): boolean {
-  try {
-    withSecrets(server, values);
-    return true;
-  } catch (err) {
-    if (err instanceof MissingSecretsError || err instanceof UnusableSecretError) return false;
-    throw err;
-  }
+/**
+ * Tells `secrets` how the registry's connections fare, which for a per-principal server is
+ * its list-reading one: `chooseAgain` (apply the config again) when one failed to connect
+ * with a principal's secrets and another principal's are left to try.
+ */
+export function reportDiscoveryConnects(
+  registry: Pick<UpstreamRegistry, 'addListener' | 'get'>,
+  secrets: PrincipalSecrets,
+  chooseAgain: () => void,
+): () => void {
+  return registry.addListener({
+    stateChanged: (server, state, previous) => {
+      const connection = registry.get(server);
+      if (!connection) return;
+      if (state === 'ready') secrets.discoveryConnected(server, connection.config);
+      // Out of the connection's own state change: the new choice stops and replaces it.
+      else if (state === 'down' && previous === 'connecting' && secrets.discoveryConnectFailed(server, connection.config, connection.status().lastError)) {
+        queueMicrotask(chooseAgain);
+      }
+    },
+  });
 }
+
+const NONE: readonly string[] = [];
 
 /** The cached entry, moved to the newest end of the map's order (which keepBounded evicts from the other end). */
 function recentlyUsed<V>(cache: Map<string, V>, principal: string): V | undefined {
@@ -151,6 +268,15 @@ function recentlyUsed<V>(cache: Map<string, V>, principal: string): V | undefine
 function keepBounded<V>(cache: Map<string, V>, principal: string, value: V): void {
   if (cache.size >= MAX_CACHED_PRINCIPALS) cache.delete(cache.keys().next().value!);
   cache.set(principal, value);
+}
+
+interface Discovery {
+  principal: string;
+  /** The server's config with the principal's secrets, as the registry was handed it. */
+  config: ServerConfig;
+  names: readonly string[];
+  /** Connected with these secrets at least once. */
+  connected: boolean;
 }
 
 export interface WaitingForSecrets {

@@ -24,6 +24,8 @@ export interface UpstreamHealthSources {
   /** Every principal's and session's own connection. */
   owned(): Iterable<{ server: string; connection: UpstreamConnection }>;
   waiting: ReadonlyMap<string, WaitingForSecrets>;
+  /** Per per-principal server, the principals whose secrets its list-reading connection failed to connect with. */
+  tried?: ReadonlyMap<string, readonly string[]>;
 }
 
 /**
@@ -56,7 +58,13 @@ export function upstreamHealth(servers: readonly ServerConfig[], sources: Upstre
       const connection = sources.shared(server.name);
       // Between the stop and the start of a restart (a reload that changed the server).
       if (!connection) return { name: server.name, transport: server.transport, isolation: server.isolation, state: 'connecting', reconnectAttempts: 0, ...owned };
-      return { ...connection.status(), isolation: server.isolation, ...owned };
+      const status = connection.status();
+      // Down after every principal's secrets failed: whose they were.
+      const tried = sources.tried?.get(server.name);
+      if (tried && !connection.isAvailable && status.lastError !== undefined) {
+        status.lastError = `${status.lastError} (tried the secrets of ${tried.join(', ')})`;
+      }
+      return { ...status, isolation: server.isolation, ...owned };
     });
 }
 

@@ -40,8 +40,8 @@ export class UnusableSecretError extends Error {
   }
 }
 
-/** Why a value cannot fill a stdio server's env or a remote one's headers, if it cannot. */
-function unusableBecause(value: string, inHeader: boolean): string | undefined {
+/** Why a value cannot fill a stdio server's env (`inHeader` false) or a remote one's headers, if it cannot. */
+export function secretValueProblem(value: string, inHeader: boolean): string | undefined {
   if (value.includes('\u0000')) return `holds a NUL byte, which no ${inHeader ? 'HTTP header' : 'environment variable'} can carry`;
   if (inHeader && /[\r\n]/.test(value)) return 'holds a line break, which no HTTP header can carry';
   return undefined;
@@ -64,7 +64,7 @@ export function withSecrets(server: ServerConfig, values: Readonly<Record<string
   const missing = names.filter((name) => values[name] === undefined);
   if (missing.length > 0) throw new MissingSecretsError(server.name, missing);
   for (const name of names) {
-    const why = unusableBecause(values[name], server.transport !== 'stdio');
+    const why = secretValueProblem(values[name], server.transport !== 'stdio');
     if (why) throw new UnusableSecretError(server.name, name, why);
   }
   const fill = (text: string) => text.replace(MARKER, (_m, name: string) => values[name]);

@@ -7,7 +7,7 @@ export { ConfigWatcher, FileWatcher, type ConfigChange, type ConfigWatcherOption
 export { parseConfigText, readConfigBytes } from './config.parse.js';
 export { formatPath } from './config.errors.js';
 export { deepEqual, diffServers, pinnedRootsChanged, restartNeeded, sameConnection, type ServerDiff } from './config.diff.js';
-export { MissingSecretsError, UnusableSecretError, secretNamesOf, withSecrets } from './config.secrets.js';
+export { MissingSecretsError, UnusableSecretError, secretNamesOf, secretValueProblem, withSecrets } from './config.secrets.js';
 export { unsafeListenReason } from './config.rules.js';
 export { servingChainFor } from './config.chain.js';
 export { commandLineDir, commandLinePath } from './config.command-line.js';
