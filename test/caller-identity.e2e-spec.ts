@@ -112,6 +112,9 @@ describe('an API key and a token with the same name are two callers', () => {
     const bare = runCli(['secrets', 'set', '--config', configPath, '--principal', 'idp-user-7f3a', 'FIXTURE_TOKEN'], { input: 'x\n' });
     expect(bare.stderr).toContain("note: no API key is named 'idp-user-7f3a'");
     expect(bare.stderr).toContain('a token user is jwt:idp-user-7f3a');
+    // A key's name in another case serves no key: the command names the key most likely meant.
+    const cased = runCli(['secrets', 'set', '--config', configPath, '--principal', 'ALICE', 'OTHER_TOKEN'], { input: 'x\n' });
+    expect(cased.stderr).toContain("note: no API key is named 'ALICE' (did you mean alice?)");
   });
 
   it('a token user with the longest principal claim a token may carry can be given secrets (jwt:NAME) and gets them', async () => {

@@ -1,4 +1,6 @@
 import { ApiKeyStore } from '@switchboard/auth';
+import { closestKey } from '@switchboard/config';
+import { foldCallerName } from '@switchboard/core';
 import { sqliteConnection } from '@switchboard/persistence';
 import type { DataSource } from 'typeorm';
 import {
@@ -46,8 +48,10 @@ async function set(args: string[], usage: string): Promise<number> {
   // A bare name is an API key's (docs/auth.md#callers-by-name); one that names no key is most
   // likely meant for a token or stdio user, whom it will not serve.
   if (!values.principal.includes(':') && !keys.some((k) => k.name === values.principal)) {
+    // A key whose name differs only in case (`ALICE` for `alice`): the secret serves no caller.
+    const meant = keys.find((k) => foldCallerName(k.name) === foldCallerName(values.principal))?.name ?? closestKey(values.principal, keys.map((k) => k.name));
     process.stderr.write(
-      `note: no API key is named '${values.principal}', and a bare name serves only that key; ` +
+      `note: no API key is named '${values.principal}'${meant ? ` (did you mean ${meant}?)` : ''}, and a bare name serves only that key; ` +
         `a token user is jwt:${values.principal}, a switchboard stdio user stdio:${values.principal}` +
         (values.principal === 'anonymous' ? ', and the loopback user (auth.mode: none) loopback:anonymous' : '') +
         '\n',
