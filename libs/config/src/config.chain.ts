@@ -15,7 +15,7 @@ type Env = Readonly<Record<string, string | undefined>>;
 /** Why `file` may not be served under the chain in `env`, or undefined when it may. */
 export function servingLoopProblem(file: string, env: Env): string | undefined {
   const chain = (env[SERVING_CHAIN_VARIABLE] ?? '').split(delimiter).filter((entry) => entry !== '');
-  if (!chain.includes(canonical(file))) return undefined;
+  if (!chain.includes(canonicalPath(file))) return undefined;
   return (
     'lists Switchboard itself (switchboard stdio with this file) as an upstream, so each Switchboard would start ' +
     "another; remove that entry: a host's own file lists Switchboard, the file Switchboard reads lists the servers"
@@ -25,12 +25,12 @@ export function servingLoopProblem(file: string, env: Env): string | undefined {
 /** The variable a Switchboard serving `file` gives its stdio upstreams. */
 export function servingChainFor(file: string, env: Env = process.env): Record<string, string> {
   const above = env[SERVING_CHAIN_VARIABLE];
-  const chain = above ? `${above}${delimiter}${canonical(file)}` : canonical(file);
+  const chain = above ? `${above}${delimiter}${canonicalPath(file)}` : canonicalPath(file);
   return { [SERVING_CHAIN_VARIABLE]: chain };
 }
 
 /** Through symlinks, so the same file named two ways is still the same file. */
-function canonical(file: string): string {
+export function canonicalPath(file: string): string {
   try {
     return realpathSync(file);
   } catch {

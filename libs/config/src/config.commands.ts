@@ -1,5 +1,5 @@
-import { realpathSync } from 'node:fs';
 import { basename, dirname, isAbsolute, resolve } from 'node:path';
+import { canonicalPath } from './config.chain.js';
 import { formatPath } from './config.errors.js';
 import { isRecord } from './config.expand.js';
 import type { RuleProblem } from './config.rules.js';
@@ -47,18 +47,10 @@ function servesThisFile(command: string, args: readonly string[], file: string):
   if (!given) return false;
   // A relative path is the host's working directory's, unknown here; the config's own is the likeliest.
   const path = isAbsolute(given) ? given : resolve(dirname(file), given);
-  return canonical(path) === canonical(file);
+  return canonicalPath(path) === canonicalPath(file);
 }
 
 /** `switchboard`, `/opt/switchboard/bin/switchboard.js`, `switchboard@1.2.0`: the program, not a path that merely has the word in it. */
 function namesSwitchboard(word: string): boolean {
   return /^switchboard(?:\.[cm]?js|@.*)?$/i.test(basename(word));
-}
-
-function canonical(path: string): string {
-  try {
-    return realpathSync(path);
-  } catch {
-    return resolve(path);
-  }
 }
