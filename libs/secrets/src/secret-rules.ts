@@ -36,6 +36,8 @@ export function checkPrincipal(principal: string): string {
 /** The value itself never goes into the message. */
 export function checkSecretValue(name: string, value: string): void {
   if (value.length === 0) throw invalid(`the value of ${name} must not be empty`);
+  // No server could use it (spawn and HTTP refuse it, with an error quoting the value).
+  if (value.includes('\u0000')) throw invalid(`the value of ${name} holds a NUL byte, which no environment variable or header can carry`);
   const bytes = Buffer.byteLength(value, 'utf8');
   if (bytes > MAX_SECRET_VALUE_BYTES) throw invalid(`the value of ${name} is ${bytes} bytes; at most ${MAX_SECRET_VALUE_BYTES} are allowed`);
 }
