@@ -88,19 +88,17 @@ export class InboxController {
       res.writeHead(204).end();
       return;
     }
-    if (refusal.othersQuestion) {
-      // Someone tried to answer a question that is not theirs (its id leaked, or was guessed):
-      // a refusal the log records, though the caller is told only what an unknown id gets.
-      const whose = refusal.othersQuestion.principal ?? 'no caller (of unknown cause)';
+    // Someone answering a question that is not theirs (its id leaked, or was guessed), or a
+    // caller its own call that someone else must approve: refusals the log records, though the
+    // first is told only what an unknown id gets.
+    const recorded = refusal.othersQuestion
+      ? { rule: 'inbox:not-yours' as const, reason: `an answer to a question of ${refusal.othersQuestion.principal ?? 'no caller (of unknown cause)'}'s, which this caller may not answer` }
+      : refusal.ownApproval
+        ? { rule: 'inbox:own-approval' as const, reason: `an answer to ${refusal.ownApproval.principal}'s own call, which someone else must approve` }
+        : undefined;
+    if (recorded) {
       const principal = { id: found.caller.principal.id, authMethod: found.caller.principal.authMethod };
-      this.options.onRefused?.({ ...httpRefusal(req, `an answer to a question of ${whose}'s, which this caller may not answer`), decision: 'denied', rule: 'inbox:not-yours', principal });
-    }
-    if (refusal.ownApproval) {
-      // A caller trying to approve (or decline) its own call, which its rule has someone else
-      // approve: the four-eyes check held, and an auditor wants to see that it was tried.
-      const principal = { id: found.caller.principal.id, authMethod: found.caller.principal.authMethod };
-      const reason = `an answer to ${refusal.ownApproval.principal}'s own call, which someone else must approve`;
-      this.options.onRefused?.({ ...httpRefusal(req, reason), decision: 'denied', rule: 'inbox:own-approval', principal });
+      this.options.onRefused?.({ ...httpRefusal(req, recorded.reason), decision: 'denied', rule: recorded.rule, principal });
     }
     const message = refusal.status === 400 ? 'the answer does not fit the question' : refusal.status === 404 ? 'no such pending question' : 'forbidden';
     sendError(res, refusal.status, message, refusal.problems);
