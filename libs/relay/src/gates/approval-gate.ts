@@ -69,6 +69,7 @@ export async function approved(ctx: RequestContext, services: RelayServices, cal
   };
   const approvers = ctx.audit.approvers;
   if (approvers) request.approvers = approvers;
+  const byApprover = approvers && `approval by someone else with ${approverWords(approvers)} (rule '${rule}')`;
   // With approvers, the caller's own host is no place to ask: its user is the caller.
   const onHost = !approvers && hostCanAnswer(ctx.session, 'elicitation/create', { mode: 'form' });
   const inbox = config.relay.inbox ? services.inbox : undefined;
@@ -76,16 +77,14 @@ export async function approved(ctx: RequestContext, services: RelayServices, cal
     // Say which of the two it is: with relay.inbox on, the process serves no inbox page
     // (switchboard stdio), and turning the setting on would change nothing.
     const noInbox = config.relay.inbox ? 'this process serves no inbox (switchboard stdio has no web page; the HTTP daemon serves /admin/inbox)' : 'the inbox is off (relay.inbox: false)';
-    const needs = approvers
-      ? `needs approval by someone else with ${approverWords(approvers)} (rule '${rule}') in the inbox, but`
-      : "needs a human's approval, but the host cannot show a form (elicitation) and";
+    const needs = byApprover ? `needs ${byApprover} in the inbox, but` : "needs a human's approval, but the host cannot show a form (elicitation) and";
     return refuse(ctx, services, asked, 'unavailable', `The call to ${call.tool} ${needs} ${noInbox}`);
   }
-  if (approvers && config.auth.mode !== 'required') {
+  if (byApprover && config.auth.mode !== 'required') {
     // Every caller is the one anonymous local principal, so the only one who could answer is
     // the caller: refused now, not after approvals.timeoutMs of waiting for nobody.
     const why = `this daemon tells no callers apart (auth.mode: ${config.auth.mode}): nobody but the caller could answer`;
-    return refuse(ctx, services, asked, 'unavailable', `The call to ${call.tool} needs approval by someone else with ${approverWords(approvers)} (rule '${rule}'), but ${why}`);
+    return refuse(ctx, services, asked, 'unavailable', `The call to ${call.tool} needs ${byApprover}, but ${why}`);
   }
   const via = onHost ? 'host' : 'inbox';
   const where = onHost ? 'on this host' : approvers ? `in the inbox at /admin/inbox, by someone with ${approverWords(approvers)}` : 'in the inbox at /admin/inbox';
