@@ -12,7 +12,7 @@ import { TaskCalls, runsToolTasks } from './task-calls.js';
 import { RelayedTasks } from './relayed-tasks.js';
 import { UpstreamLists } from './upstream-lists.js';
 import { credentialsOf, redactFailure, redactUpstreamError, redactUpstreamText, type UpstreamRedactor } from './upstream-redaction.js';
-import { httpStatusOf, looksLikeLegacySse, type RemoteFlavour, type TransportFactory } from './transports/transport-factory.js';
+import { BothTransportsFailed, httpStatusOf, looksLikeLegacySse, type RemoteFlavour, type TransportFactory } from './transports/transport-factory.js';
 import { ContentTypeError } from './transports/http-status-error.js';
 import { closeDetail, type UpstreamTransport } from './transports/upstream-transport.js';
 import type {
@@ -316,10 +316,8 @@ export class UpstreamConnection {
       try {
         await this.openSession('sse');
       } catch (sseErr) {
-        // Both failed: most often a wrong path, which the Streamable HTTP answer shows best.
-        // The fallback's error alone ("SSE error: ...") misleads whoever configured `type: http`.
         if (this.stopped) throw sseErr;
-        throw new Error(`Streamable HTTP: ${failureText(err)}; then legacy HTTP+SSE: ${failureText(sseErr)}`);
+        throw new BothTransportsFailed(err, sseErr);
       }
       this.flavour = 'sse';
     }
@@ -422,9 +420,4 @@ export class UpstreamConnection {
     else this.log.info({ state: next, previous }, 'upstream state');
     this.deps.listener.stateChanged?.(this.name, next, previous);
   }
-}
-
-/** An error's message, for one that names two (redacted whole by redactFailure). */
-function failureText(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }

@@ -1,7 +1,9 @@
 import { McpError } from '@switchboard/core';
 import type { ServerConfig } from '@switchboard/config';
 import { describe, expect, it } from 'vitest';
-import { credentialsOf, redactUpstreamError, type UpstreamRedactor } from './upstream-redaction.js';
+import { HttpStatusError } from './transports/http-status-error.js';
+import { BothTransportsFailed } from './transports/transport-factory.js';
+import { credentialsOf, redactFailure, redactUpstreamError, type UpstreamRedactor } from './upstream-redaction.js';
 
 /**
  * The audit log's redactor lives in a lib this one does not depend on (the e2e test in
@@ -44,5 +46,18 @@ describe('redactUpstreamError', () => {
   it('returns the error itself when nothing in it is secret', () => {
     const err = new McpError(-32602, 'Unknown tool: x');
     expect(redactUpstreamError(err, ['k3y-0f-n0-shape'], redactor)).toBe(err);
+  });
+});
+
+describe('redactFailure of an HTTP upstream both transports refused', () => {
+  it("words each part as its own failure: the upstream's text redacted, the gateway's advice kept", () => {
+    // As the audit rules do, this one hides a bearer credential; the advice quotes one as config.
+    const hidesBearer: UpstreamRedactor = { ...redactor, redactText: (text) => text.replace(/Bearer \S+/g, 'Bearer [REDACTED]') };
+    const streamable = new HttpStatusError(404, 'Not Found', 'no route for Bearer abc123', 'give a token in headers (Authorization: "Bearer ${env:NAME}")');
+    const text = redactFailure(new BothTransportsFailed(streamable, new Error('SSE error: Non-200 status code (404)')), [], hidesBearer);
+    expect(text).toBe(
+      'Streamable HTTP: upstream answered HTTP 404 Not Found: no route for Bearer [REDACTED]; give a token in headers (Authorization: "Bearer ${env:NAME}"); ' +
+        'then legacy HTTP+SSE: SSE error: Non-200 status code (404)',
+    );
   });
 });

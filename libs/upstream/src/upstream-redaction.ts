@@ -1,6 +1,7 @@
 import { McpError } from '@switchboard/core';
 import type { ServerConfig } from '@switchboard/config';
 import { HttpStatusError } from './transports/http-status-error.js';
+import { BothTransportsFailed } from './transports/transport-factory.js';
 
 /**
  * What hides secrets in text (the audit log's rules, passed in by the app: this lib does not
@@ -64,6 +65,9 @@ export function redactUpstreamText(text: string, credentials: readonly string[],
  */
 export function redactFailure(err: unknown, credentials: readonly string[], redactor: UpstreamRedactor | undefined): string {
   if (err instanceof HttpStatusError && err.hint) return `${redactUpstreamText(err.upstreamText, credentials, redactor)}; ${err.hint}`;
+  if (err instanceof BothTransportsFailed) {
+    return `Streamable HTTP: ${redactFailure(err.streamable, credentials, redactor)}; then legacy HTTP+SSE: ${redactFailure(err.legacySse, credentials, redactor)}`;
+  }
   return redactUpstreamText(err instanceof Error ? err.message : String(err), credentials, redactor);
 }
 

@@ -64,6 +64,22 @@ function sseTransport({ SSEClientTransport }: ClientSdk, config: RemoteServerCon
 }
 
 /**
+ * Both transports of a `type: http` upstream failed: most often a wrong path, which the
+ * Streamable HTTP answer shows best; the fallback's error alone ("SSE error: ...") misleads
+ * whoever configured `type: http`. redactFailure words it from both, each redacted as its own.
+ */
+export class BothTransportsFailed extends Error {
+  constructor(
+    readonly streamable: unknown,
+    readonly legacySse: unknown,
+  ) {
+    super(`Streamable HTTP: ${messageOf(streamable)}; then legacy HTTP+SSE: ${messageOf(legacySse)}`);
+  }
+}
+
+const messageOf = (err: unknown) => (err instanceof Error ? err.message : String(err));
+
+/**
  * True when a Streamable HTTP initialize failed in the way the spec says means "this is an
  * old HTTP+SSE server": an HTTP 4xx status on the POST (typically 404 or 405).
  */
