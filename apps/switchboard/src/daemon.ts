@@ -87,7 +87,10 @@ async function startDaemon(config: GatewayConfig, fromFile: FileSettings, logger
     onRefused,
     authenticate: (req) => authenticator.authenticate(req),
     credentialLapse: (principal) => authenticator.credentialLapse(principal),
-    onCredentialLapse: auditStore.log && ((ended) => auditStore.log!.recordCredentialLapse(ended)),
+    onCredentialLapse: (ended) => {
+      auditStore.log?.recordCredentialLapse(ended);
+      runtime.credentialLapsed(ended.principal);
+    },
   };
   const streamable = new StreamableHttpService(deps);
   streamable.startIdleSweep();

@@ -1,6 +1,7 @@
 import type { AuditLog } from '@switchboard/audit';
 import { CatalogStore } from '@switchboard/catalog';
 import { pinnedRootsChanged, type FileWatcher, type GatewayConfig } from '@switchboard/config';
+import { callerName, type CallerIdentity } from '@switchboard/core';
 import { Inbox } from '@switchboard/inbox';
 import type { Logger } from '@switchboard/observability';
 import type { SqliteConnection } from '@switchboard/persistence';
@@ -159,6 +160,20 @@ export class GatewayRuntime {
     for (const connection of [...this.registry.all(), ...owned]) {
       if (names.has(connection.name) && connection.isAvailable) void connection.notify('notifications/roots/list_changed');
     }
+  }
+
+  /**
+   * A session was ended because its caller's credential no longer holds (a key revoked, a
+   * rotation's overlap over). Once no session of that name is left, the name's own upstream
+   * connections close, so a process holding its secrets does not wait out the idle timeout.
+   * A name with a session still open (another key of the name: a rotation's successor)
+   * keeps them: it is the same principal, and its connection serves it.
+   */
+  credentialLapsed(principal: CallerIdentity): void {
+    const name = callerName(principal);
+    for (const session of this.sessions.all()) if (callerName(session.principal) === name) return;
+    const closed = this.principalConnections.release(name);
+    if (closed > 0) this.logger.info({ principal: name, connections: closed }, 'closed its own upstream connections: its credential no longer holds and it has no session left');
   }
 
   /** Every enabled upstream with its state, for /readyz (upstream-health.ts). */

@@ -187,6 +187,16 @@ export class OwnedConnections {
     await Promise.all(theirs.map(([, entry]) => entry.connection.stop()));
   }
 
+  /**
+   * The owner will make no more requests (its credential no longer holds): its connections
+   * close now, or once what is in flight on them has ended. Returns how many there were.
+   */
+  release(owner: string): number {
+    const theirs = [...this.entries.values()].filter((entry) => entry.owner === owner);
+    for (const entry of theirs) this.retire(entry);
+    return theirs.length;
+  }
+
   async stopAll(): Promise<void> {
     this.stopping = true;
     clearInterval(this.sweeper);

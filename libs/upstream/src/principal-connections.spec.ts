@@ -139,6 +139,19 @@ describe('PrincipalConnections', () => {
     expect(await connection.request('tools/call', {})).toEqual({ authorization: 'Bearer fixed' });
   });
 
+  it("releases an owner's connections (its credential no longer holds), and no one else's", async () => {
+    make();
+    secrets.alice = { TOKEN: 'a-1' };
+    secrets.bob = { TOKEN: 'b-1' };
+    const [a, b] = [await pool.connectionFor(server, 'alice'), await pool.connectionFor(server, 'bob')];
+    expect(pool.release('alice')).toBe(1);
+    await vi.waitFor(() => expect(a.state).toBe('stopped'));
+    expect(b.state).not.toBe('stopped');
+    expect([...pool.all()].map((c) => c.owner)).toEqual(['bob']);
+    expect(pool.release('alice')).toBe(0);
+    expect(await pool.connectionFor(server, 'alice')).not.toBe(a);
+  });
+
   it('closes idle connections, and the least recently used one at the cap', async () => {
     make({ idleMs: 50, sweepEveryMs: 20, maxPerServer: 2 });
     for (const p of ['a', 'b', 'c']) secrets[p] = { TOKEN: p };
