@@ -95,6 +95,34 @@ describe('rate limits', () => {
     await Promise.all(hosts.map((h) => h.close()));
   });
 
+  it("per-principal concurrency: a caller's call beyond its own cap is refused and audited, though the upstream has room; served once its call ends", async () => {
+    const dir = tempDir();
+    const daemon = await startDaemon(writeConfig({ rateLimits: { perPrincipalConcurrency: 1, upstreamConcurrency: 8 }, mcpServers: { fx: stdioFixture() } }, dir));
+    // With auth.mode none every loopback host is one caller; two of its sessions share the cap.
+    const [busy, again] = await Promise.all([0, 1].map(() => connectHost('streamable-http', { daemon })));
+    const slow = busy.client.callTool({ name: 'fx__slow', arguments: { ms: 3_000 } });
+    let slowSettled = false;
+    void slow.then(() => (slowSettled = true), () => (slowSettled = true));
+    const error = await eventually(
+      () => again.client.callTool({ name: 'fx__echo', arguments: { text: 'second' } }).then(() => undefined, (err: unknown) => err),
+      2_500,
+      "a call beyond the caller's cap to be refused",
+    );
+    expect(slowSettled).toBe(false);
+    expect(error).toBeInstanceOf(ProtocolError);
+    expect((error as ProtocolError).code).toBe(-31429);
+    expect((error as ProtocolError).message).toMatch(/you already have 1 call in flight to upstream 'fx'; retry in 250 ms$/);
+    expect((error as ProtocolError).data).toEqual({ retryAfterMs: 250 });
+    expect((await slow).isError ?? false).toBe(false);
+    await again.client.callTool({ name: 'fx__echo', arguments: { text: 'now' } });
+    const [limited] = await eventually(() => {
+      const rows = auditRows(join(dir, 'data'), `decision = 'limited'`);
+      return rows.length > 0 ? rows : undefined;
+    }, 10_000, 'the limited row');
+    expect(limited).toMatchObject({ method: 'tools/call', name: 'fx__echo', upstream: 'fx', rule: 'limit:principal-concurrency', principal: 'anonymous' });
+    await Promise.all([busy, again].map((h) => h.close()));
+  });
+
   it('a refused call starts no per-session upstream process: the limits are decided before the connection is opened', async () => {
     const dir = tempDir();
     // Each start of the server's process appends a line here, before the fixture runs.

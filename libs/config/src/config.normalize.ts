@@ -40,6 +40,7 @@ export function normalizeConfig(file: string, input: ConfigInput): GatewayConfig
       ...(input.rateLimits.perPrincipalServer && { perPrincipalServer: { ...input.rateLimits.perPrincipalServer } }),
       ...(input.rateLimits.perPrincipalTool && { perPrincipalTool: { ...input.rateLimits.perPrincipalTool } }),
       ...(input.rateLimits.upstreamConcurrency !== undefined && { upstreamConcurrency: input.rateLimits.upstreamConcurrency }),
+      ...(input.rateLimits.perPrincipalConcurrency !== undefined && { perPrincipalConcurrency: input.rateLimits.perPrincipalConcurrency }),
       sessionsPerPrincipal: input.rateLimits.sessionsPerPrincipal,
     },
     relay: { ...input.relay },

@@ -167,6 +167,9 @@ export const configInputSchema = z
           upstreamConcurrency: intIn(1, 100_000, 'must be an integer from 1 to 100000')
             .optional()
             .describe('Calls in flight per upstream, all principals together; more are refused.'),
+          perPrincipalConcurrency: intIn(1, 100_000, 'must be an integer from 1 to 100000')
+            .optional()
+            .describe("Calls in flight per principal and upstream, so one caller cannot take all of an upstream's upstreamConcurrency; more are refused."),
           sessionsPerPrincipal: intIn(1, 1_000_000, 'must be an integer from 1 to 1000000')
             .default(DEFAULT_SESSIONS_PER_PRINCIPAL)
             .describe("Streamable HTTP sessions one caller may hold, and as many HTTP+SSE sessions. At the limit a new initialize ends the caller's longest-idle Streamable HTTP session, or is refused (429) when every one is busy; a new /sse stream is refused (429)."),

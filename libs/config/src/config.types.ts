@@ -152,6 +152,8 @@ export interface RateLimitsConfig {
   perPrincipalTool?: BucketConfig;
   /** Calls in flight per upstream, across all principals. */
   upstreamConcurrency?: number;
+  /** Calls in flight per principal and upstream: one caller cannot take all of upstreamConcurrency. */
+  perPrincipalConcurrency?: number;
   /** Streamable HTTP sessions one caller may hold at once (1000 unless set). */
   sessionsPerPrincipal: number;
 }

@@ -76,6 +76,31 @@ describe('RequestLimiter', () => {
     if (second.ok) second.release();
   });
 
+  it("per-principal concurrency: one caller's calls in flight to an upstream, so it cannot take every slot", async () => {
+    const { l } = limiter({ upstreamConcurrency: 3, perPrincipalConcurrency: 2 });
+    const [a1, a2] = [await l.admit(call('a')), await l.admit(call('a'))];
+    const a3 = refused(await l.admit(call('a')));
+    expect(a3).toMatchObject({ rule: 'limit:principal-concurrency', retryAfterMs: 250, reason: "you already have 2 calls in flight to upstream 'gh'" });
+    // The refused call took no upstream slot: another caller gets the third.
+    const b = await l.admit(call('b'));
+    expect(b.ok).toBe(true);
+    expect(refused(await l.admit(call('c')))).toMatchObject({ rule: 'limit:upstream-concurrency' });
+    expect((await l.admit(call('a', 'fs__read', 'fs'))).ok).toBe(true); // another upstream counts apart
+    if (a1.ok) a1.release();
+    if (a1.ok) a1.release(); // twice is once
+    expect((await l.admit(call('a'))).ok).toBe(true);
+    expect(refused(await l.admit(call('a')))).toMatchObject({ rule: 'limit:principal-concurrency' });
+    for (const admitted of [a2, b]) if (admitted.ok) admitted.release();
+  });
+
+  it('per-principal concurrency refused: the buckets before it get their points back', async () => {
+    const { l } = limiter({ perPrincipal: { points: 2, durationSec: 60 }, perPrincipalConcurrency: 1 });
+    const first = await l.admit(call('a'));
+    expect(refused(await l.admit(call('a')))).toMatchObject({ rule: 'limit:principal-concurrency', reason: "you already have 1 call in flight to upstream 'gh'" });
+    if (first.ok) first.release();
+    expect((await l.admit(call('a'))).ok).toBe(true); // the refused call spent none of the 2 points
+  });
+
   it('names the limit in its reason, in the singular for one call', async () => {
     const { l } = limiter({ perPrincipalTool: { points: 1, durationSec: 60 }, perPrincipal: { points: 2, durationSec: 30 } });
     expect((await l.admit(call('a'))).ok).toBe(true);
@@ -108,6 +133,7 @@ describe('RequestLimiter.enabled', () => {
   it('is false until some limit is configured', () => {
     expect(limiter({}).l.enabled()).toBe(false);
     expect(limiter({ upstreamConcurrency: 4 }).l.enabled()).toBe(true);
+    expect(limiter({ perPrincipalConcurrency: 4 }).l.enabled()).toBe(true);
     expect(limiter({ perPrincipalTool: { points: 1, durationSec: 1 } }).l.enabled()).toBe(true);
   });
 });

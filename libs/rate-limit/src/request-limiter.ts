@@ -12,7 +12,12 @@ export interface LimitedRequest {
   name: string | null;
 }
 
-export type LimitRule = 'limit:principal' | 'limit:principal-server' | 'limit:principal-tool' | 'limit:upstream-concurrency';
+export type LimitRule =
+  | 'limit:principal'
+  | 'limit:principal-server'
+  | 'limit:principal-tool'
+  | 'limit:principal-concurrency'
+  | 'limit:upstream-concurrency';
 
 export type Admission =
   | { ok: true; release(): void }
@@ -23,14 +28,15 @@ const CONCURRENCY_RETRY_MS = 250;
 
 /**
  * The rate-limit gate (libs/relay/src/gates/rate-limited.ts runs it): token buckets per principal, per
- * principal and upstream, per principal and tool, and a cap on calls in flight per
- * upstream across all principals. Each bucket is optional (`rateLimits` in the config);
+ * principal and upstream, per principal and tool, and caps on calls in flight: per
+ * upstream across all principals, and per principal and upstream. Each bucket is optional (`rateLimits` in the config);
  * the settings in force are read at every request, so a reload applies to the next one.
  */
 /** The limits on requests (the session limit is the Streamable HTTP front's). */
 export type RequestLimits = Omit<RateLimitsConfig, 'sessionsPerPrincipal'>;
 
 export class RequestLimiter {
+  /** Calls in flight, per upstream and per caller and upstream (callerOnServer). */
   private readonly inFlight = new Map<string, number>();
 
   constructor(
@@ -45,7 +51,8 @@ export class RequestLimiter {
       limits.perPrincipal !== undefined ||
       limits.perPrincipalServer !== undefined ||
       limits.perPrincipalTool !== undefined ||
-      limits.upstreamConcurrency !== undefined
+      limits.upstreamConcurrency !== undefined ||
+      limits.perPrincipalConcurrency !== undefined
     );
   }
 
@@ -72,10 +79,44 @@ export class RequestLimiter {
       }
       taken.push([bucket, key]);
     }
-    const cap = limits.upstreamConcurrency;
-    const running = this.inFlight.get(request.server) ?? 0;
-    if (cap !== undefined && running >= cap) {
+    const refusal = this.overCap(request, limits);
+    if (refusal) {
       await Promise.all(taken.map(([b, k]) => this.store.giveBack(b, k)));
+      return refusal;
+    }
+    const counters = [request.server, callerOnServer(request)];
+    for (const counter of counters) this.inFlight.set(counter, (this.inFlight.get(counter) ?? 0) + 1);
+    let released = false;
+    return {
+      ok: true,
+      release: () => {
+        if (released) return;
+        released = true;
+        for (const counter of counters) {
+          const now = (this.inFlight.get(counter) ?? 1) - 1;
+          if (now > 0) this.inFlight.set(counter, now);
+          else this.inFlight.delete(counter);
+        }
+      },
+    };
+  }
+
+  /**
+   * The caller's own cap first: when it is what refuses, the caller learns that the calls
+   * holding the slots are its own.
+   */
+  private overCap(request: LimitedRequest, limits: RequestLimits): Admission | undefined {
+    const own = limits.perPrincipalConcurrency;
+    if (own !== undefined && (this.inFlight.get(callerOnServer(request)) ?? 0) >= own) {
+      return {
+        ok: false,
+        rule: 'limit:principal-concurrency',
+        retryAfterMs: CONCURRENCY_RETRY_MS,
+        reason: `you already have ${counted(own, 'call')} in flight to upstream '${request.server}'`,
+      };
+    }
+    const cap = limits.upstreamConcurrency;
+    if (cap !== undefined && (this.inFlight.get(request.server) ?? 0) >= cap) {
       return {
         ok: false,
         rule: 'limit:upstream-concurrency',
@@ -83,20 +124,12 @@ export class RequestLimiter {
         reason: `upstream '${request.server}' already has ${counted(cap, 'call')} in flight`,
       };
     }
-    this.inFlight.set(request.server, running + 1);
-    let released = false;
-    return {
-      ok: true,
-      release: () => {
-        if (released) return;
-        released = true;
-        const now = (this.inFlight.get(request.server) ?? 1) - 1;
-        if (now > 0) this.inFlight.set(request.server, now);
-        else this.inFlight.delete(request.server);
-      },
-    };
+    return undefined;
   }
 }
+
+/** The in-flight counter of one caller's calls to one upstream (a server's own is its name: no name holds a newline). */
+const callerOnServer = (request: LimitedRequest) => `${request.principal}\n${request.server}`;
 
 function spec(name: string, bucket: { points: number; durationSec: number } | undefined): BucketSpec | undefined {
   return bucket && { name, ...bucket };
