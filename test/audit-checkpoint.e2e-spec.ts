@@ -159,9 +159,9 @@ describe('switchboard audit checkpoint and verify --checkpoint', () => {
 
 describe('the daemon logs checkpoints (audit.checkpointEvery)', () => {
   /** A daemon with this checkpointEvery, after one call through it; its database file. */
-  async function daemonAfterACall(checkpointEvery: string) {
+  async function daemonAfterACall(checkpointEvery: string, format: 'auto' | 'text' = 'auto') {
     const dir = tempDir();
-    const configPath = writeConfig({ mcpServers: { fx: stdioFixture() }, log: { level: 'info' }, audit: { checkpointEvery } }, dir);
+    const configPath = writeConfig({ mcpServers: { fx: stdioFixture() }, log: { level: 'info', format }, audit: { checkpointEvery } }, dir);
     const daemon = await startDaemon(configPath);
     const host = await connectHost('streamable-http', { daemon });
     await host.client.callTool({ name: 'fx__echo', arguments: { text: 'checkpointed' } });
@@ -183,6 +183,23 @@ describe('the daemon logs checkpoints (audit.checkpointEvery)', () => {
     const r = cli(['audit', 'verify', '--checkpoint', log, '--config', configPath]);
     const count = logged().length;
     expect(r.stdout).toMatch(new RegExp(`\\ncheckpoints: the chain holds up to the newest checkpoint, row \\d+ written \\S+Z \\(${count} checkpoints? checked: ${count} match(es)? the log\\)\\n$`));
+    expect(r.code).toBe(0);
+  });
+
+  it('log.format text: the log is one readable line per entry, and verify reads the checkpoints in it', async () => {
+    const { dir, configPath, daemon, host, callRow, logged } = await daemonAfterACall('1s', 'text');
+    await eventually(() => logged().some((c) => c.id >= callRow), 30_000, 'a checkpoint naming the call row');
+    const lines = daemon.stderr().split('\n').filter(Boolean);
+    const entry = /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3} (TRACE|DEBUG|INFO |WARN |ERROR|FATAL) /;
+    // Every line is an entry, or the indented stack of an error's entry.
+    expect(lines.filter((line) => !entry.test(line) && !line.startsWith('    '))).toEqual([]);
+    expect(lines.find((line) => checkpointIn(line).checkpoint)).toMatch(/ INFO  audit: checkpoint switchboard-audit-checkpoint v1 id=\d+ /);
+    await host.close();
+    expect((await daemon.stop('SIGTERM')).code).toBe(0);
+    const log = join(dir, 'daemon.log');
+    writeFileSync(log, daemon.stderr());
+    const r = cli(['audit', 'verify', '--checkpoint', log, '--config', configPath]);
+    expect(r.stdout).toMatch(/\ncheckpoints: the chain holds up to the newest checkpoint, row \d+ written \S+Z \(\d+ checkpoints? checked: \d+ match(es)? the log\)\n$/);
     expect(r.code).toBe(0);
   });
 

@@ -41,7 +41,7 @@ export interface FileSettings {
  * drains and stops it with exit 0 whenever it comes, also during start-up (shutdown-signals.ts).
  */
 export async function runDaemon(config: GatewayConfig, fromFile: FileSettings, signals: ShutdownSignals): Promise<void> {
-  const logger = createLogger(config.log.level);
+  const logger = createLogger(config.log.level, config.log.format);
   signals.logTo(logger);
   try {
     await startDaemon(config, fromFile, logger, signals);

@@ -16,7 +16,7 @@ import { ShutdownSignals, uncommittedRowsNote } from './shutdown-signals.js';
  * while it stops exits 1 at once, as the daemon's does.
  */
 export async function runStdio(config: GatewayConfig, signals: ShutdownSignals): Promise<void> {
-  const logger = createLogger(config.log.level);
+  const logger = createLogger(config.log.level, config.log.format);
   // A host may end the server it launched at any moment, the instant it starts included
   // (the command line caught the signals before it read the config).
   signals.logTo(logger);

@@ -40,7 +40,7 @@ describe('loadConfig: formats', () => {
       lists: { maxItems: 10_000, maxBytes: 8_388_608 },
       timeouts: { connectMs: 10_000, requestMs: 60_000, maxRequestMs: 600_000, shutdownMs: 10_000, sessionIdleMs: 3_600_000 },
       security: { allowedHosts: [], allowedOrigins: [] },
-      log: { level: 'info' },
+      log: { level: 'info', format: 'auto' },
       auth: { mode: 'none', authorizationServers: [] },
       policy: {},
       rateLimits: { sessionsPerPrincipal: 1000 },

@@ -25,7 +25,7 @@ export function normalizeConfig(file: string, input: ConfigInput): GatewayConfig
     lists: { ...input.lists },
     timeouts: { ...requestTimeouts, shutdownMs, sessionIdleMs },
     security: { allowedHosts: [...input.security.allowedHosts], allowedOrigins: [...input.security.allowedOrigins] },
-    log: { level: input.log.level },
+    log: { level: input.log.level, format: input.log.format },
     auth: {
       mode: input.auth.mode,
       authorizationServers: [...input.auth.authorizationServers],

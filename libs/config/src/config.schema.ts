@@ -148,7 +148,15 @@ export const configInputSchema = z
           allowedOrigins: z.array(nonEmpty()).default([]).describe('Origin header values accepted from browsers.'),
         })
         .prefault({}),
-      log: z.strictObject({ level: z.enum(LOG_LEVEL_NAMES).default('info') }).prefault({}),
+      log: z
+        .strictObject({
+          level: z.enum(LOG_LEVEL_NAMES).default('info'),
+          format: z
+            .enum(['auto', 'json', 'text'])
+            .default('auto')
+            .describe('text: one readable line per entry; json: pino JSON lines (for log shippers); auto: text when stderr is a terminal, else json.'),
+        })
+        .prefault({}),
       auth: authSchema.prefault({}),
       policy: z
         .strictObject({

@@ -95,7 +95,7 @@ export interface GatewayConfig {
     /** Origin header values accepted; requests without Origin are not browser requests and pass. */
     allowedOrigins: string[];
   };
-  log: { level: 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal' | 'silent' };
+  log: { level: 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal' | 'silent'; format: 'auto' | 'json' | 'text' };
   auth: AuthConfig;
   policy: PolicyConfig;
   rateLimits: RateLimitsConfig;

@@ -24,10 +24,17 @@ export function checkpointLine(c: Checkpoint): string {
 
 /** Where the daemon's JSON log line puts one: its `msg`, which JSON escaping keeps whole. */
 const LOGGED = `"msg":"audit: checkpoint ${CHECKPOINT_TAG}`;
+/**
+ * The daemon's text log line (log.format text) of one, from the line's start: its time, its
+ * level, its message. The text format escapes line breaks in whatever it writes, so only the
+ * daemon starts a line; anywhere later in a line the text may be an upstream's.
+ */
+const LOGGED_AS_TEXT = new RegExp(`^\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d\\.\\d{3} INFO  audit: checkpoint (?=${CHECKPOINT_TAG})`);
 
 /**
  * The checkpoint in one line of text, read only where a checkpoint is written: at the line's
- * start (`audit checkpoint`'s output kept as it is) or as the daemon's log message. Anywhere
+ * start (`audit checkpoint`'s output kept as it is) or as the daemon's log message (JSON, or
+ * text from the line's start). Anywhere
  * else the text is not the daemon's: a stdio upstream's stderr and whatever a host sent it
  * reach the log inside other fields, and a forged checkpoint there would fail `verify` for
  * good (or, repeated, teach an operator to shrug at a failure). `unreadable` counts the tags
@@ -45,7 +52,8 @@ export function checkpointIn(text: string): { checkpoint?: Checkpoint; unreadabl
 /** The v1 checkpoint at the line's start or as the daemon's log message, if one is there and readable. */
 function readV1(text: string): Checkpoint | undefined {
   const logged = text.indexOf(LOGGED);
-  const start = text.startsWith(CHECKPOINT_TAG) ? 0 : logged === -1 ? -1 : logged + LOGGED.length - CHECKPOINT_TAG.length;
+  const asText = LOGGED_AS_TEXT.exec(text);
+  const start = text.startsWith(CHECKPOINT_TAG) ? 0 : asText ? asText[0].length : logged === -1 ? -1 : logged + LOGGED.length - CHECKPOINT_TAG.length;
   if (start === -1) return undefined;
   V1.lastIndex = start;
   const match = V1.exec(text);

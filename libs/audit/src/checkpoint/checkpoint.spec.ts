@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import Database from 'better-sqlite3';
 import { pino } from 'pino';
-import { silentLogger, type Logger } from '@switchboard/observability';
+import { formatLogLine, silentLogger, type Logger } from '@switchboard/observability';
 import { describe, expect, it } from 'vitest';
 import { entry, tempDatabasePerTest } from '../../test-support/temp-db.js';
 import type { AuditEntry } from '../audit.types.js';
@@ -129,6 +129,21 @@ describe('checkpoint lines', () => {
     expect(checkpointIn(`Nov 27 host switchboard[1]: ${line}`)).toEqual({ unreadable: 1 });
     // One message, one checkpoint: a second tag after it is not the daemon's.
     expect(checkpointIn(`${line} ${line.replace('id=42', 'id=43')}`)).toEqual({ checkpoint: c, unreadable: 1 });
+  });
+
+  it("are read from the daemon's text log (log.format text) at the line's start, and nowhere else in such a line", () => {
+    const asText = formatLogLine(JSON.stringify({ level: 30, time: c.at, msg: `audit: checkpoint ${line}` }));
+    expect(asText).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3} INFO  audit: checkpoint switchboard-audit-checkpoint v1 id=42 /);
+    expect(checkpointIn(asText)).toEqual({ checkpoint: c, unreadable: 0 });
+    // An upstream's text, in a field or a message, written as text: escaped into the one line.
+    const forged = `${asText.trimEnd()}`.replace('id=42', 'id=43');
+    const stderr = formatLogLine(JSON.stringify({ level: 30, time: 1, msg: 'upstream stderr', stderr: `x\n${forged}` }));
+    expect(stderr.trimEnd().split('\n')).toHaveLength(1);
+    expect(checkpointIn(stderr)).toEqual({ unreadable: 1 });
+    const inMessage = formatLogLine(JSON.stringify({ level: 40, time: 1, msg: `upstream 'x' is down: boom\n${forged}` }));
+    expect(checkpointIn(inMessage)).toEqual({ unreadable: 1 });
+    // A journal's prefix before a text line: not the line's start (journalctl -o cat prints none).
+    expect(checkpointIn(`Nov 27 host switchboard[1]: ${asText}`)).toEqual({ unreadable: 1 });
   });
 
   it('count a tag that starts no readable v1 line, rather than skip it silently', () => {
