@@ -189,7 +189,7 @@ describe('approvals: a confirm rule holds the call until a human approves', () =
     expect(await call).toMatchObject({ code: -32014 });
   });
 
-  it("an approval the policy's change made stale is recorded with who approved it, how, and the policy it was asked under", async () => {
+  it("a policy change withdraws the approvals asked under the old one: the call is refused at once, an approver finds it gone, the row names the policy it was asked under", async () => {
     const { client } = await host(daemon, 'stale');
     clients.push(client);
     const call = echo(client, 'approved too late').then(() => undefined, failure);
@@ -198,8 +198,9 @@ describe('approvals: a confirm rule holds the call until a human approves', () =
     let before = reloads();
     writeFileSync(policyFile, `${POLICY}    - { id: unrelated, deny: call, tool: "nothing__here" }\n`);
     await eventually(() => reloads() > before, 10_000, 'the policy changed');
-    expect(await answerItem(daemon, item.id, { action: 'approve' })).toMatchObject({ status: 204 });
-    expect(await call).toMatchObject({ code: -32014, message: expect.stringContaining('The policy changed') });
+    // Refused without anyone's answer: the approval asked for is not the one the new policy would ask.
+    expect(await call).toMatchObject({ code: -32014, message: "The policy changed while the call to fix__echo waited for approval; call it again" });
+    expect(await answerItem(daemon, item.id, { action: 'approve' })).toMatchObject({ status: 404 });
     before = reloads();
     writeFileSync(policyFile, POLICY);
     await eventually(() => reloads() > before, 10_000, 'the policy put back');
@@ -207,7 +208,8 @@ describe('approvals: a confirm rule holds the call until a human approves', () =
     const [stale] = auditRows(dataDir, "client_name = 'stale' AND method = 'switchboard/approval'");
     expect(stale).toMatchObject({ decision: 'denied', rule: 'approval:stale-policy', error_code: -32014 });
     const details = JSON.parse(String(stale.arguments)) as Record<string, unknown>;
-    expect(details).toMatchObject({ via: 'inbox', answeredBy: 'loopback:anonymous' });
+    expect(details).toMatchObject({ via: 'inbox' });
+    expect(details).not.toHaveProperty('answeredBy');
     // Asked under the policy the earlier approvals were given under, not the one it met.
     const [earlier] = auditRows(dataDir, "client_name = 'formless' AND method = 'switchboard/approval'");
     expect(details.policy).toBe((JSON.parse(String(earlier.arguments)) as Record<string, unknown>).policy);

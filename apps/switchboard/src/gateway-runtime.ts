@@ -78,8 +78,13 @@ export class GatewayRuntime {
       );
       watchToolPins(this.pins, this.catalog, logger);
     }
-    // Hosts list again after a policy reload: what each may see can have changed.
-    ({ engine: this.policy, watcher: this.policyWatcher, loadedBytes: this.policyBytes } = openPolicy(config, logger, () => this.fanout.listsChanged()));
+    // Hosts list again after a policy reload: what each may see can have changed. Approvals
+    // waiting in the inbox were asked under the old policy, which no longer decides.
+    ({ engine: this.policy, watcher: this.policyWatcher, loadedBytes: this.policyBytes } = openPolicy(config, logger, () => {
+      this.fanout.listsChanged();
+      const withdrawn = this.inbox?.withdrawStale(this.policy.digest) ?? 0;
+      if (withdrawn > 0) logger.info({ withdrawn }, 'withdrew the approvals waiting in the inbox: they were asked under the previous policy');
+    }));
     this.secrets = new PrincipalSecrets(
       database ? new PrincipalSecretStore(database, loadSecretsKey(config.dataDir)) : NO_SECRETS,
       logger,

@@ -35,6 +35,8 @@ export interface ApprovalQuestion {
   approvers?: readonly string[];
   /** The durations (ms) the approver may choose to remember the approval for; empty: no choice. */
   rememberChoicesMs: number[];
+  /** The digest of the policy it was asked under: a reload to another withdraws it (withdrawStale). */
+  policyDigest?: string;
 }
 
 /** What is asked, of whom, and for how long. */
@@ -66,7 +68,9 @@ export type InboxOutcome =
   /** Nobody answered in time. */
   | { action: 'expired' }
   /** The asker stopped waiting (its request was cancelled or timed out) or the daemon is stopping. */
-  | { action: 'withdrawn' };
+  | { action: 'withdrawn' }
+  /** An approval asked under a policy no longer in force: the new one may ask otherwise, or not at all. */
+  | { action: 'stale' };
 
 /** Who is looking at the inbox: admins see and answer everything, others what concerns them. */
 export interface InboxViewer {

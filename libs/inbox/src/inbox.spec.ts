@@ -105,6 +105,38 @@ describe('Inbox', () => {
   });
 });
 
+describe('a policy change', () => {
+  const approval = (policyDigest: string): InboxQuestion => ({
+    kind: 'approval',
+    tool: 'fs__delete',
+    arguments: {},
+    rule: 'ops#1',
+    policyDigest,
+    rememberChoicesMs: [],
+    server: 'fs',
+    principal: 'alice',
+    timeoutMs: 60_000,
+  });
+
+  it('withdraws the approvals asked under another policy as stale, and leaves the rest', async () => {
+    const inbox = new Inbox();
+    const removed: unknown[] = [];
+    inbox.onChange((e) => e.type === 'removed' && removed.push(e));
+    const old = inbox.ask(approval('p1'));
+    const current = inbox.ask(approval('p2'));
+    const question = inbox.ask(form);
+    const [oldItem] = inbox.visibleTo(alice);
+    expect(inbox.withdrawStale('p2')).toBe(1);
+    await expect(old).resolves.toEqual({ action: 'stale' });
+    expect(removed).toEqual([{ type: 'removed', id: oldItem.id, principal: 'alice', outcome: 'stale' }]);
+    // An approver who answers it now finds it gone.
+    expect(inbox.answer(oldItem.id, alice, { action: 'approve' })?.status).toBe(404);
+    expect(inbox.visibleTo(alice).map((i) => i.kind)).toEqual(['approval', 'elicitation']);
+    inbox.withdrawAll();
+    await Promise.all([current, question]);
+  });
+});
+
 describe('an approval whose rule names approvers', () => {
   const deploy: InboxQuestion = {
     kind: 'approval',

@@ -122,6 +122,17 @@ export class Inbox {
     return () => this.listeners.delete(listener);
   }
 
+  /**
+   * The policy changed: every approval asked under another one ends now as `stale` (its call
+   * is refused and asked again under the new policy), rather than wait for an answer that
+   * could no longer let the call through. Returns how many.
+   */
+  withdrawStale(policyDigest: string): number {
+    const stale = [...this.pending.values()].filter(({ item }) => item.kind === 'approval' && item.policyDigest !== undefined && item.policyDigest !== policyDigest);
+    for (const p of stale) p.settle({ action: 'stale' });
+    return stale.length;
+  }
+
   /** At shutdown: every asker gets `withdrawn` at once instead of waiting out its deadline. */
   withdrawAll(): void {
     for (const p of [...this.pending.values()]) p.settle({ action: 'withdrawn' });

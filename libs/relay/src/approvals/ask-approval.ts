@@ -21,6 +21,8 @@ export interface ApprovalRequest {
   approvers?: readonly string[];
   timeoutMs: number;
   rememberChoicesMs: number[];
+  /** The policy it is asked under: the inbox withdraws the question when another comes into force. */
+  policyDigest: string;
 }
 
 /** How the asking ended. */
@@ -29,6 +31,8 @@ export type ApprovalAnswer =
   | { action: 'decline'; answeredBy: string }
   | { action: 'expired' }
   | { action: 'withdrawn' }
+  /** The policy changed while the question waited in the inbox: nobody answered it. */
+  | { action: 'stale' }
   /** The host could not show the question (an error, or it went away); nobody approved. */
   | { action: 'failed'; reason: string };
 
@@ -81,6 +85,7 @@ export async function askInbox(ctx: RequestContext, inbox: Inbox, request: Appro
         rule: request.rule,
         ...(request.approvers && { approvers: request.approvers }),
         rememberChoicesMs: request.rememberChoicesMs,
+        policyDigest: request.policyDigest,
         server: request.server,
         principal: callerName(ctx.session.principal),
         timeoutMs: request.timeoutMs,
@@ -97,6 +102,7 @@ export async function askInbox(ctx: RequestContext, inbox: Inbox, request: Appro
       return { action: 'approve', rememberForMs: outcome.rememberForMs ?? 0, answeredBy: outcome.answeredBy };
     case 'expired':
     case 'withdrawn':
+    case 'stale':
       return { action: outcome.action };
     default:
       // decline, and answers an approval cannot take (the inbox refuses those before here).

@@ -66,6 +66,7 @@ export async function approved(ctx: RequestContext, services: RelayServices, cal
     rule,
     timeoutMs: config.approvals.timeoutMs,
     rememberChoicesMs: config.approvals.rememberMs,
+    policyDigest: binding.policyDigest,
   };
   const approvers = ctx.audit.approvers;
   if (approvers) request.approvers = approvers;
@@ -89,12 +90,13 @@ export async function approved(ctx: RequestContext, services: RelayServices, cal
   const via = onHost ? 'host' : 'inbox';
   const where = onHost ? 'on this host' : approvers ? `in the inbox at /admin/inbox, by someone with ${approverWords(approvers)}` : 'in the inbox at /admin/inbox';
   const answer = await keepingCallerInformed(ctx, `Waiting for approval (${where})`, () => (onHost ? askHost(ctx, request) : askInbox(ctx, inbox!, request)));
+  const stale = `The policy changed while the call to ${call.tool} waited for approval; call it again`;
   switch (answer.action) {
     case 'approve':
       if (policy.digest !== binding.policyDigest) {
-        // Someone approved it all the same: the row says who, and how.
-        const message = `The policy changed while the call to ${call.tool} waited for approval; call it again`;
-        return refuse(ctx, services, asked, 'stale-policy', message, answer.answeredBy, via);
+        // Approved on the host (the inbox withdraws its questions when the policy changes), or
+        // in the inbox in the moment of the change: the row says who approved, and how.
+        return refuse(ctx, services, asked, 'stale-policy', stale, answer.answeredBy, via);
       }
       book?.remember(binding, answer.rememberForMs);
       return record(ctx, services, asked, { via, rule: `approval:${via}`, answeredBy: answer.answeredBy, rememberForMs: answer.rememberForMs });
@@ -102,6 +104,9 @@ export async function approved(ctx: RequestContext, services: RelayServices, cal
       return refuse(ctx, services, asked, 'declined', `The call to ${call.tool} was declined by ${answer.answeredBy}`, answer.answeredBy, via);
     case 'expired':
       return refuse(ctx, services, asked, 'expired', `Nobody approved the call to ${call.tool} within ${durationWords(request.timeoutMs)}`, undefined, via);
+    case 'stale':
+      // The inbox withdrew the question when the policy changed; nobody answered it.
+      return refuse(ctx, services, asked, 'stale-policy', stale, undefined, via);
     case 'failed':
       return refuse(ctx, services, asked, 'failed', `The call to ${call.tool} could not be approved: ${answer.reason}`, undefined, via);
     case 'withdrawn': {

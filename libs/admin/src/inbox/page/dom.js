@@ -55,6 +55,7 @@ export function outcomeText(outcome, byThisPage) {
   if (answered) return byThisPage ? `${answered}; the answer was sent.` : `${answered} elsewhere.`;
   if (outcome === 'expired') return 'expired: nobody answered in time.';
   if (outcome === 'withdrawn') return 'withdrawn: the request that asked is over.';
+  if (outcome === 'stale') return 'withdrawn: the policy changed; the caller is told to call again.';
   return 'no longer pending (answered elsewhere, expired or withdrawn).';
 }
 
