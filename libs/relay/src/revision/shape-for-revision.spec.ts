@@ -64,6 +64,18 @@ describe('shapeResult: tools/list', () => {
     expect(keysOf(v0618)).toEqual(['_meta', 'annotations', 'description', 'inputSchema', 'name', 'outputSchema', 'title', 'x-vendor']);
   });
 
+  it("2025-03-26: a tool's title becomes its annotations' title, that revision's display name, unless it has one", () => {
+    const v0326 = (shapeResult('tools/list', { tools: [fullTool()] }, '2025-03-26').tools as Item[])[0];
+    expect(v0326.annotations).toEqual({ readOnlyHint: true, title: 'Add' });
+    const own = { ...fullTool(), annotations: { title: 'Adder' } };
+    expect((shapeResult('tools/list', { tools: [own] }, '2025-03-26').tools as Item[])[0].annotations).toEqual({ title: 'Adder' });
+    const bare = { name: 't', title: 'T', inputSchema: { type: 'object' } };
+    expect((shapeResult('tools/list', { tools: [bare] }, '2025-03-26').tools as Item[])[0]).toEqual({ name: 't', inputSchema: { type: 'object' }, annotations: { title: 'T' } });
+    // 2024-11-05 has no annotations to carry it; 2025-06-18 has the title itself.
+    expect((shapeResult('tools/list', { tools: [bare] }, '2024-11-05').tools as Item[])[0]).toEqual({ name: 't', inputSchema: { type: 'object' } });
+    expect((shapeResult('tools/list', { tools: [fullTool()] }, '2025-06-18').tools as Item[])[0].annotations).toEqual({ readOnlyHint: true });
+  });
+
   it('a list page is shaped once per revision and its JSON text remembered', () => {
     const page = { tools: [fullTool()] };
     const first = shapeResult('tools/list', page, '2024-11-05');

@@ -60,6 +60,20 @@ const shapedPrompt = (prompt: Item, version: OlderRevision): Item => {
   return eachOf('arguments', as('promptArgument'))(trimmed, version);
 };
 
+/**
+ * A tool as the host's revision has it. Before 2025-06-18 a tool had no `title`; 2025-03-26
+ * has one in its annotations (still the display name after a tool's own title came: the
+ * spec's order is title, annotations.title, name), so there the title moves rather than
+ * go, unless the annotations name one already.
+ */
+const shapedTool = (tool: Item, version: OlderRevision): Item => {
+  const trimmed = shaped(tool, version, 'tool');
+  const { title, annotations } = tool;
+  if (version !== '2025-03-26' || typeof title !== 'string') return trimmed;
+  if (isObject(annotations) && annotations.title !== undefined) return trimmed;
+  return { ...trimmed, annotations: { ...(isObject(annotations) ? annotations : {}), title } };
+};
+
 const shapedInitializeResult: ResultShaper = (result, version) => {
   const { capabilities, serverInfo } = result;
   const caps = isObject(capabilities) ? shaped(capabilities, version, 'serverCapabilities') : capabilities;
@@ -71,7 +85,7 @@ const shapedInitializeResult: ResultShaper = (result, version) => {
 /** The results whose content depends on the revision; others (ping, read, complete...) pass. */
 const RESULT_SHAPERS: Record<string, ResultShaper> = {
   initialize: shapedInitializeResult,
-  'tools/list': eachOf('tools', as('tool')),
+  'tools/list': eachOf('tools', shapedTool),
   'tools/call': shapedToolResult,
   'prompts/list': eachOf('prompts', shapedPrompt),
   'prompts/get': eachOf('messages', shapedMessage),
