@@ -61,10 +61,18 @@ export class HealthProbe {
       this.failedPings++;
       // A transport-level failure (refused, reset) is definitive; a slow answer gets another chance.
       const unreachable = !(err instanceof McpError);
-      if (unreachable || this.failedPings >= FAILED_PINGS_BEFORE_RECONNECT) this.connection.lost('it stopped answering pings');
+      if (unreachable) this.connection.lost(`it could not be reached: ${failureText(err)}`);
+      else if (this.failedPings >= FAILED_PINGS_BEFORE_RECONNECT) this.connection.lost('it stopped answering pings');
       else this.connection.trouble('a health check failed');
     } finally {
       this.probing = false;
     }
   }
+}
+
+/** An error's message, with its cause's where it has one (fetch says only "fetch failed"). */
+function failureText(err: unknown): string {
+  if (!(err instanceof Error)) return String(err);
+  const cause = err.cause instanceof Error ? err.cause.message : undefined;
+  return cause && cause !== err.message ? `${err.message} (${cause})` : err.message;
 }

@@ -76,7 +76,8 @@ export class UpstreamConnection {
     answered: () => {
       if (this.stateValue === 'degraded') this.setState('ready');
     },
-    lost: (reason) => this.connectionLost(reason),
+    // An HTTP upstream's failure can quote its URL, which may carry a credential.
+    lost: (reason) => this.connectionLost(this.redacted(reason)),
     trouble: (reason) => this.reportTrouble(reason),
   });
 
