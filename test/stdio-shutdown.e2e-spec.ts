@@ -95,7 +95,8 @@ describe('switchboard stdio: stopped by a signal', () => {
     }
   });
 
-  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+  // SIGHUP too: the terminal or host that ran it has gone (the daemon reloads on it instead).
+  for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) {
     it(`${signal} the moment it answers initialize: exit 0, logged stopped`, async () => {
       const host = spawnHost(stdioFixture(), logged);
       const end = ended(host);

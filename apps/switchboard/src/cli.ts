@@ -137,7 +137,7 @@ export async function main(argv: string[]): Promise<number> {
 
   // From here a signal is caught, not the process killed by it: before the config is read and
   // the daemon's modules load, which is most of start-up (shutdown-signals.ts).
-  const signals = new ShutdownSignals();
+  const signals = new ShutdownSignals(command === 'stdio' ? 'stop' : 'reload');
   let config: GatewayConfig;
   let fromFile: FileSettings;
   try {

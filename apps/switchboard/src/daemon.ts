@@ -195,6 +195,14 @@ async function startDaemon(config: GatewayConfig, fromFile: FileSettings, logger
   // Everything stop closes exists now. A signal from here on stops the daemon; one that came
   // during start-up stops it at once, and it is not announced as listening.
   if (signals.handleWith((signal) => void stop(signal))) return;
+  signals.onHangup(() => {
+    if (stopping) return;
+    logger.info({ signal: 'SIGHUP' }, 'SIGHUP: reading the config and policy files again');
+    // Both, whatever the first finds: each reports its own change (or refusal) as a save would.
+    const configChanged = watcher.checkNow();
+    const policyChanged = runtime.checkPolicyNow();
+    if (!configChanged && !policyChanged) logger.info('SIGHUP: the config and policy files are unchanged');
+  });
 
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;

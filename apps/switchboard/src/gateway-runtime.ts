@@ -181,6 +181,11 @@ export class GatewayRuntime {
     if (closed > 0) this.logger.info({ principal: name, connections: closed }, 'closed its own upstream connections: its credential no longer holds and it has no session left');
   }
 
+  /** Reads the policy file now (SIGHUP); whether that found a change. */
+  checkPolicyNow(): boolean {
+    return this.policyWatcher?.checkNow() ?? false;
+  }
+
   /** Every enabled upstream with its state, for /readyz (upstream-health.ts). */
   upstreamHealth(): UpstreamHealth[] {
     return upstreamHealth(this.current.servers, {

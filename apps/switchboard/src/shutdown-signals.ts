@@ -14,16 +14,31 @@ type StopHandler = (signal: NodeJS.Signals) => void;
  * Until the process has everything its shutdown closes, a signal is held, and acted on once
  * it has (`handleWith`); a second signal during start-up means "now" (exit 1), as a second
  * Ctrl-C does while draining.
+ *
+ * SIGHUP, whose default action kills the process just as abruptly, is caught too. For
+ * `switchboard stdio` it is a stop signal like the others (the terminal or host that ran it is
+ * gone). For the daemon it means "read your files again" (`onHangup`), as service managers
+ * (systemd's ExecReload) and operators expect of a daemon; during start-up it is logged and
+ * otherwise ignored, as start-up reads them anyway.
  */
 export class ShutdownSignals {
   private handler?: StopHandler;
+  private hangupHandler?: () => void;
   private held?: NodeJS.Signals;
   private logger?: Logger;
   private readonly listener = (signal: NodeJS.Signals) => this.receive(signal);
+  private readonly hangupListener = () => this.hangup();
 
-  constructor() {
+  /** `hangup`: what SIGHUP means to this process: stop, or reload its files (`onHangup`). */
+  constructor(private readonly hangupMeans: 'stop' | 'reload' = 'stop') {
     process.on('SIGTERM', this.listener);
     process.on('SIGINT', this.listener);
+    process.on('SIGHUP', hangupMeans === 'stop' ? this.listener : this.hangupListener);
+  }
+
+  /** From now on SIGHUP runs `reload` (with `hangup` 'reload'). */
+  onHangup(reload: () => void): void {
+    this.hangupHandler = reload;
   }
 
   /** The signal held so far, if one came: the command line then starts nothing at all. */
@@ -52,6 +67,14 @@ export class ShutdownSignals {
   release(): void {
     process.off('SIGTERM', this.listener);
     process.off('SIGINT', this.listener);
+    process.off('SIGHUP', this.hangupMeans === 'stop' ? this.listener : this.hangupListener);
+  }
+
+  private hangup(): void {
+    if (this.hangupHandler) return this.hangupHandler();
+    const message = 'SIGHUP during start-up: ignored (start-up reads the config and policy files)';
+    if (this.logger) this.logger.info({ signal: 'SIGHUP' }, message);
+    else process.stderr.write(`switchboard: ${message}\n`);
   }
 
   private receive(signal: NodeJS.Signals): void {

@@ -83,6 +83,16 @@ export class FileWatcher<T> {
     if (loaded && !(now && loaded.equals(now))) this.schedule();
   }
 
+  /**
+   * Reads the file now (SIGHUP), without waiting for the watch's debounce or the poll.
+   * Returns whether that found a change to report (a new version, or the file gone).
+   */
+  checkNow(): boolean {
+    if (!this.running) return false;
+    clearTimeout(this.timer);
+    return this.reload();
+  }
+
   stop(): void {
     this.running = false;
     this.armedFor = undefined;
@@ -126,21 +136,22 @@ export class FileWatcher<T> {
     this.timer.unref();
   }
 
-  private reload(): void {
+  /** Whether there was a change to report. */
+  private reload(): boolean {
     this.timer = undefined;
-    if (!this.running) return;
+    if (!this.running) return false;
     let bytes: Buffer;
     try {
       bytes = readFileSync(this.file);
     } catch (err) {
       // Report a vanished file once, not on every event in the directory.
-      if (this.last === null) return;
+      if (this.last === null) return false;
       this.last = null;
       this.report({ error: unreadable(this.file, err) });
-      return;
+      return true;
     }
     // Saving without changes, or touching the file, must not reload anything.
-    if (this.last?.equals(bytes)) return;
+    if (this.last?.equals(bytes)) return false;
     this.last = bytes;
     let change: T | { error: ConfigError };
     try {
@@ -151,6 +162,7 @@ export class FileWatcher<T> {
       change = { error: err instanceof ConfigError ? err : failedLoad(this.file, err) };
     }
     this.report(change);
+    return true;
   }
 
   private report(change: T | { error: ConfigError }): void {
