@@ -137,7 +137,9 @@ export async function main(argv: string[]): Promise<number> {
 
   // From here a signal is caught, not the process killed by it: before the config is read and
   // the daemon's modules load, which is most of start-up (shutdown-signals.ts).
-  const signals = new ShutdownSignals(command === 'stdio' ? 'stop' : 'reload');
+  // SIGHUP: for a daemon run as a service, "read your files again"; from a terminal (its log
+  // on it), the terminal closing, so a clean stop; for stdio mode its host gone.
+  const signals = new ShutdownSignals(command === 'stdio' || process.stderr.isTTY ? 'stop' : 'reload');
   let config: GatewayConfig;
   let fromFile: FileSettings;
   try {

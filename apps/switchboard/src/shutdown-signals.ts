@@ -16,10 +16,10 @@ type StopHandler = (signal: NodeJS.Signals) => void;
  * Ctrl-C does while draining.
  *
  * SIGHUP, whose default action kills the process just as abruptly, is caught too. For
- * `switchboard stdio` it is a stop signal like the others (the terminal or host that ran it is
- * gone). For the daemon it means "read your files again" (`onHangup`), as service managers
- * (systemd's ExecReload) and operators expect of a daemon; during start-up it is logged and
- * otherwise ignored, as start-up reads them anyway.
+ * `switchboard stdio`, and a daemon run from a terminal, it is a stop signal like the others
+ * (the host or the terminal is gone). For a daemon run as a service it means "read your
+ * files again" (`onHangup`), as service managers (systemd's ExecReload) and operators expect
+ * of a daemon; during start-up it is logged and otherwise ignored, as start-up reads them.
  */
 export class ShutdownSignals {
   private handler?: StopHandler;
