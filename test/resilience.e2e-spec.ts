@@ -404,7 +404,7 @@ describe('isolation between upstreams', () => {
 
 describe('stopping the daemon', () => {
   it('SIGTERM lets in-flight calls finish, stops every upstream child, and exits 0', async () => {
-    const daemon = await startDaemon({ mcpServers: { fx: stdioFixture(), fy: stdioFixture({ FIXTURE_NAME: 'fy' }) } });
+    const daemon = await startDaemon({ log: { level: 'info' }, mcpServers: { fx: stdioFixture(), fy: stdioFixture({ FIXTURE_NAME: 'fy' }) } });
     const client = await host(daemon);
     const fx = await stats(client);
     const pids = [fx.pid, (await stats(client, 'fy__stats')).pid];
@@ -412,6 +412,11 @@ describe('stopping the daemon', () => {
     // In flight: fx has it when SIGTERM comes.
     await untilAnotherCall(client, fx.calls);
     const exit = daemon.stop('SIGTERM');
+    // While it drains, a load balancer's readiness probe must send new traffic elsewhere.
+    await daemon.waitForLog(/shutting down: draining in-flight calls/);
+    const readyz = await fetch(`${daemon.baseUrl}/readyz`);
+    expect(readyz.status).toBe(503);
+    expect(await readyz.json()).toMatchObject({ status: 'stopping' });
     const result = await inFlight;
     expect(result.isError).toBeFalsy();
     expect(await exit).toEqual({ code: 0, signal: null });

@@ -58,6 +58,7 @@ export class GatewayRuntime {
   /** Looks for accepted pins and changed secrets that other processes wrote. */
   private poll?: NodeJS.Timeout;
   private current: GatewayConfig;
+  private drainStarted = false;
 
   constructor(
     config: GatewayConfig,
@@ -201,8 +202,14 @@ export class GatewayRuntime {
     return this.registry.inFlight() + this.principalConnections.inFlight() + this.sessionConnections.inFlight();
   }
 
+  /** Set once the drain has begun: /readyz then says `stopping` (503). */
+  get stopping(): boolean {
+    return this.drainStarted;
+  }
+
   /** Refuses new requests, waits for in-flight ones (bounded), then stops every upstream. */
   async drainAndStop(maxWaitMs: number): Promise<void> {
+    this.drainStarted = true;
     this.policyWatcher?.stop();
     clearInterval(this.poll);
     this.dispatcher.startDraining();

@@ -20,7 +20,8 @@ export class HealthController {
 
   /**
    * 200 when every enabled upstream is connected (ready or degraded) or is a per-principal
-   * one that nobody has the secrets for yet, and the audit log is writable, else 503; always
+   * one that nobody has the secrets for yet, and the audit log is writable, else 503
+   * (`stopping` from the moment a shutdown starts to drain, `not_ready` otherwise); always
    * lists every enabled upstream, the audit log's state and the number of host sessions
    * open. The Host/Origin check of the MCP endpoints runs first: a rebound web page must not
    * read it. With `auth.mode: required` the gateway is reachable by more than
@@ -38,8 +39,11 @@ export class HealthController {
     const status = this.runtime.audit?.status();
     const audit = !status ? { enabled: false } : detailed ? status : { ...status, failure: undefined, journal: undefined };
     const auditOk = !status || status.writable;
-    const ready = auditOk && statuses.every(upstreamReady);
-    const body = JSON.stringify({ status: ready ? 'ready' : 'not_ready', sessions: this.runtime.sessions.size, upstreams, audit });
+    // Draining refuses new requests: a load balancer must send them elsewhere now.
+    const stopping = this.runtime.stopping;
+    const ready = !stopping && auditOk && statuses.every(upstreamReady);
+    const state = stopping ? 'stopping' : ready ? 'ready' : 'not_ready';
+    const body = JSON.stringify({ status: state, sessions: this.runtime.sessions.size, upstreams, audit });
     res.writeHead(ready ? 200 : 503, { 'Content-Type': 'application/json' }).end(body);
   }
 }
