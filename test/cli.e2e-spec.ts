@@ -245,6 +245,14 @@ describe('switchboard CLI', () => {
     expect(r.stderr).toMatch(/--host 0\.0\.0\.0: auth\.mode must be required .* not a loopback address/);
   });
 
+  it('refuses an IPv6 address in brackets, as config check does, rather than fail to find it as a host name at start (exit 2)', () => {
+    const r = runCli(['start', '--host', '[::1]', '--config', writeConfig({ mcpServers: {} })]);
+    expect([r.code, r.stderr]).toEqual([2, 'switchboard: --host [::1]: an IPv6 address is written without brackets here (::1, not [::1])\n']);
+    const check = runCli(['config', 'check', '--config', writeConfig({ listen: { host: '[::1]', port: 0 }, mcpServers: {} })]);
+    expect(check.code).toBe(2);
+    expect(check.stderr).toContain('listen.host: an IPv6 address is written without brackets here (::1, not [::1])');
+  });
+
   it('lists an unauthenticated listener off loopback with the config file\'s other problems', () => {
     const file = writeConfig({ listen: { host: '0.0.0.0', port: 'x' }, mcpServers: { a: { command: '' } } });
     const r = runCli(['start', '--config', file]);

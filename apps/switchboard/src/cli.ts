@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { ConfigError, closestKey, defaultConfigPath, loadConfigWithWarnings, unsafeListenReason, type GatewayConfig } from '@switchboard/config';
+import { ConfigError, BRACKETED_HOST, closestKey, defaultConfigPath, loadConfigWithWarnings, unsafeListenReason, type GatewayConfig } from '@switchboard/config';
 import type { CommandFamily } from './commands/index.js';
 import type { FileSettings } from './daemon.js';
 import { parseOptions } from './parse-options.js';
@@ -204,6 +204,7 @@ function applyOverrides(config: GatewayConfig, values: { port?: string; host?: s
     listen.port = port;
   }
   if (values.host !== undefined) {
+    if (/^\[.*\]$/.test(values.host)) throw new UsageError(`--host ${values.host}: ${BRACKETED_HOST}`);
     listen.host = values.host;
     const unsafe = unsafeListenReason(listen.host, config.auth.mode);
     if (unsafe) throw new UsageError(`--host ${listen.host}: auth.mode ${unsafe}`);

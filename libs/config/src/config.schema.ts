@@ -36,6 +36,10 @@ import { serverMap } from './config.schema.servers.js';
  * warnings rather than errors, because Claude Desktop and other hosts add keys of their own.
  */
 
+const BRACKETED = /^\[.*\]$/;
+/** Why `listen.host` (or --host) `[::1]` is refused. */
+export const BRACKETED_HOST = 'an IPv6 address is written without brackets here (::1, not [::1])';
+
 const LOG_LEVEL_NAMES = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
 const SEPARATOR_PATTERN = /^[A-Za-z0-9_.-]{1,4}$/;
 
@@ -112,7 +116,12 @@ export const configInputSchema = z
       $schema: z.string().optional().describe('Editor hint: where switchboard.schema.json is. Ignored.'),
       listen: z
         .strictObject({
-          host: nonEmpty().default('127.0.0.1').describe('Address to bind; keep loopback unless auth is configured.'),
+          host: nonEmpty()
+            // A URL writes an IPv6 address in brackets; an address to bind does not, and
+            // `[::1]` would fail only at start, as a host name not found.
+            .refine((host) => !BRACKETED.test(host), { error: BRACKETED_HOST })
+            .default('127.0.0.1')
+            .describe('Address to bind; keep loopback unless auth is configured.'),
           port: intIn(0, 65535, 'must be an integer from 0 to 65535').default(8780).describe('0 picks a free port.'),
         })
         .prefault({}),

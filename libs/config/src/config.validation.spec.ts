@@ -39,6 +39,7 @@ describe('top-level settings', () => {
     ['listen: { port: "8780" }', 'listen.port', 'must be an integer from 0 to 65535'],
     ['listen: { host: "" }', 'listen.host', 'must not be empty'],
     ['listen: { host: 127 }', 'listen.host', 'must be a string'],
+    ['listen: { host: "[::1]" }', 'listen.host', 'an IPv6 address is written without brackets here (::1, not [::1])'],
     ['listen: { host: 0.0.0.0 }', 'auth.mode', expect.stringMatching(/^must be required to listen on 0\.0\.0\.0, which is not a loopback address/)],
     ['{ listen: { host: "127.evil.example" }, auth: { mode: none } }', 'auth.mode', expect.stringContaining('not a loopback address')],
     ['dataDir: ""', 'dataDir', 'must not be empty'],

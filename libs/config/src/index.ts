@@ -2,7 +2,7 @@ export * from './config.types.js';
 export { ConfigError, ConfigErrorCode } from './config.errors.js';
 export { loadConfig, loadConfigWithWarnings, defaultConfigPath, HAND_WRITTEN, issueReason, type LoadedConfig } from './config.loader.js';
 export { AUDIT_CHECKPOINT_EVERY, AUDIT_RETENTION } from './config.schema.audit.js';
-export { configJsonSchema } from './config.schema.js';
+export { BRACKETED_HOST, configJsonSchema } from './config.schema.js';
 export { ConfigWatcher, FileWatcher, type ConfigChange, type ConfigWatcherOptions } from './config.watcher.js';
 export { parseConfigText, readConfigBytes } from './config.parse.js';
 export { formatPath } from './config.errors.js';
