@@ -53,7 +53,7 @@ describe("requests relayed to a host take the shape of the host's revision", () 
     dataDir = join(dir, 'data');
     const policyFile = join(dir, 'policy.yaml');
     writeFileSync(policyFile, 'everyone: [sampler]\nroles:\n  sampler:\n    - { id: sampling-ok, allow: sample, server: fx }\n');
-    daemon = await startDaemon(writeConfig({ policy: { file: policyFile }, mcpServers: { fx: stdioFixture() } }, dir));
+    daemon = await startDaemon(writeConfig({ log: { level: 'info' }, policy: { file: policyFile }, mcpServers: { fx: stdioFixture() } }, dir));
   });
   afterAll(async () => Promise.all(clients.map((c) => c.close().catch(() => undefined))));
 
@@ -115,6 +115,8 @@ describe("requests relayed to a host take the shape of the host's revision", () 
     expect(JSON.parse(textOf(await call))).toEqual({ action: 'accept', content: { colour: 'r' } });
     expect(asked).toEqual([]);
     expect(auditRows(dataDir, "method = 'elicitation/create' AND client_name = 'march'")[0]).toMatchObject({ decision: 'allowed', rule: 'relay:inbox' });
+    // Why its own host was not asked: in the log, for whoever wonders why the host's call waits.
+    await daemon.waitForLog((line) => line.includes('a relayed request waits in the inbox') && line.includes('speaks MCP 2025-03-26, which has no elicitation/create'));
 
     // Sampling it has: one block a message, and audio (2025-03-26) kept.
     expect(sampledText(await ask(client, 'sampling/createMessage', SAMPLE))).toBe('heard 2 messages');

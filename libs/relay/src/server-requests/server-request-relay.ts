@@ -112,7 +112,9 @@ export class ServerRequestRelay {
           entry.rule = unanswerable.rule;
           throw refused(unanswerable.why);
         }
-        // Nobody's host can take it: a human answers on the inbox page instead.
+        // Nobody's host can take it: a human answers on the inbox page instead. The row says
+        // relay:inbox; the log says why the host was not asked, for whoever wonders why its call waits.
+        this.services.logger?.info({ upstream: connection.name, method: request.method, session: session?.id, why: unanswerable.rule }, `a relayed request waits in the inbox: ${unanswerable.why}`);
         // The caller's name (key or token, not just the name: callerName), as the inbox shows and matches it.
         const asker = session?.principal ?? route.principal;
         const principal = (asker && callerName(asker)) ?? this.services.principalConnections?.ownerOf(connection) ?? null;
