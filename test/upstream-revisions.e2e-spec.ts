@@ -141,3 +141,39 @@ describe("a host's answers to relayed requests take the shape of the upstream's 
     expect(JSON.parse(result.content[0].text)).toEqual({ role: 'assistant', content: audio, model: 'm' });
   });
 });
+
+/**
+ * A resource link from an upstream that serves no resources (no `resources` capability) is for
+ * the host to resolve itself: rewritten to a gateway URI it would route back to a server that
+ * answers resources/read with -32601, for a method the gateway itself offers.
+ */
+describe('an upstream that serves no resources', () => {
+  let dir: string;
+  let daemon: DaemonHandle;
+  let host: Host;
+
+  beforeAll(async () => {
+    const plain = { ...upstreamOn('2025-06-18'), env: { LEGACY_VERSION: '2025-06-18', LEGACY_TOOLS_ONLY: '1' } };
+    dir = tempDir();
+    daemon = await startDaemon(writeConfig({ namespace: 'prefix', mcpServers: { plain, other: upstreamOn('2025-06-18') } }, dir));
+    host = await connectHost('streamable-http', { daemon });
+    await eventually(async () => (await host.client.listTools()).tools.length === 8 || undefined);
+  });
+  afterAll(async () => host?.close());
+
+  it('its resource links reach the host as it sent them, and a gateway URI naming it is not found (-32002)', async () => {
+    const result = (await host.client.callTool({ name: 'plain__link', arguments: {} })) as { content: Params[] };
+    expect(result.content).toEqual([{ type: 'resource_link', uri: 'file:///notes.txt', name: 'notes' }]);
+    const error = await host.client.readResource({ uri: 'switchboard://plain/file:///notes.txt' }).then(
+      () => undefined,
+      (err: unknown) => err as { code: number; message: string },
+    );
+    expect(error).toMatchObject({ message: 'Resource not found: switchboard://plain/file:///notes.txt' });
+    // As for any URI no upstream serves: -32002 on the wire (the SDK client renames the code).
+    const [row] = await eventually(() => {
+      const rows = auditRows(join(dir, 'data'), `method = 'resources/read'`);
+      return rows.length > 0 ? rows : undefined;
+    });
+    expect(row).toMatchObject({ decision: 'denied', rule: 'catalog:unknown-resource', error_code: -32002 });
+  });
+});

@@ -1,7 +1,7 @@
 import { invalidParams } from '@switchboard/core';
 import type { MethodHandler } from '../relay.types.js';
 import { optionalStringMap, requireString } from './params.js';
-import { publicUrisInMessages } from './uri-mapping.js';
+import { publicUrisInMessages, servesResources } from './uri-mapping.js';
 import { authorized } from '../gates/policy-gate.js';
 import { rateLimited } from '../gates/rate-limited.js';
 import { recordRoute, routeOfDeparted, upstreamOf } from './upstream-of.js';
@@ -39,5 +39,5 @@ export const getPrompt: MethodHandler = async (ctx, services) => {
     return services.forwarder.forward(ctx.session, ctx.request, connection, { ...ctx.params, name: target.name }, ctx);
   });
   checkedResult(services, target.server, 'prompts/get', `prompt '${publicName}'`, result, promptResultProblems(result));
-  return publicUrisInMessages(services.catalog.current, target.server, result);
+  return publicUrisInMessages(services.catalog.current, target.server, result, servesResources(services, target.server));
 };

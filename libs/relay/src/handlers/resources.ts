@@ -2,7 +2,7 @@ import { ErrorCode, McpError, invalidParams } from '@switchboard/core';
 import { unnormalizedPath } from '@switchboard/policy';
 import type { MethodHandler, RelayServices } from '../relay.types.js';
 import { requireString } from './params.js';
-import { publicUrisInContents } from './uri-mapping.js';
+import { publicUrisInContents, servesResources } from './uri-mapping.js';
 import { authorized } from '../gates/policy-gate.js';
 import { rateLimited } from '../gates/rate-limited.js';
 import { recordRoute, upstreamOf } from './upstream-of.js';
@@ -20,7 +20,7 @@ function resolve(services: RelayServices, uri: string, facts?: AuditFacts): { se
     if (facts) facts.deniedBy = 'request:unnormalized-uri';
     throw invalidParams(`Invalid params: 'uri' ${odd}`);
   }
-  if (!target) {
+  if (!target || !servesResources(services, target.server)) {
     if (facts) facts.deniedBy = 'catalog:unknown-resource';
     throw notFound(uri);
   }

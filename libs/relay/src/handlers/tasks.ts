@@ -7,7 +7,7 @@ import type { RelayOrigin } from '../server-requests/relay-origin.js';
 import { knowsStructuredContent } from '../revision/revision-fields.js';
 import { toolResultProblems } from '../results/result-problems.js';
 import { checkedResult } from '../results/checked-result.js';
-import { publicUrisInContent } from './uri-mapping.js';
+import { publicUrisInContent, servesResources } from './uri-mapping.js';
 import { recordRoute } from './upstream-of.js';
 
 /**
@@ -69,7 +69,7 @@ export const getTaskResult: MethodHandler = async (ctx, services) => {
   const problems = toolResultProblems(result, schemas?.checkOf(task.upstream, task.originalName));
   checkedResult(services, task.upstream, 'tasks/result', `tool '${task.tool}'`, result, problems);
   // The result names the gateway's task, never the upstream's.
-  return withRelatedTask(publicUrisInContent(services.catalog.current, task.upstream, result), task.id);
+  return withRelatedTask(publicUrisInContent(services.catalog.current, task.upstream, result, servesResources(services, task.upstream)), task.id);
 };
 
 export const listTasks: MethodHandler = async (ctx, services) => {

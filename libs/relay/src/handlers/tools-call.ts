@@ -1,7 +1,7 @@
 import { ErrorCode, McpError, invalidParams } from '@switchboard/core';
 import type { MethodHandler } from '../relay.types.js';
 import { optionalObject, requireString } from './params.js';
-import { publicUrisInContent } from './uri-mapping.js';
+import { publicUrisInContent, servesResources } from './uri-mapping.js';
 import { authorized } from '../gates/policy-gate.js';
 import { rateLimited } from '../gates/rate-limited.js';
 import { approved } from '../gates/approval-gate.js';
@@ -88,5 +88,5 @@ export const callTool: MethodHandler = async (ctx, services) => {
   if (schemas?.pending) await schemas.pending;
   const problems = toolResultProblems(result, schemas?.checkOf(target.server, target.name));
   checkedResult(services, target.server, 'tools/call', `tool '${publicName}'`, result, problems);
-  return publicUrisInContent(services.catalog.current, target.server, result);
+  return publicUrisInContent(services.catalog.current, target.server, result, servesResources(services, target.server));
 };
