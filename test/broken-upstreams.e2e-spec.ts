@@ -272,6 +272,28 @@ describe('an upstream that stays down', () => {
   });
 });
 
+describe('an upstream that speaks only the stateless 2026-07-28 revision', () => {
+  it('is down with a reason that says so, and no legacy HTTP+SSE attempt is made', async () => {
+    const seen: string[] = [];
+    // As a modern-only server answers a legacy initialize: HTTP 400, -32022 with the versions it speaks.
+    const url = await rawHttpUpstream((message, res) => {
+      seen.push(String(message.method));
+      const error = { code: -32022, message: 'Unsupported protocol version', data: { supported: ['2026-07-28'], requested: message.params?.protocolVersion } };
+      res.writeHead(400, { 'Content-Type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: message.id, error }));
+    });
+    const daemon = await startDaemon({ log: { level: 'info' }, mcpServers: { modern: { type: 'http', url } } });
+    const modern = await eventually(async () => {
+      const { upstreams } = (await request(daemon.baseUrl).get('/readyz')).body as { upstreams: { name: string; state: string; lastError?: string }[] };
+      return upstreams.find((u) => u.name === 'modern' && u.lastError);
+    }, 15_000, 'the upstream to be down with a reason');
+    expect(modern.state).toBe('down');
+    expect(modern.lastError).toMatch(/^it speaks only MCP 2026-07-28 \(the stateless revision\), which Switchboard does not support yet; it speaks 2024-11-05 to 2025-11-25 to upstreams/);
+    expect(modern.lastError).not.toContain('legacy HTTP+SSE');
+    expect(daemon.stderr()).not.toContain('trying the legacy HTTP+SSE transport');
+    expect(new Set(seen)).toEqual(new Set(['initialize']));
+  });
+});
+
 describe('a Streamable HTTP upstream that answers 404 again after a new session', () => {
   it('fails the call with -32000 naming the status, not an internal error', async () => {
     let sessions = 0;

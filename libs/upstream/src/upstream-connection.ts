@@ -12,6 +12,7 @@ import { TaskCalls, runsToolTasks } from './task-calls.js';
 import { RelayedTasks } from './relayed-tasks.js';
 import { UpstreamLists } from './upstream-lists.js';
 import { credentialsOf, redactFailure, redactUpstreamError, redactUpstreamText, type UpstreamRedactor } from './upstream-redaction.js';
+import { modernOnlyRefusal } from './transports/modern-only.js';
 import { BothTransportsFailed, httpStatusOf, looksLikeLegacySse, type RemoteFlavour, type TransportFactory } from './transports/transport-factory.js';
 import { ContentTypeError } from './transports/http-status-error.js';
 import { closeDetail, type UpstreamTransport } from './transports/upstream-transport.js';
@@ -304,13 +305,24 @@ export class UpstreamConnection {
   }
 
   private async connectOnce(retrying: boolean): Promise<void> {
+    try {
+      await this.connectByTransport(retrying);
+    } catch (err) {
+      // A server of a revision the gateway does not speak: said so, not as a failed handshake.
+      const modern = modernOnlyRefusal(err);
+      throw modern ? new Error(modern, { cause: err }) : err;
+    }
+  }
+
+  private async connectByTransport(retrying: boolean): Promise<void> {
     if (this.config.transport !== 'http') return this.openSession(this.config.transport === 'sse' ? 'sse' : undefined);
     if (this.flavour) return this.openSession(this.flavour);
     try {
       await this.openSession('streamable-http');
       this.flavour = 'streamable-http';
     } catch (err) {
-      if (!looksLikeLegacySse(err)) throw err;
+      // A 4xx is how an old HTTP+SSE server answers, but also how a modern-only one refuses.
+      if (!looksLikeLegacySse(err) || modernOnlyRefusal(err)) throw err;
       const fallback = 'Streamable HTTP refused with a 4xx; trying the legacy HTTP+SSE transport';
       if (retrying) this.log.debug(fallback);
       else this.log.info(fallback);

@@ -15,7 +15,8 @@ export class HttpStatusError extends Error {
   constructor(
     readonly status: number,
     statusText: string | undefined,
-    body: string,
+    /** The start of the body, whitespace folded: a JSON-RPC error in it is read (modern-only.ts). */
+    readonly body: string,
     /** What the status means for this gateway, when the status alone would mislead. Ours: never redacted. */
     readonly hint = '',
   ) {
