@@ -285,6 +285,25 @@ describe('Streamable HTTP: JSON-RPC errors', () => {
     expect(ping.body.error.message).toMatch(/Mcp-Session-Id header is required/);
   });
 
+  it('a request of the stateless 2026-07-28 revision (its _meta claim, no session) hears -32022 with the revisions spoken, so its client can fall back', async () => {
+    const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
+    const res = await post({ jsonrpc: '2.0', id: 7, method: 'server/discover', params: { _meta: meta } }, undefined, { 'MCP-Protocol-Version': '2026-07-28' }).expect(400);
+    expect(res.body).toEqual({
+      jsonrpc: '2.0',
+      id: 7,
+      error: {
+        code: -32022,
+        message: 'Unsupported protocol version 2026-07-28: Switchboard speaks 2025-11-25, 2025-06-18, 2025-03-26 and 2024-11-05 (initialize a session); the stateless 2026-07-28 revision is not supported yet',
+        data: { supported: ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'], requested: '2026-07-28' },
+      },
+    });
+    // The claim in the body alone, or the header alone, is the same.
+    const claimOnly = await post({ jsonrpc: '2.0', id: 8, method: 'tools/list', params: { _meta: meta } }).expect(400);
+    expect(claimOnly.body.error).toMatchObject({ code: -32022, data: { requested: '2026-07-28' } });
+    const headerOnly = await post({ jsonrpc: '2.0', id: 9, method: 'tools/list' }, undefined, { 'MCP-Protocol-Version': '2026-07-28' }).expect(400);
+    expect(headerOnly.body.error).toMatchObject({ code: -32022, data: { requested: '2026-07-28' } });
+  });
+
   it('a request id still in use by a running request is refused; the running one still gets its answer', async () => {
     const sid = await openSession();
     const before = await fxCalls(sid);

@@ -26,6 +26,11 @@ export enum ErrorCode {
    * declined, or nobody answered in time. `data.reason` says which.
    */
   ApprovalRefused = -32014,
+  /**
+   * The 2026-07-28 revision's "unsupported protocol version", `data.supported` listing those
+   * spoken: what a request of that revision hears from a gateway that does not speak it.
+   */
+  UnsupportedProtocolVersion = -32022,
   /** URL-mode elicitation required (passes through from upstreams). */
   UrlElicitationRequired = -32042,
   /**

@@ -26,6 +26,7 @@ import { accepts } from './accept-header.js';
 import { headerOf, replyError, replyJson } from './http-replies.js';
 import { PostExchange } from './post-exchange.js';
 import { readJsonPost } from './read-body.js';
+import { modernRevisionClaimed, unsupportedRevision } from './modern-request.js';
 import { admitted, authenticated, requestLine } from './request-guard.js';
 import { SseStream } from './sse-stream.js';
 import { isSameCaller, renewCredential, type AuthPrincipal } from '@switchboard/auth';
@@ -127,6 +128,8 @@ export class StreamableHttpService {
       const intake = takeMessages(body.value, undefined);
       if (!intake.ok) return replyJson(res, 400, intake.error);
       if (intake.messages.length === 0) return replyJson(res, 400, intake.errors[0]);
+      const modern = modernRevisionClaimed(req, body.value);
+      if (modern !== undefined) return replyJson(res, 400, errorResponse(refusedId, unsupportedRevision(modern)));
     }
     if (initializing && !this.roomForSession(req, principal)) {
       return replyError(res, 429, ErrorCode.RateLimited, 'Too many sessions: every session this caller holds is in use; end one (DELETE) before initializing another', refusedId);
