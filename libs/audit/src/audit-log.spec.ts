@@ -130,6 +130,25 @@ describe('AuditLog', () => {
 describe('AuditLog refusal rows', () => {
   afterEach(() => vi.useRealTimers());
 
+  it("a summary row names what it counted (the commonest kind, and each kind's count), not the window's first refusal", async () => {
+    const t = await tempDatabase();
+    open.push(t.dataSource);
+    let now = 0;
+    const refusals = { perWindow: 1, windowMs: 1000, now: () => now };
+    const audit = new AuditLog(writerFor(t.db), { redactor: createRedactor(), maxArgumentBytes: 200, completions: true, refusals });
+    const refuse = (httpMethod: string, path: string, rule: string, times: number) => {
+      for (let i = 0; i < times; i++) audit.recordHttpRefusal({ httpMethod, path, decision: 'unauthenticated', rule, reason: 'no', address: '10.0.0.1' });
+    };
+    refuse('GET', '/admin/api/audit', 'auth:revoked-key', 2); // the first is a row; the second is counted
+    refuse('POST', '/mcp', 'auth:unknown-key', 30);
+    now = 1000;
+    audit.summarizeRefusals();
+    await audit.flush();
+    const [summary] = t.db.prepare(`SELECT name, decision, error_message FROM audit_record WHERE rule = 'audit:refusals-counted'`).all() as { name: string; decision: string; error_message: string }[];
+    expect(summary).toMatchObject({ name: 'POST /mcp', decision: 'unauthenticated' });
+    expect(summary!.error_message).toMatch(/^31 more HTTP refusals from 10\.0\.0\.1, .* were counted, not recorded one by one \(the first 1 of a window are\): 30 POST \/mcp \(auth:unknown-key\), 1 GET \/admin\/api\/audit \(auth:revoked-key\)$/);
+  });
+
   it("a window's timer that runs after a refusal already opened the next window does not end that window early", async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     const t = await tempDatabase();

@@ -259,7 +259,7 @@ export class AuditLog {
     return this.record(entry, args, error);
   }
 
-  private upstreamSummaryEntry({ address, suppressed, since, until, sample }: RefusalSummary<UpstreamRefusalSample>): AuditEntry {
+  private upstreamSummaryEntry({ address, suppressed, since, until, sample, kinds, otherKinds }: RefusalSummary<UpstreamRefusalSample>): AuditEntry {
     const when = `${new Date(since).toISOString()} to ${new Date(until).toISOString()}`;
     return bareEntry({
       principal: 'switchboard',
@@ -269,11 +269,11 @@ export class AuditLog {
       decision: sample.decision,
       rule: 'audit:refusals-counted',
       outcome: null,
-      errorMessage: `${counted(suppressed, 'more request')} from upstream '${address}' that reached no host or person, ${when}, ${beVerb(suppressed, 'past')} counted, not recorded one by one (the first ${this.upstreamRefusals.perWindow} of a window are; the first of this one: ${sample.method}, rule ${sample.rule})`,
+      errorMessage: `${counted(suppressed, 'more request')} from upstream '${address}' that reached no host or person, ${when}, ${beVerb(suppressed, 'past')} counted, not recorded one by one (the first ${this.upstreamRefusals.perWindow} of a window are): ${byKind(kinds, otherKinds, (s) => `${s.method} (${s.rule})`)}`,
     });
   }
 
-  private summaryEntry({ address, suppressed, since, until, sample }: RefusalSummary): AuditEntry {
+  private summaryEntry({ address, suppressed, since, until, sample, kinds, otherKinds }: RefusalSummary): AuditEntry {
     const when = `${new Date(since).toISOString()} to ${new Date(until).toISOString()}`;
     return bareEntry({
       principal: 'switchboard',
@@ -283,7 +283,11 @@ export class AuditLog {
       decision: sample.decision,
       rule: 'audit:refusals-counted',
       outcome: null,
-      errorMessage: `${counted(suppressed, 'more HTTP refusal')} from ${address}, ${when}, ${beVerb(suppressed, 'past')} counted, not recorded one by one (the first ${this.refusals.perWindow} of a window are; the first of this one: rule ${sample.rule})`,
+      errorMessage: this.options.redactor
+        .redactText(
+          `${counted(suppressed, 'more HTTP refusal')} from ${address}, ${when}, ${beVerb(suppressed, 'past')} counted, not recorded one by one (the first ${this.refusals.perWindow} of a window are): ${byKind(kinds, otherKinds, (s) => `${s.httpMethod} ${s.path} (${s.rule})`)}`,
+        )
+        .slice(0, MAX_ERROR_CHARS),
     });
   }
 
@@ -332,4 +336,11 @@ function cutUtf8(text: string, maxBytes: number): string {
   }
   const code = text.charCodeAt(lo - 1);
   return code >= 0xd800 && code <= 0xdbff ? text.slice(0, lo - 1) : text.slice(0, lo);
+}
+
+/** `30 POST /mcp (auth:unknown-key), 1 GET /admin/api/audit (auth:revoked-key)`: what a summary counted, by kind. */
+function byKind<S>(kinds: readonly { sample: S; count: number }[], otherKinds: number, words: (sample: S) => string): string {
+  const listed = kinds.map(({ sample, count }) => `${count} ${words(sample)}`);
+  if (otherKinds > 0) listed.push(`${otherKinds} of other kinds`);
+  return listed.join(', ');
 }

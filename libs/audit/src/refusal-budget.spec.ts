@@ -15,8 +15,22 @@ describe('RefusalBudget', () => {
     now = 1000;
     const { record, summaries } = budget.admit('10.0.0.1', sample);
     expect(record).toBe(true); // a new window
-    expect(summaries).toEqual([{ address: '10.0.0.1', suppressed: 2, since: 0, until: 1000, sample }]);
+    expect(summaries).toEqual([{ address: '10.0.0.1', suppressed: 2, since: 0, until: 1000, sample, kinds: [{ sample, count: 2 }], otherKinds: 0 }]);
     expect(budget.drain()).toEqual([]);
+  });
+
+  it('counts the suppressed refusals by kind, commonest first, ten kinds at most', () => {
+    const budget = new RefusalBudget({ perWindow: 1, windowMs: 1000, maxAddresses: 10, now: () => 0 });
+    const of = (rule: string): RefusalSample => ({ ...sample, rule });
+    budget.admit('a', of('first')); // recorded: not in the summary's kinds
+    budget.admit('a', of('x'));
+    for (let i = 0; i < 3; i++) budget.admit('a', of('y'));
+    for (let i = 0; i < 12; i++) budget.admit('a', of(`k${i}`));
+    const [summary] = budget.drain();
+    expect(summary!.suppressed).toBe(16);
+    expect(summary!.sample).toEqual(of('y'));
+    expect(summary!.kinds.map((k) => [k.sample.rule, k.count])).toEqual([['y', 3], ['x', 1], ...Array.from({ length: 8 }, (_, i) => [`k${i}`, 1])]);
+    expect(summary!.otherKinds).toBe(4);
   });
 
   it('counts addresses beyond maxAddresses under one shared budget', () => {

@@ -12,8 +12,15 @@ export interface RefusalSummary<S = RefusalSample> {
   suppressed: number;
   since: number;
   until: number;
+  /** The commonest kind counted: what the summary row is about. */
   sample: S;
+  /** Each kind counted, commonest first (at most MAX_KINDS; `otherKinds` counts the rest). */
+  kinds: { sample: S; count: number }[];
+  otherKinds: number;
 }
+
+/** Kinds of refusal told apart in one summary; a flood rarely has more than a few. */
+const MAX_KINDS = 10;
 
 export interface RefusalBudgetOptions {
   /** Refusals recorded one by one per address and window; the rest are counted. */
@@ -37,7 +44,7 @@ export const OTHER_ADDRESSES = 'other addresses';
  */
 export class RefusalBudget<S = RefusalSample> {
   private windowStart: number;
-  private readonly counts = new Map<string, { recorded: number; suppressed: number; sample: S }>();
+  private readonly counts = new Map<string, AddressCount<S>>();
   private readonly now: () => number;
 
   constructor(private readonly options: RefusalBudgetOptions) {
@@ -52,13 +59,19 @@ export class RefusalBudget<S = RefusalSample> {
   admit(address: string, sample: S): { record: boolean; summaries: RefusalSummary<S>[] } {
     const summaries = this.drainEnded();
     const key = this.counts.has(address) || this.counts.size < this.options.maxAddresses ? address : OTHER_ADDRESSES;
-    const count = this.counts.get(key) ?? { recorded: 0, suppressed: 0, sample };
+    const count = this.counts.get(key) ?? { recorded: 0, suppressed: 0, kinds: new Map(), otherKinds: 0 };
     this.counts.set(key, count);
     if (count.recorded < this.options.perWindow) {
       count.recorded += 1;
       return { record: true, summaries };
     }
     count.suppressed += 1;
+    // By kind, so that the summary says what it counted, not only what came first.
+    const kind = JSON.stringify(sample);
+    const seen = count.kinds.get(kind);
+    if (seen) seen.count += 1;
+    else if (count.kinds.size < MAX_KINDS) count.kinds.set(kind, { sample, count: 1 });
+    else count.otherKinds += 1;
     return { record: false, summaries };
   }
 
@@ -91,11 +104,22 @@ export class RefusalBudget<S = RefusalSample> {
   drain(): RefusalSummary<S>[] {
     const until = this.now();
     const summaries: RefusalSummary<S>[] = [];
-    for (const [address, { suppressed, sample }] of this.counts) {
-      if (suppressed > 0) summaries.push({ address, suppressed, since: this.windowStart, until, sample });
+    for (const [address, { suppressed, kinds, otherKinds }] of this.counts) {
+      if (suppressed === 0) continue;
+      // Commonest first; a tie keeps the order they came in.
+      const counted = [...kinds.values()].sort((a, b) => b.count - a.count);
+      summaries.push({ address, suppressed, since: this.windowStart, until, sample: counted[0]!.sample, kinds: counted, otherKinds });
     }
     this.counts.clear();
     this.windowStart = until;
     return summaries;
   }
+}
+
+interface AddressCount<S> {
+  recorded: number;
+  suppressed: number;
+  /** The suppressed refusals by kind (their sample's JSON). */
+  kinds: Map<string, { sample: S; count: number }>;
+  otherKinds: number;
 }
