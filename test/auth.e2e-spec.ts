@@ -392,11 +392,20 @@ describe('refusals without a credential, in bulk', () => {
     const ping = { jsonrpc: '2.0', id: 1, method: 'ping' };
     for (let i = 0; i < 130; i++) {
       // Every one is answered 401 all the same: only the recording is bounded.
-      await request(daemon.baseUrl).post('/mcp').set('Authorization', 'Bearer sbk_bogus').set('Accept', 'application/json, text/event-stream').send(ping).expect(401);
+      await request(daemon.baseUrl)
+        .post('/mcp')
+        .set('Authorization', 'Bearer sbk_bogus')
+        .set('User-Agent', 'brute/1.0')
+        .set('Accept', 'application/json, text/event-stream')
+        .send(ping)
+        .expect(401);
     }
     expect(await daemon.stop('SIGTERM')).toMatchObject({ code: 0 });
     const dataDir = join(dir, 'data');
-    expect(auditRows(dataDir, `decision = 'unauthenticated' AND rule = 'auth:unknown-key'`)).toHaveLength(100);
+    const refusedRows = auditRows(dataDir, `decision = 'unauthenticated' AND rule = 'auth:unknown-key'`);
+    expect(refusedRows).toHaveLength(100);
+    // Where each came from, for whoever correlates failed sign-ins: the client's address and User-Agent.
+    expect(JSON.parse(String(refusedRows[0]!.arguments))).toEqual({ clientAddress: expect.stringMatching(/^(::ffff:)?127\.0\.0\.1$/), userAgent: 'brute/1.0' });
     const [counted] = auditRows(dataDir, `rule = 'audit:refusals-counted'`);
     expect(counted).toMatchObject({ principal: 'switchboard', method: 'http', name: 'POST /mcp', decision: 'unauthenticated' });
     expect(String(counted.error_message)).toMatch(/^30 more HTTP refusals from (::ffff:)?127\.0\.0\.1, .* were counted, not recorded one by one/);

@@ -166,8 +166,13 @@ export class AuditLog {
     principal?: { id: string; authMethod: string };
     /** The client's address: each gets its own budget of rows (RefusalBudget). */
     address?: string;
+    userAgent?: string;
   }): void {
-    if (!this.refusals.admit(refusal.address ?? 'unknown', refusal)) return;
+    const { httpMethod, path, decision, rule } = refusal;
+    if (!this.refusals.admit(refusal.address ?? 'unknown', { httpMethod, path, decision, rule })) return;
+    // Where it came from, in `arguments` (an HTTP refusal has no MCP arguments): what a SIEM
+    // correlates failed sign-ins by. Redacted like any text: a User-Agent is the client's to write.
+    const from = { ...(refusal.address !== undefined && { clientAddress: refusal.address }), ...(refusal.userAgent !== undefined && { userAgent: this.options.redactor.redactText(refusal.userAgent) }) };
     this.note(
       bareEntry({
         principal: refusal.principal?.id ?? 'anonymous',
@@ -177,6 +182,7 @@ export class AuditLog {
         decision: refusal.decision,
         rule: refusal.rule,
         outcome: null,
+        ...(Object.keys(from).length > 0 && { arguments: JSON.stringify(from) }),
         // What the JSON-RPC body of the 403, 401 or 429 says.
         errorCode: refusal.decision === 'limited' ? -31429 : -32600,
         errorMessage: this.options.redactor.redactText(refusal.reason).slice(0, MAX_ERROR_CHARS),

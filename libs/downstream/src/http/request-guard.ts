@@ -84,6 +84,8 @@ export interface HttpRefusal {
   principal?: { id: string; authMethod: string };
   /** The client's address (the audit log bounds the rows each address can make). */
   address?: string;
+  /** Its User-Agent header, cut to 200 characters: with the address, what tells refused clients apart. */
+  userAgent?: string;
   /** On a `refused` request that listing its Host or Origin would admit: what to list where (UnlistedWarnings tells the operator). */
   unlisted?: UnlistedValue;
 }
@@ -99,12 +101,20 @@ export function httpRefusal(req: IncomingMessage, reason: string): HttpRefusal {
   };
 }
 
-export function requestLine(req: IncomingMessage): { httpMethod: string; path: string; address?: string } {
+export function requestLine(req: IncomingMessage): { httpMethod: string; path: string; address?: string; userAgent?: string } {
   // Express (the admin routes) rewrites url under a mount path; originalUrl is what was sent.
   const url = (req as { originalUrl?: string }).originalUrl ?? req.url ?? '/';
   const query = url.indexOf('?');
-  return { httpMethod: req.method ?? 'GET', path: query === -1 ? url : url.slice(0, query), address: req.socket?.remoteAddress };
+  const agent = req.headers['user-agent'];
+  return {
+    httpMethod: req.method ?? 'GET',
+    path: query === -1 ? url : url.slice(0, query),
+    address: req.socket?.remoteAddress,
+    ...(typeof agent === 'string' && agent !== '' && { userAgent: agent.slice(0, MAX_USER_AGENT_CHARS) }),
+  };
 }
+
+const MAX_USER_AGENT_CHARS = 200;
 
 /** How the HTTP fronts learn who a request is from (libs/auth's HttpAuthenticator). */
 export type RequestAuthenticator = (req: IncomingMessage) => Promise<HttpAuthResult>;
