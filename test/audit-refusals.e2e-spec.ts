@@ -145,6 +145,9 @@ describe('HTTP refusals of a credential (auth.mode: required)', () => {
       [12, 'resources/read', { uri: `fixture://${'u'.repeat(17_000)}` }, 'request:uri-too-long'],
       [13, 'tools/call', { name: 'fx__echo', arguments: deep }, 'request:nested-too-deeply'],
       [14, 'tools/call', { name: 'fx__echo', arguments: {}, _meta: 5 }, 'request:invalid-meta'],
+      // Params its method does not take: refused as malformed, not denied by a rule nobody wrote.
+      [15, 'tools/call', { arguments: {} }, 'request:invalid-params'],
+      [16, 'resources/read', { uri: 7 }, 'request:invalid-params'],
     ];
     for (const [id, method, params] of refusals) await send({ jsonrpc: '2.0', id, method, params }, session);
     // Turned away by the transport, before any of them is handled: no row (docs/audit.md).
@@ -162,6 +165,7 @@ describe('HTTP refusals of a credential (auth.mode: required)', () => {
       expect(mine, rule).toHaveLength(1);
       expect(mine[0], rule).toMatchObject({ principal: 'http-hal', auth_method: 'api-key', session_id: init.session, transport: 'streamable-http', protocol_version: '2025-11-25', client_name: 'sweep', method, rule, error_code: -32602, upstream: null });
       expect(String(mine[0].error_message)).toMatch(/^(Unknown tool|Invalid params)/);
+      expect(mine[0]!.decision, rule).toBe(rule.startsWith('request:') ? 'refused' : 'denied');
     }
     expect(auditRows(dataDir, `request_id IN ('21', '22', '23', '24')`)).toEqual([]);
     expect(JSON.stringify(auditRows(dataDir))).not.toContain(key.slice(4));

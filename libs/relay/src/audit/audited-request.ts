@@ -62,9 +62,14 @@ export async function runAudited(
       // the gates, so that a denied call's row names the upstream too (tools-call.ts).
       entry.decision = 'allowed';
       entry.rule = facts.allowedBy ?? DEFAULT_RULE;
-    } else {
+    } else if (facts.deniedBy !== null) {
       entry.decision = 'denied';
-      entry.rule = facts.deniedBy ?? 'invalid-request';
+      entry.rule = facts.deniedBy;
+    } else {
+      // Failed before any route or rule: params its method does not take (no tool name, a
+      // URI that is no string). Malformed, as the other request:* refusals, not denied.
+      entry.decision = 'refused';
+      entry.rule = failure instanceof McpError && failure.code === ErrorCode.InvalidParams ? 'request:invalid-params' : 'request:invalid';
     }
   }
   entry.latencyMs = Math.round((performance.now() - started) * 1000) / 1000;
