@@ -165,7 +165,10 @@ describe('switchboard audit and db commands', () => {
   it('a read that finds nothing names on stderr each filter no row of the log matches, with the value meant; the output stays as it was', () => {
     const exported = runCli(withConfig('audit', 'export', '--format', 'jsonl', '--method', 'tools/calls', '--principal', 'alise'));
     expect([exported.code, exported.stdout]).toEqual([0, '']);
-    expect(exported.stderr).toBe("note: no row has principal 'alise' (did you mean alice?)\nnote: no row has method 'tools/calls' (did you mean tools/call?)\n");
+    expect(exported.stderr).toBe(
+      "note: no row has principal 'alise' (did you mean alice?)\nnote: no row has method 'tools/calls' (did you mean tools/call?)\n" +
+        'note: exported 0 rows; resume with --after-id 5\n',
+    );
     const tail = runCli(withConfig('audit', 'tail', '--upstream', 'FX'));
     expect([tail.code, tail.stdout, tail.stderr]).toEqual([0, '', "note: no row has upstream 'FX' (did you mean fx?)\n"]);
     const stats = runCli(withConfig('audit', 'stats', '--json', '--tool', 'fx__ech'));
@@ -173,7 +176,7 @@ describe('switchboard audit and db commands', () => {
     expect(stats.stderr).toBe("note: no tools/call row has tool 'fx__ech' (did you mean fx__echo?)\n");
     // Filters that each match rows, only not together: nothing found, nothing to note.
     const together = runCli(withConfig('audit', 'export', '--format', 'jsonl', '--principal', 'bob', '--decision', 'denied'));
-    expect([together.code, together.stdout, together.stderr]).toEqual([0, '', '']);
+    expect([together.code, together.stdout, together.stderr]).toEqual([0, '', 'note: exported 0 rows; resume with --after-id 5\n']);
   });
 
   it('export --output refuses the database, its WAL, a path in the data dir or a link to the database, and the log stays whole', () => {

@@ -151,7 +151,7 @@ describe('switchboard audit verify and the schema the readers rely on', () => {
     expect(verify.stderr).toBe('');
     const exported = runCli(['audit', 'export', '--format', 'jsonl', '--config', configPath]);
     expect(exported.code).toBe(0);
-    expect(exported.stderr).toMatch(/^warning: the audit_record view, .* run `switchboard audit verify`\n$/);
+    expect(exported.stderr).toMatch(/^warning: the audit_record view, .* run `switchboard audit verify`\nnote: exported 3 rows; resume with --after-id 3\n$/);
   });
 
   it('a trigger on the audit tables fails verify (exit 1), naming it', async () => {

@@ -15,10 +15,12 @@ export const USAGE = `Usage:
       Check a config (and its policy file) as start would, without starting anything.
   switchboard db migrate [--config FILE] [--data-dir DIR]
       Create the database or apply pending migrations.
-  switchboard audit tail [-n|--lines N] [-f|--follow] [--json] [FILTERS]
-      The newest N rows (default 20, at most 100000), oldest first; -f keeps printing new rows.
+  switchboard audit tail [-n|--lines N | --after-id ID] [-f|--follow] [--json] [FILTERS]
+      The newest N rows (default 20, at most 100000), or every row after row ID, oldest first;
+      -f keeps printing new rows.
   switchboard audit export --format jsonl|csv [--output FILE] [FILTERS]
-      Every matching row, oldest first, to stdout or FILE.
+      Every matching row, oldest first, to stdout or FILE; then on stderr how many, and the row
+      id the next export resumes after: it gets the rows committed since, none twice or skipped.
   switchboard audit stats [--json] [FILTERS]
       Totals (tool calls, errors, calls their hosts cancelled, denials), and calls, errors and
       denials per tool and per principal; rows per method.
@@ -64,7 +66,7 @@ export const USAGE = `Usage:
 The config, db, audit, keys, policy, tools and secrets commands also take --config FILE and --data-dir DIR.
 FILTERS: --since WHEN --until WHEN (ISO 8601 date or date-time, or a duration ago: 30m, 24h, 7d)
   --principal P --tool T --decision allowed|denied|limited|unauthenticated|refused
-  --method M --upstream U --session ID
+  --method M --upstream U --session ID --after-id ID (rows with a greater id)
 Without --config the embedded default (config/default.yaml) is used.`;
 
 const FAMILIES = ['config', 'db', 'audit', 'keys', 'policy', 'tools', 'secrets'];

@@ -19,6 +19,7 @@ const VALUES: Record<string, [what: string, example: string]> = {
   upstream: ['a server name', 'github'],
   server: ['a server name', 'github'],
   session: ['a session id, as the audit log shows it', 'ID'],
+  'after-id': ['a row id (the last one you have)', '1234'],
   format: ['an output format (jsonl or csv)', 'jsonl'],
   output: ['a file to write', 'audit.jsonl'],
   checkpoint: ['a file of checkpoint lines, or a daemon log', 'checkpoints.log'],

@@ -9,6 +9,7 @@ import { inReadSnapshot, noteUnmatchedFilters, withAuditReader } from './audit-r
 import { COMMON_OPTIONS, loadCommandConfig, parseCommandArgs, printUsage } from './command-args.js';
 import { CommandError, usageError } from './command-error.js';
 import { csvHeader, csvRow } from './csv.js';
+import { exportNotes } from './resume-notes.js';
 import { FILTER_OPTIONS, parseFilters } from './filters.js';
 import { ChunkedOutput, OutputError, isBrokenPipe } from './output.js';
 
@@ -36,7 +37,8 @@ export function readArguments(args: string[]) {
 
 /**
  * `audit export`: every matching row, oldest first, streamed in chunks (constant memory
- * however large the log) to stdout or `--output FILE`, as the log was when it began.
+ * however large the log) to stdout or `--output FILE`, as the log was when it began; then,
+ * on stderr, how many and the id to resume from (resume-notes.ts). stdout is the data only.
  */
 export async function run(args: string[], usage: string): Promise<number> {
   const { values, format, filter } = readArguments(args);
@@ -53,15 +55,21 @@ export async function run(args: string[], usage: string): Promise<number> {
       // while a large export runs would otherwise leave a gap in the exported chain, rows
       // the export had not reached yet gone with no trace of them in the file.
       let exported = 0;
-      await inReadSnapshot(dataSource, async () => {
+      const query = new AuditQuery(dataSource);
+      const head = await inReadSnapshot(dataSource, async () => {
+        // The snapshot's newest id, read first: every row up to it is one this export read.
+        const newest = await query.newestId();
         await out.write(format.header);
-        for await (const row of new AuditQuery(dataSource).rows(filter, 'asc')) {
+        for await (const row of query.rows(filter, 'asc')) {
           await out.write(format.line(row));
           exported++;
         }
+        return newest;
       });
       await out.end(target !== undefined);
       if (exported === 0) await noteUnmatchedFilters(dataSource, filter);
+      // Only once the output is whole: an id to resume from after a failed write would skip rows.
+      for (const note of exportNotes(filter, exported, head)) process.stderr.write(`${note}\n`);
     } catch (err) {
       if (target === undefined && isBrokenPipe(err)) return 0;
       if (err instanceof OutputError) {

@@ -6,31 +6,43 @@ import { COMMON_OPTIONS, loadCommandConfig, parseCommandArgs, printUsage } from 
 import { CommandError, usageError } from './command-error.js';
 import { FILTER_OPTIONS, parseFilters } from './filters.js';
 import { ChunkedOutput, OutputError, isBrokenPipe } from './output.js';
+import { afterIdBeyondHead } from './resume-notes.js';
 import { formatRowLine } from './row-line.js';
 
 const OPTIONS = {
   ...COMMON_OPTIONS,
   ...FILTER_OPTIONS,
-  lines: { type: 'string', short: 'n', default: '20' },
+  // No parseArgs default: `-n` with `--after-id` is refused, so whether it was given matters.
+  lines: { type: 'string', short: 'n' },
   follow: { type: 'boolean', short: 'f' },
   json: { type: 'boolean' },
 } as const;
 
 const POLL_MS = 500;
+const DEFAULT_LINES = 20;
 const MAX_LINES = 100_000;
 
 /** What `audit tail` reads of its arguments; bad usage throws. */
 export function readArguments(args: string[]) {
   const { values } = parseCommandArgs(args, OPTIONS);
   if (values.help) return { values, count: 0, filter: {} };
-  const count = Number(values.lines);
-  if (!/^\d+$/.test(values.lines) || count < 1 || count > MAX_LINES) {
-    throw usageError(`-n/--lines '${values.lines}': expected a whole number of rows from 1 to ${MAX_LINES}`);
+  const filter = parseFilters(values);
+  // A reader resuming from an id needs every row after it; the newest N of them would leave a gap.
+  if (values.lines !== undefined && filter.afterId !== undefined) {
+    throw usageError('-n/--lines counts back from the newest row, --after-id reads on from a row id: give one of them');
   }
-  return { values, count, filter: parseFilters(values) };
+  const lines = values.lines ?? String(DEFAULT_LINES);
+  const count = Number(lines);
+  if (!/^\d+$/.test(lines) || count < 1 || count > MAX_LINES) {
+    throw usageError(`-n/--lines '${lines}': expected a whole number of rows from 1 to ${MAX_LINES}`);
+  }
+  return { values, count, filter };
 }
 
-/** `audit tail`: the newest rows, oldest first; with -f, new rows as they are committed. */
+/**
+ * `audit tail`: the newest rows (or with --after-id, every row after that id), oldest first;
+ * with -f, new rows as they are committed.
+ */
 export async function run(args: string[], usage: string): Promise<number> {
   const { values, count, filter } = readArguments(args);
   if (values.help) return printUsage(usage);
@@ -61,10 +73,13 @@ export async function run(args: string[], usage: string): Promise<number> {
         // It and the rows up to it are read in one snapshot: retention pruning while a long
         // tail prints would otherwise cut rows from the middle of what it shows.
         const head = await inReadSnapshot(dataSource, async () => {
-          const newest = (await query.page({}, { limit: 1, order: 'desc' })).items[0]?.id ?? 0;
-          await print(query.last({ ...filter, beforeId: newest + 1 }, count));
+          const newest = await query.newestId();
+          const upToNewest = { ...filter, beforeId: newest + 1 };
+          await print(filter.afterId === undefined ? query.last(upToNewest, count) : query.rows(upToNewest));
           return newest;
         });
+        const beyond = afterIdBeyondHead(filter, head);
+        if (beyond !== undefined) process.stderr.write(`${beyond}\n`);
         // Before following: a filter that can never match would otherwise wait in silence.
         if (printed === 0) await noteUnmatchedFilters(dataSource, filter);
         if (values.follow) await follow(query, filter, head, print, stop.signal);

@@ -45,6 +45,7 @@ describe('parseFilters', () => {
           method: 'tools/call',
           upstream: 'fx',
           session: 'abc',
+          'after-id': '42',
         },
         NOW,
       ),
@@ -57,6 +58,7 @@ describe('parseFilters', () => {
       method: 'tools/call',
       upstream: 'fx',
       sessionId: 'abc',
+      afterId: 42,
     });
   });
 
@@ -81,6 +83,15 @@ describe('parseFilters', () => {
     expect(failure(() => parseFilters({ decision: 'Limited' }, NOW)).message).toContain('(did you mean limited?)');
     expect(failure(() => parseFilters({ decision: 'refsued' }, NOW)).message).toContain('(did you mean refused?)');
     expect(failure(() => parseFilters({ decision: 'ok' }, NOW)).message).not.toContain('did you mean');
+  });
+
+  it('takes --after-id 0 (every row) and refuses an --after-id that is no row id', () => {
+    expect(parseFilters({ 'after-id': '0' }, NOW)).toEqual({ afterId: 0 });
+    for (const bad of ['-1', '1.5', '1e3', 'last', '', '1234567890123456']) {
+      expect(failure(() => parseFilters({ 'after-id': bad }, NOW)).message).toBe(
+        `--after-id '${bad}': expected a row id, a whole number from 0 (the id of the last row you have)`,
+      );
+    }
   });
 
   it('refuses a window that ends before it starts', () => {

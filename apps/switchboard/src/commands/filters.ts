@@ -13,9 +13,13 @@ export const FILTER_OPTIONS = {
   method: { type: 'string' },
   upstream: { type: 'string' },
   session: { type: 'string' },
+  'after-id': { type: 'string' },
 } as const;
 
 export type FilterValues = Partial<Record<keyof typeof FILTER_OPTIONS, string>>;
+
+// A row id as SQLite gives it: a whole number, within what a JavaScript number holds exactly.
+const ROW_ID = /^\d{1,15}$/;
 
 // The settings' units, but not their grammar (durationMs): "that long ago" may be 0 (now)
 // and up to 9 digits (`1000000s`), which no setting takes.
@@ -57,6 +61,11 @@ export function parseFilters(values: FilterValues, now = Date.now()): AuditFilte
     if (text === undefined) continue;
     if (text === '') problems.push(`--${option} must not be empty`);
     else filter[option === 'session' ? 'sessionId' : option] = text;
+  }
+  const afterId = values['after-id'];
+  if (afterId !== undefined) {
+    if (ROW_ID.test(afterId)) filter.afterId = Number(afterId);
+    else problems.push(`--after-id '${afterId}': expected a row id, a whole number from 0 (the id of the last row you have)`);
   }
   if (problems.length > 0) throw usageError(problems.join('\n'));
   return filter;

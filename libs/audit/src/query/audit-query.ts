@@ -160,7 +160,7 @@ export class AuditQuery {
   }
 
   /** The newest row's id (0 for an empty log), from the primary key alone. */
-  private async newestId(): Promise<number> {
+  async newestId(): Promise<number> {
     const raw = await this.dataSource.getRepository(AuditRecordEntity).createQueryBuilder('r').select('MAX(r.id)', 'id').getRawOne<{ id: number | null }>();
     return raw?.id ?? 0;
   }
