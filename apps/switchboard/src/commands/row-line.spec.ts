@@ -1,6 +1,6 @@
 import type { AuditRow } from '@switchboard/audit';
 import { describe, expect, it } from 'vitest';
-import { formatRowLine, terminalSafe } from './row-line.js';
+import { fieldText, formatRowLine } from './row-line.js';
 
 const row = (extra: Partial<AuditRow>): AuditRow =>
   ({
@@ -54,15 +54,43 @@ describe('formatRowLine', () => {
     expect(args.endsWith('…')).toBe(true);
   });
 
-  it('keeps a row on one line and strips terminal control sequences', () => {
+  it('keeps a row on one line, its control characters escaped visibly in a quoted value', () => {
     const line = formatRowLine(row({ name: 'evil\u001b[2J\ntool', principal: 'a\u202eb' }));
     expect(line).not.toMatch(/[\u0000-\u001f\u202e]/);
-    expect(line).toContain('evil\uFFFD[2J tool');
+    expect(line).toContain('  "evil\\u001b[2J\\ntool"  ');
+    expect(line).toContain('  "a\\u202eb"  tools/call  ');
+  });
+
+  it('lets no value forge a row or a column: a newline and runs of spaces in a tool name are escaped, so the fields stay where they are', () => {
+    const forged = 'fx__echo  fx  1ms  {}\n2025-01-01T09:30:00.000Z  allowed  dev#1  ok  admin  tools/call  fx__wipe';
+    const line = formatRowLine(row({ name: forged, upstream: null }));
+    expect(line.split('\n')).toHaveLength(1);
+    const fields = line.split('  ');
+    expect(fields).toHaveLength(10);
+    expect(fields[6]).toBe(
+      '"fx__echo\\u0020\\u0020fx\\u0020\\u00201ms\\u0020\\u0020{}\\n2025-01-01T09:30:00.000Z\\u0020\\u0020allowed\\u0020\\u0020dev#1\\u0020\\u0020ok\\u0020\\u0020admin\\u0020\\u0020tools/call\\u0020\\u0020fx__wipe"',
+    );
+    expect(fields[7]).toBe('-');
+  });
+
+  it('quotes a value that could be misread, and only such a value: single spaces between words stay as they are', () => {
+    const shown = (name: string) => formatRowLine(row({ name })).split('  ')[6];
+    expect(shown('POST /mcp')).toBe('POST /mcp');
+    expect(shown('say "hi"')).toBe('say "hi"');
+    expect(shown(' lead')).toBe('"\\u0020lead"');
+    expect(shown('trail ')).toBe('"trail\\u0020"');
+    expect(shown('tab\there')).toBe('"tab\\there"');
+    expect(shown('em\u2003space')).toBe('"em\\u2003space"');
+    expect(shown('"quoted"')).toBe('"\\"quoted\\""');
+    expect(shown('back\\slash\n')).toBe('"back\\\\slash\\n"');
+    // Not to be taken for the dash of a missing value, nor for no field at all.
+    expect(shown('-')).toBe('"-"');
+    expect(shown('')).toBe('""');
   });
 });
 
-describe('terminalSafe', () => {
-  it('leaves ordinary text, including non-ASCII, alone', () => {
-    expect(terminalSafe('héllo wörld ✓')).toBe('héllo wörld ✓');
+describe('fieldText', () => {
+  it('leaves ordinary text, including non-ASCII and single spaces, alone', () => {
+    expect(fieldText('héllo wörld ✓')).toBe('héllo wörld ✓');
   });
 });
