@@ -125,6 +125,22 @@ describe('HTTP refusals of a credential (auth.mode: required)', () => {
     expect(String(rows[0].error_message)).not.toContain('REDACTED');
   });
 
+  it('another Authorization scheme (Basic, Token): the 401 of no credential, but its own rule and a message that names the scheme, never the value', async () => {
+    for (const [scheme, credential] of [['Basic', 'Zm9vOmJhcjpiYXo='], ['Token', 'tok_0123456789abcdef']]) {
+      const res = await post({ authorization: `${scheme} ${credential}` });
+      expect(res.status).toBe(401);
+      expect(res.headers.get('www-authenticate')).not.toContain('error=');
+      const { error } = (await res.json()) as { error: { message: string } };
+      const rows = await rowsOnceThere(dataDir, `rule = 'auth:unsupported-scheme' AND error_message LIKE ?`, `%the ${scheme} scheme%`);
+      expect(rows).toHaveLength(1);
+      expect(rows[0]).toMatchObject({ principal: 'anonymous', auth_method: 'none', method: 'http', name: 'POST /mcp', decision: 'unauthenticated' });
+      expect(String(rows[0].error_message)).toMatch(new RegExp(`^the Authorization header uses the ${scheme} scheme, which this gateway does not take; it takes an API key or token as a Bearer token`));
+      expect(error.message).toBe(`Unauthorized: ${String(rows[0].error_message)}`);
+      expect(JSON.stringify(rows[0])).not.toContain(credential);
+    }
+    expect(auditRows(dataDir, `rule = 'auth:missing'`)).toHaveLength(0);
+  });
+
   it('in a session: each refusal of a recorded request is one row with the session, revision and request id; what the transport turns away before handling a message is none', async () => {
     const auth = { authorization: `Bearer ${key}` };
     const send = async (body: unknown, headers: Record<string, string>) => {

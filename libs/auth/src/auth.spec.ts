@@ -240,9 +240,28 @@ describe('HttpAuthenticator', () => {
     expect(answer.headers['WWW-Authenticate']).toContain('error="invalid_request"');
   });
 
-  it('another Authorization scheme is no credential', async () => {
-    const { auth } = await authenticator('required');
-    expect((await auth.authenticate(request({ authorization: 'Basic Zm9vOmJhcg==' }))).refusal).toMatchObject({ rule: 'auth:missing' });
+  it('mode required: another Authorization scheme is refused as auth:unsupported-scheme, naming the scheme and never its value; the answer is the 401 of no credential', async () => {
+    const { auth, key } = await authenticator('required');
+    const accepted = 'this gateway does not take; it takes an API key or token as a Bearer token in the Authorization header or in X-API-Key';
+    const refusalOf = async (authorization: string) => (await auth.authenticate(request({ authorization }))).refusal;
+    expect(await refusalOf('Basic Zm9vOmJhcg==')).toEqual({ rule: 'auth:unsupported-scheme', reason: `the Authorization header uses the Basic scheme, which ${accepted}` });
+    expect((await refusalOf('token ghp_abcdefghijklmnop'))?.reason).toBe(`the Authorization header uses the Token scheme, which ${accepted}`);
+    expect((await refusalOf('Digest username="ann", response="f00"'))?.reason).toMatch(/^the Authorization header uses the Digest scheme, /);
+    // A scheme no registry knows may be a credential itself (a key sent without "Bearer"): not named.
+    for (const authorization of [key, `${key} x`, 'Sekret-Scheme abc']) {
+      const refusal = await refusalOf(authorization);
+      expect(refusal).toEqual({ rule: 'auth:unsupported-scheme', reason: `the Authorization header uses a scheme other than Bearer, which ${accepted}` });
+    }
+    // An empty header sent no credential.
+    expect(await refusalOf('')).toMatchObject({ rule: 'auth:missing' });
+    // RFC 6750 section 3.1: an unsupported method gets the bare challenge, no error code.
+    const req = request({});
+    expect(refusalAnswer(req, { rule: 'auth:unsupported-scheme', reason: 'Basic' })).toMatchObject({ status: 401, headers: { 'WWW-Authenticate': bearerChallenge(req) } });
+  });
+
+  it('mode none: another Authorization scheme is not read, and the request is the anonymous loopback caller', async () => {
+    const { auth } = await authenticator('none');
+    expect((await auth.authenticate(request({ authorization: 'Basic Zm9vOmJhcg==' }))).principal).toMatchObject({ id: 'anonymous', authMethod: 'loopback' });
   });
 });
 

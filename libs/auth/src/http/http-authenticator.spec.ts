@@ -28,6 +28,18 @@ describe('HttpAuthenticator: a request without a credential', () => {
   });
 });
 
+describe('HttpAuthenticator: a credential of a scheme it does not take', () => {
+  it('is told which scheme it sent and what is taken, in words the audit log stores as they are', async () => {
+    const auth = new HttpAuthenticator({} as ApiKeyVerifier, () => 'required');
+    for (const authorization of ['Basic Zm9vOmJhcg==', 'Token 0123456789abcdef0123', 'Negotiate YIIGhgYGKwYBBQUCoIIGejCCBnag', 'sbk_0123456789abcdef']) {
+      const { refusal } = await auth.authenticate(request({ authorization }));
+      expect(refusal?.rule).toBe('auth:unsupported-scheme');
+      expect(refusal!.reason).not.toContain(authorization.split(' ').at(-1));
+      expect(createRedactor().redactText(`Unauthorized: ${refusal!.reason}`)).toBe(`Unauthorized: ${refusal!.reason}`);
+    }
+  });
+});
+
 describe('HttpAuthenticator: where a credential is read from', () => {
   const good = 'sbk_good';
   const verifier = {

@@ -3,13 +3,14 @@ import type { ApiKeyVerifier, KeyVerdict, RefusedKeyHolder } from '../api-keys/a
 import { KEY_PREFIX } from '../api-keys/key-material.js';
 import type { JwtVerifier, RefusedTokenHolder, TokenVerdict } from '../jwt/jwt-verifier.js';
 import { LOOPBACK_PRINCIPAL, type AuthPrincipal } from '../principal.js';
+import { unsupportedSchemeReason } from './auth-scheme.js';
 import { runStrategy, type PassportStrategy } from './strategy-runner.js';
 
 export type AuthMode = 'none' | 'required';
 
 /** Why a request was not authenticated: the audit row's rule and reason, and what the caller is told. */
 export interface AuthRefusal {
-  rule: 'auth:missing' | 'auth:two-credentials' | 'auth:malformed' | KeyRefusalRule | TokenRefusalRule | 'auth:error';
+  rule: 'auth:missing' | 'auth:unsupported-scheme' | 'auth:two-credentials' | 'auth:malformed' | KeyRefusalRule | TokenRefusalRule | 'auth:error';
   reason: string;
   /** What the caller is told, where `reason` says more than it should learn (a key's name); else `reason`. */
   told?: string;
@@ -41,7 +42,8 @@ const BEARER_CREDENTIAL = /^bearer [A-Za-z0-9._~+/-]+=*$/i;
  * the strategies would find none (passport-http-bearer splits on one space) and the request
  * would count as one without a credential, served anonymously under `auth.mode: none`, though
  * its host meant to send a key. Another Authorization scheme (Basic) is no Bearer credential
- * and is left alone.
+ * and is left alone here: beside an X-API-Key it is not the caller's credential, and under
+ * `auth.mode: none` it is not read (authenticate() refuses it only where one is required).
  */
 function malformedCredential(headers: IncomingMessage['headers']): string | undefined {
   const authorization = headers.authorization;
@@ -202,6 +204,12 @@ export class HttpAuthenticator {
       }
     }
     if (this.mode() === 'none') return { principal: LOOPBACK_PRINCIPAL };
+    // Another scheme (Basic, Token) is answered as no credential (RFC 6750 section 3.1: an
+    // unsupported method gets the bare challenge), but its row says a credential was sent.
+    const authorization = req.headers.authorization;
+    if (authorization !== undefined && authorization.trim() !== '') {
+      return { refusal: { rule: 'auth:unsupported-scheme', reason: unsupportedSchemeReason(authorization) } };
+    }
     return {
       refusal: {
         rule: 'auth:missing',

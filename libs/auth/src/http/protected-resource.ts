@@ -59,11 +59,11 @@ export interface RefusalAnswer {
 const UNCHECKED_RETRY_AFTER_SEC = 5;
 
 /**
- * The answer to an authentication refusal, by its rule (RFC 6750 section 3.1): no credential
- * is 401 with the bare challenge; a credential that is wrong (unknown, revoked, expired,
- * forged) is 401 `invalid_token`; two at once, or a Bearer header or X-API-Key that holds no
- * readable credential, is 400 `invalid_request` ("more than one method", "otherwise
- * malformed"). A credential that could not be checked (the issuer's keys unavailable, the key
+ * The answer to an authentication refusal, by its rule (RFC 6750 section 3.1): no credential,
+ * or one of another scheme ("an unsupported authentication method"), is 401 with the bare
+ * challenge; a credential that is wrong (unknown, revoked, expired, forged) is 401
+ * `invalid_token`; two at once, or a Bearer header or X-API-Key that holds no readable
+ * credential, is 400 `invalid_request` ("more than one method", "otherwise malformed"). A credential that could not be checked (the issuer's keys unavailable, the key
  * table unreadable) is 503 with Retry-After and no challenge: the token may well be good, and
  * an OAuth host that hears `invalid_token` drops it and signs its user in again, against an
  * issuer that is failing already.
@@ -72,6 +72,7 @@ export function refusalAnswer(req: IncomingMessage, refusal: Pick<AuthRefusal, '
   const told = toldReason(refusal);
   switch (refusal.rule) {
     case 'auth:missing':
+    case 'auth:unsupported-scheme':
       return { status: 401, statusText: 'Unauthorized', headers: { 'WWW-Authenticate': bearerChallenge(req) }, told };
     case 'auth:two-credentials':
     case 'auth:malformed':
