@@ -27,12 +27,18 @@ describe('durationMs', () => {
     expect(() => durationMs('off', WITHOUT_OFF)).toThrow("--for 'off': must be a count and a unit (s, m, h, d, w) like '30d'");
   });
 
-  it.each(['', '90', 'd', '1.5h', '-1h', '+1h', '1H', '1 h', ' 1h', '1h ', '1h\n', '1d12h', '1y', '1ms', 'OFF', 'never', '1000000s', '１h'])(
+  it.each(['', '90', 'd', '1.5h', '-1h', '+1h', '1H', '1 h', ' 1h', '1h ', '1h\n', '1d12h', '1y', '1ms', 'OFF', 'never', '１h'])(
     'refuses %j: not a count of 1-6 digits and one unit',
     (text) => {
       expect(() => durationMs(text, WITH_OFF)).toThrow(new DurationRefused(WITH_OFF, text, "must be a count and a unit (s, m, h, d, w) like '1h', or 'off'"));
     },
   );
+
+  it('refuses a count of more than 6 digits as too long, naming a larger unit rather than the form it has', () => {
+    expect(durationProblem('1000000s', WITH_OFF)).toBe('has a count of more than 6 digits; write it in a larger unit (m, h, d, w)');
+    expect(durationProblem('999999999d', WITHOUT_OFF)).toBe('has a count of more than 6 digits; write it in a larger unit (w)');
+    expect(durationProblem('9999999w', WITHOUT_OFF)).toBe('has a count of more than 6 digits');
+  });
 
   it('refuses zero in any unit, saying what off means where there is one', () => {
     for (const text of ['0s', '0m', '00h', '000000d', '0w']) {

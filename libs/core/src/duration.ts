@@ -31,6 +31,8 @@ export interface DurationSetting {
 
 const UNITS = Object.keys(DURATION_UNITS_MS).join('');
 const FORM = new RegExp(`^(\\d{1,6})([${UNITS}])$`);
+/** The form with a count too long for it. */
+const LONG_COUNT = new RegExp(`^\\d{7,}([${UNITS}])$`);
 /** A count and a unit, zero left out. */
 const NONZERO_FORM = `(?!0+[${UNITS}]$)\\d{1,6}[${UNITS}]`;
 /** The form with zero left out, and `off`: the pattern for editors (the JSON schema) and the config. */
@@ -56,6 +58,12 @@ type Reading = { ms: number | undefined } | { problem: string };
 function read(text: string, setting: DurationSetting): Reading {
   if (text === 'off' && setting.off !== undefined) return { ms: undefined };
   const ms = msOf(text);
+  const long = LONG_COUNT.exec(text);
+  if (ms === undefined && long) {
+    // The form is right, the count too long: say that, and where a larger unit helps, which.
+    const larger = Object.keys(DURATION_UNITS_MS).filter((u) => DURATION_UNITS_MS[u as DurationUnit] > DURATION_UNITS_MS[long[1] as DurationUnit]);
+    return { problem: `has a count of more than 6 digits${larger.length > 0 ? `; write it in a larger unit (${larger.join(', ')})` : ''}` };
+  }
   if (ms === undefined) {
     const units = Object.keys(DURATION_UNITS_MS).join(', ');
     return { problem: `must be a count and a unit (${units}) like '${setting.example}'${setting.off === undefined ? '' : ", or 'off'"}` };
