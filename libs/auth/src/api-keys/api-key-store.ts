@@ -36,11 +36,11 @@ const ROLE = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$/;
 /** Problems with a new key's name and roles, each a sentence; empty when they are fine. */
 export function checkKeyFields(name: string, roles: readonly string[]): string[] {
   const problems: string[] = [];
-  if (!NAME.test(name)) problems.push(`name '${name}': use 1-64 letters, digits, '.', '_', '@' or '-', starting with a letter or digit`);
+  if (!NAME.test(name)) problems.push(`name '${name}': use 1-64 ASCII letters (A-Z, a-z), digits, '.', '_', '@' or '-', starting with a letter or digit`);
   // `keys revoke 2` means the key with id 2: a name of digits alone would be taken for an id.
   else if (/^\d+$/.test(name)) problems.push(`name '${name}': must not be digits alone (keys revoke reads those as an id)`);
   for (const role of roles) {
-    if (!ROLE.test(role)) problems.push(`role '${role}': use 1-64 letters, digits, '.', '_', ':' or '-', starting with a letter or digit`);
+    if (!ROLE.test(role)) problems.push(`role '${role}': use 1-64 ASCII letters (A-Z, a-z), digits, '.', '_', ':' or '-', starting with a letter or digit`);
   }
   return problems;
 }
