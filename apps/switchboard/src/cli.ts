@@ -64,7 +64,7 @@ export const USAGE = `Usage:
   switchboard --version | --help
 
 The config, db, audit, keys, policy, tools and secrets commands also take --config FILE and --data-dir DIR.
-FILTERS: --since WHEN --until WHEN (ISO 8601 date or date-time, or a duration ago: 30m, 24h, 7d)
+FILTERS: --since WHEN --until WHEN (ISO 8601 date or date-time, epoch ms, or a duration ago: 30m, 24h, 7d)
   --principal P --tool T --decision allowed|denied|limited|unauthenticated|refused
   --method M --upstream U --session ID --after-id ID (rows with a greater id)
 Without --config the embedded default (config/default.yaml) is used.`;

@@ -4,7 +4,7 @@ import {
   decodeCursor,
   InvalidCursorError,
   isAuditDecision,
-  parseIsoInstant,
+  parseInstant,
   type AuditFilter,
   type AuditOrder,
 } from '@switchboard/audit';
@@ -40,7 +40,6 @@ const TEXT_FILTERS = {
 
 const KNOWN = ['since', 'until', 'decision', 'limit', 'cursor', 'order', ...Object.keys(TEXT_FILTERS)];
 const MAX_TEXT_LENGTH = 1024;
-const EPOCH_MS = /^\d{1,15}$/;
 
 /**
  * Validates GET /admin/api/audit's query string, reporting every bad parameter at once.
@@ -92,10 +91,6 @@ export function parseAuditPageParams(query: Record<string, unknown>): ParsedPage
 
   if (problems.length > 0) return { ok: false, problems };
   return { ok: true, request: { filter, limit, cursor: text.cursor, order: order as AuditOrder } };
-}
-
-function parseInstant(text: string): number | undefined {
-  return EPOCH_MS.test(text) ? Number(text) : parseIsoInstant(text);
 }
 
 function problemOfCursor(cursor: string, filter: AuditFilter, order: AuditOrder): string | undefined {

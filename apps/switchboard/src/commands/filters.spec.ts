@@ -23,11 +23,13 @@ describe('parseWhen', () => {
     ['2w', NOW - 14 * 86_400_000],
     ['2025-06-01', Date.UTC(2025, 5, 1)],
     ['2025-06-01T08:00:00Z', Date.UTC(2025, 5, 1, 8)],
+    // Epoch milliseconds, a row's `at` as export and the admin API show it.
+    ['1795973170337', 1_795_973_170_337],
   ])('%s', (text, expected) => {
     expect(parseWhen(text, NOW)).toBe(expected);
   });
 
-  it.each(['yesterday', '7', 'd7', '7days', '-7d', '1.5h', '2025-02-30', ''])('refuses %j', (text) => {
+  it.each(['yesterday', '7', '1700000000', 'd7', '7days', '-7d', '1.5h', '2025-02-30', ''])('refuses %j', (text) => {
     expect(parseWhen(text, NOW)).toBeUndefined();
   });
 });

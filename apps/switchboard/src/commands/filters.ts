@@ -1,4 +1,4 @@
-import { AUDIT_DECISIONS, decisionMeant, isAuditDecision, parseIsoInstant } from '@switchboard/audit';
+import { AUDIT_DECISIONS, decisionMeant, isAuditDecision, parseInstant } from '@switchboard/audit';
 import type { AuditFilter } from '@switchboard/audit';
 import { DURATION_UNITS_MS } from '@switchboard/core';
 import { usageError } from './command-error.js';
@@ -26,14 +26,21 @@ const ROW_ID = /^\d{1,15}$/;
 const DURATION = /^(\d{1,9})(s|m|h|d|w)$/;
 
 /**
- * `--since`/`--until` values: an ISO 8601 date or date-time, or a duration (`30m`, `24h`,
- * `7d`) meaning that long before `now`. Undefined when it is neither.
+ * `--since`/`--until` values: an ISO 8601 date or date-time, epoch milliseconds (a row's
+ * `at`, as the admin API takes them too), or a duration (`30m`, `24h`, `7d`) meaning that
+ * long before `now`. Undefined when it is none of them.
  */
 export function parseWhen(text: string, now: number): number | undefined {
   const duration = DURATION.exec(text);
   if (duration) return now - Number(duration[1]) * DURATION_UNITS_MS[duration[2] as keyof typeof DURATION_UNITS_MS];
-  return parseIsoInstant(text);
+  // Digits alone only as long as a time since 1973 is: `--since 7` is a duration without its
+  // unit far more often than a moment of 1970, and must not quietly mean every row.
+  if (/^\d+$/.test(text) && !EPOCH_MS.test(text)) return undefined;
+  return parseInstant(text);
 }
+
+/** Epoch milliseconds on the command line: 12 to 15 digits. */
+const EPOCH_MS = /^\d{12,15}$/;
 
 /** Turns the filter options into an AuditFilter; every bad value is reported at once (exit 2). */
 export function parseFilters(values: FilterValues, now = Date.now()): AuditFilter {
@@ -43,7 +50,7 @@ export function parseFilters(values: FilterValues, now = Date.now()): AuditFilte
     const text = values[option];
     if (text === undefined) continue;
     const ms = parseWhen(text, now);
-    if (ms === undefined) problems.push(`--${option} '${text}': expected an ISO 8601 date or date-time, or a duration like 30m, 24h, 7d`);
+    if (ms === undefined) problems.push(`--${option} '${text}': expected an ISO 8601 date or date-time, epoch milliseconds, or a duration like 30m, 24h, 7d`);
     else filter[option] = ms;
   }
   if (filter.since !== undefined && filter.until !== undefined && filter.since >= filter.until) {

@@ -37,6 +37,17 @@ export function parseIsoInstant(text: string): number | undefined {
   return Number.isNaN(ms) ? undefined : ms;
 }
 
+/** Epoch milliseconds as rows hold them (`at`): digits alone. */
+const EPOCH_MS = /^\d{1,15}$/;
+
+/**
+ * A time bound as both the admin API and the command line take it: an ISO 8601 date or
+ * date-time (parseIsoInstant), or epoch milliseconds, as a row's `at` is written.
+ */
+export function parseInstant(text: string): number | undefined {
+  return EPOCH_MS.test(text) ? Number(text) : parseIsoInstant(text);
+}
+
 /** A row as the API and the CLI's JSON output show it: `at` also as an ISO `time`. */
 export function auditRowJson(row: AuditRow): Record<string, unknown> {
   const { id, ...rest } = row;
