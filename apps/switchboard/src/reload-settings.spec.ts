@@ -46,4 +46,15 @@ describe('RestartNotices, on the same comparison', () => {
     // Back to what the daemon runs with: nothing to restart for.
     expect(notices.changedBy(config(''))).toEqual([]);
   });
+
+  it('a dataDir the command line overrides (--data-dir): the edit is said to be overridden, and nothing when it names what runs', () => {
+    const atStart = config('');
+    const running = { ...atStart, dataDir: join(dir, 'moved') };
+    const notices = new RestartNotices(atStart, () => running);
+    expect(notices.changedBy({ ...atStart, dataDir: join(dir, 'moved') })).toEqual([]);
+    const elsewhere = { ...atStart, dataDir: join(dir, 'elsewhere') };
+    expect(notices.changedBy(elsewhere)).toEqual([
+      [{ dataDir: join(dir, 'elsewhere'), inUse: join(dir, 'moved') }, "a new dataDir in the file: the command line's --data-dir overrides it, now and at a restart with the same command line"],
+    ]);
+  });
 });

@@ -5,7 +5,7 @@ import { changedSettings, START_ONLY_SETTINGS, type StartOnlySetting } from './r
 export type RestartNotice = [fields: Record<string, unknown>, message: string];
 
 /** What the log says of a new value in the file; `running` is the config the daemon runs with. */
-type Notice = (next: GatewayConfig, running: GatewayConfig) => RestartNotice;
+type Notice = (next: GatewayConfig, running: GatewayConfig, atStart: GatewayConfig) => RestartNotice | undefined;
 
 /**
  * The settings the daemon reads only at start (reload-settings.ts): the listener cannot move,
@@ -21,10 +21,14 @@ const NOTICES: Record<StartOnlySetting, Notice> = {
   log: (next) => [{ newLevel: next.log.level }, 'a new log level takes effect after a restart'],
   // The audit database and the keys stay where they were opened; commands run with the
   // new file would use another database than the daemon's.
-  dataDir: (next, running) => [
-    { dataDir: next.dataDir, inUse: running.dataDir },
-    'a new dataDir takes effect after a restart; until then the daemon keeps using the old one',
-  ],
+  dataDir: (next, running, atStart) => {
+    // Already what runs (an edit to the dir --data-dir gave): nothing to restart for.
+    if (next.dataDir === running.dataDir) return undefined;
+    const fields = { dataDir: next.dataDir, inUse: running.dataDir };
+    return running.dataDir !== atStart.dataDir
+      ? [fields, "a new dataDir in the file: the command line's --data-dir overrides it, now and at a restart with the same command line"]
+      : [fields, 'a new dataDir takes effect after a restart; until then the daemon keeps using the old one'];
+  },
   policy: (next) => [{ policy: next.policy }, 'a new policy file path or default effect takes effect after a restart (edits to the file apply at once)'],
 };
 
@@ -50,6 +54,11 @@ export class RestartNotices {
   changedBy(next: GatewayConfig): RestartNotice[] {
     const edited = changedSettings(this.lastLoaded, next, START_ONLY_SETTINGS);
     this.lastLoaded = next;
-    return changedSettings(this.fileAtStart, next, edited).map((setting) => NOTICES[setting](next, this.running()));
+    const notices: RestartNotice[] = [];
+    for (const setting of changedSettings(this.fileAtStart, next, edited)) {
+      const notice = NOTICES[setting](next, this.running(), this.fileAtStart);
+      if (notice) notices.push(notice);
+    }
+    return notices;
   }
 }
