@@ -19,7 +19,7 @@ import { AUDIT_CHECKPOINT_EVERY, AUDIT_RETENTION, type GatewayConfig } from '@sw
 import { durationMs } from '@switchboard/core';
 import { MIGRATIONS } from '@switchboard/migrations';
 import type { Logger } from '@switchboard/observability';
-import { DATABASE_FILE, migrate, openDatabase, sqliteConnection } from '@switchboard/persistence';
+import { DATABASE_FILE, SchemaMismatchError, migrate, openDatabase, sqliteConnection } from '@switchboard/persistence';
 import { loadDigestKey } from './digest-key.js';
 import type { DataSource } from 'typeorm';
 
@@ -43,7 +43,9 @@ const MIGRATION_ATTEMPTS = 10;
  * Opens the database in the data dir and applies pending migrations; logs what ran.
  * Several processes may start on one data dir at once (a daemon and `switchboard stdio`
  * instances launched by hosts): each waits for the other's migration transaction, and one
- * that loses the race finds the migrations applied, which is success.
+ * that loses the race finds the migrations applied, which is success. A database a newer
+ * Switchboard migrated is refused (SchemaMismatchError, its message naming the file) at once:
+ * trying again cannot change that.
  */
 export async function openMigrated(
   config: GatewayConfig,
@@ -64,6 +66,10 @@ export async function openMigrated(
       applied = applied.concat(await migrate(dataSource));
       break;
     } catch (err) {
+      if (err instanceof SchemaMismatchError) {
+        await dataSource?.destroy();
+        throw err;
+      }
       // Another process may be creating the file: switching it to WAL answers "database is
       // locked" without waiting. Migrations themselves wait for each other (migrate takes the
       // write lock before reading what is applied), so trying again carries on from there.

@@ -2,8 +2,11 @@ import { mkdtempSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { DataSource } from 'typeorm';
+import type { DataSource, QueryRunner } from 'typeorm';
 import { openDatabase, sqliteConnection } from './database.js';
+import { migrate } from './migrate.js';
+import { SchemaMismatchCode, SchemaMismatchError } from './persistence.errors.js';
+import { schemaState } from './schema-state.js';
 
 let open: DataSource[] = [];
 afterEach(async () => {
@@ -53,5 +56,52 @@ describe('openDatabase', () => {
     await expect(
       openDatabase({ file: join(dir(), 'missing.sqlite'), entities: [], migrations: [], readonly: true }),
     ).rejects.toThrow();
+  });
+});
+
+/** A migration that creates one table, named as TypeORM names them (`<Name><timestamp>`). */
+const creating = (table: string, timestamp: number) =>
+  class {
+    name = `Create${table}${timestamp}`;
+    async up(q: QueryRunner) {
+      await q.query(`CREATE TABLE ${table} (x)`);
+    }
+    async down() {}
+  };
+
+describe('migrate on a database a newer build migrated', () => {
+  it('refuses it, naming the migrations this build does not know, and changes nothing', async () => {
+    const file = join(dir(), 'switchboard.sqlite');
+    const older = await openDatabase({ file, entities: [], migrations: [creating('one', 1700000000001)] });
+    await migrate(older);
+    // What a newer build leaves: a migration recorded that this one has never heard of.
+    sqliteConnection(older).prepare(`INSERT INTO migrations (timestamp, name) VALUES (1899999999999, 'FutureThing1899999999999')`).run();
+    await older.destroy();
+
+    const ds = await openDatabase({ file, entities: [], migrations: [creating('one', 1700000000001), creating('two', 1700000000002)] });
+    open.push(ds);
+    const refused = await migrate(ds).catch((err: unknown) => err);
+    expect(refused).toBeInstanceOf(SchemaMismatchError);
+    expect(refused).toMatchObject({ code: SchemaMismatchCode.Newer, file, migrations: ['FutureThing1899999999999'] });
+    expect((refused as Error).message).toBe(
+      `the database ${file} was migrated by a newer Switchboard (migration this version does not know: FutureThing1899999999999); ` +
+        'run that version, or restore a backup taken before the upgrade',
+    );
+    const db = sqliteConnection(ds);
+    expect(db.prepare(`SELECT name FROM sqlite_master WHERE name = 'two'`).get(), 'the pending migration did not run').toBeUndefined();
+    expect(db.inTransaction).toBe(false);
+  });
+});
+
+describe('schemaState', () => {
+  it('names what the file lacks, what it has that this build does not know, and whether it has anything at all', async () => {
+    const file = join(dir(), 'switchboard.sqlite');
+    const ds = await openDatabase({ file, entities: [], migrations: [creating('one', 1700000000001), creating('two', 1700000000002)] });
+    open.push(ds);
+    expect(schemaState(ds)).toEqual({ pending: ['Createone1700000000001', 'Createtwo1700000000002'], unknown: [], fresh: true });
+    await migrate(ds);
+    expect(schemaState(ds)).toEqual({ pending: [], unknown: [], fresh: false });
+    sqliteConnection(ds).exec(`DELETE FROM migrations WHERE name = 'Createtwo1700000000002'; INSERT INTO migrations (timestamp, name) VALUES (1700000000003, 'Later1700000000003')`);
+    expect(schemaState(ds)).toEqual({ pending: ['Createtwo1700000000002'], unknown: ['Later1700000000003'], fresh: false });
   });
 });

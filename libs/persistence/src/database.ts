@@ -76,36 +76,6 @@ export async function openDatabase(options: DatabaseOptions): Promise<DataSource
   return dataSource;
 }
 
-/**
- * Applies the migrations not yet applied, all in one transaction; returns their names,
- * oldest first.
- *
- * The write lock is taken (BEGIN IMMEDIATE, waiting out the busy timeout) before TypeORM
- * reads which migrations are applied. TypeORM reads that list outside any transaction, so
- * two processes starting on a fresh file could both find a migration pending and, when it
- * can run twice without failing (a DROP and CREATE INDEX), both run it and record it twice.
- * Under the lock the second process reads the first one's list. Foreign keys are off while
- * migrating, as TypeORM has them for its own migration transactions (a table rebuild must
- * not trip them); SQLite ignores that pragma inside a transaction, so it comes first.
- */
-export async function migrate(dataSource: DataSource): Promise<string[]> {
-  const db = sqliteConnection(dataSource);
-  db.pragma('foreign_keys = OFF');
-  try {
-    db.exec('BEGIN IMMEDIATE');
-    try {
-      const applied = await dataSource.runMigrations({ transaction: 'none' });
-      db.exec('COMMIT');
-      return applied.map((m) => m.name);
-    } catch (err) {
-      if (db.inTransaction) db.exec('ROLLBACK');
-      throw err;
-    }
-  } finally {
-    db.pragma('foreign_keys = ON');
-  }
-}
-
 /** The better-sqlite3 handle under a DataSource, for prepared-statement hot paths. */
 export function sqliteConnection(dataSource: DataSource): SqliteConnection {
   return (dataSource.driver as unknown as { databaseConnection: SqliteConnection }).databaseConnection;

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import type { GatewayConfig } from '@switchboard/config';
 import { countedBe } from '@switchboard/core';
-import { sqliteConnection } from '@switchboard/persistence';
+import { SchemaMismatchCode, SchemaMismatchError, schemaState, sqliteConnection, type SchemaState } from '@switchboard/persistence';
 import type { DataSource } from 'typeorm';
 import { AuditQuery, readerSchemaProblem, strandedJournals, unknownOwnerAdvice, type AuditFilter } from '@switchboard/audit';
 import { databasePath, journalDir, openReadOnly } from '../audit-store.js';
@@ -22,7 +22,7 @@ export async function withAuditReader<T>(
     throw new CommandError(`no audit database at ${file}; start the daemon once or run \`switchboard db migrate\``);
   }
   let dataSource: DataSource;
-  let pending: string[];
+  let state: SchemaState;
   try {
     dataSource = await openReadOnly(config);
   } catch (err) {
@@ -30,11 +30,16 @@ export async function withAuditReader<T>(
   }
   try {
     // The first read of the file: where one that is no SQLite database shows it.
-    pending = pendingMigrations(dataSource);
+    state = schemaState(dataSource);
   } catch (err) {
     await dataSource.destroy();
     throw new CommandError(`cannot open the audit database ${file}: ${(err as Error).message}`);
   }
+  if (state.unknown.length > 0) {
+    await dataSource.destroy();
+    throw new CommandError(new SchemaMismatchError(SchemaMismatchCode.Newer, file, state.unknown).message);
+  }
+  const { pending } = state;
   if (pending.length > 0) {
     await dataSource.destroy();
     // The readers' queries assume today's schema; on an older file they would fail with
@@ -82,16 +87,6 @@ export async function inReadSnapshot<T>(dataSource: DataSource, read: () => Prom
   } finally {
     db.exec('COMMIT');
   }
-}
-
-/** The names of the migrations this build has that the file has not applied (none table: all of them). */
-function pendingMigrations(dataSource: DataSource): string[] {
-  const db = sqliteConnection(dataSource);
-  const known = dataSource.migrations.map((m) => m.name ?? m.constructor.name);
-  const table = db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'migrations'`).get();
-  if (!table) return known;
-  const applied = new Set((db.prepare('SELECT name FROM migrations').all() as { name: string }[]).map((r) => r.name));
-  return known.filter((name) => !applied.has(name));
 }
 
 /**

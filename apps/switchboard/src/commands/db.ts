@@ -1,4 +1,5 @@
 import type { GatewayConfig } from '@switchboard/config';
+import { SchemaMismatchError } from '@switchboard/persistence';
 import { databasePath, openMigrated } from '../audit-store.js';
 import { COMMON_OPTIONS, loadCommandConfig, parseCommandArgs, printUsage, runSubcommand } from './command-args.js';
 import { CommandError } from './command-error.js';
@@ -24,6 +25,8 @@ async function migrateDatabase(config: GatewayConfig): Promise<number> {
   try {
     opened = await openMigrated(config);
   } catch (err) {
+    // A newer Switchboard's database: its message names the file and what to do.
+    if (err instanceof SchemaMismatchError) throw new CommandError(err.message);
     throw new CommandError(`migrating ${file} failed: ${(err as Error).message}`);
   }
   const { dataSource, applied } = opened;

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { ApiKeyStore, type ApiKeyInfo } from '@switchboard/auth';
 import type { GatewayConfig } from '@switchboard/config';
 import { API_KEY_METHOD, foldCallerName, type CallerIdentity } from '@switchboard/core';
+import { SchemaMismatchCode, SchemaMismatchError, schemaState } from '@switchboard/persistence';
 import { databasePath, openReadOnly } from '../audit-store.js';
 import { commaList } from './command-args.js';
 import { CommandError } from './command-error.js';
@@ -59,8 +60,12 @@ function keysNamed(caller: CallerIdentity, keys: readonly ApiKeyInfo[]): ApiKeyI
  */
 async function otherRolesNote(caller: CallerIdentity, given: readonly string[], config: GatewayConfig): Promise<string | undefined> {
   if (caller.authMethod !== API_KEY_METHOD || !existsSync(databasePath(config))) return undefined;
-  // A database that cannot be read only costs the note: the check itself needs no key.
-  const keys = await readKeys(config).catch(() => []);
+  // A database that cannot be read only costs the note: the check itself needs no key. One
+  // another Switchboard's schema is refused, as every command refuses it.
+  const keys = await listKeys(config).catch((err: unknown) => {
+    if (err instanceof SchemaMismatchError) throw new CommandError(err.message);
+    return [];
+  });
   const key = keysNamed(caller, keys).find(serves);
   if (!key) return undefined;
   const same = key.roles.length === new Set(given).size && key.roles.every((r) => given.includes(r));
@@ -70,16 +75,24 @@ async function otherRolesNote(caller: CallerIdentity, given: readonly string[], 
 
 /** Every key, read-only: the check must not create or migrate the daemon's database. */
 async function readKeys(config: GatewayConfig): Promise<ApiKeyInfo[]> {
-  const file = databasePath(config);
   try {
-    const dataSource = await openReadOnly(config);
-    try {
-      return await new ApiKeyStore(dataSource).list();
-    } finally {
-      await dataSource.destroy();
-    }
+    return await listKeys(config);
   } catch (err) {
-    throw new CommandError(`cannot read the API keys in ${file}: ${(err as Error).message}; give the caller's roles with --roles`);
+    // Said as every command says it: --roles would not make such a database one to read.
+    if (err instanceof SchemaMismatchError) throw new CommandError(err.message);
+    throw new CommandError(`cannot read the API keys in ${databasePath(config)}: ${(err as Error).message}; give the caller's roles with --roles`);
+  }
+}
+
+/** Every key; a database of another Switchboard's schema throws SchemaMismatchError. */
+async function listKeys(config: GatewayConfig): Promise<ApiKeyInfo[]> {
+  const dataSource = await openReadOnly(config);
+  try {
+    const { unknown } = schemaState(dataSource);
+    if (unknown.length > 0) throw new SchemaMismatchError(SchemaMismatchCode.Newer, databasePath(config), unknown);
+    return await new ApiKeyStore(dataSource).list();
+  } finally {
+    await dataSource.destroy();
   }
 }
 
