@@ -3,7 +3,7 @@ import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT, SWITCHBOARD_BIN, eventually, startDaemon, stdioFixture, stopAllDaemons, tempDir, writeConfig } from './support/daemon.js';
-import { runCli } from './support/cli.js';
+import { cliRunsTimeout, runCli } from './support/cli.js';
 
 // For the whole file: the port-clash test's first daemon too, also when -t runs that test alone.
 afterAll(stopAllDaemons);
@@ -197,6 +197,16 @@ describe('switchboard CLI', () => {
     const direct = runCli(args, { cwd: mine });
     expect(direct.code, direct.stderr).toBe(0);
     expect(direct.stdout).toContain(`data: ${join(mine, 'state')};`);
+  });
+
+  it("--data-dir '' is a usage error (exit 2), not the config's data dir used in its place", { timeout: cliRunsTimeout(5) }, () => {
+    const dir = tempDir();
+    const configPath = writeConfig({ mcpServers: {} }, dir);
+    for (const argv of [['keys', 'list', '--data-dir', ''], ['keys', 'list', '--data-dir='], ['--data-dir', '', 'db', 'migrate'], ['start', '--port', '0', '--data-dir', ''], ['stdio', '--data-dir', '']]) {
+      const r = runCli([...argv, '--config', configPath], { timeoutMs: 15_000 });
+      expect([r.code, r.stderr], argv.join(' ')).toEqual([2, "switchboard: --data-dir is empty: give a directory (e.g. --data-dir ./data), or leave the option out for the config's dataDir\n"]);
+    }
+    expect(existsSync(join(dir, 'data')), "nothing was made in the config's data dir").toBe(false);
   });
 
   it('bad --port is a usage error', () => {

@@ -1,7 +1,7 @@
-import { resolve } from 'node:path';
 import { ConfigError, BRACKETED_HOST, closestKey, defaultConfigPath, loadConfigWithWarnings, unsafeListenReason, type GatewayConfig } from '@switchboard/config';
 import type { CommandFamily } from './commands/index.js';
 import type { FileSettings } from './daemon.js';
+import { dataDirOverride } from './option-values.js';
 import { parseOptions } from './parse-options.js';
 import { ShutdownSignals } from './shutdown-signals.js';
 import { SWITCHBOARD_VERSION } from './version.js';
@@ -211,7 +211,7 @@ function applyOverrides(config: GatewayConfig, values: { port?: string; host?: s
     const unsafe = unsafeListenReason(listen.host, config.auth.mode);
     if (unsafe) throw new UsageError(`--host ${listen.host}: auth.mode ${unsafe}`);
   }
-  return { ...config, listen, dataDir: values['data-dir'] ? resolve(values['data-dir']) : config.dataDir };
+  return { ...config, listen, dataDir: dataDirOverride(values['data-dir'], (message) => new UsageError(message)) ?? config.dataDir };
 }
 
 function print(text: string, code = 0): number {

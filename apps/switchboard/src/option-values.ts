@@ -1,3 +1,5 @@
+import { resolve } from 'node:path';
+
 /**
  * What each option that takes a value takes, across every command, with an example value:
  * said when the value is missing (`audit tail --lines`), rather than parseArgs' "Option
@@ -43,4 +45,15 @@ const VALUES: Record<string, [what: string, example: string]> = {
 export function missingValueRefusal(typed: string, name: string): string {
   const known = Object.hasOwn(VALUES, name) ? VALUES[name] : undefined;
   return known ? `${typed} needs ${known[0]}, e.g. ${typed} ${known[1]}` : `${typed} needs a value`;
+}
+
+/**
+ * `--data-dir DIR` as the directory it names; undefined when not given (the config's
+ * `dataDir` then). An empty value names no directory: read as "not given", a script whose
+ * variable was unset ran on the config's data dir instead of the one it meant. `refuse`
+ * makes the command's own usage error from the message.
+ */
+export function dataDirOverride(value: string | undefined, refuse: (message: string) => Error): string | undefined {
+  if (value === '') throw refuse("--data-dir is empty: give a directory (e.g. --data-dir ./data), or leave the option out for the config's dataDir");
+  return value === undefined ? undefined : resolve(value);
 }

@@ -40,7 +40,7 @@ export function parseOptions<T extends ParseArgsConfig & { options: NonNullable<
   const values = parsed.values as Record<string, unknown>;
   for (const name of PATH_OPTIONS) {
     const given = values[name];
-    // An empty one stays empty: the commands read it as not given.
+    // An empty one stays empty, for the command to refuse (`--data-dir ''`) or read as not given.
     if (typeof given === 'string' && given !== '') values[name] = commandLinePath(given);
   }
   return parsed as ReturnType<typeof parseArgs<T>>;

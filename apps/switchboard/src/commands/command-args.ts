@@ -1,6 +1,6 @@
-import { resolve } from 'node:path';
 import type { ParseArgsConfig } from 'node:util';
 import { ConfigError, closestKey, defaultConfigPath, loadConfigWithWarnings, type GatewayConfig } from '@switchboard/config';
+import { dataDirOverride } from '../option-values.js';
 import { parseOptions } from '../parse-options.js';
 import { CommandError, usageError } from './command-error.js';
 import { usagePart } from './usage-part.js';
@@ -86,11 +86,11 @@ export function parseOneArgument<O extends NonNullable<ParseArgsConfig['options'
 
 /** The config the daemon would use, with `--data-dir` applied; a bad config is exit 2. */
 export function loadCommandConfig(values: { config?: string; 'data-dir'?: string }): GatewayConfig {
+  const dataDir = dataDirOverride(values['data-dir'], usageError);
   try {
     const loaded = loadConfigWithWarnings(values.config ?? defaultConfigPath());
     for (const w of loaded.warnings) process.stderr.write(`warning: ${w.file}: ${w.path}: ${w.reason}\n`);
-    const dataDir = values['data-dir'] ? resolve(values['data-dir']) : loaded.config.dataDir;
-    return { ...loaded.config, dataDir };
+    return { ...loaded.config, dataDir: dataDir ?? loaded.config.dataDir };
   } catch (err) {
     if (err instanceof ConfigError) throw new CommandError(err.message, 2);
     throw err;
