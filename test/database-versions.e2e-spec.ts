@@ -60,14 +60,14 @@ describe('a database a newer Switchboard migrated', () => {
     const before = readFileSync(file);
     const others = () => readdirSync(dataDir).filter((name) => !name.startsWith('switchboard.sqlite')).sort();
     const files = others();
-    const refusal =
-      `switchboard: the database ${file} was migrated by a newer Switchboard (migration this version does not know: ${FUTURE}); ` +
+    const refusal = (noun: string) =>
+      `switchboard: the ${noun} ${file} was migrated by a newer Switchboard (migration this version does not know: ${FUTURE}); ` +
       'run that version, or restore a backup taken before the upgrade\n';
     for (const { args, input } of COMMANDS) {
       const r = runCli([...args, '--config', configPath], { input, timeoutMs: 20_000 });
       const what = args.join(' ');
       expect(r.code, `${what}: ${r.stderr}`).toBe(1);
-      expect(r.stderr, what).toContain(refusal);
+      expect(r.stderr, what).toContain(refusal(args[0] === 'audit' ? 'audit database' : 'database'));
       expect(r.stderr, what).not.toMatch(STACK_TRACE);
       expect(r.stdout, what).toBe('');
       expect(readFileSync(file).equals(before), `${what} left the database as it was`).toBe(true);

@@ -50,6 +50,9 @@ describe('switchboard secrets', () => {
   });
 
   it('list shows principal, name and time, never the value; --json likewise; --principal filters', () => {
+    // It only reads: with no database yet, it says so rather than make one.
+    expect(cli(withConfig('list'))).toMatchObject({ code: 1, stderr: expect.stringMatching(/^switchboard: no database at .*switchboard\.sqlite; start the daemon once or run `switchboard db migrate`\n$/) });
+    expect(runCli(['db', 'migrate', ...withConfig()]).code).toBe(0);
     expect(cli(withConfig('list')).stdout).toMatch(/^no secrets; set one with: switchboard secrets set/);
     cli(withConfig('set', '--principal', 'bob', 'JIRA_TOKEN'), 'jira-value');
     cli(withConfig('set', '--principal', 'alice', 'GITHUB_TOKEN'), TOKEN);

@@ -130,6 +130,18 @@ describe('PrincipalSecretStore', () => {
     expect(() => new PrincipalSecretStore(db, randomBytes(16))).toThrow(/32 bytes/);
   });
 
+  it('loads a key given as a function only to seal or open a value: listing and deleting need none', async () => {
+    const { db, key } = await fresh();
+    const loadKey = vi.fn(() => key);
+    const store = new PrincipalSecretStore(db, loadKey);
+    expect(store.list()).toEqual([]);
+    expect(store.delete('alice', 'A')).toBe(false);
+    expect(loadKey).not.toHaveBeenCalled();
+    store.set('alice', 'A', 'v');
+    expect(store.valuesFor('alice')).toEqual({ A: 'v' });
+    expect(loadKey).toHaveBeenCalledTimes(1);
+  });
+
   it("keeps a key's secrets and a token user's of the same name apart; key:NAME is the key's name", async () => {
     const { store } = await fresh();
     store.set('key:alice', 'T', 'for-the-key');

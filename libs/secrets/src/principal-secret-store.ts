@@ -23,7 +23,8 @@ interface SealedRow {
  * (a backup, a copied file) does not reveal them.
  */
 export class PrincipalSecretStore {
-  private readonly cipher: SecretCipher;
+  private sealing?: SecretCipher;
+  private readonly loadKey?: () => Buffer;
   private readonly upsert: SqliteStatement;
   private readonly remove: SqliteStatement;
   private readonly listAll: SqliteStatement;
@@ -33,8 +34,13 @@ export class PrincipalSecretStore {
   private readonly everyHolder: SqliteStatement;
   private readonly versions: SqliteStatement;
 
-  constructor(db: SqliteConnection, key: Buffer) {
-    this.cipher = new SecretCipher(key);
+  /**
+   * `key` as a function is loaded when a value is first sealed or opened: listing and
+   * deleting need no key, and must not create the key file (`switchboard secrets list`).
+   */
+  constructor(db: SqliteConnection, key: Buffer | (() => Buffer)) {
+    if (typeof key === 'function') this.loadKey = key;
+    else this.sealing = new SecretCipher(key);
     this.upsert = db.prepare(`INSERT OR REPLACE INTO principal_secret (principal, name, value, updated_at) VALUES (?, ?, ?, ?)`);
     this.remove = db.prepare(`DELETE FROM principal_secret WHERE principal = ? AND name = ?`);
     const info = `SELECT principal, name, updated_at AS updatedAt FROM principal_secret`;
@@ -49,6 +55,10 @@ export class PrincipalSecretStore {
     this.everyHolder = db.prepare(`SELECT DISTINCT principal FROM principal_secret ORDER BY principal`);
     // The IV is fresh on every set, so a value replaced within the same millisecond still shows.
     this.versions = db.prepare(`SELECT principal, name, updated_at AS updatedAt, substr(value, 1, 12) AS iv FROM principal_secret ORDER BY principal, name`);
+  }
+
+  private get cipher(): SecretCipher {
+    return (this.sealing ??= new SecretCipher(this.loadKey!()));
   }
 
   /** Stores or replaces a value. */

@@ -1,15 +1,16 @@
-import { existsSync } from 'node:fs';
 import type { GatewayConfig } from '@switchboard/config';
 import { countedBe } from '@switchboard/core';
-import { SchemaMismatchCode, SchemaMismatchError, schemaState, sqliteConnection, type SchemaState } from '@switchboard/persistence';
+import { sqliteConnection } from '@switchboard/persistence';
 import type { DataSource } from 'typeorm';
 import { AuditQuery, readerSchemaProblem, strandedJournals, unknownOwnerAdvice, type AuditFilter } from '@switchboard/audit';
-import { databasePath, journalDir, openReadOnly } from '../audit-store.js';
+import { databasePath, journalDir } from '../audit-store.js';
+import { readingDatabase } from './command-database.js';
 import { CommandError } from './command-error.js';
 
 /**
  * Runs `read` on a read-only connection to the daemon's database and closes it after. WAL
- * lets it read while a running daemon writes; it never creates or migrates the file.
+ * lets it read while a running daemon writes; it never creates or migrates the file
+ * (readingDatabase), and says what the log does not show yet.
  */
 export async function withAuditReader<T>(
   config: GatewayConfig,
@@ -17,61 +18,33 @@ export async function withAuditReader<T>(
   /** `verify` reports a tampered schema as its verdict, not as a warning beside it. */
   options: { schemaWarning?: boolean } = {},
 ): Promise<T> {
-  const file = databasePath(config);
-  if (!existsSync(file)) {
-    throw new CommandError(`no audit database at ${file}; start the daemon once or run \`switchboard db migrate\``);
-  }
-  let dataSource: DataSource;
-  let state: SchemaState;
-  try {
-    dataSource = await openReadOnly(config);
-  } catch (err) {
-    throw new CommandError(`cannot open the audit database ${file}: ${(err as Error).message}`);
-  }
-  try {
-    // The first read of the file: where one that is no SQLite database shows it.
-    state = schemaState(dataSource);
-  } catch (err) {
-    await dataSource.destroy();
-    throw new CommandError(`cannot open the audit database ${file}: ${(err as Error).message}`);
-  }
-  if (state.unknown.length > 0) {
-    await dataSource.destroy();
-    throw new CommandError(new SchemaMismatchError(SchemaMismatchCode.Newer, file, state.unknown).message);
-  }
-  const { pending } = state;
-  if (pending.length > 0) {
-    await dataSource.destroy();
-    // The readers' queries assume today's schema; on an older file they would fail with
-    // SQLite's "no such table", or read the rows where they no longer are.
-    throw new CommandError(
-      `the audit database ${file} is from an older Switchboard (${pending.length} migration(s) not applied: ` +
-        `${pending.join(', ')}); run \`switchboard db migrate\` (or start the daemon) first`,
-    );
-  }
-  const stranded = strandedJournals(sqliteConnection(dataSource), journalDir(config));
-  if (stranded.rows > 0) {
-    // Every recorded request's row, answered, denied or refused: not only answered calls.
-    process.stderr.write(
-      `warning: ${countedBe(stranded.rows, 'audit row', 'present')} in the journal of a process that stopped without ` +
-        `committing them (${journalDir(config)}); they are not shown here until \`switchboard start\` moves them into the log\n`,
-    );
-  }
-  for (const { journal, lock, pid } of stranded.unknownOwner) {
-    process.stderr.write(`warning: ${unknownOwnerAdvice(journal, lock, pid).replace(/^audit: /, '')}\n`);
-  }
-  // What follows is read through that view: an export of a rewritten one would pass its lies on.
-  const tampered = options.schemaWarning === false ? undefined : readerSchemaProblem(sqliteConnection(dataSource));
-  if (tampered) process.stderr.write(`warning: ${tampered}; run \`switchboard audit verify\`\n`);
-  try {
-    return await read(dataSource);
-  } catch (err) {
-    if (err instanceof CommandError) throw err;
-    // SQLite's own words (SQLITE_BUSY, "no such table" on an unmigrated file) are what helps here.
-    throw new CommandError(`reading the audit database ${file} failed: ${(err as Error).message}`);
-  } finally {
-    await dataSource.destroy();
-  }
+  return readingDatabase(
+    config,
+    async (dataSource) => {
+      const stranded = strandedJournals(sqliteConnection(dataSource), journalDir(config));
+      if (stranded.rows > 0) {
+        // Every recorded request's row, answered, denied or refused: not only answered calls.
+        process.stderr.write(
+          `warning: ${countedBe(stranded.rows, 'audit row', 'present')} in the journal of a process that stopped without ` +
+            `committing them (${journalDir(config)}); they are not shown here until \`switchboard start\` moves them into the log\n`,
+        );
+      }
+      for (const { journal, lock, pid } of stranded.unknownOwner) {
+        process.stderr.write(`warning: ${unknownOwnerAdvice(journal, lock, pid).replace(/^audit: /, '')}\n`);
+      }
+      // What follows is read through that view: an export of a rewritten one would pass its lies on.
+      const tampered = options.schemaWarning === false ? undefined : readerSchemaProblem(sqliteConnection(dataSource));
+      if (tampered) process.stderr.write(`warning: ${tampered}; run \`switchboard audit verify\`\n`);
+      try {
+        return await read(dataSource);
+      } catch (err) {
+        if (err instanceof CommandError) throw err;
+        // SQLite's own words (SQLITE_BUSY, say) are what helps here.
+        throw new CommandError(`reading the audit database ${databasePath(config)} failed: ${(err as Error).message}`);
+      }
+    },
+    { noun: 'audit database' },
+  );
 }
 
 /**

@@ -5,6 +5,7 @@ import { undefinedRoleReason } from '@switchboard/policy';
 import { openMigrated } from '../audit-store.js';
 import { readPolicyFile } from '../policy-setup.js';
 import { COMMON_OPTIONS, commaList, loadCommandConfig, parseCommandArgs, runSubcommand, parseOneArgument, printUsage } from './command-args.js';
+import { readingDatabase } from './command-database.js';
 import { CommandError, usageError } from './command-error.js';
 import { formatTable } from './text-table.js';
 import { keyStatus, nameTakenReason, nothingToRevoke, nothingToRotate, revokedText, time } from './keys-messages.js';
@@ -69,7 +70,7 @@ async function create(args: string[], usage: string): Promise<number> {
 async function list(args: string[], usage: string): Promise<number> {
   const { values } = KEYS_ARGUMENTS.list(args);
   if (values.help) return printUsage(usage);
-  const keys = await withKeys(loadCommandConfig(values), (store) => store.list());
+  const keys = await readingDatabase(loadCommandConfig(values), (dataSource) => new ApiKeyStore(dataSource).list());
   if (values.json) {
     process.stdout.write(`${JSON.stringify(keys.map((k) => ({ ...k, status: keyStatus(k) })), null, 2)}\n`);
     return 0;

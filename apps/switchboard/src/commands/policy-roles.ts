@@ -2,10 +2,9 @@ import { existsSync } from 'node:fs';
 import { ApiKeyStore, type ApiKeyInfo } from '@switchboard/auth';
 import type { GatewayConfig } from '@switchboard/config';
 import { API_KEY_METHOD, foldCallerName, type CallerIdentity } from '@switchboard/core';
-import { SchemaMismatchCode, SchemaMismatchError, schemaState } from '@switchboard/persistence';
-import { databasePath, openReadOnly } from '../audit-store.js';
+import { databasePath } from '../audit-store.js';
 import { commaList } from './command-args.js';
-import { CommandError } from './command-error.js';
+import { readingDatabase, SchemaRefusal } from './command-database.js';
 import { keyStatus } from './keys-messages.js';
 
 /** The roles `policy check` decides with, who the caller is once its key is found, and where the roles came from. */
@@ -61,9 +60,9 @@ function keysNamed(caller: CallerIdentity, keys: readonly ApiKeyInfo[]): ApiKeyI
 async function otherRolesNote(caller: CallerIdentity, given: readonly string[], config: GatewayConfig): Promise<string | undefined> {
   if (caller.authMethod !== API_KEY_METHOD || !existsSync(databasePath(config))) return undefined;
   // A database that cannot be read only costs the note: the check itself needs no key. One
-  // another Switchboard's schema is refused, as every command refuses it.
-  const keys = await listKeys(config).catch((err: unknown) => {
-    if (err instanceof SchemaMismatchError) throw new CommandError(err.message);
+  // of another Switchboard's schema is refused, as every command refuses it.
+  const keys = await readKeys(config).catch((err: unknown) => {
+    if (err instanceof SchemaRefusal) throw err;
     return [];
   });
   const key = keysNamed(caller, keys).find(serves);
@@ -74,26 +73,8 @@ async function otherRolesNote(caller: CallerIdentity, given: readonly string[], 
 }
 
 /** Every key, read-only: the check must not create or migrate the daemon's database. */
-async function readKeys(config: GatewayConfig): Promise<ApiKeyInfo[]> {
-  try {
-    return await listKeys(config);
-  } catch (err) {
-    // Said as every command says it: --roles would not make such a database one to read.
-    if (err instanceof SchemaMismatchError) throw new CommandError(err.message);
-    throw new CommandError(`cannot read the API keys in ${databasePath(config)}: ${(err as Error).message}; give the caller's roles with --roles`);
-  }
-}
-
-/** Every key; a database of another Switchboard's schema throws SchemaMismatchError. */
-async function listKeys(config: GatewayConfig): Promise<ApiKeyInfo[]> {
-  const dataSource = await openReadOnly(config);
-  try {
-    const { unknown } = schemaState(dataSource);
-    if (unknown.length > 0) throw new SchemaMismatchError(SchemaMismatchCode.Newer, databasePath(config), unknown);
-    return await new ApiKeyStore(dataSource).list();
-  } finally {
-    await dataSource.destroy();
-  }
+function readKeys(config: GatewayConfig): Promise<ApiKeyInfo[]> {
+  return readingDatabase(config, (dataSource) => new ApiKeyStore(dataSource).list(), { advice: "give the caller's roles with --roles" });
 }
 
 /** Whether the daemon accepts the key now: a rotated key in its overlap carries the same roles as its replacement. */

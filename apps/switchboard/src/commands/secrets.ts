@@ -15,6 +15,7 @@ import { openMigrated } from '../audit-store.js';
 import { loadSecretsKey } from '../digest-key.js';
 import { parseOptions } from '../parse-options.js';
 import { COMMON_OPTIONS, loadCommandConfig, parseCommandArgs, printUsage, runSubcommand } from './command-args.js';
+import { readingDatabase } from './command-database.js';
 import { CommandError, usageError } from './command-error.js';
 import { formatTable } from './text-table.js';
 
@@ -63,7 +64,7 @@ async function set(args: string[], usage: string): Promise<number> {
 async function list(args: string[], usage: string): Promise<number> {
   const { values } = SECRETS_ARGUMENTS.list(args);
   if (values.help) return printUsage(usage);
-  const secrets = await withSecrets(values, (store) => store.list(values.principal));
+  const secrets = await withSecrets(values, (store) => store.list(values.principal), 'read');
   if (values.json) {
     process.stdout.write(`${JSON.stringify(secrets, null, 2)}\n`);
     return 0;
@@ -124,12 +125,17 @@ async function readValue(name: string): Promise<string> {
   return value;
 }
 
-async function withSecrets<T>(values: StoreOptions, use: (store: PrincipalSecretStore, dataSource: DataSource) => T): Promise<Awaited<T>> {
+/** `read`: a read-only connection that never creates nor migrates (readingDatabase). */
+async function withSecrets<T>(values: StoreOptions, use: (store: PrincipalSecretStore, dataSource: DataSource) => T, access: 'read' | 'write' = 'write'): Promise<Awaited<T>> {
   const config = loadCommandConfig(values);
+  // The key is loaded (and made, the first time) only to seal or open a value: list and delete need none.
+  const run = async (dataSource: DataSource): Promise<Awaited<T>> =>
+    // Awaited here: what `use` started must finish before the database closes.
+    await reportingSecretErrors(() => use(new PrincipalSecretStore(sqliteConnection(dataSource), () => loadSecretsKey(config.dataDir)), dataSource));
+  if (access === 'read') return readingDatabase(config, run);
   const { dataSource } = await openMigrated(config);
   try {
-    // Awaited here: what `use` started must finish before the database closes.
-    return await reportingSecretErrors(() => use(new PrincipalSecretStore(sqliteConnection(dataSource), loadSecretsKey(config.dataDir)), dataSource));
+    return await run(dataSource);
   } finally {
     await dataSource.destroy();
   }

@@ -2,6 +2,7 @@ import { PinStore, type ToolPin } from '@switchboard/policy';
 import { sqliteConnection } from '@switchboard/persistence';
 import { openMigrated } from '../audit-store.js';
 import { COMMON_OPTIONS, loadCommandConfig, parseCommandArgs, runSubcommand, parseOneArgument, printUsage } from './command-args.js';
+import { readingDatabase } from './command-database.js';
 import { CommandError, usageError } from './command-error.js';
 
 /** `switchboard tools review|accept`: tools held back because their definition changed. */
@@ -24,7 +25,7 @@ export const TOOLS_ARGUMENTS = {
 async function review(args: string[], usage: string): Promise<number> {
   const { values } = TOOLS_ARGUMENTS.review(args);
   if (values.help) return printUsage(usage);
-  const held = await withPins(values, (pins) => pins.quarantined());
+  const held = await readingDatabase(loadCommandConfig(values), async (dataSource) => new PinStore(sqliteConnection(dataSource)).quarantined());
   if (held.length === 0) {
     process.stdout.write('no tool is held back: every served definition matches its pin\n');
     return 0;

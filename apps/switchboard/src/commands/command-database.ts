@@ -1,0 +1,62 @@
+import { existsSync } from 'node:fs';
+import type { GatewayConfig } from '@switchboard/config';
+import { SchemaMismatchCode, SchemaMismatchError, schemaState, type SchemaState } from '@switchboard/persistence';
+import type { DataSource } from 'typeorm';
+import { databasePath, openReadOnly } from '../audit-store.js';
+import { CommandError } from './command-error.js';
+
+/** How a command names the file in what it says; `advice` follows a failure to open it. */
+export interface DatabaseWords {
+  /** `audit database` for the audit commands; `database` otherwise. */
+  noun?: string;
+  advice?: string;
+}
+
+/** A database of another Switchboard's schema: refused by every command, whatever it was for. */
+export class SchemaRefusal extends CommandError {}
+
+/**
+ * Runs `use` on a read-only connection to the data dir's database, and closes it after. A
+ * command that only reads never creates, migrates or writes anything: it refuses a data dir
+ * with no database (a mistyped --data-dir was given a new, empty database and reported "no
+ * keys"), and one an older Switchboard left, whose schema a migration would change under
+ * the older daemon still running on it during an upgrade.
+ */
+export async function readingDatabase<T>(config: GatewayConfig, use: (dataSource: DataSource) => Promise<T>, words: DatabaseWords = {}): Promise<T> {
+  const file = databasePath(config);
+  const noun = words.noun ?? 'database';
+  if (!existsSync(file)) throw new CommandError(`no ${noun} at ${file}; start the daemon once or run \`switchboard db migrate\``);
+  const cannotOpen = (err: unknown) => new CommandError(`cannot open the ${noun} ${file}: ${(err as Error).message}${words.advice ? `; ${words.advice}` : ''}`);
+  let dataSource: DataSource;
+  try {
+    dataSource = await openReadOnly(config);
+  } catch (err) {
+    throw cannotOpen(err);
+  }
+  try {
+    let state: SchemaState;
+    try {
+      // The first read of the file: where one that is no SQLite database shows it.
+      state = schemaState(dataSource);
+    } catch (err) {
+      throw cannotOpen(err);
+    }
+    refuseOtherSchema(state, file, noun);
+    return await use(dataSource);
+  } finally {
+    await dataSource.destroy();
+  }
+}
+
+/**
+ * Refuses a database whose schema is not this build's: a newer Switchboard's outright, an
+ * older one's until `db migrate`. The commands' queries assume today's schema; on an older
+ * file they would fail with SQLite's "no such table", or read rows where they no longer are.
+ */
+export function refuseOtherSchema(state: SchemaState, file: string, noun = 'database'): void {
+  if (state.unknown.length > 0) throw new SchemaRefusal(new SchemaMismatchError(SchemaMismatchCode.Newer, file, state.unknown, noun).message);
+  if (state.pending.length > 0) {
+    const older = new SchemaMismatchError(SchemaMismatchCode.Older, file, state.pending, noun).message;
+    throw new SchemaRefusal(`${older}; run \`switchboard db migrate\` (or start the daemon) first`);
+  }
+}
