@@ -86,6 +86,11 @@ export async function openMigrated(
   return { dataSource, applied };
 }
 
+/** For the CLI's commands that change rows: read-write, migrating nothing (see writingDatabase). */
+export function openUnmigrated(config: GatewayConfig): Promise<DataSource> {
+  return openDatabase({ file: databasePath(config), entities: DATABASE_ENTITIES, migrations: MIGRATIONS, synchronous: config.audit.synchronous });
+}
+
 /** For the CLI's readers: never creates or migrates anything. */
 export function openReadOnly(config: GatewayConfig): Promise<DataSource> {
   return openDatabase({ file: databasePath(config), entities: DATABASE_ENTITIES, migrations: MIGRATIONS, readonly: true });

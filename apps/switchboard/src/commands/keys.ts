@@ -2,10 +2,9 @@ import { ApiKeyNameTakenError, ApiKeyNotRotatableError, ApiKeyStore, type ApiKey
 import type { GatewayConfig } from '@switchboard/config';
 import { ADMIN_ROLE, DurationRefused, durationMs, type DurationSetting } from '@switchboard/core';
 import { undefinedRoleReason } from '@switchboard/policy';
-import { openMigrated } from '../audit-store.js';
 import { readPolicyFile } from '../policy-setup.js';
 import { COMMON_OPTIONS, commaList, loadCommandConfig, parseCommandArgs, runSubcommand, parseOneArgument, printUsage } from './command-args.js';
-import { readingDatabase } from './command-database.js';
+import { readingDatabase, writingDatabase, type WriteMode } from './command-database.js';
 import { CommandError, usageError } from './command-error.js';
 import { formatTable } from './text-table.js';
 import { keyStatus, nameTakenReason, nothingToRevoke, nothingToRotate, revokedText, time } from './keys-messages.js';
@@ -22,7 +21,7 @@ const ROTATE_OPTIONS = { ...COMMON_OPTIONS, overlap: { type: 'string' } } as con
 /** How long a rotated key serves on beside its replacement without --overlap: time to redeploy the hosts. */
 const DEFAULT_OVERLAP_MS = 3_600_000;
 
-/** `switchboard keys create|list|rotate|revoke`: API keys, in the data dir's database (created if need be). */
+/** `switchboard keys create|list|rotate|revoke`: API keys, in the data dir's database (create makes it if need be). */
 export async function runKeysCommand(args: string[], usage: string): Promise<number> {
   return runSubcommand('keys', args, usage, { create, list, rotate, revoke });
 }
@@ -50,7 +49,7 @@ async function create(args: string[], usage: string): Promise<number> {
   const { values, roles, expiresAt } = KEYS_ARGUMENTS.create(args);
   if (values.help) return printUsage(usage);
   const config = loadCommandConfig(values);
-  const { key, info } = await withKeys(config, async (store) => {
+  const { key, info } = await withKeys(config, 'create', async (store) => {
     try {
       return await store.create({ name: values.name!, roles, ...(expiresAt !== undefined && { expiresAt }) });
     } catch (err) {
@@ -92,7 +91,7 @@ async function rotate(args: string[], usage: string): Promise<number> {
   const { values, argument, overlapMs } = KEYS_ARGUMENTS.rotate(args);
   if (values.help) return printUsage(usage);
   const byId = /^\d+$/.test(argument);
-  const { key, info, replaced, expiredAt } = await withKeys(loadCommandConfig(values), async (store) => {
+  const { key, info, replaced, expiredAt } = await withKeys(loadCommandConfig(values), 'change', async (store) => {
     const keys = await store.list();
     // By name, the key that stands for it: a rotated one has its replacement already.
     const target = byId ? keys.find((k) => k.id === Number(argument)) : keys.find((k) => k.name === argument && k.revokedAt === null && k.rotatedAt === null);
@@ -127,7 +126,7 @@ async function revoke(args: string[], usage: string): Promise<number> {
   const { values, argument } = KEYS_ARGUMENTS.revoke(args);
   if (values.help) return printUsage(usage);
   const byId = /^\d+$/.test(argument);
-  const { revoked, keys } = await withKeys(loadCommandConfig(values), async (store) => {
+  const { revoked, keys } = await withKeys(loadCommandConfig(values), 'change', async (store) => {
     const keys = await store.list();
     // The store revokes by id whatever the key's state: one revoked before is not news.
     if (byId && keys.some((k) => k.id === Number(argument) && k.revokedAt !== null)) return { revoked: [], keys };
@@ -165,13 +164,8 @@ function warnUndefinedRoles(config: GatewayConfig, roles: readonly string[]): vo
   }
 }
 
-async function withKeys<T>(config: GatewayConfig, use: (store: ApiKeyStore) => Promise<T>): Promise<T> {
-  const { dataSource } = await openMigrated(config);
-  try {
-    return await use(new ApiKeyStore(dataSource));
-  } finally {
-    await dataSource.destroy();
-  }
+function withKeys<T>(config: GatewayConfig, mode: WriteMode, use: (store: ApiKeyStore) => Promise<T>): Promise<T> {
+  return writingDatabase(config, mode, (dataSource) => use(new ApiKeyStore(dataSource)));
 }
 
 /** `keys create --expires`: how long the key works; without it, it does not expire (no `off`). */

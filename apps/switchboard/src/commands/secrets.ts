@@ -11,11 +11,10 @@ import {
   SecretError,
   SecretErrorCode,
 } from '@switchboard/secrets';
-import { openMigrated } from '../audit-store.js';
 import { loadSecretsKey } from '../digest-key.js';
 import { parseOptions } from '../parse-options.js';
 import { COMMON_OPTIONS, loadCommandConfig, parseCommandArgs, printUsage, runSubcommand } from './command-args.js';
-import { readingDatabase } from './command-database.js';
+import { readingDatabase, writingDatabase, type WriteMode } from './command-database.js';
 import { CommandError, usageError } from './command-error.js';
 import { formatTable } from './text-table.js';
 
@@ -41,7 +40,7 @@ async function set(args: string[], usage: string): Promise<number> {
   const { values, name } = SECRETS_ARGUMENTS.set(args);
   if (values.help) return printUsage(usage);
   const value = await readValue(name);
-  const keys = await withSecrets(values, (store, dataSource) => {
+  const keys = await withSecrets(values, 'create', (store, dataSource) => {
     store.set(values.principal, name, value);
     return new ApiKeyStore(dataSource).list();
   });
@@ -64,7 +63,7 @@ async function set(args: string[], usage: string): Promise<number> {
 async function list(args: string[], usage: string): Promise<number> {
   const { values } = SECRETS_ARGUMENTS.list(args);
   if (values.help) return printUsage(usage);
-  const secrets = await withSecrets(values, (store) => store.list(values.principal), 'read');
+  const secrets = await withSecrets(values, 'read', (store) => store.list(values.principal));
   if (values.json) {
     process.stdout.write(`${JSON.stringify(secrets, null, 2)}\n`);
     return 0;
@@ -82,7 +81,7 @@ async function list(args: string[], usage: string): Promise<number> {
 async function remove(args: string[], usage: string): Promise<number> {
   const { values, name } = SECRETS_ARGUMENTS.delete(args);
   if (values.help) return printUsage(usage);
-  const deleted = await withSecrets(values, (store) => store.delete(values.principal, name));
+  const deleted = await withSecrets(values, 'change', (store) => store.delete(values.principal, name));
   if (!deleted) throw new CommandError(`no secret ${name} for principal '${values.principal}'; see switchboard secrets list`, 1);
   process.stdout.write(`deleted secret ${name} for ${values.principal}\n`);
   return 0;
@@ -125,20 +124,18 @@ async function readValue(name: string): Promise<string> {
   return value;
 }
 
-/** `read`: a read-only connection that never creates nor migrates (readingDatabase). */
-async function withSecrets<T>(values: StoreOptions, use: (store: PrincipalSecretStore, dataSource: DataSource) => T, access: 'read' | 'write' = 'write'): Promise<Awaited<T>> {
+/** `read`: a read-only connection (readingDatabase); otherwise as writingDatabase does for the mode. */
+async function withSecrets<T>(
+  values: StoreOptions,
+  access: 'read' | WriteMode,
+  use: (store: PrincipalSecretStore, dataSource: DataSource) => T,
+): Promise<Awaited<T>> {
   const config = loadCommandConfig(values);
   // The key is loaded (and made, the first time) only to seal or open a value: list and delete need none.
   const run = async (dataSource: DataSource): Promise<Awaited<T>> =>
     // Awaited here: what `use` started must finish before the database closes.
     await reportingSecretErrors(() => use(new PrincipalSecretStore(sqliteConnection(dataSource), () => loadSecretsKey(config.dataDir)), dataSource));
-  if (access === 'read') return readingDatabase(config, run);
-  const { dataSource } = await openMigrated(config);
-  try {
-    return await run(dataSource);
-  } finally {
-    await dataSource.destroy();
-  }
+  return access === 'read' ? readingDatabase(config, run) : writingDatabase(config, access, run);
 }
 
 /** Bad input is a usage error (exit 2); a value that does not decrypt is a runtime failure (exit 1). */

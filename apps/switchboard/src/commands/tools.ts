@@ -1,8 +1,7 @@
 import { PinStore, type ToolPin } from '@switchboard/policy';
 import { sqliteConnection } from '@switchboard/persistence';
-import { openMigrated } from '../audit-store.js';
 import { COMMON_OPTIONS, loadCommandConfig, parseCommandArgs, runSubcommand, parseOneArgument, printUsage } from './command-args.js';
-import { readingDatabase } from './command-database.js';
+import { readingDatabase, writingDatabase } from './command-database.js';
 import { CommandError, usageError } from './command-error.js';
 
 /** `switchboard tools review|accept`: tools held back because their definition changed. */
@@ -49,13 +48,9 @@ async function accept(args: string[], usage: string): Promise<number> {
   return 0;
 }
 
-async function withPins<T>(values: { config?: string; 'data-dir'?: string }, use: (pins: PinStore) => T): Promise<T> {
-  const { dataSource } = await openMigrated(loadCommandConfig(values));
-  try {
-    return use(new PinStore(sqliteConnection(dataSource)));
-  } finally {
-    await dataSource.destroy();
-  }
+/** Accepting changes a pin the daemon made: there must be a database already. */
+function withPins<T>(values: { config?: string; 'data-dir'?: string }, use: (pins: PinStore) => T): Promise<T> {
+  return writingDatabase(loadCommandConfig(values), 'change', async (dataSource) => use(new PinStore(sqliteConnection(dataSource))));
 }
 
 /** The fields that changed, pinned value then served value, one line each. */
