@@ -17,6 +17,8 @@ export interface CliOptions {
   cwd?: string;
   /** It is killed after this long (code null); 30 s by default. */
   timeoutMs?: number;
+  /** Run as this user (this process must be root to give one); as this process's user by default. */
+  user?: { uid: number; gid: number };
 }
 
 /**
@@ -24,14 +26,16 @@ export interface CliOptions {
  * CLI needs may be served by the test itself (the daemon is a process of its own and may).
  */
 export function runCli(args: string[], options: CliOptions = {}): CliRun {
-  const { input, env, cwd, timeoutMs = 30_000 } = options;
+  const { input, env, cwd, timeoutMs = 30_000, user } = options;
   const r = spawnSync(process.execPath, [SWITCHBOARD_BIN, ...args], {
     encoding: 'utf8',
     timeout: timeoutMs,
     input,
     cwd,
     env: env ? { ...process.env, ...env } : undefined,
+    ...user,
   });
+  if (r.error && r.status === null && r.signal === null) throw r.error; // not started at all (EPERM for another user)
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
