@@ -279,11 +279,11 @@ describe('switchboard audit and db commands', () => {
     [withConfig('audit', 'tail', '-n'), /^switchboard: -n needs a number of rows, e\.g\. -n 20 \('--config' is read as an option; a value that starts with '-' is written --lines=VALUE\)\n$/],
     [withConfig('audit', 'tail', '--frobnicate'), /^switchboard: Unknown option '--frobnicate'/],
     [withConfig('audit', 'rewrite'), /^switchboard: unknown audit command 'rewrite'; try: tail, export, stats, verify/],
-    [['db'], /^switchboard: a command is missing; try: migrate\n$/],
+    [['db'], /^switchboard: a command is missing; try: migrate, backup\n$/],
     [['audit'], /^switchboard: a command is missing; try: tail, export, stats, verify, checkpoint, digest\n$/],
     // An option in the command's place is no command ...
     [['audit', '--config', configPath, 'tail'], /^switchboard: a command is missing \('--config' is an option, not a command\); try: tail, export,/],
-    [['db', '--data-dir', 'elsewhere', 'migrate'], /^switchboard: a command is missing \('--data-dir' is an option, not a command\); try: migrate\n$/],
+    [['db', '--data-dir', 'elsewhere', 'migrate'], /^switchboard: a command is missing \('--data-dir' is an option, not a command\); try: migrate, backup\n$/],
     // ... but one written before the family, where the README says it may go, is not blamed.
     [['-c', configPath, 'audit'], /^switchboard: a command is missing; try: tail, export, stats, verify, checkpoint, digest\n$/],
     [['-c', configPath, 'keys'], /^switchboard: a command is missing; try: create, list, rotate, revoke\n$/],

@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { expect } from 'vitest';
 import { SWITCHBOARD_BIN } from './daemon.js';
 
@@ -37,6 +37,22 @@ export function runCli(args: string[], options: CliOptions = {}): CliRun {
   });
   if (r.error && r.status === null && r.signal === null) throw r.error; // not started at all (EPERM for another user)
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/**
+ * Runs the real CLI without blocking this process, for a command that must run while the
+ * test itself keeps a daemon busy (calls from its hosts). Resolves when it exits.
+ */
+export function runCliInBackground(args: string[]): Promise<CliRun> {
+  const child = spawn(process.execPath, [SWITCHBOARD_BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
+  child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
+  return new Promise((resolve, reject) => {
+    child.once('error', reject);
+    child.once('close', (code) => resolve({ code, stdout, stderr }));
+  });
 }
 
 /**

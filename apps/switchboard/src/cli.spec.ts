@@ -90,7 +90,7 @@ describe('a family without a command', () => {
 
   it('audit and db name their commands, as keys and policy do, rather than print the whole usage', async () => {
     expect(await run(['audit'])).toEqual({ code: 2, stdout: '', stderr: 'switchboard: a command is missing; try: tail, export, stats, verify, checkpoint, digest\n' });
-    expect(await run(['db'])).toEqual({ code: 2, stdout: '', stderr: 'switchboard: a command is missing; try: migrate\n' });
+    expect(await run(['db'])).toEqual({ code: 2, stdout: '', stderr: 'switchboard: a command is missing; try: migrate, backup\n' });
     expect((await run(['keys'])).stderr).toBe('switchboard: a command is missing; try: create, list, rotate, revoke\n');
   });
 });

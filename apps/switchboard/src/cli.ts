@@ -15,6 +15,9 @@ export const USAGE = `Usage:
       Check a config (and its policy file) as start would, without starting anything.
   switchboard db migrate [--config FILE] [--data-dir DIR]
       Create the database or apply pending migrations.
+  switchboard db backup --output FILE
+      A consistent copy of the database, also while the daemon runs, into a new file outside the
+      data dir; says what it holds, and which key files to keep with it.
   switchboard audit tail [-n|--lines N | --after-id ID] [-f|--follow] [--json] [FILTERS]
       The newest N rows (default 20, at most 100000), or every row after row ID, oldest first;
       -f keeps printing new rows.

@@ -12,7 +12,7 @@ export * from './chain/verify-chain.js';
 export { chainHash, entryFromRecord, recordText } from './chain/row-hash.js';
 export { readerSchemaProblem } from './chain/reader-schema.js';
 export { JournalFile, journalFor } from './journal/journal-file.js';
-export { readJournal, recoverJournals, strandedJournals, unknownOwnerAdvice, type StrandedJournals } from './journal/recover-journals.js';
+export { journalRowsNotIn, readJournal, recoverJournals, strandedJournals, unknownOwnerAdvice, type StrandedJournals } from './journal/recover-journals.js';
 export * from './retention/prune.js';
 export * from './retention/retention-job.js';
 export * from './redaction/index.js';

@@ -1,3 +1,4 @@
+export * from './backup.js';
 export * from './database.js';
 export * from './migrate.js';
 export * from './persistence.errors.js';

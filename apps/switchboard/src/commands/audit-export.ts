@@ -1,15 +1,14 @@
 import { once } from 'node:events';
-import { createWriteStream, realpathSync, statSync } from 'node:fs';
-import { basename, dirname, join, resolve, sep } from 'node:path';
+import { createWriteStream } from 'node:fs';
 import type { Writable } from 'node:stream';
 import { auditRowJson } from '@switchboard/audit';
-import { DATABASE_FILE } from '@switchboard/persistence';
 import { AuditQuery, type AuditRow } from '@switchboard/audit';
 import { inReadSnapshot, noteUnmatchedFilters, withAuditReader } from './audit-reader.js';
 import { COMMON_OPTIONS, loadCommandConfig, parseCommandArgs, printUsage } from './command-args.js';
 import { CommandError, usageError } from './command-error.js';
 import { csvHeader, csvRow } from './csv.js';
 import { exportNotes } from './resume-notes.js';
+import { refuseDataDirOutput } from './output-path.js';
 import { FILTER_OPTIONS, parseFilters } from './filters.js';
 import { ChunkedOutput, OutputError, isBrokenPipe } from './output.js';
 
@@ -45,7 +44,7 @@ export async function run(args: string[], usage: string): Promise<number> {
   if (values.help || !format) return printUsage(usage);
   const config = loadCommandConfig(values);
 
-  if (values.output !== undefined) refuseDataDirOutput(values.output, config.dataDir);
+  if (values.output !== undefined) refuseDataDirOutput(values.output, config.dataDir, ', which holds the audit log itself; write the export elsewhere');
 
   return withAuditReader(config, async (dataSource) => {
     const target = values.output === undefined ? undefined : await openOutputFile(values.output);
@@ -95,38 +94,4 @@ async function openOutputFile(file: string): Promise<Writable> {
     throw new CommandError(`cannot write ${file}: ${(err as Error).message}`);
   }
   return stream;
-}
-
-/**
- * Opening `--output` truncates it: pointed at the database (a slip of the tab key), an export
- * emptied the whole audit log before reading a row; at its -wal, the journal or a key, it
- * would lose rows or secrets as surely. Nothing an export writes belongs in the data dir, so
- * a path in it (followed through symlinks), or another name of the database's own file (a
- * hard link), is refused before anything is opened.
- */
-function refuseDataDirOutput(output: string, dataDir: string): void {
-  const dir = realOrUndefined(dataDir);
-  if (dir === undefined) return;
-  const target = realOrUndefined(output) ?? join(realOrUndefined(dirname(resolve(output))) ?? dirname(resolve(output)), basename(output));
-  const inDataDir = target === dir || target.startsWith(dir.endsWith(sep) ? dir : `${dir}${sep}`);
-  if (inDataDir || sameFile(output, join(dataDir, DATABASE_FILE))) {
-    throw usageError(`--output ${output} is in the data directory ${dataDir}, which holds the audit log itself; write the export elsewhere`);
-  }
-}
-
-function realOrUndefined(path: string): string | undefined {
-  try {
-    return realpathSync(path);
-  } catch {
-    return undefined;
-  }
-}
-
-function sameFile(a: string, b: string): boolean {
-  try {
-    const [x, y] = [statSync(a), statSync(b)];
-    return x.dev === y.dev && x.ino === y.ino;
-  } catch {
-    return false;
-  }
 }

@@ -6,10 +6,12 @@ import { databasePath, openMigrated, openReadOnly, openUnmigrated } from '../aud
 import { CommandError } from './command-error.js';
 
 /** How a command names the file in what it says; `advice` follows a failure to open it. */
-export interface DatabaseWords {
+export interface ReadingOptions {
   /** `audit database` for the audit commands; `database` otherwise. */
   noun?: string;
   advice?: string;
+  /** `db backup` copies the file as it is, whatever its schema: it reads no table for meaning. */
+  anySchema?: boolean;
 }
 
 /** A database of another Switchboard's schema: refused by every command, whatever it was for. */
@@ -22,7 +24,11 @@ export class SchemaRefusal extends CommandError {}
  * keys"), and one an older Switchboard left, whose schema a migration would change under
  * the older daemon still running on it during an upgrade.
  */
-export async function readingDatabase<T>(config: GatewayConfig, use: (dataSource: DataSource) => Promise<T>, words: DatabaseWords = {}): Promise<T> {
+export async function readingDatabase<T>(
+  config: GatewayConfig,
+  use: (dataSource: DataSource, schema: SchemaState) => Promise<T>,
+  words: ReadingOptions = {},
+): Promise<T> {
   const file = databasePath(config);
   const noun = words.noun ?? 'database';
   if (!existsSync(file)) throw noDatabase(file, noun);
@@ -41,8 +47,8 @@ export async function readingDatabase<T>(config: GatewayConfig, use: (dataSource
     } catch (err) {
       throw cannotOpen(err);
     }
-    refuseOtherSchema(state, file, noun);
-    return await use(dataSource);
+    if (!words.anySchema) refuseOtherSchema(state, file, noun);
+    return await use(dataSource, state);
   } finally {
     await dataSource.destroy();
   }
@@ -109,5 +115,5 @@ export async function writingDatabase<T>(config: GatewayConfig, mode: WriteMode,
   }
 }
 
-const noDatabase = (file: string, noun: string): CommandError =>
+export const noDatabase = (file: string, noun = 'database'): CommandError =>
   new CommandError(`no ${noun} at ${file}; start the daemon once or run \`switchboard db migrate\``);

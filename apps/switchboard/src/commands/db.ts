@@ -3,13 +3,14 @@ import { SchemaMismatchError } from '@switchboard/persistence';
 import { databasePath, openMigrated } from '../audit-store.js';
 import { COMMON_OPTIONS, loadCommandConfig, parseCommandArgs, printUsage, runSubcommand } from './command-args.js';
 import { CommandError } from './command-error.js';
+import { readBackupArguments, runBackup } from './db-backup.js';
 
 /** What each `db` subcommand reads of its arguments, without running it; bad usage throws. */
-export const DB_ARGUMENTS = { migrate: (args: string[]) => parseCommandArgs(args, COMMON_OPTIONS) };
+export const DB_ARGUMENTS = { migrate: (args: string[]) => parseCommandArgs(args, COMMON_OPTIONS), backup: readBackupArguments };
 
 /** `switchboard db <subcommand>`; returns the exit code. */
 export function runDbCommand(args: string[], usage: string): Promise<number> {
-  return runSubcommand('db', args, usage, { migrate });
+  return runSubcommand('db', args, usage, { migrate, backup: runBackup });
 }
 
 async function migrate(args: string[], usage: string): Promise<number> {

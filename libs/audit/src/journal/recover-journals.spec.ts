@@ -9,7 +9,7 @@ import { recordText } from '../chain/row-hash.js';
 import { verifyChain } from '../chain/verify-chain.js';
 import { RowInserter } from '../writer/row-insert.js';
 import { JournalFile, LOCK_SUFFIX } from './journal-file.js';
-import { recoverJournals, strandedJournals } from './recover-journals.js';
+import { journalRowsNotIn, recoverJournals, strandedJournals } from './recover-journals.js';
 
 const newDatabase = tempDatabasePerTest();
 
@@ -89,6 +89,17 @@ describe('recoverJournals', () => {
     expect(readdirSync(dir).sort()).toEqual(
       [`${journal.name}.journal`, `${journal.name}.lock`, `${live.name}.journal`, `${live.name}.lock`].sort(),
     );
+    live.close(true);
+  });
+
+  it('journalRowsNotIn counts the rows of every journal the database lacks, a running process\'s too, for a backup to say', async () => {
+    const { db, dir } = await setup();
+    const { journal, entries } = leftBehind(dir, ['a', 'b', 'c', 'd']);
+    new RowInserter(db).append(entries.slice(0, 3), { journal: journal.name, generation: 1, movedRows: 3 });
+    const live = JournalFile.create(dir);
+    live.write([recordText(0, entry()), recordText(0, entry())]);
+    expect(journalRowsNotIn(db, dir)).toBe(3);
+    expect(journalRowsNotIn(db, join(dir, 'none'))).toBe(0);
     live.close(true);
   });
 

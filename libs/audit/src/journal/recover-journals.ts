@@ -125,16 +125,31 @@ export function strandedJournals(db: SqliteConnection, dir: string): StrandedJou
     const lock = join(dir, name + LOCK_SUFFIX);
     const owner = journalOwner(lock);
     if (owner === 'unknown' && existsSync(journal)) stranded.unknownOwner.push({ journal, lock, pid: journalPid(name) });
-    if (owner !== 'gone') continue;
-    try {
-      const contents = readJournal(journal);
-      if (contents.generation === undefined) continue;
-      stranded.rows += contents.rows.length - rowsMoved(journalMarks(db).read(name), contents.generation, contents.rows.length);
-    } catch {
-      // Removed meanwhile (a start moved it), or a database from before journals: nothing to say.
-    }
+    if (owner === 'gone') stranded.rows += rowsNotIn(db, journal, name);
   }
   return stranded;
+}
+
+/**
+ * The rows of every journal in `dir`, a running process's too, that `db` does not hold
+ * (beyond their marks): what a copy of `db` taken in the same read snapshot lacks, until
+ * their process commits them (or the next start moves them in). Reads only.
+ */
+export function journalRowsNotIn(db: SqliteConnection, dir: string): number {
+  return journalNames(dir).reduce((rows, name) => rows + rowsNotIn(db, join(dir, name + JOURNAL_SUFFIX), name), 0);
+}
+
+/** A journal's rows beyond its mark in `db`. */
+function rowsNotIn(db: SqliteConnection, journal: string, name: string): number {
+  try {
+    const contents = readJournal(journal);
+    if (contents.generation === undefined) return 0;
+    return contents.rows.length - rowsMoved(journalMarks(db).read(name), contents.generation, contents.rows.length);
+  } catch {
+    // Removed meanwhile (a start moved it, its process committed and ended), or a database
+    // from before journals: nothing to count.
+    return 0;
+  }
 }
 
 /** What to do about a journal without its lock file: the same words at start and in the CLI. */
