@@ -47,6 +47,8 @@ describe('tool-definition pinning (rug-pull defence)', () => {
 
     const changesBefore = host.notifications.get('notifications/tools/list_changed')?.length ?? 0;
     expect(runCli(['tools', 'accept', '--config', configPath, 'fx/dyn']).code).toBe(0);
+    // Who accepted it, in the log beside the calls it lets through again.
+    expect(auditRows(dataDir, `method = 'admin'`)).toMatchObject([{ name: 'tools accept', auth_method: 'cli', decision: 'allowed', rule: 'admin:cli' }]);
     // The host hears that its list changed (it would otherwise not know to list again).
     await eventually(() => (host.notifications.get('notifications/tools/list_changed')?.length ?? 0) > changesBefore || undefined, 10_000, 'list_changed');
     await eventually(async () => (await names(host)).includes('fx__dyn') || undefined);

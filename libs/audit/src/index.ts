@@ -21,3 +21,4 @@ export { CHECKPOINT_TAG, checkpointLine, checkpointIn, type Checkpoint } from '.
 export * from './checkpoint/checkpoint-check.js';
 export { CheckpointJob, HeadKeeper } from './checkpoint/checkpoint-job.js';
 export { readNewestRow, type ChainHead } from './chain/chain-head.js';
+export { appendRow } from './chain/append-row.js';

@@ -7,6 +7,7 @@ import { COMMON_OPTIONS, commaList, loadCommandConfig, parseCommandArgs, runSubc
 import { readingDatabase, writingDatabase, type WriteMode } from './command-database.js';
 import { CommandError, usageError } from './command-error.js';
 import { formatTable } from './text-table.js';
+import { recordAdminAction } from './admin-action.js';
 import { keyStatus, nameTakenReason, nothingToRevoke, nothingToRotate, revokedText, time } from './keys-messages.js';
 
 const CREATE_OPTIONS = {
@@ -49,9 +50,11 @@ async function create(args: string[], usage: string): Promise<number> {
   const { values, roles, expiresAt } = KEYS_ARGUMENTS.create(args);
   if (values.help) return printUsage(usage);
   const config = loadCommandConfig(values);
-  const { key, info } = await withKeys(config, 'create', async (store) => {
+  const { key, info } = await withKeys(config, 'create', async (store, record) => {
     try {
-      return await store.create({ name: values.name!, roles, ...(expiresAt !== undefined && { expiresAt }) });
+      const made = await store.create({ name: values.name!, roles, ...(expiresAt !== undefined && { expiresAt }) });
+      record('keys create', { id: made.info.id, name: made.info.name, roles: made.info.roles, expiresAt: made.info.expiresAt });
+      return made;
     } catch (err) {
       if (err instanceof ApiKeyNameTakenError) throw new CommandError(nameTakenReason(err), 1);
       throw usageError((err as Error).message);
@@ -91,7 +94,7 @@ async function rotate(args: string[], usage: string): Promise<number> {
   const { values, argument, overlapMs } = KEYS_ARGUMENTS.rotate(args);
   if (values.help) return printUsage(usage);
   const byId = /^\d+$/.test(argument);
-  const { key, info, replaced, expiredAt } = await withKeys(loadCommandConfig(values), 'change', async (store) => {
+  const { key, info, replaced, expiredAt } = await withKeys(loadCommandConfig(values), 'change', async (store, record) => {
     const keys = await store.list();
     // By name, the key that stands for it: a rotated one has its replacement already.
     const target = byId ? keys.find((k) => k.id === Number(argument)) : keys.find((k) => k.name === argument && k.revokedAt === null && k.rotatedAt === null);
@@ -99,6 +102,7 @@ async function rotate(args: string[], usage: string): Promise<number> {
     if (target.revokedAt !== null) throw new CommandError(`key '${target.name}' (id ${target.id}) was revoked at ${time(target.revokedAt)}; nothing to rotate`, 1);
     try {
       const rotated = await store.rotate(target.id, overlapMs);
+      record('keys rotate', { id: rotated.info.id, name: rotated.info.name, replaced: rotated.replaced.id, replacedUntil: rotated.replaced.expiresAt });
       // Refused before the rotation already, not from it on: the store keeps an expiry that came sooner.
       const lapsed = target.expiresAt !== null && target.expiresAt <= rotated.replaced.rotatedAt!;
       return { ...rotated, expiredAt: lapsed ? target.expiresAt : null };
@@ -126,11 +130,13 @@ async function revoke(args: string[], usage: string): Promise<number> {
   const { values, argument } = KEYS_ARGUMENTS.revoke(args);
   if (values.help) return printUsage(usage);
   const byId = /^\d+$/.test(argument);
-  const { revoked, keys } = await withKeys(loadCommandConfig(values), 'change', async (store) => {
+  const { revoked, keys } = await withKeys(loadCommandConfig(values), 'change', async (store, record) => {
     const keys = await store.list();
     // The store revokes by id whatever the key's state: one revoked before is not news.
     if (byId && keys.some((k) => k.id === Number(argument) && k.revokedAt !== null)) return { revoked: [], keys };
-    return { revoked: await store.revoke(argument), keys };
+    const revoked = await store.revoke(argument);
+    if (revoked.length > 0) record('keys revoke', { ids: revoked.map((k) => k.id), name: revoked[0]!.name });
+    return { revoked, keys };
   });
   if (revoked.length > 0) {
     process.stdout.write(`${revokedText(revoked)}\n`);
@@ -164,8 +170,9 @@ function warnUndefinedRoles(config: GatewayConfig, roles: readonly string[]): vo
   }
 }
 
-function withKeys<T>(config: GatewayConfig, mode: WriteMode, use: (store: ApiKeyStore) => Promise<T>): Promise<T> {
-  return writingDatabase(config, mode, (dataSource) => use(new ApiKeyStore(dataSource)));
+/** `record`: the change's audit row (admin-action.ts), written once it is made. */
+function withKeys<T>(config: GatewayConfig, mode: WriteMode, use: (store: ApiKeyStore, record: (name: string, facts: Record<string, unknown>) => void) => Promise<T>): Promise<T> {
+  return writingDatabase(config, mode, (dataSource) => use(new ApiKeyStore(dataSource), (name, facts) => recordAdminAction(config, dataSource, name, facts)));
 }
 
 /** `keys create --expires`: how long the key works; without it, it does not expire (no `off`). */

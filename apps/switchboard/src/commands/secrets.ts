@@ -1,5 +1,5 @@
 import { ApiKeyStore } from '@switchboard/auth';
-import { closestKey } from '@switchboard/config';
+import { closestKey, type GatewayConfig } from '@switchboard/config';
 import { foldCallerName } from '@switchboard/core';
 import { sqliteConnection } from '@switchboard/persistence';
 import type { DataSource } from 'typeorm';
@@ -17,6 +17,7 @@ import { COMMON_OPTIONS, loadCommandConfig, parseCommandArgs, printUsage, runSub
 import { readingDatabase, writingDatabase, type WriteMode } from './command-database.js';
 import { CommandError, usageError } from './command-error.js';
 import { formatTable } from './text-table.js';
+import { recordAdminAction } from './admin-action.js';
 
 const TARGET_OPTIONS = { ...COMMON_OPTIONS, principal: { type: 'string' } } as const;
 const LIST_OPTIONS = { ...TARGET_OPTIONS, json: { type: 'boolean' } } as const;
@@ -40,8 +41,9 @@ async function set(args: string[], usage: string): Promise<number> {
   const { values, name } = SECRETS_ARGUMENTS.set(args);
   if (values.help) return printUsage(usage);
   const value = await readValue(name);
-  const keys = await withSecrets(values, 'create', (store, dataSource) => {
+  const keys = await withSecrets(values, 'create', (store, dataSource, config) => {
     store.set(values.principal, name, value);
+    recordAdminAction(config, dataSource, 'secrets set', { principal: values.principal, secret: name });
     return new ApiKeyStore(dataSource).list();
   });
   process.stdout.write(`set secret ${name} for ${values.principal}\n`);
@@ -81,7 +83,11 @@ async function list(args: string[], usage: string): Promise<number> {
 async function remove(args: string[], usage: string): Promise<number> {
   const { values, name } = SECRETS_ARGUMENTS.delete(args);
   if (values.help) return printUsage(usage);
-  const deleted = await withSecrets(values, 'change', (store) => store.delete(values.principal, name));
+  const deleted = await withSecrets(values, 'change', (store, dataSource, config) => {
+    const gone = store.delete(values.principal, name);
+    if (gone) recordAdminAction(config, dataSource, 'secrets delete', { principal: values.principal, secret: name });
+    return gone;
+  });
   if (!deleted) throw new CommandError(`no secret ${name} for principal '${values.principal}'; see switchboard secrets list`, 1);
   process.stdout.write(`deleted secret ${name} for ${values.principal}\n`);
   return 0;
@@ -128,13 +134,13 @@ async function readValue(name: string): Promise<string> {
 async function withSecrets<T>(
   values: StoreOptions,
   access: 'read' | WriteMode,
-  use: (store: PrincipalSecretStore, dataSource: DataSource) => T,
+  use: (store: PrincipalSecretStore, dataSource: DataSource, config: GatewayConfig) => T,
 ): Promise<Awaited<T>> {
   const config = loadCommandConfig(values);
   // The key is loaded (and made, the first time) only to seal or open a value: list and delete need none.
   const run = async (dataSource: DataSource): Promise<Awaited<T>> =>
     // Awaited here: what `use` started must finish before the database closes.
-    await reportingSecretErrors(() => use(new PrincipalSecretStore(sqliteConnection(dataSource), () => loadSecretsKey(config.dataDir)), dataSource));
+    await reportingSecretErrors(() => use(new PrincipalSecretStore(sqliteConnection(dataSource), () => loadSecretsKey(config.dataDir)), dataSource, config));
   return access === 'read' ? readingDatabase(config, run) : writingDatabase(config, access, run);
 }
 

@@ -1,5 +1,6 @@
 import { PinStore, type ToolPin } from '@switchboard/policy';
 import { sqliteConnection } from '@switchboard/persistence';
+import { recordAdminAction } from './admin-action.js';
 import { COMMON_OPTIONS, loadCommandConfig, parseCommandArgs, runSubcommand, parseOneArgument, printUsage } from './command-args.js';
 import { readingDatabase, writingDatabase } from './command-database.js';
 import { CommandError, usageError } from './command-error.js';
@@ -37,10 +38,11 @@ async function review(args: string[], usage: string): Promise<number> {
 async function accept(args: string[], usage: string): Promise<number> {
   const { values, server, tool } = TOOLS_ARGUMENTS.accept(args);
   if (values.help) return printUsage(usage);
-  const accepted = await withPins(values, (pins) => {
+  const accepted = await withPins(values, (pins, record) => {
     const pin = pins.get(server, tool);
     if (!pin?.pendingHash || !pin.pendingDefinition) return undefined;
     pins.accept(server, tool, pin.pendingHash, pin.pendingDefinition);
+    record('tools accept', { server, tool, definitionHash: pin.pendingHash });
     return pin;
   });
   if (!accepted) throw new CommandError(`no held-back tool ${server}/${tool}; see switchboard tools review`, 1);
@@ -49,8 +51,9 @@ async function accept(args: string[], usage: string): Promise<number> {
 }
 
 /** Accepting changes a pin the daemon made: there must be a database already. */
-function withPins<T>(values: { config?: string; 'data-dir'?: string }, use: (pins: PinStore) => T): Promise<T> {
-  return writingDatabase(loadCommandConfig(values), 'change', async (dataSource) => use(new PinStore(sqliteConnection(dataSource))));
+function withPins<T>(values: { config?: string; 'data-dir'?: string }, use: (pins: PinStore, record: (name: string, facts: Record<string, unknown>) => void) => T): Promise<T> {
+  const config = loadCommandConfig(values);
+  return writingDatabase(config, 'change', async (dataSource) => use(new PinStore(sqliteConnection(dataSource)), (name, facts) => recordAdminAction(config, dataSource, name, facts)));
 }
 
 /** The fields that changed, pinned value then served value, one line each. */
