@@ -1,13 +1,13 @@
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { AUDIT_ENTITIES } from '@switchboard/audit';
 import { MIGRATIONS } from '@switchboard/migrations';
-import { migrate, openDatabase, type SqliteConnection } from '@switchboard/persistence';
+import type { SqliteConnection } from '@switchboard/persistence';
 import { PrincipalSecretStore } from '@switchboard/secrets';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cliRunsTimeout, createKey, runCli, runCliInBackground, type CliRun } from './support/cli.js';
 import { startDaemon, stdioFixture, stopAllDaemons, tempDir, writeConfig } from './support/daemon.js';
+import { olderDatabase } from './support/older-database.js';
 import { connectHost } from './support/hosts.js';
 import { SECRETS_KEY_FILE, readKeyFile } from '../apps/switchboard/src/digest-key.js';
 
@@ -199,18 +199,12 @@ describe('db backup refuses', () => {
 
 describe('db backup of a database an older Switchboard left', () => {
   it('copies it as it is, before db migrate changes it, and says so', { timeout: cliRunsTimeout(1) }, async () => {
-    const dir = tempDir('sb-backup-');
-    const configPath = writeConfig({ mcpServers: {} }, dir);
-    const file = join(dir, 'data', 'switchboard.sqlite');
-    mkdirSync(join(dir, 'data'));
-    const old = await openDatabase({ file, entities: AUDIT_ENTITIES, migrations: MIGRATIONS.slice(0, -1) });
-    await migrate(old);
-    await old.destroy();
+    const { configPath, last } = await olderDatabase('sb-backup-');
     const output = join(tempDir('sb-backup-out-'), 'before-upgrade.sqlite');
     const r = runCli(['db', 'backup', '--config', configPath, '--output', output]);
     expect([r.code, r.stderr]).toEqual([0, '']);
     expect(r.stdout).toContain(
-      `  it is from an older Switchboard (1 migration(s) not applied: ${MIGRATIONS.at(-1)!.name}): restored, it is migrated at the next start\n`,
+      `  it is from an older Switchboard (1 migration(s) not applied: ${last}): restored, it is migrated at the next start\n`,
     );
     const copy = new Database(output, { readonly: true });
     expect((copy.prepare('SELECT count(*) AS n FROM migrations').get() as { n: number }).n).toBe(MIGRATIONS.length - 1);

@@ -1,11 +1,9 @@
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { AUDIT_ENTITIES } from '@switchboard/audit';
-import { MIGRATIONS } from '@switchboard/migrations';
-import { migrate, openDatabase } from '@switchboard/persistence';
 import { describe, expect, it } from 'vitest';
 import { cliRunsTimeout, runCli } from './support/cli.js';
 import { tempDir, writeConfig } from './support/daemon.js';
+import { olderDatabase } from './support/older-database.js';
 
 /**
  * The commands that only read the data dir's database. They must never create, migrate or
@@ -44,16 +42,8 @@ describe('a command that only reads, on a database an older Switchboard left', (
   const commands = [...READERS, { args: ['policy', 'check', '--principal', 'alice', '--tool', 'fx__echo'], noun: 'database' }];
 
   it('refuses it until db migrate, exit 1, naming what is not applied, and leaves it as it was', { timeout: cliRunsTimeout(commands.length + 3) }, async () => {
-    const dir = tempDir();
-    const configPath = writeConfig({ mcpServers: {} }, dir);
-    const file = join(dir, 'data', 'switchboard.sqlite');
-    mkdirSync(join(dir, 'data'));
-    // As the version before key rotation left it.
-    const old = await openDatabase({ file, entities: AUDIT_ENTITIES, migrations: MIGRATIONS.slice(0, -1) });
-    await migrate(old);
-    await old.destroy();
+    const { dir, configPath, file, last } = await olderDatabase();
     const before = readFileSync(file);
-    const last = MIGRATIONS.at(-1)!.name;
     for (const { args, noun } of commands) {
       const r = runCli([...args, '--config', configPath]);
       const what = args.join(' ');

@@ -1,11 +1,9 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { AUDIT_ENTITIES } from '@switchboard/audit';
-import { MIGRATIONS } from '@switchboard/migrations';
-import { migrate, openDatabase } from '@switchboard/persistence';
 import { describe, expect, it } from 'vitest';
 import { cliRunsTimeout, runCli } from './support/cli.js';
 import { tempDir, writeConfig } from './support/daemon.js';
+import { olderDatabase } from './support/older-database.js';
 
 /**
  * The commands that write the data dir's database. Those that add (`keys create`, `secrets
@@ -67,15 +65,8 @@ describe('a command that writes, on a database an older Switchboard left', () =>
   const commands = [...CHANGING, ...ADDING];
 
   it('refuses it until db migrate, exit 1, naming what is not applied, and leaves it as it was', { timeout: cliRunsTimeout(commands.length + 2) }, async () => {
-    const dir = tempDir();
-    const configPath = writeConfig({ mcpServers: {} }, dir);
-    const file = join(dir, 'data', 'switchboard.sqlite');
-    mkdirSync(join(dir, 'data'));
-    const old = await openDatabase({ file, entities: AUDIT_ENTITIES, migrations: MIGRATIONS.slice(0, -1) });
-    await migrate(old);
-    await old.destroy();
+    const { dir, configPath, file, last } = await olderDatabase();
     const before = readFileSync(file);
-    const last = MIGRATIONS.at(-1)!.name;
     for (const { args, input } of commands) {
       const r = runCli([...args, '--config', configPath], { input });
       const what = args.join(' ');
