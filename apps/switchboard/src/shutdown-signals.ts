@@ -29,14 +29,14 @@ export class ShutdownSignals {
   private readonly listener = (signal: NodeJS.Signals) => this.receive(signal);
   private readonly hangupListener = () => this.hangup();
 
-  /** `hangup`: what SIGHUP means to this process: stop, or reload its files (`onHangup`). */
+  /** `hangupMeans`: what SIGHUP means to this process: stop, or reload its files (`onHangup`). */
   constructor(private readonly hangupMeans: 'stop' | 'reload' = 'stop') {
     process.on('SIGTERM', this.listener);
     process.on('SIGINT', this.listener);
     process.on('SIGHUP', hangupMeans === 'stop' ? this.listener : this.hangupListener);
   }
 
-  /** From now on SIGHUP runs `reload` (with `hangup` 'reload'). */
+  /** From now on SIGHUP runs `reload` (with `hangupMeans` 'reload'). */
   onHangup(reload: () => void): void {
     this.hangupHandler = reload;
   }
