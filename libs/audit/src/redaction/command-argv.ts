@@ -54,19 +54,37 @@ function isPathSeparator(code: number): boolean {
 }
 
 /**
- * What `find` reports in the command line that `items` stand for, as spans within each item
- * (by its index), or undefined when the array is no such command (it names none of the
- * commands, or holds an item that is neither a string nor a number) or nothing is found.
- * A span that crosses items is split among them, each part with the marker.
+ * An item as a word of the line. A boolean or a null is the word it is written as (JSON's
+ * `["mysql", "-pX", "--compress", true]`); an object or an array takes one character's place
+ * that no pattern reads as a value, so it neither ends the line nor hides what follows it.
+ */
+function wordOf(item: unknown): string {
+  if (typeof item === 'string') return asOneWord(item);
+  if (typeof item === 'object' && item !== null) return BLANK_IN_ITEM;
+  return String(item);
+}
+
+/** Only a string or a number is text to hide a secret in; any other item keeps its value. */
+function holdsText(item: unknown): item is string | number {
+  return typeof item === 'string' || typeof item === 'number';
+}
+
+/**
+ * What `find` reports in the command line that `items` stand for, as spans within each
+ * string or number item (by its index), or undefined when the array names none of the
+ * commands or nothing is found. A span that crosses items is split among them, each part with
+ * the marker.
  */
 export function secretsInArgv(items: readonly unknown[], find: (line: string) => Span[]): Map<number, Span[]> | undefined {
   let command = false;
   for (const item of items) {
-    if (typeof item === 'string') command ||= namesCommand(item);
-    else if (typeof item !== 'number') return undefined;
+    if (typeof item === 'string' && namesCommand(item)) {
+      command = true;
+      break;
+    }
   }
   if (!command) return undefined;
-  const words = items.map((item) => asOneWord(String(item)));
+  const words = items.map(wordOf);
   const starts: number[] = [];
   const ends: number[] = [];
   for (let i = 0, at = 0; i < words.length; at += words[i].length + 1, i++) {
@@ -81,6 +99,7 @@ export function secretsInArgv(items: readonly unknown[], find: (line: string) =>
   for (const span of spans) {
     while (first < items.length && ends[first] <= span.start) first++;
     for (let i = first; i < items.length && starts[i] < span.end; i++) {
+      if (!holdsText(items[i])) continue;
       const start = Math.max(span.start, starts[i]) - starts[i];
       const end = Math.min(span.end, ends[i]) - starts[i];
       if (end <= start) continue;

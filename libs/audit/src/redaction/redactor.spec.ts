@@ -287,6 +287,14 @@ describe('redact: value patterns (defaults)', () => {
     ['a mongosh -p password', 'mongosh -u admin -p MongoPw123 mongodb://db:27017/app', 'mongosh -u admin -p [REDACTED:cli-password] mongodb://db:27017/app'],
     ['a mongosh --password', 'mongosh "mongodb://db/app" -u admin --password MongoPw123', 'mongosh "mongodb://db/app" -u admin --password [REDACTED:secret-flag]'],
     ['a mongo -p password', 'mongo --host db -u admin -p MongoPw123 admin', 'mongo --host db -u admin -p [REDACTED:cli-password] admin'],
+    // MongoDB's database tools take the password as the shells do: `-p` (or `--password`), never the port.
+    ['a mongodump -p password', 'mongodump --uri mongodb://db/app -u admin -p MongoPw123 --out /tmp/x', 'mongodump --uri mongodb://db/app -u admin -p [REDACTED:cli-password] --out /tmp/x'],
+    ['a mongorestore -p password', 'mongorestore -u admin -pMongoPw123 /tmp/x', 'mongorestore -u admin -p[REDACTED:cli-password] /tmp/x'],
+    ['a mongoexport -p password', 'mongoexport --db app -c users -u admin -p MongoPw123', 'mongoexport --db app -c users -u admin -p [REDACTED:cli-password]'],
+    ['a mongoimport -p password', 'mongoimport -u admin -p MongoPw123 --file users.json', 'mongoimport -u admin -p [REDACTED:cli-password] --file users.json'],
+    ['a mongofiles -p password', 'mongofiles -u admin -p MongoPw123 list', 'mongofiles -u admin -p [REDACTED:cli-password] list'],
+    ['a mongostat -p password', 'mongostat -u admin -p MongoPw123 5', 'mongostat -u admin -p [REDACTED:cli-password] 5'],
+    ['a mongotop -p password', 'mongotop -u admin -p MongoPw123 10', 'mongotop -u admin -p [REDACTED:cli-password] 10'],
     ['an sshpass -p after -P', 'sshpass -P "Enter passphrase" -p S3cr3t ssh -p 22 host', 'sshpass -P "Enter passphrase" -p [REDACTED:cli-password] ssh -p 22 host'],
     ['an sshpass -p after -v and a bare -P', 'sshpass -v -P assphrase -p S3cr3t scp f host:', 'sshpass -v -P assphrase -p [REDACTED:cli-password] scp f host:'],
     ['a .netrc line', 'machine api.example.com login me password S3cr3t', 'machine api.example.com login me password [REDACTED:netrc-password]'],
@@ -334,6 +342,7 @@ describe('redact: value patterns (defaults)', () => {
     ['docker login reading stdin', 'docker login -u me --password-stdin < pw.txt && docker push -q img'],
     ['redis-cli -p', 'redis-cli -h cache -p 6379 ping'],
     ['a mongosh port, and -p asking for the password', 'mongosh --port 27017 -u admin -p --authenticationDatabase admin'],
+    ['a mongodump port, and -p asking for the password', 'mongodump --port 27017 -u admin -p --out /tmp/x'],
     ['sshpass reading a file', 'sshpass -P assphrase -f pw.txt ssh -p 22 host'],
     ['prose about a machine', 'the machine learning team; the login page; password is required'],
     ['other dotnet user-secrets commands', 'dotnet user-secrets list --project src/Web; dotnet user-secrets remove "Db:Host"'],
@@ -488,6 +497,8 @@ describe('redact: a command given as an argv array', () => {
     [['docker', 'login', '-u', 'me', '-p', 'X'], ['docker', 'login', '-u', 'me', '-p', '[REDACTED:cli-password]']],
     [['redis-cli', '-a', 'X'], ['redis-cli', '-a', '[REDACTED:cli-password]']],
     [['mongosh', '-u', 'admin', '-p', 'X', 'mongodb://db/app'], ['mongosh', '-u', 'admin', '-p', '[REDACTED:cli-password]', 'mongodb://db/app']],
+    [['mongodump', '-u', 'admin', '-p', 'X', '--out', '/tmp/x'], ['mongodump', '-u', 'admin', '-p', '[REDACTED:cli-password]', '--out', '/tmp/x']],
+    [['/usr/bin/mongorestore', '-u', 'admin', '-pX'], ['/usr/bin/mongorestore', '-u', 'admin', '-p[REDACTED:cli-password]']],
     [
       ['aws', 'configure', 'set', 'aws_secret_access_key', 'KEY'],
       ['aws', 'configure', 'set', 'aws_secret_access_key', '[REDACTED:config-set]'],
@@ -505,6 +516,11 @@ describe('redact: a command given as an argv array', () => {
     [['kubectl', 'exec', 'cache-0', '--', 'redis-cli', '-a', 'X', 'ping'], ['kubectl', 'exec', 'cache-0', '--', 'redis-cli', '-a', '[REDACTED:cli-password]', 'ping']],
     // A number keeps its place; found secret, it becomes the marker (as a secret key's value does).
     [['sshpass', '-p', 123456, 'ssh', '-p', 22, 'host'], ['sshpass', '-p', '[REDACTED:cli-password]', 'ssh', '-p', 22, 'host']],
+    // A boolean, a null or an object among the items is a word of its own and keeps its place.
+    [['mysql', '-u', 'root', '-pS3cr3t', '--connect-timeout', 5, '--compress', true], ['mysql', '-u', 'root', '-p[REDACTED:cli-password]', '--connect-timeout', 5, '--compress', true]],
+    [['mysql', null, '-pS3cr3t', { note: 'x' }], ['mysql', null, '-p[REDACTED:cli-password]', { note: 'x' }]],
+    [['sshpass', '-p', false, 'ssh', 'host'], ['sshpass', '-p', false, 'ssh', 'host']],
+    [['redis-cli', '-a', ['not', 'a', 'word'], 'ping'], ['redis-cli', '-a', ['not', 'a', 'word'], 'ping']],
     // What an item holds on its own is still found, next to what the line shows.
     [['mysql', '--password', 'x', '-pS3cr3t', 'Bearer abcdefgh1234 ok'], ['mysql', '--password', '[REDACTED]', '-p[REDACTED:cli-password]', 'Bearer [REDACTED:bearer-token] ok']],
   ])('redacts %j', (command, expected) => {

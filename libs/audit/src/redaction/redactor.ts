@@ -27,8 +27,8 @@ export interface Redactor {
    * `name:`, any case) and `['Authorization', X]` (an array of exactly two items, the first a
    * name); substrings matching a value pattern become `[REDACTED:<kind>]`, in object keys too
    * (a map keyed by tokens; a key so changed that meets another gets '#2', '#3'…); in an array, a
-   * string after a secret flag ('--password', 'x') becomes '[REDACTED]' too, and an array of
-   * strings and numbers that names a command whose flags the value patterns know (mysql,
+   * string after a secret flag ('--password', 'x') becomes '[REDACTED]' too, and an array that
+   * names a command whose flags the value patterns know (mysql,
    * sshpass, aws…) is also searched as the one command line it stands for, what is found there
    * replaced in its item (['mysql', '-pX'] → ['mysql', '-p[REDACTED:cli-password]']). A repeated
    * ancestor (a cycle) becomes '[Circular]', nesting

@@ -334,12 +334,13 @@ export const DEFAULT_VALUE_PATTERNS: readonly SecretValuePattern[] = [
   // A password in a short flag, only after the command whose flag it is (the same flag is a
   // port in ssh, docker run and redis-cli, a mode in mkdir): mysql and mariadb and their tools
   // with `-p<password>` attached (a separate word is the database), sshpass's and docker or
-  // podman login's `-p`, redis-cli's `-a` and `--pass`, the mongo shells' `-p` (mongosh, mongo;
-  // not followed by an option: alone, it asks for the password). sshpass's `-p` is looked for
+  // podman login's `-p`, redis-cli's `-a` and `--pass`, the `-p` of the mongo shells (mongosh,
+  // mongo) and of MongoDB's database tools (mongodump, mongorestore …; their port is `--port`
+  // only), not followed by an option: alone, it asks for the password. sshpass's `-p` is looked for
   // among its own options only: the command it runs follows them (`sshpass -f file ssh -p 22`).
   {
     kind: 'cli-password',
-    source: String.raw`(?:(?:mysql(?:dump|admin|import|show|check|slap|pump)?|mariadb(?:-dump|-admin|-import|-show|-check|-slap)?)(?=[ \t])${COMMAND_GAP}[ \t]-p|sshpass${SSHPASS_OPTIONS}[ \t]+-p[ \t]*|(?:docker|podman)[ \t]+login(?=[ \t])${COMMAND_GAP}[ \t]-p[ \t]*|redis-cli(?=[ \t])${COMMAND_GAP}[ \t](?:-a|--pass)[ \t]+|mongo(?:sh)?(?=[ \t])${COMMAND_GAP}[ \t]-p[ \t]*(?![\s-]))${FLAG_VALUE}`,
+    source: String.raw`(?:(?:mysql(?:dump|admin|import|show|check|slap|pump)?|mariadb(?:-dump|-admin|-import|-show|-check|-slap)?)(?=[ \t])${COMMAND_GAP}[ \t]-p|sshpass${SSHPASS_OPTIONS}[ \t]+-p[ \t]*|(?:docker|podman)[ \t]+login(?=[ \t])${COMMAND_GAP}[ \t]-p[ \t]*|redis-cli(?=[ \t])${COMMAND_GAP}[ \t](?:-a|--pass)[ \t]+|mongo(?:sh|dump|restore|export|import|files|stat|top)?(?=[ \t])${COMMAND_GAP}[ \t]-p[ \t]*(?![\s-]))${FLAG_VALUE}`,
     command: true,
   },
   // A .netrc entry's password (curl, git, ftp and Python's netrc read them): after `machine
@@ -374,6 +375,7 @@ export const COMMANDS_WITH_SECRET_ARGUMENTS: ReadonlySet<string> = new Set([
   'redis-cli',
   'mongosh',
   'mongo',
+  ...['dump', 'restore', 'export', 'import', 'files', 'stat', 'top'].map((tool) => `mongo${tool}`),
   // Setters: `aws configure set`, `npm config set` and the like, `dotnet user-secrets set`.
   'aws',
   'npm',
