@@ -209,6 +209,23 @@ describe('switchboard CLI', () => {
     expect(existsSync(join(dir, 'data')), "nothing was made in the config's data dir").toBe(false);
   });
 
+  it("an empty file option (--file '', --config '', --output '', --checkpoint '') is a usage error, not read as left out", { timeout: cliRunsTimeout(6) }, () => {
+    const dir = tempDir();
+    const configPath = writeConfig({ mcpServers: {} }, dir);
+    const cases: [string[], string][] = [
+      [['policy', 'check', '--file', '', '--principal', 'alice', '--config', configPath], '--file is empty: it needs a policy file, e.g. --file policy.yaml'],
+      [['policy', 'lint', '--file=', '--config', configPath], '--file is empty: it needs a policy file, e.g. --file policy.yaml'],
+      [['config', 'check', '--config', ''], '--config is empty: it needs a config file, e.g. --config switchboard.yaml'],
+      [['db', 'backup', '--output', '', '--config', configPath], '--output is empty: it needs a file to write, e.g. --output audit.jsonl'],
+      [['audit', 'export', '--format', 'jsonl', '--output', '', '--config', configPath], '--output is empty: it needs a file to write, e.g. --output audit.jsonl'],
+      [['audit', 'verify', '--checkpoint', '', '--config', configPath], '--checkpoint is empty: it needs a file of checkpoint lines, or a daemon log, e.g. --checkpoint checkpoints.log'],
+    ];
+    for (const [argv, message] of cases) {
+      const r = runCli(argv, { cwd: dir, timeoutMs: 15_000 });
+      expect([r.code, r.stderr], argv.join(' ')).toEqual([2, `switchboard: ${message}\n`]);
+    }
+  });
+
   it('bad --port is a usage error', () => {
     expect(runCli(['start', '--port', 'eighty', '--config', writeConfig({ mcpServers: {} })]).code).toBe(2);
   });

@@ -47,6 +47,12 @@ export function missingValueRefusal(typed: string, name: string): string {
   return known ? `${typed} needs ${known[0]}, e.g. ${typed} ${known[1]}` : `${typed} needs a value`;
 }
 
+/** The refusal of `typed` given an empty value: "--file is empty: it needs a policy file, e.g. --file policy.yaml". */
+export function emptyValueRefusal(typed: string, name: string): string {
+  const known = Object.hasOwn(VALUES, name) ? VALUES[name] : undefined;
+  return known ? `${typed} is empty: it needs ${known[0]}, e.g. ${typed} ${known[1]}` : `${typed} is empty`;
+}
+
 /**
  * `--data-dir DIR` as the directory it names; undefined when not given (the config's
  * `dataDir` then). An empty value names no directory: read as "not given", a script whose

@@ -63,11 +63,13 @@ describe('parseOptions', () => {
     expect(() => parseOptions({ args: ['--since', '-x'], options })).toThrow(/^--since needs a date, a time or a duration ago, e\.g\. --since 24h \('-x' is read as an option;/);
   });
 
-  it('makes the options that name files absolute, and leaves an empty one empty', () => {
-    const { values } = parseOptions({ args: ['--config', 'sb.yaml', '--output=out.csv', '--file', '', '--since', 'x'], options: { ...options, config: { type: 'string' }, output: { type: 'string' }, file: { type: 'string' } } });
+  it('makes the options that name files absolute, refuses an empty one, and leaves an empty --data-dir for the command', () => {
+    const fileOptions = { ...options, config: { type: 'string' }, output: { type: 'string' }, file: { type: 'string' }, 'data-dir': { type: 'string' } } as const;
+    const { values } = parseOptions({ args: ['--config', 'sb.yaml', '--output=out.csv', '--data-dir', '', '--since', 'x'], options: fileOptions });
     expect(isAbsolute(values.config!) && values.config!.endsWith('/sb.yaml')).toBe(true);
     expect(isAbsolute(values.output!)).toBe(true);
-    expect(values.file).toBe('');
+    expect(values['data-dir']).toBe('');
     expect(values.since).toBe('x');
+    expect(() => parseOptions({ args: ['--file', ''], options: fileOptions })).toThrow(/^--file is empty: it needs a policy file, e\.g\. --file policy\.yaml$/);
   });
 });

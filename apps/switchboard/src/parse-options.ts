@@ -1,6 +1,6 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { closestKey, commandLinePath } from '@switchboard/config';
-import { missingValueRefusal } from './option-values.js';
+import { emptyValueRefusal, missingValueRefusal } from './option-values.js';
 
 /**
  * The options that name a file or directory, in every command. They are made absolute here,
@@ -8,6 +8,8 @@ import { missingValueRefusal } from './option-values.js';
  * command in (commandLineDir: under `npm start` that is not the process's own).
  */
 const PATH_OPTIONS = ['config', 'data-dir', 'file', 'output'];
+// An empty file name (`--file "$POLICY"` with the variable unset) is refused: read as left out,
+// `policy check` checked the config's policy instead, `config check` the current directory.
 
 /**
  * node:util's parseArgs, strict, except that a string option given twice is an error:
@@ -40,9 +42,11 @@ export function parseOptions<T extends ParseArgsConfig & { options: NonNullable<
   const values = parsed.values as Record<string, unknown>;
   for (const name of PATH_OPTIONS) {
     const given = values[name];
-    // An empty one stays empty, for the command to refuse (`--data-dir ''`) or read as not given.
+    if (given === '' && name !== 'data-dir') throw new TypeError(emptyValueRefusal(`--${name}`, name));
+    // An empty --data-dir stays empty, for the command to refuse with what leaving it out means.
     if (typeof given === 'string' && given !== '') values[name] = commandLinePath(given);
   }
+  if (values.checkpoint === '') throw new TypeError(emptyValueRefusal('--checkpoint', 'checkpoint'));
   return parsed as ReturnType<typeof parseArgs<T>>;
 }
 
