@@ -302,6 +302,22 @@ describe('audit over stdio, and with completions off', () => {
     expect(all[0]).toMatchObject({ auth_method: 'stdio', transport: 'stdio', name: 'fx__echo', outcome: 'ok' });
     expect(String(all[0].principal).length).toBeGreaterThan(0);
   });
+
+  it('your own pattern finds a secret in the argv array of a command named in audit.redact.commands', async () => {
+    const dir = tempDir();
+    const redact = { patterns: ['(?<=acme-deploy .*--ticket )\\S+'], commands: ['acme-deploy'] };
+    const configPath = writeConfig({ mcpServers: { fx: stdioFixture() }, audit: { redact } }, dir);
+    const host = await connectHost('stdio', { configPath });
+    const argv = ['/opt/acme/bin/acme-deploy', 'web', '--ticket', 'Tok3nValue99', '--force'];
+    await host.client.callTool({ name: 'fx__echo', arguments: { text: 'deploy', argv, said: 'acme-deploy web --ticket Tok3nValue99' } });
+    await host.close();
+    const [row] = rows(join(dir, 'data'), `name = 'fx__echo'`);
+    expect(JSON.parse(String(row.arguments))).toEqual({
+      text: 'deploy',
+      argv: ['/opt/acme/bin/acme-deploy', 'web', '--ticket', '[REDACTED:custom]', '--force'],
+      said: 'acme-deploy web --ticket [REDACTED:custom]',
+    });
+  });
 });
 
 describe('strict mode when the database is locked by another process', () => {

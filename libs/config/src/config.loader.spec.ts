@@ -56,7 +56,7 @@ describe('loadConfig: formats', () => {
         checkpointEvery: '1h',
         maxArgumentBytes: 8192,
         completions: true,
-        redact: { defaults: true, keys: [], patterns: [] },
+        redact: { defaults: true, keys: [], patterns: [], commands: [] },
       },
       servers: [
         {

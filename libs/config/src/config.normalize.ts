@@ -45,7 +45,7 @@ export function normalizeConfig(file: string, input: ConfigInput): GatewayConfig
     },
     relay: { ...input.relay },
     approvals: { timeoutMs: input.approvals.timeoutMs, rememberMs: [...input.approvals.rememberMs] },
-    audit: { ...input.audit, redact: { ...input.audit.redact, keys: [...input.audit.redact.keys], patterns: [...input.audit.redact.patterns] } },
+    audit: { ...input.audit, redact: { ...input.audit.redact, keys: [...input.audit.redact.keys], patterns: [...input.audit.redact.patterns], commands: [...input.audit.redact.commands] } },
     servers,
   };
 }

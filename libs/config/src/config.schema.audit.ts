@@ -96,6 +96,10 @@ export const auditSchema = z
           .array(z.string().refine(compiles, { error: 'must be a valid regular expression' }))
           .default([])
           .describe('More value patterns (regex source or /source/flags); every match is replaced.'),
+        commands: z
+          .array(z.string().regex(/^[^\s/\\]+$/, { error: "must be a command's name, without blanks or a path (acme-run, not /usr/bin/acme-run)" }))
+          .default([])
+          .describe("More commands (by name) whose argv arrays are read as one command line, searched with the patterns too (docs/audit.md)."),
       })
       .prefault({}),
   })

@@ -23,7 +23,7 @@ import { serverMap } from './config.schema.servers.js';
  *   log           { level: info }; trace | debug | info | warn | error | fatal | silent
  *   audit         { enabled: true, mode: strict, synchronous: normal, flushMs: 200, retention: 90d, checkpointEvery: 1h,
  *                   maxArgumentBytes: 8192, completions: true, maxQueuedRows: 100000,
- *                   redact: { defaults: true, keys: [], patterns: [] } }  (docs/audit.md)
+ *                   redact: { defaults: true, keys: [], patterns: [], commands: [] } }  (docs/audit.md)
  *   mcpServers    name -> server (Claude Desktop / Cursor style)
  *   servers       the same (VS Code mcp.json style); only one of the two may appear
  *

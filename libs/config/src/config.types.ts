@@ -198,5 +198,5 @@ export interface AuditConfig {
   maxArgumentBytes: number;
   /** Whether completion/complete requests are recorded. */
   completions: boolean;
-  redact: { defaults: boolean; keys: string[]; patterns: string[] };
+  redact: { defaults: boolean; keys: string[]; patterns: string[]; commands: string[] };
 }

@@ -82,6 +82,8 @@ describe('top-level settings', () => {
     ['audit: { maxQueuedRows: 10 }', 'audit.maxQueuedRows', 'must be an integer from 1000 to 10000000'],
     ['audit: { redact: { patterns: ["(unclosed"] } }', 'audit.redact.patterns.0', 'must be a valid regular expression'],
     ['audit: { redact: { keys: [""] } }', 'audit.redact.keys.0', 'must not be empty'],
+    ['audit: { redact: { commands: ["/usr/bin/acme-run"] } }', 'audit.redact.commands.0', "must be a command's name, without blanks or a path (acme-run, not /usr/bin/acme-run)"],
+    ['audit: { redact: { commands: ["acme run"] } }', 'audit.redact.commands.0', "must be a command's name, without blanks or a path (acme-run, not /usr/bin/acme-run)"],
     ['mcpServers: [a, b]', 'mcpServers', 'must be a mapping (an object)'],
     // Labelled "For 0 seconds" and "For 2 seconds" on the approval form, and seconds written
     // for milliseconds (900 for 15 minutes) remembered an approval for under a second.

@@ -7,7 +7,6 @@
  * the item it lies in: the array keeps its length, and each item its place.
  */
 import type { Span } from './percent-decoding.js';
-import { COMMANDS_WITH_SECRET_ARGUMENTS } from './secret-patterns.js';
 
 /** A path to a command is rarely longer: a longer item is not looked up. */
 const MAX_COMMAND_ITEM = 256;
@@ -34,19 +33,19 @@ function asOneWord(item: string): string {
 }
 
 /**
- * Whether an item is one of the commands, by its name or path (`/usr/bin/mysql`,
+ * Whether an item is one of `commands`, by its name or path (`/usr/bin/mysql`,
  * `C:\…\dotnet.exe`). Every string item of every array is asked, so the path's separator is
  * looked for by hand: two lastIndexOf calls cost some 100 ns on a short item, this loop a few.
  */
-function namesCommand(item: string): boolean {
+function namesCommand(item: string, commands: ReadonlySet<string>): boolean {
   if (item.length > MAX_COMMAND_ITEM) return false;
-  if (COMMANDS_WITH_SECRET_ARGUMENTS.has(item)) return true;
+  if (commands.has(item)) return true;
   let nameStart = item.length;
   while (nameStart > 0 && !isPathSeparator(item.charCodeAt(nameStart - 1))) nameStart--;
   // endsWith costs more than a look at the last character, which rules out most items.
   const exe = item.charCodeAt(item.length - 1) === 0x65 && item.endsWith('.exe');
   if (nameStart === 0 && !exe) return false;
-  return COMMANDS_WITH_SECRET_ARGUMENTS.has(item.slice(nameStart, exe ? -4 : undefined));
+  return commands.has(item.slice(nameStart, exe ? -4 : undefined));
 }
 
 function isPathSeparator(code: number): boolean {
@@ -71,14 +70,14 @@ function holdsText(item: unknown): item is string | number {
 
 /**
  * What `find` reports in the command line that `items` stand for, as spans within each
- * string or number item (by its index), or undefined when the array names none of the
- * commands or nothing is found. A span that crosses items is split among them, each part with
- * the marker.
+ * string or number item (by its index), or undefined when the array names none of `commands`
+ * (by name or path) or nothing is found. `find`'s spans come in order and do not overlap. A
+ * span that crosses items is split among them, each part with the marker.
  */
-export function secretsInArgv(items: readonly unknown[], find: (line: string) => Span[]): Map<number, Span[]> | undefined {
+export function secretsInArgv(items: readonly unknown[], commands: ReadonlySet<string>, find: (line: string) => Span[]): Map<number, Span[]> | undefined {
   let command = false;
   for (const item of items) {
-    if (typeof item === 'string' && namesCommand(item)) {
+    if (typeof item === 'string' && namesCommand(item, commands)) {
       command = true;
       break;
     }

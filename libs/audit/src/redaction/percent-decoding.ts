@@ -134,23 +134,29 @@ export interface Span {
 /** Replaces the spans (in any order, possibly overlapping: merged, the earliest's marker kept). */
 export function replaceSpans(text: string, spans: Span[]): string {
   if (spans.length === 0) return text;
-  // Stable: at the same start, the span found first (in the text as it is) gives the marker.
-  spans.sort((a, b) => a.start - b.start);
   let out = '';
   let copied = 0;
-  let current = { ...spans[0] };
-  const emit = (span: Span) => {
+  for (const span of mergeSpans(spans)) {
     out += text.slice(copied, span.start) + span.marker;
     copied = span.end;
-  };
+  }
+  return out + text.slice(copied);
+}
+
+/**
+ * `spans` in order of their start, those that overlap (or start together) made one, which
+ * keeps the marker of the first found. Sorts `spans` in place.
+ */
+export function mergeSpans(spans: Span[]): Span[] {
+  if (spans.length <= 1) return spans;
+  // Stable: at the same start, the span found first (in the text as it is) gives the marker.
+  spans.sort((a, b) => a.start - b.start);
+  const merged = [{ ...spans[0] }];
   for (let i = 1; i < spans.length; i++) {
     const next = spans[i];
+    const current = merged[merged.length - 1];
     if (next.start < current.end || next.start === current.start) current.end = Math.max(current.end, next.end);
-    else {
-      emit(current);
-      current = { ...next };
-    }
+    else merged.push({ ...next });
   }
-  emit(current);
-  return out + text.slice(copied);
+  return merged;
 }

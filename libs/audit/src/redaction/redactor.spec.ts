@@ -547,6 +547,34 @@ describe('redact: a command given as an argv array', () => {
     expect(createRedactor({ defaults: false, patterns: ['nothing-[0-9]+'] }).redact(args)).toBe(args);
   });
 
+  describe('your own commands and patterns', () => {
+    const keyAfterFlag = '(?<=--key )\\S+';
+
+    it('reads the argv array of a command named in commands as its line, with your patterns too', () => {
+      const mine = createRedactor({ patterns: [keyAfterFlag], commands: ['acme-run'] });
+      expect(mine.redact({ command: ['acme-run', '--key', 'K3yValue99', 'deploy'] })).toEqual({ command: ['acme-run', '--key', '[REDACTED:custom]', 'deploy'] });
+      expect(mine.redact(['/opt/acme/bin/acme-run', '--key', 'K3yValue99'])).toEqual(['/opt/acme/bin/acme-run', '--key', '[REDACTED:custom]']);
+      // The defaults still read their own commands' lines, yours too.
+      expect(mine.redact(['mysql', '-pS3cr3t', '--key', 'K3yValue99'])).toEqual(['mysql', '-p[REDACTED:cli-password]', '--key', '[REDACTED:custom]']);
+    });
+
+    it('leaves an array that names none of the commands to your patterns item by item', () => {
+      const args = { command: ['acme-run', '--key', 'K3yValue99'] };
+      expect(createRedactor({ patterns: [keyAfterFlag] }).redact(args)).toBe(args);
+      expect(createRedactor({ patterns: [keyAfterFlag], commands: ['other'] }).redact(args)).toBe(args);
+    });
+
+    it('reads your commands with defaults: false, with your patterns only', () => {
+      const mine = createRedactor({ defaults: false, patterns: [keyAfterFlag], commands: ['acme-run'] });
+      expect(mine.redact(['acme-run', '-pS3cr3t', '--key', 'K3yValue99'])).toEqual(['acme-run', '-pS3cr3t', '--key', '[REDACTED:custom]']);
+    });
+
+    it('hides a match that overlaps a default one once, in its place', () => {
+      const mine = createRedactor({ patterns: ['(?<=-p)\\S+'], commands: ['acme-run'] });
+      expect(mine.redact(['mysql', '-u', 'root', '-pS3cr3t'])).toEqual(['mysql', '-u', 'root', '-p[REDACTED:cli-password]']);
+    });
+  });
+
   it('stays linear on a long argv array', () => {
     const command = ['mysql', ...Array.from({ length: 50_000 }, (_, i) => (i % 2 === 0 ? '-p' : 'mysql'))];
     const started = performance.now();
@@ -799,6 +827,15 @@ describe('checkRedactionOptions', () => {
     expect(problems).toHaveLength(6);
     expect(problems[0]).toContain('/(/');
     expect(problems.join('\n')).toContain('matches the empty string');
+  });
+
+  it('lists a command that is empty, holds a blank or is a path', () => {
+    expect(checkRedactionOptions({ commands: ['acme-run', 'vault.exe'] })).toEqual([]);
+    expect(checkRedactionOptions({ commands: ['', 'acme run', '/usr/bin/acme', 'ok'] })).toEqual([
+      'redaction command "": must be a command\'s name, without blanks or a path (acme-run, not /usr/bin/acme-run)',
+      'redaction command "acme run": must be a command\'s name, without blanks or a path (acme-run, not /usr/bin/acme-run)',
+      'redaction command "/usr/bin/acme": must be a command\'s name, without blanks or a path (acme-run, not /usr/bin/acme-run)',
+    ]);
   });
 
   it('makes createRedactor throw with the same problems', () => {

@@ -1,6 +1,6 @@
-import { DEFAULT_SECRET_KEYS } from './secret-patterns.js';
+import { COMMANDS_WITH_SECRET_ARGUMENTS, DEFAULT_SECRET_KEYS } from './secret-patterns.js';
 import { hideInItem, secretsInArgv } from './command-argv.js';
-import { compileValuePattern, createTextRedactor, findCommandSecrets, SLASHED } from './text-redactor.js';
+import { compileValuePattern, createCommandLineFinder, createTextRedactor, SLASHED } from './text-redactor.js';
 
 export interface RedactionOptions {
   /** Use the built-in defaults (true unless set false). */
@@ -17,7 +17,17 @@ export interface RedactionOptions {
    * '/src/i'); every match inside any string value is replaced by '[REDACTED:custom]'.
    */
   patterns?: string[];
+  /**
+   * More commands, by name ('acme-run'; matched in an item by name or path), whose argv
+   * arrays are read as the one command line they stand for, as the defaults' are (mysql,
+   * sshpass…), and searched with `patterns` too: a pattern that follows a command to a later
+   * word (`acme-run --key X`) sees each item of other arrays alone.
+   */
+  commands?: string[];
 }
+
+/** A command's name as `commands` takes it: no blank (an item is one word) and no path. */
+const COMMAND_NAME = /^[^\s/\\]+$/;
 
 export interface Redactor {
   /**
@@ -90,6 +100,11 @@ export function checkRedactionOptions(options: RedactionOptions): string[] {
     });
     if (problem !== undefined) problems.push(`redaction pattern ${pattern}: ${problem}`);
   }
+  for (const command of options.commands ?? []) {
+    if (typeof command !== 'string' || !COMMAND_NAME.test(command)) {
+      problems.push(`redaction command ${JSON.stringify(command)}: must be a command's name, without blanks or a path (acme-run, not /usr/bin/acme-run)`);
+    }
+  }
   return problems;
 }
 
@@ -104,8 +119,9 @@ export function createRedactor(options: RedactionOptions = {}): Redactor {
   const factsOf = remembered((text): TextFacts => ({ secretKey: decideSecretKey(text), redacted: redactText(text) }));
   const isSecretKey = (key: string) => factsOf(key).secretKey;
   const redactName = (text: string) => factsOf(text).redacted;
-  // The line an argv array stands for is searched with default patterns only: custom ones see each item.
-  const findInCommand = options.defaults === false ? undefined : findCommandSecrets;
+  // The commands whose argv arrays are read as a line, and what to search that line with.
+  const commands = new Set([...(options.defaults === false ? [] : COMMANDS_WITH_SECRET_ARGUMENTS), ...(options.commands ?? [])]);
+  const findInCommand = commands.size === 0 ? undefined : createCommandLineFinder(options);
 
   /** `seen`: every object met so far in this walk and what it became; undefined until an object is met. */
   function redactValue(value: unknown, seen: Map<object, unknown> | undefined, depth: number): unknown {
@@ -138,7 +154,7 @@ export function createRedactor(options: RedactionOptions = {}): Redactor {
     let copy: unknown[] | undefined;
     let afterSecretFlag = false;
     const secretPair = array.length === 2 && isSecretName(array[0]);
-    const inCommand = findInCommand === undefined ? undefined : secretsInArgv(array, findInCommand);
+    const inCommand = findInCommand === undefined ? undefined : secretsInArgv(array, commands, findInCommand);
     for (let i = 0; i < array.length; i++) {
       const item = array[i];
       const inLine = inCommand?.get(i);

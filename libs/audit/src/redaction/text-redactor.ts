@@ -4,7 +4,7 @@
  * and replacing them with their markers. Walking keys and structures is redactor.ts's.
  */
 import { DEFAULT_VALUE_PATTERNS, SHORTEST_DEFAULT_MATCH, type SecretValuePattern } from './secret-patterns.js';
-import { originalSpan, percentDecode, PERCENT_ESCAPE, replaceSpans, type Span } from './percent-decoding.js';
+import { mergeSpans, originalSpan, percentDecode, PERCENT_ESCAPE, replaceSpans, type Span } from './percent-decoding.js';
 
 /** The parts of RedactionOptions that concern text. */
 export interface TextRedactionOptions {
@@ -107,6 +107,22 @@ export function findCommandSecrets(line: string): Span[] {
   const spans: Span[] = [];
   scanCombined(COMMAND_VALUES, line, (start, end, marker) => spans.push({ start, end, marker }));
   return spans;
+}
+
+/**
+ * What to search the command line an argv array stands for with: the default patterns that
+ * follow a command (findCommandSecrets) and your own patterns, whose secrets may lie in a later
+ * item than their command's name (`["acme-run", "--key", "X"]`); undefined when there are none.
+ */
+export function createCommandLineFinder(options: TextRedactionOptions): ((line: string) => Span[]) | undefined {
+  const useDefaults = options.defaults !== false;
+  const custom = (options.patterns ?? []).map(compileValuePattern);
+  if (custom.length === 0) return useDefaults ? findCommandSecrets : undefined;
+  return (line) => {
+    const spans = useDefaults ? findCommandSecrets(line) : [];
+    for (const regex of custom) scanMatches(line, regex, CUSTOM_MARKER, (start, end, marker) => spans.push({ start, end, marker }));
+    return mergeSpans(spans);
+  };
 }
 
 function redactDefaults(text: string): string {
