@@ -230,19 +230,23 @@ describe('switchboard CLI', () => {
     expect(runCli(['start', '--port', 'eighty', '--config', writeConfig({ mcpServers: {} })]).code).toBe(2);
   });
 
-  it('a port already in use is a clear error, exit 1, with nothing left running', async () => {
+  it('a port already in use is a clear error, exit 1, with no upstream started', async () => {
     const first = await startDaemon(writeConfig({ mcpServers: {} }));
     const port = new URL(first.baseUrl).port;
     const marker = `sb-port-clash-${process.pid}`;
-    // The marker in its upstream's command line, where ps sees it.
-    const fixture = stdioFixture() as { args: string[] };
-    const upstream = { ...fixture, args: [...fixture.args, marker] };
-    const r = runCli(['start', '--port', port, '--config', writeConfig({ mcpServers: { fx: upstream } })]);
+    const dir = tempDir();
+    const started = join(dir, 'upstream-started');
+    // The marker in its upstream's command line, where ps sees it; the file, if it ever ran.
+    const fixture = stdioFixture() as { command: string; args: string[] };
+    const upstream = { command: '/bin/sh', args: ['-c', `echo > "${started}"; exec "$0" "$@"`, fixture.command, ...fixture.args, marker] };
+    const r = runCli(['start', '--port', port, '--config', writeConfig({ mcpServers: { fx: upstream } }, dir)]);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(new RegExp(`cannot listen on 127\\.0\\.0\\.1:${port}: the address is already in use`));
     // What a new user meets on a second `npm start`: the way out, not only the cause.
     expect(r.stderr).toContain('another Switchboard, or another program, listens there: stop it, or give another port with --port N or listen.port');
-    // Its upstream was stopped with it.
+    // Its upstream was never started (a service manager restarting it would start and stop
+    // every upstream at each attempt), so nothing of it is left running either.
+    expect(existsSync(started), 'the upstream was started').toBe(false);
     const ps = spawnSync('ps', ['-eo', 'args'], { encoding: 'utf8' });
     expect(ps.stdout).not.toContain(marker);
   });

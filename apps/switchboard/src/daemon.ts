@@ -119,12 +119,15 @@ async function startDaemon(config: GatewayConfig, fromFile: FileSettings, logger
   // so the side that closes first must be the client. Load balancers keep idle connections
   // 60 s and nginx's upstream keepalive 60 s; hosts take the Keep-Alive hint and close before.
   server.keepAliveTimeout = KEEP_ALIVE_MS;
-  await runtime.start();
+  // The port first: a daemon that cannot listen (a second `npm start`, a service manager's
+  // restarts) must not start and stop every upstream (an npx download, a container) to find out.
+  // Upstreams connect in the background either way, so a host that comes before they are up
+  // meets what it would a moment after: the servers connected so far, and /readyz not_ready.
   try {
     await listen(server, config.listen.port, config.listen.host);
   } catch (err) {
-    // Nothing may keep running behind a daemon that could not listen (its upstreams, the
-    // audit writer), or the process would never exit and a service manager would see it up.
+    // Nothing may keep running behind a daemon that could not listen (the audit writer, the
+    // runtime's timers), or the process would never exit and a service manager would see it up.
     await runtime.drainAndStop(0);
     await auditStore.close();
     await app.close();
@@ -134,6 +137,7 @@ async function startDaemon(config: GatewayConfig, fromFile: FileSettings, logger
     const why = code === 'EADDRINUSE' ? inUse : code === 'EACCES' ? 'permission denied' : (err as Error).message;
     throw new Error(`cannot listen on ${config.listen.host}:${config.listen.port}: ${why}`, { cause: err });
   }
+  await runtime.start();
   // Only the command line's overrides differ from the file the daemon started from.
   const restartNotices = new RestartNotices({ ...config, listen: fromFile.listen, dataDir: fromFile.dataDir }, () => runtime.config);
   const watcher = new ConfigWatcher(config.source, (outcome) => {
