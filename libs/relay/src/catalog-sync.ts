@@ -1,6 +1,6 @@
 import type { CatalogStore, UpstreamSnapshot } from '@switchboard/catalog';
 import { deepEqual, restartNeeded, type GatewayConfig, type ListLimits } from '@switchboard/config';
-import type { JsonRpcNotification } from '@switchboard/core';
+import { ErrorCode, type JsonRpcNotification } from '@switchboard/core';
 import type { Logger } from '@switchboard/observability';
 import type { UpstreamConnection, UpstreamRegistry, UpstreamState } from '@switchboard/upstream';
 
@@ -256,6 +256,12 @@ export class CatalogSync {
     try {
       return await connection.listAll(method, key, this.limitsOf(connection.name));
     } catch (err) {
+      // A server written with an SDK's low-level API declares `resources` and often answers
+      // only resources/list: it has no templates, and is not at fault (it stayed degraded).
+      if (kind === 'resourceTemplates' && (err as { code?: unknown }).code === ErrorCode.MethodNotFound) {
+        this.logger.debug({ upstream: connection.name, method }, 'the upstream does not answer resources/templates/list: it has no resource templates');
+        return [];
+      }
       this.logger.warn({ upstream: connection.name, method, err: String(err) }, 'could not read upstream list');
       connection.reportTrouble(`${method} failed`);
       return this.store.snapshot(connection.name)?.[kind] ?? [];
