@@ -160,6 +160,22 @@ describe('loadConfig: formats', () => {
     }
   });
 
+  it('warns of a listener off loopback with no allowedHosts: any Host is served, and the metadata names whichever a request carries', () => {
+    const listen = (host: string, security?: object) => ({ listen: { host, port: 8780 }, auth: { mode: 'required' }, ...(security && { security }), mcpServers: {} });
+    const file = write('open-hosts.json', JSON.stringify(listen('0.0.0.0')));
+    expect(loadConfigWithWarnings(file, {}).warnings).toEqual([
+      {
+        file,
+        path: 'security.allowedHosts',
+        reason:
+          'is empty while listen.host 0.0.0.0 is not a loopback address: a request with any Host header is served (a DNS-rebinding page, a spoofed name), ' +
+          'and the protected-resource metadata and 401s name whichever Host it carries; list the names hosts use, e.g. [gateway.internal:8780]',
+      },
+    ]);
+    expect(loadConfigWithWarnings(write('listed.json', JSON.stringify(listen('0.0.0.0', { allowedHosts: ['gateway.internal:8780'] }))), {}).warnings).toEqual([]);
+    expect(loadConfigWithWarnings(write('loopback.json', JSON.stringify(listen('127.0.0.1'))), {}).warnings).toEqual([]);
+  });
+
   it('warns of a retention under a day, and of one shorter than the checkpoint interval: pruning deletes for good and verify still passes', () => {
     const audit = (settings: string) => write('audit.yaml', `audit: ${settings}\nmcpServers: {}\n`);
     const underADay = (text: string) =>

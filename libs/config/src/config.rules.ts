@@ -105,7 +105,29 @@ export function ruleWarnings(raw: unknown): RuleProblem[] {
   }
   const relay = relayLongerThanCallsReason(raw);
   if (relay) warnings.push({ path: formatPath(['relay', 'timeoutMs']), reason: relay });
+  const anyHost = anyHostOffLoopbackReason(raw);
+  if (anyHost) warnings.push({ path: formatPath(['security', 'allowedHosts']), reason: anyHost });
   return warnings;
+}
+
+/**
+ * Why a listener off loopback that lists no Host names is likely a mistake: the Host check
+ * (DNS rebinding) then lets every name through, and the protected-resource metadata and the
+ * 401's resource_metadata are built from the request's Host, so they name whatever a caller
+ * sends. A warning, not a refusal: behind a proxy that sets Host it is a setup people run.
+ */
+function anyHostOffLoopbackReason(raw: unknown): string | undefined {
+  const listen = isRecord(raw) ? raw['listen'] : undefined;
+  const host = isRecord(listen) ? listen['host'] : undefined;
+  if (typeof host !== 'string' || host.length === 0 || isLoopbackHost(host)) return undefined;
+  const security = isRecord(raw) ? raw['security'] : undefined;
+  const allowed = isRecord(security) ? security['allowedHosts'] : undefined;
+  if (Array.isArray(allowed) && allowed.length > 0) return undefined;
+  const port = isRecord(listen) && typeof listen['port'] === 'number' && listen['port'] > 0 ? listen['port'] : 8780;
+  return (
+    `is empty while listen.host ${host} is not a loopback address: a request with any Host header is served (a DNS-rebinding page, a spoofed name), ` +
+    `and the protected-resource metadata and 401s name whichever Host it carries; list the names hosts use, e.g. [gateway.internal:${port}]`
+  );
 }
 
 /**
