@@ -99,7 +99,7 @@ describe('HTTP refusals of a credential (auth.mode: required)', () => {
   beforeAll(async () => {
     const dir = tempDir('sb-refusals-');
     dataDir = join(dir, 'data');
-    const configPath = writeConfig({ auth: { mode: 'required' }, mcpServers: { fx: stdioFixture() } }, dir);
+    const configPath = writeConfig({ auth: { mode: 'required' }, policy: { defaultEffect: 'allow' }, mcpServers: { fx: stdioFixture() } }, dir);
     key = createKey(configPath, 'http-hal');
     daemon = await startDaemon(configPath);
   });

@@ -252,6 +252,7 @@ describe('JWT bearer tokens from an OIDC issuer (auth.jwt)', () => {
       writeConfig(
         {
           auth: { mode: 'required', jwt: { issuer: ISSUER, audience: AUDIENCE, jwksUrl, claims: { roles: 'realm.roles' } } },
+          policy: { defaultEffect: 'allow' },
           mcpServers: { fx: stdioFixture() },
         },
         dir,
@@ -348,7 +349,7 @@ describe('a downstream credential never reaches an upstream', () => {
     fixture = await startHttpFixture('http');
     const proxy = await recordingProxy(fixture.url);
     const dir = tempDir();
-    const configPath = writeConfig({ auth: { mode: 'required' }, mcpServers: { web: { type: 'http', url: proxy.url } } }, dir);
+    const configPath = writeConfig({ auth: { mode: 'required' }, policy: { defaultEffect: 'allow' }, mcpServers: { web: { type: 'http', url: proxy.url } } }, dir);
     const key = createKey(configPath, 'dave');
     const daemon = await startDaemon(configPath);
     // Both ways a key can be sent, one host each (both at once is refused: auth:two-credentials).

@@ -140,6 +140,18 @@ describe('switchboard CLI', () => {
     expect(runCli(['config', 'check', '--config', writeConfig({ mcpServers: {} }, dir)]).stderr).toBe('');
   });
 
+  it('with auth.mode required the default effect is deny on loopback too, unless the config or the file chooses allow', () => {
+    const dir = tempDir();
+    const required = runCli(['config', 'check', '--config', writeConfig({ auth: { mode: 'required' }, mcpServers: {} }, dir)]);
+    expect(required.code).toBe(0);
+    expect(required.stdout).toMatch(/policy: none; default deny/);
+    expect(required.stderr).toMatch(/^warning: no policy file and default effect deny: every tools\/call, read, prompt and completion is refused/);
+    const chosen = runCli(['config', 'check', '--config', writeConfig({ auth: { mode: 'required' }, policy: { defaultEffect: 'allow' }, mcpServers: {} }, dir)]);
+    expect(chosen.stdout).toMatch(/policy: none; default allow/);
+    expect(chosen.stderr).toBe('');
+    expect(runCli(['config', 'check', '--config', writeConfig({ mcpServers: {} }, dir)]).stdout).toMatch(/policy: none; default allow/);
+  });
+
   it('start, config check and policy lint warn, in one wording, of allow rules that the default of allow leaves deciding nothing', async () => {
     const dir = tempDir();
     const file = join(dir, 'policy.yaml');

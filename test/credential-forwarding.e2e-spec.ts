@@ -25,7 +25,7 @@ describe('a downstream credential reaches no upstream transport', () => {
     const dir = tempDir();
     const configPath = writeConfig(
       {
-        auth: { mode: 'required' },
+        auth: { mode: 'required' }, policy: { defaultEffect: 'allow' },
         mcpServers: { legacy: { type: 'sse', url: legacy.url }, own: { type: 'http', url: perPrincipal.url, isolation: 'per-principal' } },
       },
       dir,

@@ -55,7 +55,7 @@ describe('a revoked API key ends what its holder has open', () => {
   beforeAll(async () => {
     const dir = tempDir();
     dataDir = join(dir, 'data');
-    configPath = writeConfig({ log: { level: 'info' }, auth: { mode: 'required' }, mcpServers: { fx: stdioFixture() } }, dir);
+    configPath = writeConfig({ log: { level: 'info' }, auth: { mode: 'required' }, policy: { defaultEffect: 'allow' }, mcpServers: { fx: stdioFixture() } }, dir);
     const watcherKey = devKey('watcher');
     daemon = await startDaemon(configPath);
     watcher = await connect(watcherKey);
@@ -196,7 +196,7 @@ describe('a revoked API key ends what its holder has open', () => {
     const getStream = await openStream(daemon.mcpUrl, { Accept: 'text/event-stream', 'X-API-Key': key, 'Mcp-Session-Id': sessionId });
     expect(getStream.status).toBe(200);
     // A reload that changes no credential (a second upstream): the host hears of its tools.
-    writeConfig({ log: { level: 'info' }, auth: { mode: 'required' }, mcpServers: { fx: stdioFixture(), fy: stdioFixture() } }, join(dataDir, '..'));
+    writeConfig({ log: { level: 'info' }, auth: { mode: 'required' }, policy: { defaultEffect: 'allow' }, mcpServers: { fx: stdioFixture(), fy: stdioFixture() } }, join(dataDir, '..'));
     await getStream.waitFor(/notifications\/tools\/list_changed/, 20_000);
     // A control session whose key is revoked after the reload: once it has ended, the
     // check has run over every session since the reload.

@@ -50,7 +50,7 @@ describe("a per-principal server's list-reading connection, when a principal's s
 
   it("tries the next principal's secrets, so one user's bad token does not take the server from the others", async () => {
     const dir = tempDir();
-    const configPath = writeConfig({ auth: { mode: 'required' }, mcpServers: { tok: tokenChecking() } }, dir);
+    const configPath = writeConfig({ auth: { mode: 'required' }, policy: { defaultEffect: 'allow' }, mcpServers: { tok: tokenChecking() } }, dir);
     const keys = { alice: createKey(configPath, 'alice'), bob: createKey(configPath, 'bob') };
     // alice sorts first, and her token is refused.
     setSecret(configPath, 'alice', 'BAD');

@@ -30,7 +30,8 @@ const CALL_OPTIONS = { timeout: 180_000 };
 /** expect.poll gives up after 1 s by default: too soon for a browser on two busy cores. */
 const POLL = { timeout: 30_000 };
 
-const POLICY = `everyone: [ops]
+const POLICY = `defaultEffect: allow
+everyone: [ops]
 roles:
   ops:
     - { id: ask-before-echo, confirm: call, tool: "${ECHO_TOOL}" }

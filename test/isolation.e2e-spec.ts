@@ -42,7 +42,7 @@ describe('isolation: per-principal, with per-principal secrets', () => {
     dataDir = join(dir, 'data');
     configPath = writeConfig(
       {
-        auth: { mode: 'required' },
+        auth: { mode: 'required' }, policy: { defaultEffect: 'allow' },
         mcpServers: {
           own: stdioFixture({ FIXTURE_TOKEN: '${secret:FIXTURE_TOKEN}', FIXTURE_NAME: 'own' }, { isolation: 'per-principal' }),
           pair: stdioFixture({ FIXTURE_TOKEN: '${secret:FIXTURE_TOKEN}', SECOND: '${secret:SECOND_TOKEN}' }, { isolation: 'per-principal' }),

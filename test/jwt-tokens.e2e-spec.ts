@@ -41,7 +41,7 @@ describe('JWT bearer tokens the gateway must judge with care', () => {
     dataDir = join(dir, 'data');
     const { jwksUrl } = jwks;
     daemon = await startDaemon(
-      writeConfig({ auth: { mode: 'required', jwt: { issuer: ISSUER, audience: AUDIENCE, jwksUrl } }, mcpServers: { fx: stdioFixture() } }, dir),
+      writeConfig({ auth: { mode: 'required', jwt: { issuer: ISSUER, audience: AUDIENCE, jwksUrl } }, policy: { defaultEffect: 'allow' }, mcpServers: { fx: stdioFixture() } }, dir),
     );
   });
   afterAll(() => jwks?.close());
@@ -186,7 +186,7 @@ describe('a JWT when the issuer keys cannot be fetched', () => {
     const dir = tempDir();
     dataDir = join(dir, 'data');
     const jwksUrl = `http://127.0.0.1:${(issuer.address() as AddressInfo).port}/jwks.json`;
-    daemon = await startDaemon(writeConfig({ auth: { mode: 'required', jwt: { issuer: ISSUER, audience: AUDIENCE, jwksUrl } }, mcpServers: { fx: stdioFixture() } }, dir));
+    daemon = await startDaemon(writeConfig({ auth: { mode: 'required', jwt: { issuer: ISSUER, audience: AUDIENCE, jwksUrl } }, policy: { defaultEffect: 'allow' }, mcpServers: { fx: stdioFixture() } }, dir));
   });
   afterAll(() => issuer?.close());
 

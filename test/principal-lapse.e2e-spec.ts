@@ -58,7 +58,7 @@ describe("a lapsed key's own upstream process", () => {
     const dir = tempDir();
     dataDir = join(dir, 'data');
     configPath = writeConfig(
-      { log: { level: 'info' }, auth: { mode: 'required' }, mcpServers: { own: stdioFixture({ FIXTURE_TOKEN: '${secret:FIXTURE_TOKEN}' }, { isolation: 'per-principal' }) } },
+      { log: { level: 'info' }, auth: { mode: 'required' }, policy: { defaultEffect: 'allow' }, mcpServers: { own: stdioFixture({ FIXTURE_TOKEN: '${secret:FIXTURE_TOKEN}' }, { isolation: 'per-principal' }) } },
       dir,
     );
     daemon = await startDaemon(configPath);

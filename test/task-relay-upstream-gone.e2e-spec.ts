@@ -25,7 +25,7 @@ describe('tasks whose upstream goes away', () => {
   const statuses: Task[] = [];
 
   const jobs = () => taskUpstream(events);
-  const config = (servers: Record<string, unknown>) => ({ auth: { mode: 'required' }, log: { level: 'info' }, mcpServers: servers });
+  const config = (servers: Record<string, unknown>) => ({ auth: { mode: 'required' }, policy: { defaultEffect: 'allow' }, log: { level: 'info' }, mcpServers: servers });
 
   async function endlessTask(): Promise<{ task: Task; upstreamId: string }> {
     const known = eventsOf(events).filter((l) => l.startsWith('created endless ')).length;

@@ -40,7 +40,7 @@ describe('URL elicitation completions on isolated servers', () => {
     const dir = tempDir();
     const configPath = writeConfig(
       {
-        auth: { mode: 'required' },
+        auth: { mode: 'required' }, policy: { defaultEffect: 'allow' },
         mcpServers: {
           mine: stdioFixture({ FIXTURE_NAME: 'mine' }, { isolation: 'per-principal' }),
           own: stdioFixture({ FIXTURE_NAME: 'own' }, { isolation: 'per-session' }),
@@ -88,7 +88,7 @@ describe('URL elicitations on a per-session connection a reload retired', () => 
   let configPath: string;
   let client: Client | undefined;
   const config = (mark: string) => ({
-    auth: { mode: 'required' },
+    auth: { mode: 'required' }, policy: { defaultEffect: 'allow' },
     log: { level: 'info' },
     mcpServers: { own: stdioFixture({ FIXTURE_NAME: 'own', FIXTURE_MARK: mark }, { isolation: 'per-session' }) },
   });

@@ -14,12 +14,14 @@ export interface ApiKeyDaemon {
 /**
  * Starts a daemon that requires a credential (auth.mode: required, one authorization server
  * named in its metadata) with the stdio fixture as `fx`, after making an API key for each
- * name in `roles` (name -> comma-separated roles, '' for none). Stop it with stopAllDaemons.
+ * name in `roles` (name -> comma-separated roles, '' for none). Its default effect is allow,
+ * chosen: no policy is its subject. Stop it with stopAllDaemons.
  */
 export async function startApiKeyDaemon(roles: Record<string, string> = {}): Promise<ApiKeyDaemon> {
   const dir = tempDir();
   const configPath = writeConfig(
-    { auth: { mode: 'required', authorizationServers: ['https://login.example.com'] }, mcpServers: { fx: stdioFixture() } },
+    // Allow by default, chosen: these tests are about who calls, not what a policy lets them.
+    { auth: { mode: 'required', authorizationServers: ['https://login.example.com'] }, policy: { defaultEffect: 'allow' }, mcpServers: { fx: stdioFixture() } },
     dir,
   );
   // Keys are made before the first start: the command creates and migrates the database.

@@ -5,8 +5,8 @@ import { actionsOutsideSelectors, aliasedServerSelectors, inertAllowRules, loadP
 
 /**
  * The policy in force, and the watch that reloads its file. Without a file only the default
- * effect applies: allow on a loopback listener (everyone is a local user), deny on any other,
- * unless `policy.defaultEffect` says otherwise. An invalid file at start stops the start,
+ * effect applies: allow on a loopback listener without authentication (everyone is the local
+ * user), deny otherwise, unless `policy.defaultEffect` says otherwise. An invalid file at start stops the start,
  * listing every problem; an invalid edit later is logged and the old policy stays.
  */
 export function openPolicy(
@@ -101,7 +101,7 @@ function unanswerableApprovers(doc: PolicyDocument, config: GatewayConfig): Poli
 }
 
 /**
- * A policy file of allow rules under the default nobody chose, allow on a loopback listener:
+ * A policy file of allow rules under the default nobody chose, allow on a loopback listener without authentication:
  * they change nothing, though their author most likely meant them as what to serve. A default
  * of allow set in the file or the config is a choice (allow rules kept for a later switch to
  * deny, say), so it is not second-guessed.
@@ -113,14 +113,21 @@ function inertAllowWarning(doc: PolicyDocument, config: GatewayConfig): string |
   const names = inert.length > 3 ? `${inert.slice(0, 3).join(', ')} and ${inert.length - 3} more` : inert.join(', ');
   const rules = inert.length === 1 ? `the allow rule ${names} allows` : `the ${inert.length} allow rules ${names} allow`;
   return (
-    `${rules} nothing that is not allowed already: on a loopback listener the default effect is allow, and only deny, ` +
+    `${rules} nothing that is not allowed already: on a loopback listener without authentication the default effect is allow, and only deny, ` +
     'confirm and `allow: sample` rules change a decision; set defaultEffect: deny to serve only what the rules allow (docs/policy.md)'
   );
 }
 
-/** Without a matching rule (and without a file's own defaultEffect): allow on loopback, deny elsewhere. */
+/**
+ * Without a matching rule (and without a file's own defaultEffect): allow on a loopback
+ * listener without authentication, deny otherwise. `auth.mode: required` tells callers apart
+ * on purpose (keys, an issuer's tokens, a proxy on the same host forwarding a team's
+ * requests), so on loopback too nothing is served until a policy says what: with allow, every
+ * token the issuer mints for anyone called every tool, and a policy of deny rules alone left
+ * the rest open without a word.
+ */
 export function policyDefaultEffect(config: GatewayConfig): 'allow' | 'deny' {
-  return config.policy.defaultEffect ?? (isLoopbackHost(config.listen.host) ? 'allow' : 'deny');
+  return config.policy.defaultEffect ?? (isLoopbackHost(config.listen.host) && config.auth.mode === 'none' ? 'allow' : 'deny');
 }
 
 /**

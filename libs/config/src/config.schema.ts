@@ -173,7 +173,7 @@ export const configInputSchema = z
           defaultEffect: z
             .enum(['allow', 'deny'])
             .optional()
-            .describe('Without a matching rule. Default: allow on a loopback listener, deny on any other.'),
+            .describe('Without a matching rule. Default: allow on a loopback listener with auth.mode none, deny otherwise.'),
         })
         .prefault({}),
       rateLimits: z
