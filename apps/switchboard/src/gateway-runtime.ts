@@ -14,6 +14,7 @@ import { buildGatewayGraph } from './gateway-graph.js';
 import { openPolicy } from './policy-setup.js';
 import { PrincipalSecrets, reportDiscoveryConnects, type SecretSource } from './principal-secrets.js';
 import { changedSettings, LIVE_SETTINGS } from './reload-settings.js';
+import { recordPolicyEvent } from './policy-audit.js';
 import { reportPinChange, watchToolPins } from './tool-pin-watch.js';
 import { upstreamHealth, type UpstreamHealth } from './upstream-health.js';
 
@@ -85,7 +86,7 @@ export class GatewayRuntime {
       this.fanout.listsChanged();
       const withdrawn = this.inbox?.withdrawStale(this.policy.digest) ?? 0;
       if (withdrawn > 0) logger.info({ withdrawn }, 'withdrew the approvals waiting in the inbox: they were asked under the previous policy');
-    }));
+    }, (event) => recordPolicyEvent(event, audit)));
     this.secrets = new PrincipalSecrets(
       database ? new PrincipalSecretStore(database, loadSecretsKey(config.dataDir)) : NO_SECRETS,
       logger,

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { ConfigError, FileWatcher, formatPath, readConfigBytes, type GatewayConfig } from '@switchboard/config';
 import { isLoopbackHost } from '@switchboard/core';
 import type { Logger } from '@switchboard/observability';
@@ -14,12 +15,15 @@ export function openPolicy(
   logger: Logger,
   /** After a reload: what hosts may list can have changed. */
   onReloaded: () => void = () => undefined,
-): { engine: PolicyEngine; watcher?: FileWatcher<PolicyDocument>; loadedBytes?: Buffer } {
+  /** Each policy put in force, and each edit refused: for the audit log (policy-audit.ts). */
+  onPolicyEvent: (event: PolicyEvent) => void = () => undefined,
+): { engine: PolicyEngine; watcher?: FileWatcher<LoadedPolicy>; loadedBytes?: Buffer } {
   const fallback = policyDefaultEffect(config);
   const file = config.policy.file;
   if (!file) {
     const refusesAll = noPolicyWarning(config);
     if (refusesAll) logger.warn(refusesAll);
+    onPolicyEvent({ kind: 'loaded', file: null, defaultEffect: fallback });
     return { engine: PolicyEngine.defaultOnly(fallback) };
   }
   const read = readPolicyFile(file);
@@ -27,23 +31,67 @@ export function openPolicy(
   const { doc } = read;
   const engine = new PolicyEngine(doc, fallback, file);
   logger.info({ file, roles: Object.keys(doc.roles).length, defaultEffect: engine.defaultEffect }, 'policy loaded');
+  let inForce: PolicyFacts = { file, digest: fileDigest(read.bytes), defaultEffect: engine.defaultEffect, ...counts(doc) };
+  onPolicyEvent({ kind: 'loaded', ...inForce });
   const warnIneffective = (loaded: PolicyDocument) => {
     for (const { path, reason } of ineffectiveRules(loaded, config)) logger.warn(path === undefined ? { file } : { file, path }, reason);
   };
   warnIneffective(doc);
-  const watcher = new FileWatcher(file, loadPolicyBytes, (change) => {
+  const load = (path: string, bytes: Buffer): LoadedPolicy => ({ doc: loadPolicyBytes(path, bytes), bytes });
+  const watcher = new FileWatcher(file, load, (change) => {
     if ('error' in change) {
       logger.error({ file, problems: change.error.problems }, 'policy change refused; the previous policy stays in force');
+      onPolicyEvent({ kind: 'refused', file, digest: inForce.digest, problems: change.error.problems.map((p) => (p.path ? `${p.path}: ${p.reason}` : p.reason)) });
       return;
     }
-    engine.replace(change);
+    const previous = inForce;
+    engine.replace(change.doc);
+    inForce = { file, digest: fileDigest(change.bytes), defaultEffect: engine.defaultEffect, ...counts(change.doc) };
     logger.info({ file, version: engine.version, defaultEffect: engine.defaultEffect }, 'policy reloaded');
-    warnIneffective(change);
+    // Every call no rule denies is allowed from now on: the one edit that opens the gateway.
+    if (previous.defaultEffect === 'deny' && inForce.defaultEffect === 'allow') logger.warn({ file }, widenedDefault('deny', 'allow'));
+    onPolicyEvent({ kind: 'reloaded', ...inForce, previousDigest: previous.digest, previousDefaultEffect: previous.defaultEffect });
+    warnIneffective(change.doc);
     onReloaded();
   }, undefined, undefined, (message) => logger.warn({ file }, message));
   // The runtime starts the watch once the upstreams are up, from these bytes: an edit saved
   // meanwhile is not lost.
   return { engine, watcher, loadedBytes: read.bytes };
+}
+
+/** A policy file as the watcher loads it: the bytes too, whose digest the audit rows hold. */
+interface LoadedPolicy {
+  doc: PolicyDocument;
+  bytes: Buffer;
+}
+
+/** The policy in force, as its audit rows describe it. */
+export interface PolicyFacts {
+  file: string;
+  /** sha256 of the file's bytes: `sha256sum policy.yaml`, or a commit's copy, gives the same. */
+  digest: string;
+  defaultEffect: 'allow' | 'deny';
+  roles: number;
+  rules: number;
+}
+
+export type PolicyEvent =
+  | ({ kind: 'loaded' } & PolicyFacts)
+  | { kind: 'loaded'; file: null; defaultEffect: 'allow' | 'deny' }
+  | ({ kind: 'reloaded'; previousDigest: string; previousDefaultEffect: 'allow' | 'deny' } & PolicyFacts)
+  | { kind: 'refused'; file: string; digest: string; problems: string[] };
+
+export function widenedDefault(previous: 'allow' | 'deny', now: 'allow' | 'deny'): string {
+  return `the policy changed: the default effect is now ${now} (it was ${previous})`;
+}
+
+function fileDigest(bytes: Buffer): string {
+  return `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
+}
+
+function counts(doc: PolicyDocument): { roles: number; rules: number } {
+  const roles = Object.values(doc.roles);
+  return { roles: roles.length, rules: roles.reduce((n, rules) => n + rules.length, 0) };
 }
 
 /**
