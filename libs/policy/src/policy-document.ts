@@ -13,7 +13,13 @@ const name = z.string().min(1).max(200);
 /** A `users:` entry names a caller: as long as any caller's name can be (a token user's, jwt:NAME, included). */
 const callerName = z.string().min(1).max(MAX_CALLER_NAME_CHARS);
 
-const scalar = z.union([z.string(), z.number(), z.boolean()]);
+/**
+ * What eq, in and notIn compare an argument with. A null (`eq: ~`), `.inf` or a list is none,
+ * and zod alone would only say "Invalid input".
+ */
+const scalar = z.union([z.string(), z.number(), z.boolean()], { error: 'must be a string, a finite number or a boolean (true or false)' });
+/** An empty `in:` matches nothing and an empty `notIn:` everything: zod would say "Too small: expected array to have >=1 items". */
+const scalars = z.array(scalar).min(1, { error: 'must list at least one value' });
 
 /**
  * A test on one argument: `args.repo: { in: [a, b] }`. Each judges the argument's value as a
@@ -23,8 +29,8 @@ const scalar = z.union([z.string(), z.number(), z.boolean()]);
 const condition = z
   .strictObject({
     eq: scalar.optional(),
-    in: z.array(scalar).min(1).optional(),
-    notIn: z.array(scalar).min(1).optional(),
+    in: scalars.optional(),
+    notIn: scalars.optional(),
     startsWith: z.string().optional().describe('A literal string prefix; for paths, pathWithin.'),
     pathWithin: z
       .string()

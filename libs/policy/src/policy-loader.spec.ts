@@ -42,6 +42,19 @@ describe('a policy file with mistakes', () => {
     ]);
   });
 
+  it('says what eq, in and notIn take, not zod\'s "Invalid input" or "Too small"', () => {
+    const rule = (test: string) => `roles:\n  dev:\n    - { allow: call, tool: x, when: { args.a: { ${test} } } }\n`;
+    const at = 'roles.dev.0.when["args.a"]';
+    const value = 'must be a string, a finite number or a boolean (true or false)';
+    expect(problemsOf(rule('eq: ~'))).toEqual([`${at}.eq: ${value}`]);
+    expect(problemsOf(rule('eq: .inf'))).toEqual([`${at}.eq: ${value}`]);
+    expect(problemsOf(rule('eq: [a]'))).toEqual([`${at}.eq: ${value}`]);
+    expect(problemsOf(rule('in: [a, ~]'))).toEqual([`${at}.in.1: ${value}`]);
+    expect(problemsOf(rule('in: []'))).toEqual([`${at}.in: must list at least one value`]);
+    expect(problemsOf(rule('notIn: []'))).toEqual([`${at}.notIn: must list at least one value`]);
+    expect(problemsOf(rule('in: a'))).toEqual([`${at}.in: must be a list`]);
+  });
+
   it('still says what the file must be when it is no mapping', () => {
     expect(problemsOf('')).toEqual([': must be a mapping with roles (and optionally users, groups, everyone, defaultEffect)']);
   });
