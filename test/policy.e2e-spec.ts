@@ -239,6 +239,19 @@ describe('policies through the daemon (CASL, from a policy file)', () => {
     expect(runCli(['policy', 'lint', '--file', join(aliasDir, 'policy.yaml')]).stderr).toBe('');
   });
 
+  it('policy check tells --args that are no JSON from JSON that is no object, and names the action a typo meant', { timeout: cliRunsTimeout(3) }, () => {
+    const check = (...extra: string[]) => runCli(['policy', 'check', '--config', configPath, '--principal', 'bob', '--tool', 'fx__echo', ...extra]);
+    const broken = check('--args', '{bad');
+    expect(broken.code).toBe(2);
+    expect(broken.stderr).toMatch(/--args is not valid JSON: .*position 1/);
+    const list = check('--args', '["ok"]');
+    expect(list.code).toBe(2);
+    expect(list.stderr).toMatch(/--args must be a JSON object/);
+    const typo = check('--action', 'cal');
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toMatch(/--action must be one of list, call, .*log \(did you mean call\?\)/);
+  });
+
   it('a rule none of whose actions apply to what it selects is refused; one with some that do loads, and start and lint warn of the rest', async () => {
     const dir = tempDir();
     const file = join(dir, 'policy.yaml');

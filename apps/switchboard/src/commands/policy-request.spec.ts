@@ -31,11 +31,20 @@ describe('policy check: the request it decides', () => {
     expect(usageProblem({ action: 'log', tool: 'fs__read' })).toBe('--action log is decided per upstream: give --server SERVER');
   });
 
-  it('an action the policy does not know is a usage error, not a deny', () => {
-    expect(usageProblem({ tool: 'fs__read', action: 'calls' })).toBe('--action must be one of list, call, read, subscribe, get, complete, sample, elicit, log');
+  it('an action the policy does not know is a usage error, not a deny, naming the one most likely meant', () => {
+    const known = '--action must be one of list, call, read, subscribe, get, complete, sample, elicit, log';
+    expect(usageProblem({ tool: 'fs__read', action: 'calls' })).toBe(`${known} (did you mean call?)`);
+    expect(usageProblem({ tool: 'fs__read', action: 'cal' })).toBe(`${known} (did you mean call?)`);
+    expect(usageProblem({ tool: 'fs__read', action: 'delete' })).toBe(known);
   });
 
-  it.each(['[1]', '"x"', 'null', '{bad'])('--args %s is a usage error: arguments are an object', (args) => {
+  it.each(['[1]', '"x"', 'null'])('--args %s is a usage error: arguments are an object', (args) => {
     expect(usageProblem({ tool: 'fs__read', args })).toBe('--args must be a JSON object');
+  });
+
+  it('--args that are not JSON at all say so, with where the parser stopped', () => {
+    // The parser's own words, which differ between Node versions; each gives the position.
+    expect(usageProblem({ tool: 'fs__read', args: '{bad' })).toMatch(/^--args is not valid JSON: .*\bposition 1\b/);
+    expect(usageProblem({ tool: 'fs__read', args: '{"a":1' })).toMatch(/^--args is not valid JSON: /);
   });
 });

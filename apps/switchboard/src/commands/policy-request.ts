@@ -1,5 +1,5 @@
 import { parseGatewayUri } from '@switchboard/catalog';
-import type { GatewayConfig } from '@switchboard/config';
+import { closestKey, type GatewayConfig } from '@switchboard/config';
 import { sanitizePrefix } from '@switchboard/core';
 import { POLICY_ACTIONS, type PolicyAction, type SubjectFields, type SubjectType } from '@switchboard/policy';
 import { usageError } from './command-error.js';
@@ -19,13 +19,14 @@ const SERVER_ACTIONS: readonly PolicyAction[] = ['sample', 'elicit', 'log'];
 
 /**
  * The request `policy check` decides, as the daemon would see it. A mistyped action or
- * arguments that are not an object are usage errors: decided as given, they would only ever
+ * arguments that are not a JSON object are usage errors: decided as given, they would only ever
  * say "deny", which reads like an answer.
  */
 export function policyRequestOf(values: PolicyRequestOptions, config: GatewayConfig): [SubjectType, string, SubjectFields] {
   const action = values.action;
   if (action !== undefined && !(POLICY_ACTIONS as readonly string[]).includes(action)) {
-    throw usageError(`--action must be one of ${POLICY_ACTIONS.join(', ')}`);
+    const meant = closestKey(action, POLICY_ACTIONS);
+    throw usageError(`--action must be one of ${POLICY_ACTIONS.join(', ')}${meant ? ` (did you mean ${meant}?)` : ''}`);
   }
   if (action !== undefined && SERVER_ACTIONS.includes(action as PolicyAction)) {
     if (values.server === undefined) throw usageError(`--action ${action} is decided per upstream: give --server SERVER`);
@@ -52,13 +53,17 @@ function serverOfPrefix(config: GatewayConfig, prefix: string): string {
   return config.servers.find((s) => sanitizePrefix(s.alias ?? s.name) === prefix)?.name ?? prefix;
 }
 
-/** `--args`: a JSON object, as a tools/call's or prompts/get's arguments are. */
+/**
+ * `--args`: a JSON object, as a tools/call's or prompts/get's arguments are. Text that is no
+ * JSON at all is told apart from JSON of another kind: a stray quote the shell ate is fixed
+ * where the parser stopped, not by making the value an object.
+ */
 function argumentsOf(text: string): Record<string, unknown> {
   let args: unknown;
   try {
     args = JSON.parse(text);
-  } catch {
-    throw usageError('--args must be a JSON object');
+  } catch (err) {
+    throw usageError(`--args is not valid JSON: ${(err as Error).message}`);
   }
   if (typeof args !== 'object' || args === null || Array.isArray(args)) throw usageError('--args must be a JSON object');
   return args as Record<string, unknown>;
