@@ -239,6 +239,23 @@ describe('policies through the daemon (CASL, from a policy file)', () => {
     expect(runCli(['policy', 'lint', '--file', join(aliasDir, 'policy.yaml')]).stderr).toBe('');
   });
 
+  it('lint, config check and the start warn of a server: that no configured upstream has, naming the one meant', async () => {
+    const typoDir = tempDir();
+    const file = join(typoDir, 'policy.yaml');
+    writeFileSync(file, 'defaultEffect: deny\nroles:\n  dev:\n    - { id: no-shell, deny: call, server: teem }\n');
+    const config = writeConfig({ policy: { file: 'policy.yaml' }, mcpServers: { team: stdioFixture() } }, typoDir);
+    const reason = "server: 'teem' matches no upstream under mcpServers, so the rule never applies (did you mean `team`?)";
+    const lint = runCli(['policy', 'lint', '--config', config]);
+    expect(lint.code).toBe(0);
+    expect(lint.stderr).toBe(`warning: ${file}: roles.dev.0.server: ${reason}\n`);
+    expect(runCli(['config', 'check', '--config', config]).stderr).toContain(`roles.dev.0.server: ${reason}`);
+    expect(runCli(['policy', 'lint', '--file', file]).stderr, 'without a config there is nothing to compare with').toBe('');
+    const started = await startDaemon(config);
+    const logged = JSON.parse(await started.waitForLog(/matches no upstream under mcpServers/, 10_000, "start's warning")) as { msg: string; path: string };
+    expect(logged).toMatchObject({ msg: reason, path: 'roles.dev.0.server' });
+    await started.stop();
+  });
+
   it('policy check tells --args that are no JSON from JSON that is no object, and names the action a typo meant', { timeout: cliRunsTimeout(3) }, () => {
     const check = (...extra: string[]) => runCli(['policy', 'check', '--config', configPath, '--principal', 'bob', '--tool', 'fx__echo', ...extra]);
     const broken = check('--args', '{bad');

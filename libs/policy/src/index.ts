@@ -12,3 +12,4 @@ export * from './pinning/tool-fingerprint.js';
 export * from './approvals/approval-book.js';
 export * from './server-selectors.js';
 export * from './uri-reading.js';
+export * from './unknown-servers.js';
