@@ -256,6 +256,42 @@ describe('policies through the daemon (CASL, from a policy file)', () => {
     await started.stop();
   });
 
+  it('lint, config check and the start warn of a tool: no public name fits: whitespace, a prefix the server: rules out, the upstream\'s own name', async () => {
+    const toolDir = tempDir();
+    const file = join(toolDir, 'policy.yaml');
+    writeFileSync(
+      file,
+      [
+        'defaultEffect: deny',
+        'roles:',
+        '  dev:',
+        '    - { id: no-shell, deny: call, tool: "team__shell " }',
+        '    - { id: wrong-server, allow: call, tool: "demo__*", server: team }',
+        '    - { id: own-name, allow: call, server: team, tool: read_file }',
+        '    - { id: fine, allow: call, server: team, tool: "team__*" }',
+        '',
+      ].join('\n'),
+    );
+    const config = writeConfig({ policy: { file: 'policy.yaml' }, mcpServers: { team: stdioFixture(), demo: stdioFixture() } }, toolDir);
+    const reasons = {
+      'roles.dev.0.tool': "tool: 'team__shell ' has whitespace, which no public tool name has (the gateway publishes such a character as _), so the rule never applies (did you mean `team__shell`?)",
+      'roles.dev.1.tool': "tool: 'demo__*' matches no tool of team, which server: 'team' selects: with namespace: prefix its tools are all team__<name>, so the rule never applies (demo__ is the prefix of demo's tools)",
+      'roles.dev.2.tool': "tool: 'read_file' has no namespace separator '__', but with namespace: prefix every tool of team, which server: 'team' selects, is team__<name>, so the rule never applies (did you mean `team__read_file`?)",
+    };
+    const lint = runCli(['policy', 'lint', '--config', config]);
+    expect(lint.code).toBe(0);
+    expect(lint.stderr).toBe(Object.entries(reasons).map(([path, reason]) => `warning: ${file}: ${path}: ${reason}\n`).join(''));
+    expect(runCli(['config', 'check', '--config', config]).stderr).toContain(`roles.dev.2.tool: ${reasons['roles.dev.2.tool']}`);
+    // Without a config only the whitespace can be judged: the prefixes are the config's.
+    expect(runCli(['policy', 'lint', '--file', file]).stderr).toBe(`warning: ${file}: roles.dev.0.tool: ${reasons['roles.dev.0.tool']}\n`);
+    const started = await startDaemon(config);
+    for (const [path, reason] of Object.entries(reasons)) {
+      const logged = JSON.parse(await started.waitForLog(new RegExp(`"path":"${path.replaceAll('.', '\\.')}"`), 10_000, `start's warning at ${path}`)) as { msg: string };
+      expect(logged.msg).toBe(reason);
+    }
+    await started.stop();
+  });
+
   it('policy check tells --args that are no JSON from JSON that is no object, and names the action a typo meant', { timeout: cliRunsTimeout(3) }, () => {
     const check = (...extra: string[]) => runCli(['policy', 'check', '--config', configPath, '--principal', 'bob', '--tool', 'fx__echo', ...extra]);
     const broken = check('--args', '{bad');

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { ConfigError, FileWatcher, formatPath, readConfigBytes, type GatewayConfig } from '@switchboard/config';
 import { isLoopbackHost } from '@switchboard/core';
 import type { Logger } from '@switchboard/observability';
-import { actionsOutsideSelectors, aliasedServerSelectors, inertAllowRules, loadPolicyBytes, PolicyEngine, unknownServerSelectors, type PolicyDocument } from '@switchboard/policy';
+import { actionsOutsideSelectors, aliasedServerSelectors, inertAllowRules, loadPolicyBytes, PolicyEngine, unknownServerSelectors, unmatchableToolPatterns, type PolicyDocument } from '@switchboard/policy';
 
 /**
  * The policy in force, and the watch that reloads its file. Without a file only the default
@@ -111,15 +111,18 @@ export interface PolicyWarning {
 
 /**
  * Rules that cannot do what they say: an action the rule's item selector rules out is never
- * matched; with a config to compare with, also a `server:` that names only an alias or no
- * configured upstream at all (it never applies) and allow rules under the default nobody chose (they change nothing). `start` logs
+ * matched; with a config to compare with, also a `server:` that names only an alias (it never
+ * applies) and allow rules under the default nobody chose (they change nothing). `start` logs
  * them at load and each reload; `config check` and `policy lint` print them.
  */
 export function ineffectiveRules(doc: PolicyDocument, config: GatewayConfig | undefined): PolicyWarning[] {
   const found: PolicyWarning[] = [
     ...actionsOutsideSelectors(doc),
     ...(config ? aliasedServerSelectors(doc, config.servers) : []),
+    // Selectors that can match nothing (libs/policy says how each is judged): a server: no
+    // upstream has, a tool: no public name fits (whitespace is judged without a config too).
     ...(config ? unknownServerSelectors(doc, config.servers) : []),
+    ...unmatchableToolPatterns(doc, config),
     ...(config ? unanswerableApprovers(doc, config) : []),
   ];
   const inert = config && inertAllowWarning(doc, config);

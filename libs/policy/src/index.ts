@@ -13,3 +13,4 @@ export * from './approvals/approval-book.js';
 export * from './server-selectors.js';
 export * from './uri-reading.js';
 export * from './unknown-servers.js';
+export * from './tool-patterns.js';
