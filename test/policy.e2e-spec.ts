@@ -292,6 +292,25 @@ describe('policies through the daemon (CASL, from a policy file)', () => {
     await started.stop();
   });
 
+  it('lint, config check and the start warn of a users: entry no caller can have, suggesting the token user it meant', async () => {
+    const usersDir = tempDir();
+    const file = join(usersDir, 'policy.yaml');
+    // alice@corp.example.com is a name a key can have: only the + makes the first one none.
+    writeFileSync(file, 'defaultEffect: deny\nroles: { dev: [] }\nusers:\n  alice+ops@corp.example.com: [dev]\n  alice@corp.example.com: [dev]\n');
+    const why = "names an API key, and no key can have that name (1-64 ASCII letters (A-Z, a-z), digits, '.', '_', '@' or '-', starting with a letter or digit), so the entry never matches a caller";
+    const jwt = { issuer: 'https://issuer.example', audience: 'switchboard', jwksUrl: 'http://127.0.0.1:9/jwks.json' };
+    const withJwt = writeConfig({ auth: { mode: 'required', jwt }, policy: { file: 'policy.yaml' }, mcpServers: {} }, usersDir);
+    const lint = runCli(['policy', 'lint', '--config', withJwt]);
+    expect(lint.code).toBe(0);
+    expect(lint.stderr).toBe(`warning: ${file}: users["alice+ops@corp.example.com"]: ${why} (did you mean \`jwt:alice+ops@corp.example.com\`?)\n`);
+    expect(runCli(['config', 'check', '--config', withJwt]).stderr).toContain(`users["alice+ops@corp.example.com"]: ${why} (did you mean`);
+    expect(runCli(['policy', 'lint', '--file', file]).stderr).toBe(`warning: ${file}: users["alice+ops@corp.example.com"]: ${why}; a token user is jwt:NAME (docs/auth.md, Callers by name)\n`);
+    const started = await startDaemon(writeConfig({ policy: { file: 'policy.yaml' }, mcpServers: {} }, usersDir));
+    const logged = JSON.parse(await started.waitForLog(/no key can have that name/, 10_000, "start's warning")) as { msg: string; path: string };
+    expect(logged).toMatchObject({ msg: why, path: 'users["alice+ops@corp.example.com"]' });
+    await started.stop();
+  });
+
   it('policy check tells --args that are no JSON from JSON that is no object, and names the action a typo meant', { timeout: cliRunsTimeout(3) }, () => {
     const check = (...extra: string[]) => runCli(['policy', 'check', '--config', configPath, '--principal', 'bob', '--tool', 'fx__echo', ...extra]);
     const broken = check('--args', '{bad');

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { ConfigError, FileWatcher, formatPath, readConfigBytes, type GatewayConfig } from '@switchboard/config';
 import { isLoopbackHost } from '@switchboard/core';
 import type { Logger } from '@switchboard/observability';
-import { actionsOutsideSelectors, aliasedServerSelectors, inertAllowRules, loadPolicyBytes, PolicyEngine, unknownServerSelectors, unmatchableToolPatterns, type PolicyDocument } from '@switchboard/policy';
+import { actionsOutsideSelectors, aliasedServerSelectors, inertAllowRules, loadPolicyBytes, PolicyEngine, unknownServerSelectors, unmatchableToolPatterns, unmatchableUserEntries, type PolicyDocument } from '@switchboard/policy';
 
 /**
  * The policy in force, and the watch that reloads its file. Without a file only the default
@@ -120,9 +120,11 @@ export function ineffectiveRules(doc: PolicyDocument, config: GatewayConfig | un
     ...actionsOutsideSelectors(doc),
     ...(config ? aliasedServerSelectors(doc, config.servers) : []),
     // Selectors that can match nothing (libs/policy says how each is judged): a server: no
-    // upstream has, a tool: no public name fits (whitespace is judged without a config too).
+    // upstream has, a tool: no public name fits (whitespace is judged without a config too),
+    // a users: entry no caller can have.
     ...(config ? unknownServerSelectors(doc, config.servers) : []),
     ...unmatchableToolPatterns(doc, config),
+    ...unmatchableUserEntries(doc, config?.auth),
     ...(config ? unanswerableApprovers(doc, config) : []),
   ];
   const inert = config && inertAllowWarning(doc, config);

@@ -17,6 +17,11 @@ export interface CallerIdentity {
 
 /** The method of an API key holder; the one written without a prefix. */
 export const API_KEY_METHOD = 'api-key';
+/**
+ * What an API key's name may be (`keys create --name`): no `:`, so that no key's name is
+ * another caller's. Here, not in the key store, since the policy's `users:` is judged by it too.
+ */
+export const API_KEY_NAME = /^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$/;
 /** Prefixes an administrator may write, by the method they name (`key:alice` is `alice`). */
 const PREFIXES: Readonly<Record<string, string>> = { key: API_KEY_METHOD, jwt: 'jwt', stdio: 'stdio', loopback: 'loopback' };
 

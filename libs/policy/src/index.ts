@@ -14,3 +14,4 @@ export * from './server-selectors.js';
 export * from './uri-reading.js';
 export * from './unknown-servers.js';
 export * from './tool-patterns.js';
+export * from './user-entries.js';
