@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { exportJWK, exportSPKI, generateKeyPair, SignJWT, type CryptoKey as JoseKey, type JWTHeaderParameters } from 'jose';
@@ -198,5 +199,45 @@ describe('a JWT when the issuer keys cannot be fetched', () => {
     expect(res.headers['www-authenticate']).toBeUndefined();
     expect(res.body.error.message).toMatch(/signing keys could not be fetched/);
     await eventually(() => auditRows(dataDir, `rule = 'auth:error' AND decision = 'unauthenticated'`).length > 0 || undefined);
+  });
+});
+
+describe('claim paths through keys that hold dots (Auth0 and Okta namespaced claims, Keycloak client ids that are URLs)', () => {
+  // Only the role the claim grants allows the call: a claim that was not found gives no roles, and the call is denied.
+  const POLICY = 'defaultEffect: deny\nroles:\n  dev:\n    - { id: dev-echo, allow: call, tool: fx__echo }\n';
+  let jwks: JwksIssuer;
+
+  beforeAll(async () => {
+    jwks = await startJwksIssuer();
+  });
+  afterAll(() => jwks?.close());
+
+  it.each([
+    ['a namespaced top-level claim', 'https://corp.example.com/roles', { 'https://corp.example.com/roles': ['dev'] }],
+    [
+      'Keycloak client roles under a client id with dots',
+      'resource_access.https://gateway.internal/mcp.roles',
+      { resource_access: { account: { roles: ['manage-account'] }, 'https://gateway.internal/mcp': { roles: ['dev'] } } },
+    ],
+  ])('%s (claims.roles: %s) gives the token its roles, which the policy then allows', async (_what, rolesPath, claims) => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'policy.yaml'), POLICY);
+    const daemon = await startDaemon(
+      writeConfig(
+        {
+          auth: { mode: 'required', jwt: { issuer: ISSUER, audience: AUDIENCE, jwksUrl: jwks.jwksUrl, claims: { roles: rolesPath } } },
+          policy: { file: 'policy.yaml' },
+          mcpServers: { fx: stdioFixture() },
+        },
+        dir,
+      ),
+    );
+    const bearer = await new SignJWT(claims).setProtectedHeader({ alg: 'RS256', kid: 'k1' }).setIssuer(ISSUER).setAudience(AUDIENCE).setSubject('hana').setExpirationTime('5m').sign(jwks.signingKeys[0]!);
+    const client = new Client({ name: 'e2e-dotted-claims', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(daemon.mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${bearer}` } } }));
+    expect(await client.callTool({ name: 'fx__echo', arguments: { text: 'dotted claim' } })).toMatchObject({ content: [{ type: 'text', text: 'dotted claim' }] });
+    await client.close();
+    expect(auditRows(join(dir, 'data'), `name = 'fx__echo'`)).toMatchObject([{ principal: 'hana', auth_method: 'jwt', decision: 'allowed', rule: 'dev-echo' }]);
+    await daemon.stop();
   });
 });

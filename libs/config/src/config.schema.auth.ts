@@ -10,6 +10,10 @@ import { intIn, nonEmpty } from './config.schema.fields.js';
 /** Asymmetric JWS algorithms only: a shared secret would have to be in the gateway's config. */
 const JWT_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'] as const;
 
+/** How a claim path is read (libs/auth claimAt), said once for each of the three. */
+const CLAIM_PATH = (what: string) =>
+  `${what}. A path: dots for nested claims (realm_access.roles); at each level the longest key the path starts with is taken, so a key holding dots works (https://corp.example.com/roles).`;
+
 export const authSchema = z.strictObject({
   mode: z
     .enum(['none', 'required'])
@@ -41,9 +45,9 @@ export const authSchema = z.strictObject({
         .describe('Tokens whose exp is further away than this many seconds (plus clockToleranceSec) are refused; default a day.'),
       claims: z
         .strictObject({
-          principal: nonEmpty().default('sub').describe('Claim naming the principal (dots for nested claims).'),
-          roles: nonEmpty().default('roles').describe('Claim with the roles: an array, or a space-separated string.'),
-          groups: nonEmpty().default('groups').describe('Claim with the groups: an array, or a space-separated string.'),
+          principal: nonEmpty().default('sub').describe(CLAIM_PATH('Claim naming the principal')),
+          roles: nonEmpty().default('roles').describe(CLAIM_PATH('Claim with the roles: an array, or a space-separated string')),
+          groups: nonEmpty().default('groups').describe(CLAIM_PATH('Claim with the groups: an array, or a space-separated string')),
         })
         .prefault({}),
     })

@@ -178,7 +178,7 @@ export interface JwtConfig {
   requireAtJwt: boolean;
   /** Tokens whose `exp` is further away than this (plus the clock tolerance) are refused. */
   maxTokenLifetimeSec: number;
-  /** Claim paths (dots for nested claims). */
+  /** Claim paths: dots for nested claims; at each level the longest key the path starts with (so a key may hold dots). */
   claims: { principal: string; roles: string; groups: string };
 }
 

@@ -1,12 +1,13 @@
 import type { JwtConfig } from '@switchboard/config';
 import { durationText, MAX_PRINCIPAL_CHARS } from '@switchboard/core';
-import type { CryptoKey, JWTPayload, JWTVerifyOptions, JWTVerifyResult } from 'jose';
+import type { CryptoKey, JWTVerifyOptions, JWTVerifyResult } from 'jose';
 
 type Jose = typeof import('jose');
 /** Loaded with the first token: ~10 MiB a daemon without auth.jwt need not carry. */
 let jose: Promise<Jose> | undefined;
 const loadJose = () => (jose ??= import('jose'));
 import type { AuthPrincipal } from '../principal.js';
+import { claimAt } from './claim-path.js';
 import { JwksCache, JwksUnavailableError } from './jwks-cache.js';
 import { tokenTypeProblem } from './token-type.js';
 
@@ -218,16 +219,6 @@ async function verifyWithEach(jose: Jose, token: string, matches: AsyncIterable<
     }
   }
   throw new jose.errors.JWSSignatureVerificationFailed();
-}
-
-/** A claim by dotted path: `realm_access.roles`. */
-function claimAt(payload: JWTPayload, path: string): unknown {
-  let value: unknown = payload;
-  for (const part of path.split('.')) {
-    if (typeof value !== 'object' || value === null) return undefined;
-    value = (value as Record<string, unknown>)[part];
-  }
-  return value;
 }
 
 /** Roles and groups come as an array of strings or one space-separated string (OAuth's scope style). */
