@@ -178,16 +178,26 @@ describe('a JWT when the issuer keys cannot be fetched', () => {
   let dataDir: string;
   let issuer: Server;
   let signingKey: JoseKey;
+  /** The issuer's key set while it is up; until then its JWKS endpoint answers 503 to every fetch. */
+  let keySet: string | undefined;
+  let bringUp: () => void;
 
   beforeAll(async () => {
-    signingKey = (await generateKeyPair('RS256')).privateKey;
-    // The issuer is down: its JWKS endpoint answers 503 to every fetch.
-    issuer = createServer((_req, res) => res.writeHead(503).end('maintenance'));
+    const pair = await generateKeyPair('RS256');
+    signingKey = pair.privateKey;
+    const published = JSON.stringify({ keys: [{ ...(await exportJWK(pair.publicKey)), kid: 'k1', alg: 'RS256', use: 'sig' }] });
+    issuer = createServer((_req, res) => (keySet ? res.writeHead(200, { 'Content-Type': 'application/json' }).end(keySet) : res.writeHead(503).end('maintenance')));
     await new Promise<void>((resolve) => issuer.listen(0, '127.0.0.1', resolve));
     const dir = tempDir();
     dataDir = join(dir, 'data');
     const jwksUrl = `http://127.0.0.1:${(issuer.address() as AddressInfo).port}/jwks.json`;
-    daemon = await startDaemon(writeConfig({ auth: { mode: 'required', jwt: { issuer: ISSUER, audience: AUDIENCE, jwksUrl } }, policy: { defaultEffect: 'allow' }, mcpServers: { fx: stdioFixture() } }, dir));
+    daemon = await startDaemon(
+      writeConfig(
+        { auth: { mode: 'required', jwt: { issuer: ISSUER, audience: AUDIENCE, jwksUrl } }, policy: { defaultEffect: 'allow' }, log: { level: 'info' }, mcpServers: { fx: stdioFixture() } },
+        dir,
+      ),
+    );
+    bringUp = () => (keySet = published);
   });
   afterAll(() => issuer?.close());
 
@@ -195,10 +205,32 @@ describe('a JWT when the issuer keys cannot be fetched', () => {
     const bearer = await new SignJWT({}).setProtectedHeader({ alg: 'RS256', kid: 'k1' }).setIssuer(ISSUER).setAudience(AUDIENCE).setSubject('fay').setExpirationTime('5m').sign(signingKey);
     const res = await request(daemon.baseUrl).post('/mcp').set('Accept', MCP_ACCEPT).set('Authorization', `Bearer ${bearer}`).send(INITIALIZE);
     expect(res.status).toBe(503);
-    expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
+    // The first token makes the first attempt; the issuer is asked again after 1 s.
+    expect(res.headers['retry-after']).toBe('1');
     expect(res.headers['www-authenticate']).toBeUndefined();
     expect(res.body.error.message).toMatch(/signing keys could not be fetched/);
     await eventually(() => auditRows(dataDir, `rule = 'auth:error' AND decision = 'unauthenticated'`).length > 0 || undefined);
+  });
+
+  it("Retry-After is the time until the issuer is asked again, which grows with the backoff; the log says so, and when the keys are fetched again", async () => {
+    const bearer = await new SignJWT({}).setProtectedHeader({ alg: 'RS256', kid: 'k1' }).setIssuer(ISSUER).setAudience(AUDIENCE).setSubject('fay').setExpirationTime('5m').sign(signingKey);
+    const send = () => request(daemon.baseUrl).post('/mcp').set('Accept', MCP_ACCEPT).set('Authorization', `Bearer ${bearer}`).send(INITIALIZE);
+    const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+    // The test before made the first attempt and was told 1 s: past that, each request sent
+    // once its Retry-After has passed makes the next attempt, and the backoff doubles.
+    await sleep(1_200);
+    const told: number[] = [];
+    for (let i = 0; i < 2; i++) {
+      const res = await send();
+      expect(res.status).toBe(503);
+      told.push(Number(res.headers['retry-after']));
+      if (i === 1) bringUp();
+      await sleep(told.at(-1)! * 1000 + 200);
+    }
+    expect(told).toEqual([2, 4]);
+    await daemon.waitForLog(/could not be fetched: the issuer answered HTTP 503; JWT callers are refused \(503\) until they can be; the issuer is asked again by the first token after 4 s/);
+    expect((await send()).status).toBe(200);
+    await daemon.waitForLog(/signing keys were fetched again, after 3 failed attempts/);
   });
 });
 

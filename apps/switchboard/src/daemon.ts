@@ -4,7 +4,7 @@ import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { NestFactory } from '@nestjs/core';
 import { AuditQuery } from '@switchboard/audit';
-import { ApiKeyVerifier, HttpAuthenticator, JwtVerifier } from '@switchboard/auth';
+import { ApiKeyVerifier, fetchFailureMessage, fetchRecoveryMessage, HttpAuthenticator, JwtVerifier } from '@switchboard/auth';
 import { ConfigWatcher, unsafeListenReason, type GatewayConfig } from '@switchboard/config';
 import {
   LegacySseService,
@@ -64,7 +64,8 @@ async function startDaemon(config: GatewayConfig, fromFile: FileSettings, logger
     () => config.auth.mode,
     config.auth.jwt &&
       new JwtVerifier(config.auth.jwt, {
-        onKeysUnavailable: (reason) => logger.warn({ jwksUrl: config.auth.jwt!.jwksUrl }, `the issuer's signing keys could not be fetched: ${reason}; JWT callers are refused until they can`),
+        onKeysUnavailable: (failure) => logger.warn({ jwksUrl: config.auth.jwt!.jwksUrl }, fetchFailureMessage(failure)),
+        onKeysRecovered: (recovery) => logger.info({ jwksUrl: config.auth.jwt!.jwksUrl }, fetchRecoveryMessage(recovery)),
       }),
   );
   if (config.auth.mode === 'none') logger.info('auth.mode: none: HTTP callers without a credential are the anonymous loopback user');

@@ -286,6 +286,8 @@ describe('protected resource metadata (RFC 9728)', () => {
     expect(two.status).toBe(400);
     expect(challenge(two)).toContain('error="invalid_request"');
     expect(refusalAnswer(req, { rule: 'auth:error', reason: 'keys unavailable' })).toEqual({ status: 503, statusText: 'Service Unavailable', headers: { 'Retry-After': '5' }, told: 'keys unavailable' });
+    // While the issuer's keys cannot be had, the time until they are asked for again.
+    expect(refusalAnswer(req, { rule: 'auth:error', reason: 'keys unavailable', retryAfterSec: 16 }).headers).toEqual({ 'Retry-After': '16' });
   });
 
   it('says https behind a TLS-terminating proxy (X-Forwarded-Proto), as the caller called it', () => {

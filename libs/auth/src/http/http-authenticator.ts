@@ -19,6 +19,8 @@ export interface AuthRefusal {
    * its time alone (RefusedTokenHolder): for the audit row only; never told, never admitted.
    */
   attributedTo?: RefusedKeyHolder | RefusedTokenHolder;
+  /** For auth:error: seconds until the credential can be checked again, when that is known (the issuer's backoff). */
+  retryAfterSec?: number;
 }
 
 /** What the caller of a refused request is told (AuthRefusal.told, or the reason). */
@@ -81,6 +83,7 @@ function repeatedCredentialHeader(req: IncomingMessage): string | undefined {
 function refusalOf(verdict: Extract<KeyVerdict | TokenVerdict, { ok: false }>): AuthRefusal {
   const refusal: AuthRefusal = { rule: verdict.rule, reason: verdict.reason, told: 'told' in verdict ? verdict.told : undefined };
   if ('attributedTo' in verdict && verdict.attributedTo) refusal.attributedTo = verdict.attributedTo;
+  if ('retryAfterSec' in verdict && verdict.retryAfterSec !== undefined) refusal.retryAfterSec = verdict.retryAfterSec;
   return refusal;
 }
 

@@ -55,7 +55,11 @@ export interface RefusalAnswer {
   told: string;
 }
 
-/** What a client is told to wait when the credential could not be checked: the JWKS backoff starts at 1 s. */
+/**
+ * What a client is told to wait when the credential could not be checked and no better time
+ * is known (the key table could not be read). While the issuer's keys cannot be fetched, the
+ * refusal says when they are asked for again (AuthRefusal.retryAfterSec), which is used instead.
+ */
 const UNCHECKED_RETRY_AFTER_SEC = 5;
 
 /**
@@ -68,7 +72,7 @@ const UNCHECKED_RETRY_AFTER_SEC = 5;
  * an OAuth host that hears `invalid_token` drops it and signs its user in again, against an
  * issuer that is failing already.
  */
-export function refusalAnswer(req: IncomingMessage, refusal: Pick<AuthRefusal, 'rule' | 'reason' | 'told'>): RefusalAnswer {
+export function refusalAnswer(req: IncomingMessage, refusal: Pick<AuthRefusal, 'rule' | 'reason' | 'told' | 'retryAfterSec'>): RefusalAnswer {
   const told = toldReason(refusal);
   switch (refusal.rule) {
     case 'auth:missing':
@@ -78,7 +82,7 @@ export function refusalAnswer(req: IncomingMessage, refusal: Pick<AuthRefusal, '
     case 'auth:malformed':
       return { status: 400, statusText: 'Bad Request', headers: { 'WWW-Authenticate': bearerChallenge(req, 'invalid_request', told) }, told };
     case 'auth:error':
-      return { status: 503, statusText: 'Service Unavailable', headers: { 'Retry-After': String(UNCHECKED_RETRY_AFTER_SEC) }, told };
+      return { status: 503, statusText: 'Service Unavailable', headers: { 'Retry-After': String(refusal.retryAfterSec ?? UNCHECKED_RETRY_AFTER_SEC) }, told };
     default:
       return { status: 401, statusText: 'Unauthorized', headers: { 'WWW-Authenticate': bearerChallenge(req, 'invalid_token', told) }, told };
   }

@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as jose from 'jose';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { JwksCache, JwksUnavailableError } from './jwks-cache.js';
+import { fetchFailureMessage, fetchRecoveryMessage, JwksCache, JwksUnavailableError, type JwksFetchFailure } from './jwks-cache.js';
 
 /** A real JWKS endpoint whose answer each test sets, counting the fetches. */
 describe('JwksCache', () => {
@@ -13,6 +13,8 @@ describe('JwksCache', () => {
   let fetches = 0;
   let clock = 0;
   let failures: string[];
+  let failed: JwksFetchFailure[];
+  let recoveries: number[];
 
   const cache = () =>
     new JwksCache(url, jose, {
@@ -21,7 +23,11 @@ describe('JwksCache', () => {
       timeoutMs: 2_000,
       maxBackoffMs: 30_000,
       now: () => clock,
-      onFetchFailed: (reason) => failures.push(reason),
+      onFetchFailed: (failure) => {
+        failures.push(failure.reason);
+        failed.push(failure);
+      },
+      onFetchRecovered: ({ failedAttempts }) => recoveries.push(failedAttempts),
     });
   const header = (kid = 'a'): jose.JWSHeaderParameters => ({ alg: 'ES256', kid });
   const token = { payload: '', signature: '' } as jose.FlattenedJWSInput;
@@ -56,7 +62,62 @@ describe('JwksCache', () => {
     fetches = 0;
     clock = 1_000_000;
     failures = [];
+    failed = [];
+    recoveries = [];
     serve([jwk]);
+  });
+
+  it('says whether keys are cached when a fetch fails, when it will ask again, and once when it works again', async () => {
+    const keys = cache();
+    answer = { status: 500, body: 'oops' };
+    await expect(keys.resolve(header(), token)).rejects.toBeInstanceOf(JwksUnavailableError);
+    expect(failed).toEqual([{ reason: 'the issuer answered HTTP 500', keysCached: false, retryInMs: 1_000 }]);
+    serve([jwk]);
+    clock += 1_000;
+    await keys.resolve(header(), token);
+    expect(recoveries).toEqual([1]);
+    // A refresh that fails while keys are held: tokens they signed still serve.
+    answer = { status: 503, body: '' };
+    clock += 600_000;
+    await expect(keys.resolve(header(), token)).resolves.toBeDefined();
+    clock += 1_000;
+    await keys.resolve(header(), token);
+    expect(failed.slice(1)).toEqual([
+      { reason: 'the issuer answered HTTP 503', keysCached: true, retryInMs: 1_000 },
+      { reason: 'the issuer answered HTTP 503', keysCached: true, retryInMs: 2_000 },
+    ]);
+    serve([jwk]);
+    clock += 2_000;
+    await keys.resolve(header(), token);
+    await keys.resolve(header(), token);
+    // Once per recovery, not per fetch that works.
+    expect(recoveries).toEqual([1, 2]);
+  });
+
+  it('tells a refused token how long until the issuer is asked again: the backoff left, up to maxBackoffMs', async () => {
+    answer = { status: 500, body: 'oops' };
+    const keys = cache();
+    const retryAfter = async () => ((await keys.resolve(header(), token).catch((err: unknown) => err)) as JwksUnavailableError).retryAfterMs;
+    expect(await retryAfter()).toBe(1_000);
+    clock += 400;
+    expect(await retryAfter()).toBe(600); // no fetch: what is left of the first backoff
+    const waits = [];
+    for (let i = 0; i < 7; i++) {
+      clock += 30_000;
+      waits.push(await retryAfter());
+    }
+    expect(waits).toEqual([2_000, 4_000, 8_000, 16_000, 30_000, 30_000, 30_000]);
+  });
+
+  it("words the log line by what callers get: refused with no keys yet, served by the cached keys' tokens otherwise", () => {
+    expect(fetchFailureMessage({ reason: 'no answer in time', keysCached: false, retryInMs: 4_000 })).toBe(
+      "the issuer's signing keys could not be fetched: no answer in time; JWT callers are refused (503) until they can be; the issuer is asked again by the first token after 4 s",
+    );
+    expect(fetchFailureMessage({ reason: 'the issuer answered HTTP 502', keysCached: true, retryInMs: 1_500 })).toBe(
+      "the issuer's signing keys could not be refreshed: the issuer answered HTTP 502; tokens signed by the keys fetched before are still accepted, tokens with a key id those lack are not; the issuer is asked again by the first token after 2 s",
+    );
+    expect(fetchRecoveryMessage({ failedAttempts: 1 })).toBe("the issuer's signing keys were fetched again, after 1 failed attempt");
+    expect(fetchRecoveryMessage({ failedAttempts: 3 })).toMatch(/after 3 failed attempts$/);
   });
 
   it('asks a failing issuer again only after a backoff that doubles, not on every token', async () => {

@@ -14,11 +14,39 @@ export interface JwksCacheOptions {
   maxBackoffMs: number;
   now?: () => number;
   /** Told once per failed attempt (so at most once a backoff), for the daemon's log. */
-  onFetchFailed?: (reason: string) => void;
+  onFetchFailed?: (failure: JwksFetchFailure) => void;
+  /** Told once when a fetch works again after one or more failed: the log said they failed. */
+  onFetchRecovered?: (recovery: JwksFetchRecovery) => void;
+}
+
+/** A failed fetch of the issuer's keys, and what it means for tokens until the next one. */
+export interface JwksFetchFailure {
+  /** Why, in words for the operator (never forwarded to a caller). */
+  reason: string;
+  /**
+   * Whether keys fetched earlier are still held: then tokens they signed are still accepted,
+   * and only a key id they lack is not; without any, every token is refused (auth:error).
+   */
+  keysCached: boolean;
+  /** How long until the issuer may be asked again (the backoff): the next token after that asks. */
+  retryInMs: number;
+}
+
+export interface JwksFetchRecovery {
+  /** How many attempts in a row had failed. */
+  failedAttempts: number;
 }
 
 /** The issuer's keys could not be had: the token cannot be judged, so it is refused (auth:error). */
-export class JwksUnavailableError extends Error {}
+export class JwksUnavailableError extends Error {
+  constructor(
+    message: string,
+    /** How long until the issuer is asked again (the backoff left): what a caller is told to wait. */
+    readonly retryAfterMs: number,
+  ) {
+    super(message);
+  }
+}
 
 /** A JWKS is a few keys; anything this large is not one. */
 const MAX_JWKS_BYTES = 1 << 20;
@@ -52,7 +80,7 @@ export class JwksCache {
   /** A key resolver for jose's jwtVerify. */
   readonly resolve = async (header: JWSHeaderParameters, token: FlattenedJWSInput): Promise<CryptoKey> => {
     if (!this.keys || this.now() - this.fetchedAt >= this.options.maxAgeMs) await this.refresh();
-    if (!this.keys) throw new JwksUnavailableError("the issuer's signing keys could not be fetched");
+    if (!this.keys) throw new JwksUnavailableError("the issuer's signing keys could not be fetched", this.nextAttemptInMs());
     try {
       return await this.keys(header, token);
     } catch (err) {
@@ -71,6 +99,11 @@ export class JwksCache {
     return this.inFlight;
   }
 
+  /** How long until refresh() would fetch again: what is left of the backoff (0 when none). */
+  private nextAttemptInMs(): number {
+    return Math.max(0, this.attemptedAt + this.backoffMs() - this.now());
+  }
+
   private backoffMs(): number {
     if (this.failures === 0) return 0;
     return Math.min(this.options.maxBackoffMs, FIRST_BACKOFF_MS * 2 ** (this.failures - 1));
@@ -81,10 +114,12 @@ export class JwksCache {
       const keySet = await this.download();
       this.keys = this.jose.createLocalJWKSet(keySet);
       this.fetchedAt = this.now();
+      const failedAttempts = this.failures;
       this.failures = 0;
+      if (failedAttempts > 0) this.options.onFetchRecovered?.({ failedAttempts });
     } catch (err) {
       this.failures += 1;
-      this.options.onFetchFailed?.(describeFailure(err));
+      this.options.onFetchFailed?.({ reason: describeFailure(err), keysCached: this.keys !== undefined, retryInMs: this.nextAttemptInMs() });
     }
   }
 
@@ -129,4 +164,21 @@ function describeFailure(err: unknown): string {
   if (err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError')) return 'no answer in time';
   if (err instanceof TypeError) return `the issuer could not be reached (${(err.cause as Error | undefined)?.message ?? err.message})`;
   return err instanceof Error ? err.message : String(err);
+}
+
+/**
+ * The daemon's log line for a failed fetch. It says what callers get meanwhile, which depends
+ * on whether keys were fetched before: it once said every JWT caller was refused while tokens
+ * signed by the cached keys were being served.
+ */
+export function fetchFailureMessage({ reason, keysCached, retryInMs }: JwksFetchFailure): string {
+  const retry = `the issuer is asked again by the first token after ${Math.max(1, Math.ceil(retryInMs / 1000))} s`;
+  return keysCached
+    ? `the issuer's signing keys could not be refreshed: ${reason}; tokens signed by the keys fetched before are still accepted, tokens with a key id those lack are not; ${retry}`
+    : `the issuer's signing keys could not be fetched: ${reason}; JWT callers are refused (503) until they can be; ${retry}`;
+}
+
+/** The daemon's log line once a fetch works again: the failures logged before are over. */
+export function fetchRecoveryMessage({ failedAttempts }: JwksFetchRecovery): string {
+  return `the issuer's signing keys were fetched again, after ${failedAttempts} failed attempt${failedAttempts === 1 ? '' : 's'}`;
 }

@@ -224,11 +224,12 @@ describe('JwtVerifier with an issuer that fails', () => {
       const { privateKey } = await generateKeyPair('ES256');
       const reasons: string[] = [];
       const verifier = new JwtVerifier(issuerOptions(`http://127.0.0.1:${(server.address() as AddressInfo).port}/jwks`), {
-        onKeysUnavailable: (reason) => reasons.push(reason),
+        onKeysUnavailable: ({ reason }) => reasons.push(reason),
       });
       for (let i = 0; i < 30; i++) {
         const token = await new SignJWT({ sub: `u${i}` }).setProtectedHeader({ alg: 'ES256', kid: `k${i}` }).setIssuer('https://idp.test').setAudience('gw').setExpirationTime('2m').sign(privateKey);
-        expect(await verifier.verify(token)).toEqual({ ok: false, rule: 'auth:error', reason: "the issuer's signing keys could not be fetched" });
+        // Retry-After: the first backoff is 1 s, and less than that is rounded up to 1.
+        expect(await verifier.verify(token)).toEqual({ ok: false, rule: 'auth:error', reason: "the issuer's signing keys could not be fetched", retryAfterSec: 1 });
       }
       expect(fetches).toBe(1);
       expect(reasons).toEqual(['the issuer answered HTTP 500']);

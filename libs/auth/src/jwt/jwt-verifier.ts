@@ -8,7 +8,7 @@ let jose: Promise<Jose> | undefined;
 const loadJose = () => (jose ??= import('jose'));
 import type { AuthPrincipal } from '../principal.js';
 import { claimAt } from './claim-path.js';
-import { JwksCache, JwksUnavailableError } from './jwks-cache.js';
+import { JwksCache, JwksUnavailableError, type JwksFetchFailure, type JwksFetchRecovery } from './jwks-cache.js';
 import { tokenTypeProblem } from './token-type.js';
 
 /**
@@ -25,7 +25,14 @@ export interface RefusedTokenHolder {
 
 export type TokenVerdict =
   | { ok: true; principal: AuthPrincipal }
-  | { ok: false; rule: 'auth:invalid-token' | 'auth:expired-token' | 'auth:error'; reason: string; attributedTo?: RefusedTokenHolder };
+  | {
+      ok: false;
+      rule: 'auth:invalid-token' | 'auth:expired-token' | 'auth:error';
+      reason: string;
+      attributedTo?: RefusedTokenHolder;
+      /** For auth:error while the issuer's keys cannot be had: seconds until it is asked again (Retry-After). */
+      retryAfterSec?: number;
+    };
 
 type Refused = Extract<TokenVerdict, { ok: false }>;
 
@@ -53,8 +60,10 @@ const MAX_CANDIDATE_KEYS = 4;
 const UNUSABLE_IN_NAME = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]|^\p{White_Space}|\p{White_Space}$/u;
 
 export interface JwtVerifierHooks {
-  /** A fetch of the issuer's keys failed (the daemon logs it; callers are told only auth:error). */
-  onKeysUnavailable?: (reason: string) => void;
+  /** A fetch of the issuer's keys failed (the daemon logs it, fetchFailureMessage; callers are told only auth:error). */
+  onKeysUnavailable?: (failure: JwksFetchFailure) => void;
+  /** A fetch worked again after failures (the daemon logs it, fetchRecoveryMessage). */
+  onKeysRecovered?: (recovery: JwksFetchRecovery) => void;
 }
 
 /**
@@ -81,6 +90,7 @@ export class JwtVerifier {
       timeoutMs: JWKS_TIMEOUT_MS,
       maxBackoffMs: JWKS_MAX_BACKOFF_MS,
       onFetchFailed: this.hooks.onKeysUnavailable,
+      onFetchRecovered: this.hooks.onKeysRecovered,
     });
     const checks: JWTVerifyOptions = {
       issuer: this.options.issuer,
@@ -246,7 +256,9 @@ function refusalOf(err: unknown, errors: Jose['errors']): Refused {
   if (err instanceof errors.JWSSignatureVerificationFailed) return { ok: false, rule: 'auth:invalid-token', reason: 'the token signature is not valid' };
   if (err instanceof errors.JWKSNoMatchingKey) return { ok: false, rule: 'auth:invalid-token', reason: "no key of the issuer's JWKS matches the token" };
   if (err instanceof JwksUnavailableError) {
-    return { ok: false, rule: 'auth:error', reason: "the issuer's signing keys could not be fetched" };
+    // The next token after the backoff asks the issuer again: told to wait until then, a
+    // client neither retries into the backoff nor waits longer than it must.
+    return { ok: false, rule: 'auth:error', reason: "the issuer's signing keys could not be fetched", retryAfterSec: Math.max(1, Math.ceil(err.retryAfterMs / 1000)) };
   }
   if (err instanceof errors.JOSEError) return { ok: false, rule: 'auth:invalid-token', reason: 'the token is malformed or not a signed JWT' };
   return { ok: false, rule: 'auth:error', reason: 'the token could not be checked' };
