@@ -297,6 +297,29 @@ describe('JWT bearer tokens from an OIDC issuer (auth.jwt)', () => {
     await client.close();
   });
 
+  it('a JWT sent in X-API-Key is told where a JWT goes, without the value being echoed; a key-shaped value is not', async () => {
+    const bearer = await token();
+    const res = await request(daemon.baseUrl).post('/mcp').set('Accept', MCP_ACCEPT).set('X-API-Key', bearer).send(INITIALIZE);
+    expect(res.status).toBe(401);
+    expect(res.body.error.message).toMatch(/unknown API key: this looks like a JWT, which goes in the Authorization header as a Bearer token, not in X-API-Key/);
+    expect(res.headers['www-authenticate']).toContain('error="invalid_token", error_description="unknown API key: this looks like a JWT');
+    const payloadPart = bearer.split('.')[1]!;
+    expect(res.text + String(res.headers['www-authenticate'])).not.toContain(payloadPart);
+    const plain = await request(daemon.baseUrl).post('/mcp').set('Accept', MCP_ACCEPT).set('X-API-Key', 'sbk_notakey').send(INITIALIZE);
+    expect(plain.body.error.message).toMatch(/unknown API key$/);
+    const rows = await eventually(() => {
+      const found = auditRows(dataDir, `rule = 'auth:unknown-key' AND error_message LIKE '%looks like a JWT%'`);
+      return found.length > 0 ? found : undefined;
+    });
+    expect(rows[0]!.error_message).toBe('unknown API key: this looks like a JWT, which goes in the Authorization header as a Bearer token, not in X-API-Key');
+  });
+
+  it('a token user without the admin role is told the admin API needs a key or token with it (403)', async () => {
+    const res = await request(daemon.baseUrl).get('/admin/api/audit').set('Authorization', `Bearer ${await token()}`);
+    expect(res.status).toBe(403);
+    expect(JSON.stringify(res.body)).toContain("the admin API needs an API key or token with the 'admin' role");
+  });
+
   it('the metadata names the issuer as an authorization server', async () => {
     const metadata = await request(daemon.baseUrl).get('/.well-known/oauth-protected-resource').expect(200);
     expect(metadata.body.authorization_servers).toEqual([ISSUER]);

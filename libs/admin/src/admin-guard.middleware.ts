@@ -33,7 +33,7 @@ export class AdminGuardMiddleware implements NestMiddleware {
     if (auth?.refusal) return sendAuthRefusal(req, res, auth.refusal, this.options.onRefused);
     const roleNeeded = this.options.config().auth.mode === 'required';
     if (roleNeeded && !auth?.principal?.roles.includes(ADMIN_ROLE)) {
-      const why = `the admin API needs a key with the '${ADMIN_ROLE}' role`;
+      const why = `the admin API needs an API key or token with the '${ADMIN_ROLE}' role`;
       const principal = auth?.principal && { id: auth.principal.id, authMethod: auth.principal.authMethod };
       this.options.onRefused?.({ ...httpRefusal(req, why), decision: 'denied', rule: 'auth:admin-role', principal });
       return sendError(res, 403, `forbidden: ${why}`);

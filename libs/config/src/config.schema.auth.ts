@@ -18,7 +18,7 @@ export const authSchema = z.strictObject({
   mode: z
     .enum(['none', 'required'])
     .default('none')
-    .describe('required: every HTTP request needs a credential (an API key); none: loopback listeners only.'),
+    .describe('required: every HTTP request needs a credential (an API key, or a JWT when auth.jwt is set); none: loopback listeners only.'),
   authorizationServers: z
     .array(z.url({ error: 'must be an absolute URL' }))
     .default([])

@@ -3,6 +3,7 @@ import { Socket } from 'node:net';
 import { createRedactor } from '@switchboard/audit';
 import { describe, expect, it } from 'vitest';
 import type { ApiKeyVerifier } from '../api-keys/api-key-verifier.js';
+import { JwtVerifier } from '../jwt/jwt-verifier.js';
 import { HttpAuthenticator } from './http-authenticator.js';
 
 function request(headers: Record<string, string>): IncomingMessage {
@@ -55,5 +56,32 @@ describe('HttpAuthenticator: where a credential is read from', () => {
     const req = Object.assign(request({ 'x-api-key': 'junk' }), { url: `/admin/inbox/items?access_token=${good}`, query: { access_token: good }, body: { access_token: good } });
     expect((await auth.authenticate(req)).refusal?.rule).toBe('auth:unknown-key');
     expect((await auth.authenticate(request({ authorization: `Bearer ${good}` }))).principal?.id).toBe('alice');
+  });
+
+  it('tells an X-API-Key that is a JWT where a JWT goes, when JWTs are taken; never with the value, and only for that shape', async () => {
+    // Never asked: a value in X-API-Key is only ever checked as a key.
+    const jwt = new JwtVerifier({
+      issuer: 'https://idp.test',
+      audience: 'gw',
+      jwksUrl: 'http://127.0.0.1:1/jwks',
+      algorithms: ['RS256'],
+      clockToleranceSec: 30,
+      requireAtJwt: false,
+      maxTokenLifetimeSec: 86_400,
+      claims: { principal: 'sub', roles: 'roles', groups: 'groups' },
+    });
+    const withJwt = new HttpAuthenticator(verifier, () => 'required', jwt);
+    const token = 'eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJmYXkifQ.c2lnbmF0dXJl';
+    const refusal = (await withJwt.authenticate(request({ 'x-api-key': token }))).refusal!;
+    expect(refusal).toMatchObject({ rule: 'auth:unknown-key', reason: expect.stringMatching(/^unknown API key: this looks like a JWT, which goes in the Authorization header as a Bearer token/) });
+    expect(refusal.reason).not.toContain('eyJ');
+    expect(createRedactor().redactText(`Unauthorized: ${refusal.reason}`)).toBe(`Unauthorized: ${refusal.reason}`);
+    // Unsigned (an empty third part) is still a JWT's shape; two parts, or no JSON header, is not.
+    expect((await withJwt.authenticate(request({ 'x-api-key': 'eyJhbGciOiJub25lIn0.eyJzdWIiOiJmYXkifQ.' }))).refusal?.reason).toMatch(/looks like a JWT/);
+    for (const other of ['eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJmYXkifQ', 'abc.def.ghi', 'sbk_nope', 'eyJ.a.b.c']) {
+      expect((await withJwt.authenticate(request({ 'x-api-key': other }))).refusal?.reason, other).toBe('unknown API key');
+    }
+    // Without auth.jwt a JWT is refused in the Authorization header too: no hint to send it there.
+    expect((await new HttpAuthenticator(verifier, () => 'required').authenticate(request({ 'x-api-key': token }))).refusal?.reason).toBe('unknown API key');
   });
 });

@@ -34,6 +34,20 @@ export type HttpAuthResult = { principal: AuthPrincipal; refusal?: undefined } |
 
 type Done = (err: unknown, user?: unknown) => void;
 
+/**
+ * A compact JWS as issuers send them: three base64url parts, the first a JSON header (`{"`
+ * is `eyJ` in base64url). The last may be empty (an unsigned JWT). Only its shape is looked at.
+ */
+const JWT_SHAPE = /^eyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
+
+/**
+ * Why an X-API-Key that is no key was refused, when it is a JWT: hosts configured for keys
+ * get a token pasted into the key's header, and "unknown API key" alone does not say what
+ * to change. Never the value. Worded so that the audit log's redaction leaves it whole: no
+ * `Authorization:` label, nothing after "Bearer" that reads as its token.
+ */
+const JWT_IN_API_KEY = 'unknown API key: this looks like a JWT, which goes in the Authorization header as a Bearer token, not in X-API-Key';
+
 /** `Authorization: Bearer` and anything after it: the scheme is case-insensitive (RFC 9110). */
 const BEARER_SCHEME = /^bearer(?:\s|$)/i;
 /** One space and one b64token (RFC 6750 section 2.1): what a key (`sbk_...`) and a JWT both are. */
@@ -141,13 +155,17 @@ export class HttpAuthenticator {
       this.verdicts.set(req, verdict);
       done(null, verdict.ok ? verdict.principal : false);
     };
-    const checkKey = (req: IncomingMessage, key: string, done: Done) => {
+    const checkKey = (req: IncomingMessage, key: string, done: Done, header: 'authorization' | 'x-api-key' = 'authorization') => {
       let verdict: KeyVerdict;
       try {
         verdict = this.keys.verify(key);
       } catch (err) {
         // The database could not be read: fail closed (rule auth:error), never open.
         return done(err);
+      }
+      // Only where a JWT would be taken in the other header: without auth.jwt it is refused there too.
+      if (!verdict.ok && verdict.rule === 'auth:unknown-key' && header === 'x-api-key' && this.jwt && JWT_SHAPE.test(key)) {
+        verdict = { ...verdict, reason: JWT_IN_API_KEY };
       }
       settle(req, verdict, done);
     };
@@ -159,7 +177,7 @@ export class HttpAuthenticator {
       new BearerStrategy({ passReqToCallback: true }, checkBearer as never),
       // This strategy hands the request last: (key, done, req).
       new HeaderAPIKeyStrategy({ header: 'X-API-Key', prefix: '' }, true, ((key: string, done: Done, req: IncomingMessage) =>
-        checkKey(req, key, done)) as never),
+        checkKey(req, key, done, 'x-api-key')) as never),
     ];
   }
 
