@@ -82,7 +82,7 @@ describe('attribution of refused JWT bearer tokens in the audit log', () => {
     const early = await token('hal', { nbf: now() + 3600, exp: now() + 7200 });
     await request(daemon.baseUrl).post('/mcp').set('Accept', MCP_ACCEPT).set('Authorization', `Bearer ${early}`).send(INITIALIZE).expect(401);
     const [row] = await eventually(() => {
-      const found = auditRows(dataDir, `method = 'http' AND error_message LIKE '%"nbf"%'`);
+      const found = auditRows(dataDir, `method = 'http' AND error_message LIKE '%not valid yet (nbf: %'`);
       return found.length > 0 ? found : undefined;
     });
     expect(row).toMatchObject({ principal: 'hal', auth_method: 'jwt', decision: 'unauthenticated', rule: 'auth:invalid-token' });

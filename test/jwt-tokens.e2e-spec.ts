@@ -42,7 +42,11 @@ describe('JWT bearer tokens the gateway must judge with care', () => {
     dataDir = join(dir, 'data');
     const { jwksUrl } = jwks;
     daemon = await startDaemon(
-      writeConfig({ auth: { mode: 'required', jwt: { issuer: ISSUER, audience: AUDIENCE, jwksUrl } }, policy: { defaultEffect: 'allow' }, mcpServers: { fx: stdioFixture() } }, dir),
+      // At info: what the operator is told of refused tokens is logged there.
+      writeConfig(
+        { auth: { mode: 'required', jwt: { issuer: ISSUER, audience: AUDIENCE, jwksUrl } }, policy: { defaultEffect: 'allow' }, log: { level: 'info' }, mcpServers: { fx: stdioFixture() } },
+        dir,
+      ),
     );
   });
   afterAll(() => jwks?.close());
@@ -124,8 +128,30 @@ describe('JWT bearer tokens the gateway must judge with care', () => {
       new SignJWT({}).setProtectedHeader({ alg: 'RS256', kid: 'k1' }).setIssuer(ISSUER).setAudience(AUDIENCE).setSubject('fay').setNotBefore(Math.floor(Date.now() / 1000) + seconds).setExpirationTime('5m').sign(currentKey);
     const res = await initializeWith(await notBefore(600));
     expect(res.status).toBe(401);
-    expect(res.headers['www-authenticate']).toContain('error="invalid_token", error_description="the token\'s nbf claim');
+    // 600 s after the token was made, less the time it took to send it.
+    expect(res.headers['www-authenticate']).toMatch(/error="invalid_token", error_description="the token is not valid yet \(nbf: (10 min|9 min 5\d s) from now\)"/);
     expect((await initializeWith(await notBefore(10))).status).toBe(200);
+  });
+
+  it("a token for another audience or issuer: the client is told which claim, the operator's log what the token carried (never the token)", async () => {
+    const addressed = (iss: string, aud: string) =>
+      new SignJWT({}).setProtectedHeader({ alg: 'RS256', kid: 'k1' }).setIssuer(iss).setAudience(aud).setSubject('fay').setExpirationTime('5m').sign(currentKey);
+    // Keycloak's default audience for a token asked for without one.
+    const keycloakDefault = await addressed(ISSUER, 'account');
+    const res = await initializeWith(keycloakDefault);
+    expect(res.status).toBe(401);
+    expect(res.headers['www-authenticate']).toContain('error_description="the token\'s aud claim does not have the value this gateway expects"');
+    expect(res.text).not.toContain('account');
+    const line = await daemon.waitForLog(/refused a token for its \\"aud\\" claim/);
+    expect(line).toContain('it is \\"account\\", and auth.jwt.audience is \\"switchboard\\"');
+    expect(line).toMatch(/"level":30/);
+    const long = `https://${'a'.repeat(300)}.test`;
+    expect((await initializeWith(await addressed(long, AUDIENCE))).status).toBe(401);
+    const issLine = await daemon.waitForLog(/refused a token for its \\"iss\\" claim/);
+    expect(issLine).toContain(`it is \\"${long.slice(0, 200)}...\\" (cut to 200 characters), and auth.jwt.issuer is \\"${ISSUER}\\"`);
+    expect(issLine).not.toContain(long.slice(0, 201));
+    // The token's signature, which only the token holds, is nowhere in the log.
+    expect(daemon.stderr()).not.toContain(keycloakDefault.split('.')[2]);
   });
 
   it('a token sent with X-API-Key as well is a bad request (RFC 6750: more than one method), 400 invalid_request, whichever is valid', async () => {

@@ -66,6 +66,7 @@ async function startDaemon(config: GatewayConfig, fromFile: FileSettings, logger
       new JwtVerifier(config.auth.jwt, {
         onKeysUnavailable: (failure) => logger.warn({ jwksUrl: config.auth.jwt!.jwksUrl }, fetchFailureMessage(failure)),
         onKeysRecovered: (recovery) => logger.info({ jwksUrl: config.auth.jwt!.jwksUrl }, fetchRecoveryMessage(recovery)),
+        onOperatorNote: (note) => logger.info(note.fields, note.message),
       }),
   );
   if (config.auth.mode === 'none') logger.info('auth.mode: none: HTTP callers without a credential are the anonymous loopback user');

@@ -198,6 +198,39 @@ describe('JwtVerifier', () => {
     expect(await verifier().verify(noExp)).toEqual({ ok: false, rule: 'auth:invalid-token', reason: `the token's "exp" claim is missing` });
   });
 
+  it('says a token whose nbf is ahead is not valid yet, and for how long', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const early = await new SignJWT({ sub: 'x' }).setProtectedHeader({ alg: 'ES256', kid: 'a' }).setIssuer('https://idp.test').setAudience('gw').setNotBefore(now + 600).setExpirationTime(now + 1200).sign(key);
+    expect(await verifier().verify(early)).toMatchObject({ ok: false, rule: 'auth:invalid-token', reason: 'the token is not valid yet (nbf: 10 min from now)' });
+  });
+
+  it("tells the operator the aud or iss a refused token carried (the client is told only that it is not the expected one), cut to 200 characters", async () => {
+    const notes: { message: string; fields: Record<string, unknown> }[] = [];
+    const options = issuerOptions(jwksUrlOf(server), 30);
+    const v = new JwtVerifier(options, { onOperatorNote: (note) => notes.push(note) });
+    const addressed = (iss: string, aud: string | string[]) =>
+      new SignJWT({ sub: 'x' }).setProtectedHeader({ alg: 'ES256', kid: 'a' }).setIssuer(iss).setAudience(aud).setExpirationTime('2m').sign(key);
+    expect(await v.verify(await addressed('https://idp.test', 'account'))).toEqual({ ok: false, rule: 'auth:invalid-token', reason: `the token's "aud" claim does not have the value this gateway expects` });
+    expect(await v.verify(await addressed('https://idp.test/', 'gw'))).toMatchObject({ reason: `the token's "iss" claim does not have the value this gateway expects` });
+    expect(await v.verify(await addressed('https://idp.test', ['account', 'broker']))).toMatchObject({ ok: false });
+    const long = `aud-${'x'.repeat(400)}`;
+    expect(await v.verify(await addressed('https://idp.test', long))).toMatchObject({ ok: false });
+    // What would break the log line or hide in it is escaped.
+    expect(await v.verify(await addressed('https://idp.test', 'acc\nount\u202E'))).toMatchObject({ ok: false });
+    expect(notes.map((note) => note.message)).toEqual([
+      'refused a token for its "aud" claim: it is "account", and auth.jwt.audience is "gw"',
+      'refused a token for its "iss" claim: it is "https://idp.test/", and auth.jwt.issuer is "https://idp.test"',
+      'refused a token for its "aud" claim: it is ["account","broker"], and auth.jwt.audience is "gw"',
+      `refused a token for its "aud" claim: it is "${long.slice(0, 200)}..." (cut to 200 characters), and auth.jwt.audience is "gw"`,
+      'refused a token for its "aud" claim: it is "acc\\nount\\u202e", and auth.jwt.audience is "gw"',
+    ]);
+    expect(notes[0]!.fields).toEqual({ claim: 'aud', value: 'account', setting: 'auth.jwt.audience' });
+    // A signature that does not hold is not the issuer's: nothing of it is logged.
+    const stranger = (await generateKeyPair('ES256')).privateKey;
+    await v.verify(await new SignJWT({ sub: 'x' }).setProtectedHeader({ alg: 'ES256', kid: 'a' }).setIssuer('https://idp.test').setAudience('account').setExpirationTime('2m').sign(stranger));
+    expect(notes).toHaveLength(5);
+  });
+
   it('fetches the JWKS once and keeps it for later tokens', async () => {
     const v = verifier();
     const before = fetches;

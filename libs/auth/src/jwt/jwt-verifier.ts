@@ -64,7 +64,25 @@ export interface JwtVerifierHooks {
   onKeysUnavailable?: (failure: JwksFetchFailure) => void;
   /** A fetch worked again after failures (the daemon logs it, fetchRecoveryMessage). */
   onKeysRecovered?: (recovery: JwksFetchRecovery) => void;
+  /**
+   * What the operator needs to fix a refusal but the client must not be told (the setting,
+   * the value it has): the daemon logs it at info. Only for tokens the issuer signed (jose
+   * checks the signature before any claim), so a stranger cannot fill the log with them.
+   */
+  onOperatorNote?: (note: OperatorNote) => void;
 }
+
+/** A log line for the operator: its message, and its fields for a log shipper. */
+export interface OperatorNote {
+  message: string;
+  fields: Record<string, unknown>;
+}
+
+/** The most of a claim's value an operator's log line shows: enough to recognise it. */
+const SHOWN_CLAIM_CHARS = 200;
+
+/** The settings a token's iss and aud are compared with, by claim. */
+const ADDRESS_SETTINGS = { iss: 'issuer', aud: 'audience' } as const;
 
 /**
  * Verifies JWT bearer tokens from one OIDC issuer with jose: the signature against the
@@ -103,6 +121,7 @@ export class JwtVerifier {
     try {
       verified = await verifySigned(jose, this.keys, token, checks);
     } catch (err) {
+      this.noteAddressMismatch(err, errors);
       const refusal = refusalOf(err, errors);
       if (isTimeFault(err, errors)) {
         const holder = await this.holderOutsideItsTime(jose, this.keys, token, checks);
@@ -146,6 +165,29 @@ export class JwtVerifier {
         credential: { expiresAt: (Number(payload.exp) + this.options.clockToleranceSec) * 1000 },
       },
     };
+  }
+
+  /**
+   * A token the issuer signed for another audience or by another issuer name: the client is
+   * told only which claim (it learns nothing of this gateway's settings), the operator what
+   * the token carried, so that a Keycloak default `aud: account` or an issuer URL that differs
+   * by a trailing slash is plain to see.
+   */
+  private noteAddressMismatch(err: unknown, errors: Jose['errors']): void {
+    if (!this.hooks.onOperatorNote || !(err instanceof errors.JWTClaimValidationFailed) || err.reason !== 'check_failed') return;
+    if (err.claim !== 'iss' && err.claim !== 'aud') return;
+    const setting = `auth.jwt.${ADDRESS_SETTINGS[err.claim]}`;
+    const carried = err.payload[err.claim];
+    const text = typeof carried === 'string' ? carried : (JSON.stringify(carried) ?? String(carried));
+    const cut = text.length > SHOWN_CLAIM_CHARS;
+    const quoted = typeof carried === 'string';
+    const value = escapedForLog(cut ? text.slice(0, SHOWN_CLAIM_CHARS) : text, quoted);
+    const shown = quoted ? `"${value}${cut ? '...' : ''}"` : `${value}${cut ? '...' : ''}`;
+    const expected = JSON.stringify(this.options[ADDRESS_SETTINGS[err.claim]]);
+    this.hooks.onOperatorNote({
+      message: `refused a token for its "${err.claim}" claim: it is ${shown}${cut ? ` (cut to ${SHOWN_CLAIM_CHARS} characters)` : ''}, and ${setting} is ${expected}`,
+      fields: { claim: err.claim, value, setting },
+    });
   }
 
   /** The principal a verified token names, or why it names none that can serve (its type, its principal claim). */
@@ -238,6 +280,20 @@ function listClaim(value: unknown): string[] {
   return [];
 }
 
+/**
+ * A claim's text as a log line may hold it: control characters, line separators and
+ * invisible or direction-changing format characters as \u escapes (and, in a value shown
+ * between quotes, `"` and `\`, so that it ends where it seems to), as the principal check
+ * guards the audit log.
+ */
+function escapedForLog(text: string, quoted: boolean): string {
+  return text.replace(quoted ? /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}"\\]/gu : /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu, (c) => {
+    if (c === '"' || c === '\\') return `\\${c}`;
+    if (c === '\n') return '\\n';
+    return `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
+  });
+}
+
 /** jose's short reason codes for a refused claim, in words a person reads in a 401. */
 const CLAIM_FAULTS: Record<string, string> = {
   check_failed: 'does not have the value this gateway expects',
@@ -249,6 +305,12 @@ const CLAIM_FAULTS: Record<string, string> = {
 /** What jose said, as a rule and a reason a client may see (no key material, no stack). */
 function refusalOf(err: unknown, errors: Jose['errors']): Refused {
   if (err instanceof errors.JWTExpired) return { ok: false, rule: 'auth:expired-token', reason: 'the token expired' };
+  if (err instanceof errors.JWTClaimValidationFailed && err.claim === 'nbf' && err.reason === 'check_failed') {
+    // Apart from the other time faults: a clock ahead at the issuer, or a token used before
+    // its time, is told apart from an expired or malformed one.
+    const ahead = typeof err.payload.nbf === 'number' ? ` (nbf: ${durationText(Math.max(0, err.payload.nbf * 1000 - Date.now()))} from now)` : '';
+    return { ok: false, rule: 'auth:invalid-token', reason: `the token is not valid yet${ahead}` };
+  }
   if (err instanceof errors.JWTClaimValidationFailed) {
     return { ok: false, rule: 'auth:invalid-token', reason: `the token's "${err.claim}" claim ${CLAIM_FAULTS[err.reason] ?? 'is not accepted'}` };
   }
