@@ -14,6 +14,21 @@ const JWT_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'E
 const CLAIM_PATH = (what: string) =>
   `${what}. A path: dots for nested claims (realm_access.roles); at each level the longest key the path starts with is taken, so a key holding dots works (https://corp.example.com/roles).`;
 
+/**
+ * A token's iss and aud are compared with these exactly, and no issuer puts white space
+ * around them: a value pasted with a space (` switchboard`) would refuse every token, with
+ * nothing in the refusal to show why. So the config refuses it.
+ */
+function withoutSurroundingSpace<T extends z.ZodType<string>>(schema: T, claim: 'iss' | 'aud') {
+  return schema.superRefine((value, ctx) => {
+    if (value.trim() === value) return;
+    ctx.addIssue({
+      code: 'custom',
+      message: `has white space at its start or end ('${JSON.stringify(value).slice(1, -1)}'): no token's ${claim} could match it; remove it`,
+    });
+  });
+}
+
 export const authSchema = z.strictObject({
   mode: z
     .enum(['none', 'required'])
@@ -25,8 +40,13 @@ export const authSchema = z.strictObject({
     .describe('OAuth authorization servers named in /.well-known/oauth-protected-resource (RFC 9728).'),
   jwt: z
     .strictObject({
-      issuer: z.url({ error: 'must be an absolute URL' }).describe('The iss every token must carry.'),
-      audience: nonEmpty().describe('The aud every token must carry (this gateway).'),
+      // The spaces are checked before the URL: z.url() trims what it reads, which would hide
+      // them (and quietly compare the trimmed value). A string's url check, not z.url(), as
+      // that runs after the check before it; a pipe would lose the JSON schema's format.
+      issuer: withoutSurroundingSpace(z.string(), 'iss').url({ error: 'must be an absolute URL' }).describe(
+        'The iss every token must carry, compared exactly; no white space at its start or end.',
+      ),
+      audience: withoutSurroundingSpace(nonEmpty(), 'aud').describe('The aud every token must carry (this gateway), compared exactly; no white space at its start or end.'),
       jwksUrl: z
         .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
         .describe("Where the issuer's signing keys are (JWKS); fetched, cached, and refetched for an unknown key id."),

@@ -152,6 +152,25 @@ describe('a key left out, and a key of the wrong type', () => {
   });
 });
 
+describe('auth.jwt issuer and audience', () => {
+  const jwt = (issuer: string, audience: string) =>
+    `auth: { mode: required, jwt: { issuer: ${JSON.stringify(issuer)}, audience: ${JSON.stringify(audience)}, jwksUrl: "https://login.example.com/jwks" } }`;
+
+  it('refuses white space around either: a token claim is compared exactly, so it could never match', () => {
+    expect(problemsOf(jwt('https://login.example.com', ' switchboard'))).toEqual([
+      { path: 'auth.jwt.audience', reason: "has white space at its start or end (' switchboard'): no token's aud could match it; remove it" },
+    ]);
+    expect(problemsOf(jwt(' https://login.example.com/ ', 'switchboard\t'))).toEqual([
+      { path: 'auth.jwt.issuer', reason: "has white space at its start or end (' https://login.example.com/ '): no token's iss could match it; remove it" },
+      { path: 'auth.jwt.audience', reason: "has white space at its start or end ('switchboard\\t'): no token's aud could match it; remove it" },
+    ]);
+    // Inside a value it is the value: compared as it is.
+    const file = join(dir, 'audience-with-space.yaml');
+    writeFileSync(file, jwt('https://login.example.com', 'my gateway'));
+    expect(loadConfig(file, {}).auth.jwt?.audience).toBe('my gateway');
+  });
+});
+
 describe('servers', () => {
   const one = (server: string) => `mcpServers:\n  s: ${server}\n`;
 
