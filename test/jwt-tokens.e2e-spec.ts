@@ -98,7 +98,11 @@ describe('JWT bearer tokens the gateway must judge with care', () => {
       new SignJWT({}).setProtectedHeader({ alg: 'RS256', kid: 'k1' }).setIssuer(ISSUER).setAudience(AUDIENCE).setSubject('fay').setExpirationTime(Math.floor(Date.now() / 1000) + seconds).sign(currentKey);
     const res = await initializeWith(await expiringIn(30 * 86_400));
     expect(res.status).toBe(401);
-    expect(res.body.error.message).toMatch(/"exp" claim is 30 d away: more than this gateway accepts \(auth.jwt.maxTokenLifetimeSec: 86400\)/);
+    // The client learns the limit, not the setting's name; the operator's log and the audit row name it.
+    expect(res.body.error.message).toMatch(/"exp" claim is 30 d away: its lifetime is longer than this gateway accepts \(at most 86400 s\)$/);
+    expect(res.text + String(res.headers['www-authenticate'])).not.toContain('maxTokenLifetimeSec');
+    const line = await daemon.waitForLog(/refused a token of fay for its lifetime/);
+    expect(line).toContain('more than auth.jwt.maxTokenLifetimeSec (86400 s) accepts');
     await eventually(() => auditRows(dataDir, `rule = 'auth:invalid-token' AND error_message LIKE '%maxTokenLifetimeSec%'`).length > 0 || undefined);
     expect((await initializeWith(await expiringIn(12 * 3600))).status).toBe(200);
   });

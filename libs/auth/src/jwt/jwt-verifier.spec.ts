@@ -144,12 +144,23 @@ describe('JwtVerifier', () => {
       new SignJWT({ sub: 'x' }).setProtectedHeader({ alg: 'ES256', kid: 'a' }).setIssuer('https://idp.test').setAudience('gw').setExpirationTime(Math.floor(Date.now() / 1000) + seconds).sign(key);
     // The default cap, a day: a year-long token is a bearer credential nothing can revoke.
     expect((await verifier().verify(await expiringIn(86_000))).ok).toBe(true);
-    expect(await verifier().verify(await expiringIn(365 * 86_400))).toEqual({
+    const notes: { message: string; fields: Record<string, unknown> }[] = [];
+    const noting = new JwtVerifier(issuerOptions(jwksUrlOf(server), 30), { onOperatorNote: (note) => notes.push(note) });
+    expect(await noting.verify(await expiringIn(365 * 86_400))).toEqual({
       ok: false,
       rule: 'auth:invalid-token',
+      // The audit row's: for the operator.
       reason: `the token's "exp" claim is 365 d away: more than this gateway accepts (auth.jwt.maxTokenLifetimeSec: 86400)`,
+      // The client's: no setting of this gateway's.
+      told: `the token's "exp" claim is 365 d away: its lifetime is longer than this gateway accepts (at most 86400 s)`,
       attributedTo: { id: 'x', authMethod: 'jwt' },
     });
+    expect(notes).toEqual([
+      {
+        message: `refused a token of x for its lifetime: its "exp" claim is 365 d away, more than auth.jwt.maxTokenLifetimeSec (86400 s) accepts; raise the setting, or shorten the issuer's token lifetime`,
+        fields: { principal: 'x', setting: 'auth.jwt.maxTokenLifetimeSec', maxTokenLifetimeSec: 86_400 },
+      },
+    ]);
     const capped = new JwtVerifier({ ...issuerOptions(jwksUrlOf(server), 30), maxTokenLifetimeSec: 600 });
     expect((await capped.verify(await expiringIn(600 + 20))).ok).toBe(true); // within the tolerance
     expect(await capped.verify(await expiringIn(3600))).toMatchObject({ ok: false, reason: expect.stringMatching(/"exp" claim is 1 h away/) });

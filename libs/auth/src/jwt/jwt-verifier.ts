@@ -29,6 +29,8 @@ export type TokenVerdict =
       ok: false;
       rule: 'auth:invalid-token' | 'auth:expired-token' | 'auth:error';
       reason: string;
+      /** What the client is told, where `reason` (the audit row's) names a setting of this gateway's; else `reason`. */
+      told?: string;
       attributedTo?: RefusedTokenHolder;
       /** For auth:error while the issuer's keys cannot be had: seconds until it is asked again (Retry-After). */
       retryAfterSec?: number;
@@ -142,10 +144,18 @@ export class JwtVerifier {
       // In the wording of every other duration (rounded up): "2 hours" for 2 h 59 min said
       // the token lived a third less than it does.
       const away = durationText(Math.max(0, Number(payload.exp) * 1000 - Date.now()));
+      const limit = this.options.maxTokenLifetimeSec;
+      // The setting's name is for the operator (the audit row, the log line), who can change
+      // it; the client is told the limit only, as any client of this gateway may read it.
+      this.hooks.onOperatorNote?.({
+        message: `refused a token of ${id} for its lifetime: its "exp" claim is ${away} away, more than auth.jwt.maxTokenLifetimeSec (${limit} s) accepts; raise the setting, or shorten the issuer's token lifetime`,
+        fields: { principal: id, setting: 'auth.jwt.maxTokenLifetimeSec', maxTokenLifetimeSec: limit },
+      });
       return {
         ok: false,
         rule: 'auth:invalid-token',
-        reason: `the token's "exp" claim is ${away} away: more than this gateway accepts (auth.jwt.maxTokenLifetimeSec: ${this.options.maxTokenLifetimeSec})`,
+        reason: `the token's "exp" claim is ${away} away: more than this gateway accepts (auth.jwt.maxTokenLifetimeSec: ${limit})`,
+        told: `the token's "exp" claim is ${away} away: its lifetime is longer than this gateway accepts (at most ${limit} s)`,
         attributedTo,
       };
     }
