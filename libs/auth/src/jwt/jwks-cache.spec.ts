@@ -67,6 +67,27 @@ describe('JwksCache', () => {
     serve([jwk]);
   });
 
+  it('a key id the cached keys lack, while the issuer fails, cannot be judged: unavailable (503), not a bad token (401)', async () => {
+    const keys = cache();
+    await keys.resolve(header(), token);
+    answer = { status: 503, body: '' };
+    clock += 600_000; // past maxAge: the refresh fails, the cached keys serve on
+    await keys.resolve(header(), token);
+    expect(failed).toHaveLength(1);
+    // The issuer may have rotated to this key while it is down: the token may be good.
+    clock += 30_000;
+    const unknown = await keys.resolve(header('rotated'), token).catch((err: unknown) => err);
+    expect(unknown).toBeInstanceOf(JwksUnavailableError);
+    expect((unknown as JwksUnavailableError).retryAfterMs).toBeGreaterThan(0);
+    // Once the issuer answers again without that key id, the token is refused as bad.
+    serve([jwk]);
+    clock += 30_000;
+    await expect(keys.resolve(header('rotated'), token)).rejects.toBeInstanceOf(jose.errors.JWKSNoMatchingKey);
+    // Within the cooldown after that successful fetch it is a bad token too.
+    clock += 1_000;
+    await expect(keys.resolve(header('other'), token)).rejects.toBeInstanceOf(jose.errors.JWKSNoMatchingKey);
+  });
+
   it('says whether keys are cached when a fetch fails, when it will ask again, and once when it works again', async () => {
     const keys = cache();
     answer = { status: 500, body: 'oops' };
@@ -114,7 +135,7 @@ describe('JwksCache', () => {
       "the issuer's signing keys could not be fetched: no answer in time; JWT callers are refused (503) until they can be; the issuer is asked again by the first token after 4 s",
     );
     expect(fetchFailureMessage({ reason: 'the issuer answered HTTP 502', keysCached: true, retryInMs: 1_500 })).toBe(
-      "the issuer's signing keys could not be refreshed: the issuer answered HTTP 502; tokens signed by the keys fetched before are still accepted, tokens with a key id those lack are not; the issuer is asked again by the first token after 2 s",
+      "the issuer's signing keys could not be refreshed: the issuer answered HTTP 502; tokens signed by the keys fetched before are still accepted, tokens with a key id those lack are answered 503 (it may be a new key); the issuer is asked again by the first token after 2 s",
     );
     expect(fetchRecoveryMessage({ failedAttempts: 1 })).toBe("the issuer's signing keys were fetched again, after 1 failed attempt");
     expect(fetchRecoveryMessage({ failedAttempts: 3 })).toMatch(/after 3 failed attempts$/);

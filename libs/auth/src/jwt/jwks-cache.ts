@@ -84,10 +84,19 @@ export class JwksCache {
     try {
       return await this.keys(header, token);
     } catch (err) {
+      if (!(err instanceof this.jose.errors.JWKSNoMatchingKey)) throw err;
       // A key id we do not know may be a rotation: ask again, at most once a cooldown.
-      if (!(err instanceof this.jose.errors.JWKSNoMatchingKey) || this.now() - this.attemptedAt < this.options.cooldownMs) throw err;
-      await this.refresh();
-      return this.keys(header, token);
+      if (this.now() - this.attemptedAt >= this.options.cooldownMs) await this.refresh();
+      try {
+        return await this.keys(header, token);
+      } catch (again) {
+        // While the issuer fails, the key id may be one it rotated to: the token cannot be
+        // judged, and a host told invalid_token drops it and signs its user in again.
+        if (again instanceof this.jose.errors.JWKSNoMatchingKey && this.failures > 0) {
+          throw new JwksUnavailableError("the issuer's signing keys could not be refreshed, and the token's key id is not among those fetched before", this.nextAttemptInMs());
+        }
+        throw again;
+      }
     }
   };
 
@@ -174,7 +183,7 @@ function describeFailure(err: unknown): string {
 export function fetchFailureMessage({ reason, keysCached, retryInMs }: JwksFetchFailure): string {
   const retry = `the issuer is asked again by the first token after ${Math.max(1, Math.ceil(retryInMs / 1000))} s`;
   return keysCached
-    ? `the issuer's signing keys could not be refreshed: ${reason}; tokens signed by the keys fetched before are still accepted, tokens with a key id those lack are not; ${retry}`
+    ? `the issuer's signing keys could not be refreshed: ${reason}; tokens signed by the keys fetched before are still accepted, tokens with a key id those lack are answered 503 (it may be a new key); ${retry}`
     : `the issuer's signing keys could not be fetched: ${reason}; JWT callers are refused (503) until they can be; ${retry}`;
 }
 
