@@ -200,7 +200,7 @@ describe('switchboard stdio: stopped by a signal', () => {
     expect(await again.exited, again.stderr()).toBe(0);
     expect(again.stderr()).not.toMatch(/moved rows into the log from the journal/);
     expect(auditRows(host.dataDir, answeredAndCancelled)).toEqual([]);
-    expect(runCli(['audit', 'verify', '--data-dir', host.dataDir])).toMatchObject({ code: 0, stdout: expect.stringMatching(/^ok: \d+ rows, chain intact/) });
+    expect(runCli(['audit', 'verify', '--data-dir', host.dataDir])).toMatchObject({ code: 0, stdout: expect.stringMatching(/^ok: \d+ rows?, chain intact/) });
   });
 
   it('a second signal while it stops, relaxed audit: rows whose flushMs ran out while it stopped were committed, and stay', async () => {
