@@ -12,6 +12,5 @@ export * from './pinning/tool-fingerprint.js';
 export * from './approvals/approval-book.js';
 export * from './server-selectors.js';
 export * from './uri-reading.js';
-export * from './unknown-servers.js';
 export * from './tool-patterns.js';
 export * from './user-entries.js';
