@@ -22,6 +22,8 @@ export const API_KEY_METHOD = 'api-key';
  * another caller's. Here, not in the key store, since the policy's `users:` is judged by it too.
  */
 export const API_KEY_NAME = /^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$/;
+/** API_KEY_NAME in words, for the refusals that cite it. */
+export const API_KEY_NAME_RULE = "1-64 ASCII letters (A-Z, a-z), digits, '.', '_', '@' or '-', starting with a letter or digit";
 /** Prefixes an administrator may write, by the method they name (`key:alice` is `alice`). */
 const PREFIXES: Readonly<Record<string, string>> = { key: API_KEY_METHOD, jwt: 'jwt', stdio: 'stdio', loopback: 'loopback' };
 

@@ -1,8 +1,6 @@
 import { formatPath } from '@switchboard/config';
-import { API_KEY_METHOD, API_KEY_NAME, foldCallerName, parseCallerName } from '@switchboard/core';
+import { API_KEY_METHOD, API_KEY_NAME, API_KEY_NAME_RULE, foldCallerName, parseCallerName } from '@switchboard/core';
 import type { PolicyDocument } from './policy-document.js';
-
-const KEY_NAME_RULE = "1-64 ASCII letters (A-Z, a-z), digits, '.', '_', '@' or '-', starting with a letter or digit";
 
 /**
  * `users:` entries that name an API key (`alice`, `key:alice`) no key can be named: they
@@ -25,7 +23,7 @@ export function unmatchableUserEntries(doc: PolicyDocument, auth: { jwt?: unknow
       auth === undefined ? '; a token user is jwt:NAME (docs/auth.md, Callers by name)' : auth.jwt !== undefined ? ` (did you mean \`jwt:${caller.id}\`?)` : '';
     found.push({
       path: formatPath(['users', user]),
-      reason: `names an API key, and no key can have that name (${KEY_NAME_RULE}), so the entry never matches a caller${hint}`,
+      reason: `names an API key, and no key can have that name (${API_KEY_NAME_RULE}), so the entry never matches a caller${hint}`,
     });
   }
   return found;

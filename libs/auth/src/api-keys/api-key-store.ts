@@ -1,4 +1,4 @@
-import { API_KEY_NAME } from '@switchboard/core';
+import { API_KEY_NAME, API_KEY_NAME_RULE } from '@switchboard/core';
 import { In, IsNull, Raw, type DataSource, type Repository } from 'typeorm';
 import { ApiKeyEntity } from './api-key.entity.js';
 import { displayPrefix, hashApiKey, newApiKey } from './key-material.js';
@@ -36,7 +36,7 @@ const ROLE = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$/;
 /** Problems with a new key's name and roles, each a sentence; empty when they are fine. */
 export function checkKeyFields(name: string, roles: readonly string[]): string[] {
   const problems: string[] = [];
-  if (!API_KEY_NAME.test(name)) problems.push(`name '${name}': use 1-64 ASCII letters (A-Z, a-z), digits, '.', '_', '@' or '-', starting with a letter or digit`);
+  if (!API_KEY_NAME.test(name)) problems.push(`name '${name}': use ${API_KEY_NAME_RULE}`);
   // `keys revoke 2` means the key with id 2: a name of digits alone would be taken for an id.
   else if (/^\d+$/.test(name)) problems.push(`name '${name}': must not be digits alone (keys revoke reads those as an id)`);
   for (const role of roles) {
